@@ -1,0 +1,17 @@
+// A lowered op: a loop AST over its argument buffers. The unit that backends compile and the
+// loop interpreter executes. Arguments are the op's inputs then its outputs (the C signature).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "ir/IR.h"
+
+namespace texc {
+
+struct LoweredFunc {
+  std::string name;
+  std::vector<Buffer> args;  // inputs (role Input) then outputs (role Output)
+  Stmt body;
+};
+
+}  // namespace texc

@@ -1,0 +1,44 @@
+// Arithmetic on Exprs for code that builds IR: a + b, a * 4, min(a, b), a < b, ...
+// Both operands must have the same type; an integer or double literal takes the other's type.
+#pragma once
+#include "ir/IR.h"
+
+namespace texc {
+
+/// A constant of type t (integer, bool or float) with value v.
+Expr make_const(Type t, double v);
+
+Expr operator+(Expr a, Expr b);
+Expr operator-(Expr a, Expr b);
+Expr operator*(Expr a, Expr b);
+/// Floor division for integers.
+Expr operator/(Expr a, Expr b);
+/// Floor modulo for integers.
+Expr operator%(Expr a, Expr b);
+Expr operator<(Expr a, Expr b);
+Expr operator<=(Expr a, Expr b);
+Expr operator>(Expr a, Expr b);
+Expr operator>=(Expr a, Expr b);
+Expr operator&&(Expr a, Expr b);
+Expr operator||(Expr a, Expr b);
+Expr operator!(Expr a);
+Expr min(Expr a, Expr b);
+Expr max(Expr a, Expr b);
+Expr eq(Expr a, Expr b);
+Expr ne(Expr a, Expr b);
+
+#define TEXC_SCALAR_OPERATOR(op)                                                             \
+  inline Expr operator op(Expr a, int64_t b) { auto t = a->type.element_of(); return a op make_const(t, double(b)); } \
+  inline Expr operator op(int64_t a, Expr b) { auto t = b->type.element_of(); return make_const(t, double(a)) op b; }
+TEXC_SCALAR_OPERATOR(+)
+TEXC_SCALAR_OPERATOR(-)
+TEXC_SCALAR_OPERATOR(*)
+TEXC_SCALAR_OPERATOR(/)
+TEXC_SCALAR_OPERATOR(%)
+TEXC_SCALAR_OPERATOR(<)
+TEXC_SCALAR_OPERATOR(<=)
+TEXC_SCALAR_OPERATOR(>)
+TEXC_SCALAR_OPERATOR(>=)
+#undef TEXC_SCALAR_OPERATOR
+
+}  // namespace texc

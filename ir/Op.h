@@ -1,0 +1,54 @@
+// The tensor-expression level: an op is a DAG of stages, each defining one tensor in index
+// notation. This is what the front end produces (after imports, calls and params are resolved)
+// and what the reference interpreter evaluates directly. lower/ turns it into a loop AST.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/IR.h"
+#include "ir/Schedule.h"
+
+namespace texc {
+
+/// One tensor definition: buffer[axes...] = body. `body` may contain Reduce nodes; the common
+/// case is a Reduce at the top. Every Load in body reads an op input or an earlier stage.
+struct Stage {
+  std::string name;              // the tensor's name, which is also the stage's name
+  Buffer buffer;                 // shape = extents of axes
+  std::vector<IterVar> axes;     // spatial index variables, one per dimension, min 0
+  Expr body;                     // scalar of buffer->dtype
+  SourceLoc loc;
+  /// The call that created this stage when it came from an imported op ("" for the op's own).
+  std::string origin_call;
+};
+
+/// A declared tensor intrinsic (language.md "intrinsics"): its compute pattern and its lowering.
+struct IntrinsicDef {
+  std::string name;
+  std::vector<Buffer> inputs;
+  std::vector<Buffer> outputs;
+  std::vector<Stage> stages;     // the pattern (usually one stage)
+  std::string lower_kind;        // "extern" (a C symbol) or a backend intrinsic name
+  std::string symbol;            // the C symbol for "extern"
+  SourceLoc loc;
+};
+
+/// A fully elaborated op, ready to lower: every dimension is a constant.
+struct OpDef {
+  std::string name;
+  std::vector<Buffer> inputs;    // role Input, in parameter order
+  std::vector<Buffer> outputs;   // role Output, in `->` order
+  std::vector<Stage> stages;     // every non-input tensor, in a topological order (outputs included)
+  std::vector<ScheduleBlock> schedules;          // every block, for every target, in source order
+  std::map<std::string, IntrinsicDef> intrinsics;  // intrinsics visible to this op's schedules
+  SourceLoc loc;
+
+  const Stage* find_stage(const std::string& name) const;
+};
+
+/// Counts multiply-adds as 2 flops: the floating-point/integer arithmetic of one evaluation of
+/// every stage over its whole domain (used for GFLOP/s figures).
+double count_flops(const OpDef& op);
+
+}  // namespace texc

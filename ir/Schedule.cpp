@@ -1,0 +1,81 @@
+#include "ir/Schedule.h"
+
+#include <set>
+
+#include "ir/ConstEval.h"
+#include "ir/Diagnostics.h"
+
+namespace texc {
+
+static bool is_cpu_target(const std::string& t) { return t == "x86" || t == "arm" || t == "interp" || t == "host"; }
+
+int schedule_specificity(const std::string& block_target, const std::string& target) {
+  if (block_target == target) return 2;
+  if (block_target == "cpu" && is_cpu_target(target)) return 1;
+  return 0;
+}
+
+bool schedule_applies(const std::string& block_target, const std::string& target) {
+  return schedule_specificity(block_target, target) > 0;
+}
+
+static void collect(const std::vector<SchedItem>& items, std::vector<SchedKnob>& out, std::set<std::string>& seen) {
+  for (const SchedItem& it : items) {
+    if (auto* k = std::get_if<SchedKnob>(&it)) {
+      if (seen.insert(k->name).second) out.push_back(*k);
+    } else if (auto* f = std::get_if<std::shared_ptr<SchedIf>>(&it)) {
+      collect((*f)->then_items, out, seen);
+      collect((*f)->else_items, out, seen);
+    }
+  }
+}
+
+std::vector<SchedKnob> collect_knobs(const std::vector<const ScheduleBlock*>& blocks) {
+  std::vector<SchedKnob> out;
+  std::set<std::string> seen;
+  for (const ScheduleBlock* b : blocks) collect(b->items, out, seen);
+  return out;
+}
+
+namespace {
+struct Instantiator {
+  const KnobConfig& config;
+  VarValues values;
+  std::vector<SchedStep> steps;
+
+  void run(const std::vector<SchedItem>& items) {
+    for (const SchedItem& it : items) {
+      if (auto* k = std::get_if<SchedKnob>(&it)) {
+        auto c = config.find(k->name);
+        int64_t v = (c != config.end()) ? c->second : (k->values.empty() ? 0 : k->values.front());
+        values[k->var.get()] = v;
+      } else if (auto* f = std::get_if<std::shared_ptr<SchedIf>>(&it)) {
+        auto c = eval_int((*f)->cond, values);
+        if (!c) throw_error(DiagId::ScheduleError, (*f)->loc, "the condition of 'if' must be a constant of knobs");
+        run(*c ? (*f)->then_items : (*f)->else_items);
+      } else {
+        const SchedPrimitive& p = std::get<SchedPrimitive>(it);
+        SchedStep step{p, {}};
+        for (const SchedArg& a : p.args) {
+          if (a.is_name() || !a.value) {
+            step.int_args.push_back(std::nullopt);
+            continue;
+          }
+          auto v = eval_int(a.value, values);
+          if (!v) throw_error(DiagId::ScheduleError, a.loc, "this argument must be a constant of params and knobs");
+          step.int_args.push_back(*v);
+        }
+        steps.push_back(std::move(step));
+      }
+    }
+  }
+};
+}  // namespace
+
+std::vector<SchedStep> instantiate_schedule(const std::vector<const ScheduleBlock*>& blocks, const KnobConfig& config) {
+  Instantiator inst{config, {}, {}};
+  for (const ScheduleBlock* b : blocks) inst.run(b->items);
+  return std::move(inst.steps);
+}
+
+}  // namespace texc

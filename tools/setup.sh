@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs every Debian package texc needs to build, test and benchmark (idempotent).
+# Usage: tools/setup.sh   (as root, or with sudo available)
+set -euo pipefail
+packages=(
+  cmake ninja-build ccache g++ clang-14 libclang-rt-14-dev
+  llvm-19-dev libpolly-19-dev zlib1g-dev libzstd-dev libedit-dev libxml2-dev
+  antlr4 libantlr4-runtime-dev
+  libxgboost-dev libfmt-dev doctest-dev
+  qemu-user g++-aarch64-linux-gnu
+  libopenblas-dev libdnnl-dev libhalide14-0-dev
+  python3-numpy
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo_cmd apt-get update -qq
+  $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
