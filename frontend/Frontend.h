@@ -1,0 +1,41 @@
+// The front end's one entry point: a .tex file in, checked and elaborated ops out.
+//
+// compile_file parses the file and everything it imports, resolves names, params (-D overrides
+// them), dimension variables, attributes and calls of imported ops, infers shapes, types and
+// extents, checks everything language.md promises to check, and returns one OpDef per entry op.
+// Any mistake in the input throws UserError (ir/Diagnostics.h) with a located diagnostic; no input
+// makes it crash, assert or hang.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/Op.h"
+
+namespace texc {
+
+struct FrontendOptions {
+  std::vector<std::string> include_dirs;    // -I DIR, searched after the importing file's folder
+  std::map<std::string, int64_t> defines;   // -D NAME=VALUE: overrides params (and binds dimension
+                                            // variables of entry ops that are otherwise unbound)
+  std::string stdlib_dir;                   // "" = default_stdlib_dir()
+  std::string only_op;                      // --op NAME: elaborate only this entry op ("" = all)
+};
+
+struct Program {
+  std::string main_file;
+  std::vector<OpDef> ops;  // the entry ops: every op defined in the main file, in source order
+};
+
+/// Parses, checks and elaborates `path`. Throws UserError on any error in the input.
+Program compile_file(const std::string& path, const FrontendOptions& options);
+/// The same for in-memory source text (tests, the fuzzer); `name` is used in diagnostics and
+/// relative imports resolve against the current directory.
+Program compile_source(const std::string& name, const std::string& text, const FrontendOptions& options);
+
+/// Where `import nn.conv2d` looks: $TEXC_STDLIB if set, else <texc executable>/../stdlib or
+/// <texc executable>/../../stdlib if present, else the source tree's stdlib/ (compiled in).
+std::string default_stdlib_dir();
+
+}  // namespace texc
