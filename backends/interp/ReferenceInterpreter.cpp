@@ -1,0 +1,272 @@
+#include "backends/interp/ReferenceInterpreter.h"
+
+#include <cmath>
+
+#include "backends/interp/InterpError.h"
+#include "ir/ConstEval.h"
+
+namespace texc {
+
+struct ReferenceInterpreter::StageCache {
+  const Stage* stage;
+  std::vector<int64_t> shape;
+  int64_t size = 1;
+  std::vector<Value> values;   // allocated on first use
+  std::vector<uint8_t> state;  // 0 not computed, 1 being computed, 2 computed
+};
+
+namespace {
+std::vector<int64_t> constant_shape(const Buffer& b, const std::string& what) {
+  std::vector<int64_t> shape;
+  for (const Expr& e : b->shape) {
+    auto v = eval_int(e);
+    if (!v) throw InterpError(what + " '" + b->name + "' has a shape that is not a constant");
+    shape.push_back(*v);
+  }
+  return shape;
+}
+}  // namespace
+
+ReferenceInterpreter::ReferenceInterpreter(const OpDef& op, std::vector<const Tensor*> inputs) : op_(op) {
+  if (inputs.size() != op.inputs.size())
+    throw InterpError("op '" + op.name + "' takes " + std::to_string(op.inputs.size()) + " inputs, got " +
+                      std::to_string(inputs.size()));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Buffer& b = op.inputs[i];
+    std::vector<int64_t> shape = constant_shape(b, "input");
+    if (!inputs[i] || inputs[i]->dtype() != b->dtype || inputs[i]->shape() != shape)
+      throw InterpError("input '" + b->name + "' of op '" + op.name + "' must be " + b->dtype.str() +
+                        shape_string(shape) + ", got " + (inputs[i] ? inputs[i]->describe() : "nothing"));
+    input_of_buffer_[b.get()] = inputs[i];
+  }
+  for (const Stage& s : op.stages) {
+    auto cache = std::make_unique<StageCache>();
+    cache->stage = &s;
+    cache->shape = constant_shape(s.buffer, "tensor");
+    for (int64_t e : cache->shape) cache->size *= e;
+    stage_of_buffer_[s.buffer.get()] = cache.get();
+    stages_.push_back(std::move(cache));
+  }
+}
+
+ReferenceInterpreter::~ReferenceInterpreter() = default;
+
+ReferenceInterpreter::StageCache& ReferenceInterpreter::stage_named(const std::string& name) const {
+  for (const auto& s : stages_)
+    if (s->stage->name == name) return *s;
+  throw InterpError("op '" + op_.name + "' has no tensor named '" + name + "'");
+}
+
+Type ReferenceInterpreter::stage_dtype(const std::string& name) const { return stage_named(name).stage->buffer->dtype; }
+std::vector<int64_t> ReferenceInterpreter::stage_shape(const std::string& name) const { return stage_named(name).shape; }
+
+Value ReferenceInterpreter::evaluate_point(const std::string& name, const std::vector<int64_t>& index) {
+  StageCache& s = stage_named(name);
+  bool in_bounds = index.size() == s.shape.size();
+  for (size_t d = 0; in_bounds && d < index.size(); ++d) in_bounds = index[d] >= 0 && index[d] < s.shape[d];
+  if (!in_bounds)
+    throw InterpError("point " + shape_string(index) + " is outside tensor '" + name + "' of shape " +
+                      shape_string(s.shape));
+  bindings_.clear();
+  evaluating_.clear();
+  return evaluate_stage_point(s, index);
+}
+
+Tensor ReferenceInterpreter::evaluate_all(const std::string& name) {
+  StageCache& s = stage_named(name);
+  Tensor t(s.stage->buffer->dtype, s.shape);
+  bool is_float = t.dtype().is_float();
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    Value v = evaluate_point(name, t.unflatten(i));
+    if (is_float) t.set_double(i, v.f);
+    else t.set_int(i, v.i);
+  }
+  return t;
+}
+
+Value ReferenceInterpreter::evaluate_stage_point(StageCache& s, const std::vector<int64_t>& index) {
+  int64_t flat = 0;
+  for (size_t d = 0; d < index.size(); ++d) flat = flat * s.shape[d] + index[d];
+  if (s.state.empty()) {
+    s.values.resize(size_t(s.size));
+    s.state.assign(size_t(s.size), 0);
+  }
+  if (s.state[flat] == 2) return s.values[flat];
+  if (s.state[flat] == 1) fail("tensor '" + s.stage->name + "' depends on its own value at " + shape_string(index));
+  s.state[flat] = 1;
+
+  const Stage& stage = *s.stage;
+  if (stage.axes.size() != index.size())
+    fail("tensor '" + stage.name + "' has " + std::to_string(stage.axes.size()) + " index variables for rank " +
+         std::to_string(index.size()));
+  // The axes are bound on top of whatever is bound now; this stage's body sees only its own axes
+  // (a stage reads other stages through Loads, never their variables), so start a fresh scope.
+  std::vector<std::pair<const Variable*, Value>> outer_bindings;
+  outer_bindings.swap(bindings_);
+  for (size_t d = 0; d < index.size(); ++d) bindings_.push_back({stage.axes[d].var.get(), int_value(index[d])});
+  evaluating_.push_back({&s, &index});
+
+  Value v = eval(stage.body);
+  Type t = stage.buffer->dtype;
+  if (t.is_float()) v.f = round_float(t, stage.body->type.is_float() ? v.f : cast_to_float(t, stage.body->type, v.i, 0));
+  else v.i = stage.body->type.is_float() ? cast_to_int(t, stage.body->type, 0, v.f) : wrap_int(t, v.i);
+
+  evaluating_.pop_back();
+  bindings_.swap(outer_bindings);
+  s.values[flat] = v;
+  s.state[flat] = 2;
+  return v;
+}
+
+void ReferenceInterpreter::fail(const std::string& what) const {
+  std::string msg = what;
+  if (!evaluating_.empty()) {
+    msg += " while evaluating";
+    for (size_t i = evaluating_.size(); i-- > 0;) {
+      msg += " '" + evaluating_[i].first->stage->name + "' at " + shape_string(*evaluating_[i].second);
+      if (i) msg += ", for";
+    }
+  }
+  throw InterpError(msg);
+}
+
+Value ReferenceInterpreter::lookup(const Variable* v) const {
+  for (size_t i = bindings_.size(); i-- > 0;)
+    if (bindings_[i].first == v) return bindings_[i].second;
+  fail("variable '" + v->name + "' is not bound");
+}
+
+int64_t ReferenceInterpreter::eval_index(const Expr& e) {
+  if (e->type.is_float()) fail("a floating-point value is used as an index");
+  return eval(e).i;
+}
+
+Value ReferenceInterpreter::eval_load(const Load* load) {
+  std::vector<int64_t> index(load->indices.size());
+  for (size_t d = 0; d < index.size(); ++d) index[d] = eval_index(load->indices[d]);
+  const BufferNode* b = load->buffer.get();
+  auto check_bounds = [&](const std::vector<int64_t>& shape) {
+    if (shape.size() != index.size())
+      fail("read of '" + b->name + "' with " + std::to_string(index.size()) + " indices, but it has rank " +
+           std::to_string(shape.size()));
+    for (size_t d = 0; d < index.size(); ++d)
+      if (index[d] < 0 || index[d] >= shape[d])
+        fail("out-of-bounds read of '" + b->name + "' at " + shape_string(index) + ": index " +
+             std::to_string(index[d]) + " in dimension " + std::to_string(d) + " is outside [0, " +
+             std::to_string(shape[d]) + ")");
+  };
+  if (auto it = input_of_buffer_.find(b); it != input_of_buffer_.end()) {
+    const Tensor& t = *it->second;
+    check_bounds(t.shape());
+    int64_t flat = t.flat_index(index);
+    return t.dtype().is_float() ? float_value(t.get_double(flat)) : int_value(t.get_int(flat));
+  }
+  if (auto it = stage_of_buffer_.find(b); it != stage_of_buffer_.end()) {
+    check_bounds(it->second->shape);
+    return evaluate_stage_point(*it->second, index);
+  }
+  fail("read of '" + b->name + "', which is neither an input nor a tensor of op '" + op_.name + "'");
+}
+
+Value ReferenceInterpreter::eval_reduce(const Reduce* r) {
+  Type t = r->type;
+  Value acc = t.is_float() ? float_value(eval(Reduce::identity(r->reduce_kind, t)).f)
+                           : eval(Reduce::identity(r->reduce_kind, t));
+  BinaryOp combine = BinaryOp::Add;
+  switch (r->reduce_kind) {
+    case ReduceKind::Sum: combine = BinaryOp::Add; break;
+    case ReduceKind::Prod: combine = BinaryOp::Mul; break;
+    case ReduceKind::Max: combine = BinaryOp::Max; break;
+    case ReduceKind::Min: combine = BinaryOp::Min; break;
+  }
+  // Iterates the axes as nested loops, outermost first; an axis' bounds may read outer axes.
+  size_t base = bindings_.size();
+  auto loop = [&](auto& self, size_t axis) -> void {
+    if (axis == r->axes.size()) {
+      Value x = eval(r->source);
+      if (t.is_float()) acc.f = float_binary(combine, acc.f, x.f);
+      else acc.i = int_binary(combine, t, acc.i, x.i);
+      return;
+    }
+    const IterVar& iv = r->axes[axis];
+    int64_t lo = eval_index(iv.min), extent = eval_index(iv.extent);
+    bindings_.push_back({iv.var.get(), int_value(lo)});
+    for (int64_t k = lo; k < lo + extent; ++k) {
+      bindings_[base + axis].second.i = k;
+      self(self, axis + 1);
+    }
+    bindings_.pop_back();
+  };
+  loop(loop, 0);
+  return acc;
+}
+
+Value ReferenceInterpreter::eval(const Expr& e) {
+  switch (e->kind) {
+    case ExprKind::IntImm: return int_value(e->as<IntImm>()->value);
+    case ExprKind::FloatImm: return float_value(e->as<FloatImm>()->value);
+    case ExprKind::Variable: return lookup(e->as<Variable>());
+    case ExprKind::Binary: {
+      auto* b = e->as<Binary>();
+      Type t = b->a->type;
+      if (b->op == BinaryOp::And || b->op == BinaryOp::Or) {
+        bool a = eval(b->a).i != 0;
+        if (b->op == BinaryOp::And && !a) return int_value(0);
+        if (b->op == BinaryOp::Or && a) return int_value(1);
+        return int_value(eval(b->b).i != 0);
+      }
+      Value x = eval(b->a), y = eval(b->b);
+      if (t.is_float()) {
+        double r = float_binary(b->op, x.f, y.f);
+        return is_comparison(b->op) ? int_value(r != 0) : float_value(r);
+      }
+      return int_value(int_binary(b->op, t, x.i, y.i));
+    }
+    case ExprKind::Not: return int_value(eval(e->as<Not>()->a).i == 0);
+    case ExprKind::Select: {
+      auto* s = e->as<Select>();
+      return eval(s->cond).i ? eval(s->true_value) : eval(s->false_value);
+    }
+    case ExprKind::Cast: {
+      auto* c = e->as<Cast>();
+      Type from = c->value->type, to = c->type;
+      Value v = eval(c->value);
+      if (to.is_float()) return float_value(cast_to_float(to, from, v.i, v.f));
+      return int_value(cast_to_int(to, from, v.i, v.f));
+    }
+    case ExprKind::Call: {
+      auto* c = e->as<Call>();
+      if (c->call_kind == CallKind::Intrinsic && c->name == "likely" && c->args.size() == 1) return eval(c->args[0]);
+      if (c->call_kind != CallKind::Math) fail("call of '" + c->name + "' cannot be evaluated in a compute definition");
+      if (c->name == "abs" && c->args.size() == 1 && !c->type.is_float()) {
+        int64_t x = eval(c->args[0]).i;
+        return int_value(wrap_int(c->type, x < 0 && !c->type.is_uint() ? int64_t(0 - uint64_t(x)) : x));
+      }
+      std::vector<double> args;
+      for (const Expr& a : c->args) {
+        Value v = eval(a);
+        args.push_back(a->type.is_float() ? v.f : cast_to_float(Float(64), a->type, v.i, 0));
+      }
+      double r;
+      if (!math_call(c->name, args.data(), args.size(), &r))
+        fail("unknown math function '" + c->name + "' with " + std::to_string(args.size()) + " argument(s)");
+      if (c->type.is_float()) return float_value(r);
+      return int_value(cast_to_int(c->type, Float(64), 0, r));
+    }
+    case ExprKind::Load: return eval_load(e->as<Load>());
+    case ExprKind::Let: {
+      auto* l = e->as<Let>();
+      Value v = eval(l->value);
+      bindings_.push_back({l->var.get(), v});
+      Value r = eval(l->body);
+      bindings_.pop_back();
+      return r;
+    }
+    case ExprKind::Reduce: return eval_reduce(e->as<Reduce>());
+    case ExprKind::Ramp:
+    case ExprKind::Broadcast: fail("vector expression in a compute definition");
+  }
+  fail("unknown expression kind");
+}
+
+}  // namespace texc

@@ -1,0 +1,133 @@
+#include "backends/interp/ScalarOps.h"
+
+#include <cmath>
+#include <limits>
+
+#include "backends/interp/Half.h"
+#include "backends/interp/InterpError.h"
+#include "ir/ConstEval.h"
+
+namespace texc {
+
+int64_t wrap_int(Type t, int64_t v) {
+  if (t.is_bool()) return v != 0;
+  switch (t.bits) {
+    case 8: return t.is_int() ? int64_t(int8_t(v)) : int64_t(uint8_t(v));
+    case 16: return t.is_int() ? int64_t(int16_t(v)) : int64_t(uint16_t(v));
+    case 32: return t.is_int() ? int64_t(int32_t(v)) : int64_t(uint32_t(v));
+    default: return v;
+  }
+}
+
+double round_float(Type t, double x) {
+  if (t.bits == 32) return double(float(x));
+  if (t.bits == 16) return round_to_half(x);
+  return x;
+}
+
+int64_t int_binary(BinaryOp op, Type t, int64_t a, int64_t b) {
+  bool is_unsigned = t.is_uint() || t.is_bool();
+  int64_t r = 0;
+  switch (op) {
+    case BinaryOp::Add: r = int64_t(uint64_t(a) + uint64_t(b)); break;
+    case BinaryOp::Sub: r = int64_t(uint64_t(a) - uint64_t(b)); break;
+    case BinaryOp::Mul: r = int64_t(uint64_t(a) * uint64_t(b)); break;
+    case BinaryOp::Div:
+    case BinaryOp::Mod:
+      if (b == 0) throw InterpError(std::string("integer ") + (op == BinaryOp::Div ? "division" : "modulo") +
+                                    " by zero (" + t.str() + ")");
+      if (is_unsigned) {
+        r = op == BinaryOp::Div ? int64_t(uint64_t(a) / uint64_t(b)) : int64_t(uint64_t(a) % uint64_t(b));
+      } else if (a == std::numeric_limits<int64_t>::min() && b == -1) {
+        r = op == BinaryOp::Div ? a : 0;  // wraps, as two's complement arithmetic would
+      } else {
+        r = op == BinaryOp::Div ? floor_div(a, b) : floor_mod(a, b);
+      }
+      break;
+    case BinaryOp::Min: r = is_unsigned ? int64_t(std::min(uint64_t(a), uint64_t(b))) : std::min(a, b); break;
+    case BinaryOp::Max: r = is_unsigned ? int64_t(std::max(uint64_t(a), uint64_t(b))) : std::max(a, b); break;
+    case BinaryOp::Shl: r = (b < 0 || b >= 64) ? 0 : int64_t(uint64_t(a) << b); break;
+    case BinaryOp::Shr:
+      if (b < 0 || b >= 64) r = (a < 0 && !is_unsigned) ? -1 : 0;
+      else r = is_unsigned ? int64_t(uint64_t(a) >> b) : (a >> b);
+      break;
+    case BinaryOp::EQ: return a == b;
+    case BinaryOp::NE: return a != b;
+    case BinaryOp::LT: return is_unsigned ? uint64_t(a) < uint64_t(b) : a < b;
+    case BinaryOp::LE: return is_unsigned ? uint64_t(a) <= uint64_t(b) : a <= b;
+    case BinaryOp::GT: return is_unsigned ? uint64_t(a) > uint64_t(b) : a > b;
+    case BinaryOp::GE: return is_unsigned ? uint64_t(a) >= uint64_t(b) : a >= b;
+    case BinaryOp::And: return (a != 0) && (b != 0);
+    case BinaryOp::Or: return (a != 0) || (b != 0);
+  }
+  return wrap_int(t, r);
+}
+
+double float_binary(BinaryOp op, double a, double b) {
+  switch (op) {
+    case BinaryOp::Add: return a + b;
+    case BinaryOp::Sub: return a - b;
+    case BinaryOp::Mul: return a * b;
+    case BinaryOp::Div: return a / b;
+    case BinaryOp::Mod: return a - std::floor(a / b) * b;
+    case BinaryOp::Min: return std::isnan(a) || std::isnan(b) ? std::nan("") : std::min(a, b);
+    case BinaryOp::Max: return std::isnan(a) || std::isnan(b) ? std::nan("") : std::max(a, b);
+    case BinaryOp::EQ: return a == b;
+    case BinaryOp::NE: return a != b;
+    case BinaryOp::LT: return a < b;
+    case BinaryOp::LE: return a <= b;
+    case BinaryOp::GT: return a > b;
+    case BinaryOp::GE: return a >= b;
+    case BinaryOp::And: return (a != 0) && (b != 0);
+    case BinaryOp::Or: return (a != 0) || (b != 0);
+    case BinaryOp::Shl:
+    case BinaryOp::Shr: break;
+  }
+  throw InterpError(std::string("operator '") + binary_op_symbol(op) + "' applied to floating-point values");
+}
+
+bool math_call(const std::string& name, const double* args, size_t n, double* result) {
+  if (n == 1) {
+    double x = args[0];
+    if (name == "exp") *result = std::exp(x);
+    else if (name == "log") *result = std::log(x);
+    else if (name == "sqrt") *result = std::sqrt(x);
+    else if (name == "tanh") *result = std::tanh(x);
+    else if (name == "sigmoid") *result = 1.0 / (1.0 + std::exp(-x));
+    else if (name == "abs") *result = std::fabs(x);
+    else if (name == "floor") *result = std::floor(x);
+    else if (name == "ceil") *result = std::ceil(x);
+    else return false;
+    return true;
+  }
+  if (n == 2 && name == "pow") {
+    *result = std::pow(args[0], args[1]);
+    return true;
+  }
+  return false;
+}
+
+int64_t cast_to_int(Type to, Type from, int64_t int_value, double float_value) {
+  if (!from.is_float()) return wrap_int(to, int_value);
+  if (to.is_bool()) return float_value != 0.0;
+  if (std::isnan(float_value)) return 0;
+  double t = std::trunc(float_value);
+  if (to.is_uint() && to.bits == 64) {
+    if (t <= 0) return 0;
+    if (t >= 18446744073709551616.0) return -1;
+    return int64_t(uint64_t(t));
+  }
+  if (t >= 9223372036854775807.0) return wrap_int(to, std::numeric_limits<int64_t>::max());
+  if (t <= -9223372036854775808.0) return wrap_int(to, std::numeric_limits<int64_t>::min());
+  return wrap_int(to, int64_t(t));
+}
+
+double cast_to_float(Type to, Type from, int64_t int_value, double float_value) {
+  double x;
+  if (from.is_float()) x = float_value;
+  else if (from.is_uint() && from.bits == 64) x = double(uint64_t(int_value));
+  else x = double(int_value);
+  return round_float(to, x);
+}
+
+}  // namespace texc

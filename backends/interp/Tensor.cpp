@@ -1,0 +1,171 @@
+#include "backends/interp/Tensor.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "backends/interp/Half.h"
+#include "backends/interp/ScalarOps.h"
+#include "ir/Diagnostics.h"
+
+namespace texc {
+
+void Tensor::FreeDeleter::operator()(void* p) const { std::free(p); }
+
+Tensor::Tensor(Type dtype, std::vector<int64_t> shape) : dtype_(dtype), shape_(std::move(shape)) {
+  TEXC_CHECK(dtype_.is_scalar()) << "tensor of vector type " << dtype_.str();
+  num_elements_ = 1;
+  for (int64_t e : shape_) {
+    TEXC_CHECK(e >= 0) << "negative extent in tensor shape " << shape_string(shape_);
+    num_elements_ *= e;
+  }
+  size_t bytes = (std::max<size_t>(num_bytes(), 1) + 63) / 64 * 64;
+  data_.reset(static_cast<uint8_t*>(std::aligned_alloc(64, bytes)));
+  TEXC_CHECK(data_) << "out of memory allocating " << bytes << " bytes";
+  std::memset(data_.get(), 0, bytes);
+}
+
+Tensor::Tensor(const Tensor& other) : Tensor(other.dtype_, other.shape_) {
+  std::memcpy(data_.get(), other.data_.get(), num_bytes());
+}
+
+Tensor& Tensor::operator=(const Tensor& other) {
+  if (this != &other) *this = Tensor(other);
+  return *this;
+}
+
+double Tensor::get_double(int64_t i) const {
+  const uint8_t* p = data_.get();
+  switch (dtype_.code) {
+    case TypeCode::Float:
+      if (dtype_.bits == 32) return reinterpret_cast<const float*>(p)[i];
+      if (dtype_.bits == 64) return reinterpret_cast<const double*>(p)[i];
+      return half_to_float(reinterpret_cast<const uint16_t*>(p)[i]);
+    case TypeCode::UInt:
+      if (dtype_.bits == 64) return double(uint64_t(get_int(i)));
+      return double(get_int(i));
+    default: return double(get_int(i));
+  }
+}
+
+int64_t Tensor::get_int(int64_t i) const {
+  const uint8_t* p = data_.get();
+  switch (dtype_.code) {
+    case TypeCode::Bool: return p[i] != 0;
+    case TypeCode::Int:
+      switch (dtype_.bits) {
+        case 8: return reinterpret_cast<const int8_t*>(p)[i];
+        case 16: return reinterpret_cast<const int16_t*>(p)[i];
+        case 32: return reinterpret_cast<const int32_t*>(p)[i];
+        default: return reinterpret_cast<const int64_t*>(p)[i];
+      }
+    case TypeCode::UInt:
+      switch (dtype_.bits) {
+        case 8: return reinterpret_cast<const uint8_t*>(p)[i];
+        case 16: return reinterpret_cast<const uint16_t*>(p)[i];
+        case 32: return reinterpret_cast<const uint32_t*>(p)[i];
+        default: return reinterpret_cast<const int64_t*>(p)[i];
+      }
+    case TypeCode::Float: return cast_to_int(Int(64), dtype_, 0, get_double(i));
+  }
+  return 0;
+}
+
+void Tensor::set_double(int64_t i, double v) {
+  uint8_t* p = data_.get();
+  if (!dtype_.is_float()) {
+    set_int(i, cast_to_int(dtype_, Float(64), 0, v));
+    return;
+  }
+  if (dtype_.bits == 32) reinterpret_cast<float*>(p)[i] = float(v);
+  else if (dtype_.bits == 64) reinterpret_cast<double*>(p)[i] = v;
+  else reinterpret_cast<uint16_t*>(p)[i] = float_to_half(float(v));
+}
+
+void Tensor::set_int(int64_t i, int64_t v) {
+  uint8_t* p = data_.get();
+  if (dtype_.is_float()) {
+    set_double(i, cast_to_float(Float(64), Int(64), v, 0));
+    return;
+  }
+  if (dtype_.is_bool()) {
+    p[i] = v != 0;
+    return;
+  }
+  switch (dtype_.bits) {
+    case 8: reinterpret_cast<uint8_t*>(p)[i] = uint8_t(v); break;
+    case 16: reinterpret_cast<uint16_t*>(p)[i] = uint16_t(v); break;
+    case 32: reinterpret_cast<uint32_t*>(p)[i] = uint32_t(v); break;
+    default: reinterpret_cast<int64_t*>(p)[i] = v; break;
+  }
+}
+
+int64_t Tensor::flat_index(const std::vector<int64_t>& index) const {
+  int64_t flat = 0;
+  for (size_t d = 0; d < shape_.size(); ++d) flat = flat * shape_[d] + index[d];
+  return flat;
+}
+
+std::vector<int64_t> Tensor::unflatten(int64_t i) const {
+  std::vector<int64_t> index(shape_.size());
+  for (size_t d = shape_.size(); d-- > 0;) {
+    index[d] = shape_[d] ? i % shape_[d] : 0;
+    i = shape_[d] ? i / shape_[d] : 0;
+  }
+  return index;
+}
+
+void random_int_range(Type t, int64_t* lo, int64_t* hi) {
+  if (t.is_bool()) {
+    *lo = 0, *hi = 1;
+  } else if (t.bits == 8) {
+    *lo = t.is_int() ? -8 : 0, *hi = t.is_int() ? 8 : 16;
+  } else {
+    *lo = t.is_int() ? -100 : 0, *hi = 100;
+  }
+}
+
+namespace {
+// splitmix64: small, fast and identical on every platform (std distributions are not).
+uint64_t next_random(uint64_t& state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+}  // namespace
+
+void Tensor::fill_random(uint64_t seed) {
+  uint64_t state = seed * 0x2545f4914f6cdd1dull + 1;
+  if (dtype_.is_float()) {
+    for (int64_t i = 0; i < num_elements_; ++i) {
+      double u = double(next_random(state) >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
+      set_double(i, 2.0 * u - 1.0);
+    }
+    return;
+  }
+  int64_t lo, hi;
+  random_int_range(dtype_, &lo, &hi);
+  uint64_t span = uint64_t(hi - lo + 1);
+  for (int64_t i = 0; i < num_elements_; ++i) set_int(i, lo + int64_t(next_random(state) % span));
+}
+
+void Tensor::fill_poison() {
+  if (dtype_.is_float()) {
+    for (int64_t i = 0; i < num_elements_; ++i) set_double(i, std::nan(""));
+  } else if (dtype_.is_bool()) {
+    std::memset(data_.get(), 1, num_bytes());
+  } else {
+    std::memset(data_.get(), 0xA5, num_bytes());
+  }
+}
+
+std::string shape_string(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+std::string Tensor::describe() const { return dtype_.str() + shape_string(shape_); }
+
+}  // namespace texc
