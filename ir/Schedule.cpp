@@ -19,6 +19,21 @@ bool schedule_applies(const std::string& block_target, const std::string& target
   return schedule_specificity(block_target, target) > 0;
 }
 
+std::vector<const ScheduleBlock*> select_schedule_blocks(const std::vector<ScheduleBlock>& blocks,
+                                                         const std::string& target) {
+  std::map<std::string, int> best;  // origin -> highest specificity
+  for (const ScheduleBlock& b : blocks) {
+    int s = schedule_specificity(b.target, target);
+    if (s > 0) best[b.origin] = std::max(best[b.origin], s);
+  }
+  std::vector<const ScheduleBlock*> out;
+  for (const ScheduleBlock& b : blocks) {
+    int s = schedule_specificity(b.target, target);
+    if (s > 0 && s == best[b.origin]) out.push_back(&b);
+  }
+  return out;
+}
+
 static void collect(const std::vector<SchedItem>& items, std::vector<SchedKnob>& out, std::set<std::string>& seen) {
   for (const SchedItem& it : items) {
     if (auto* k = std::get_if<SchedKnob>(&it)) {

@@ -64,6 +64,9 @@ struct ScheduleBlock {
   std::string target;                // "cpu", "x86", "arm", "cuda", "vdla"
   std::vector<SchedItem> items;
   SourceLoc loc;
+  /// "" for the op's own blocks; for blocks carried from an imported op's definition, the name
+  /// the caller gave the call's result (blocks are chosen per origin: the most specific win).
+  std::string origin;
 };
 
 /// A choice of value for every knob, by name. Missing knobs take their first value.
@@ -81,6 +84,10 @@ bool schedule_applies(const std::string& block_target, const std::string& target
 /// Specificity of a block for a target: 2 for an exact match, 1 for "cpu" on a CPU target, 0 if
 /// it does not apply. The most specific blocks win.
 int schedule_specificity(const std::string& block_target, const std::string& target);
+
+/// The blocks that apply to `target`: for each origin, the blocks of the highest specificity.
+std::vector<const ScheduleBlock*> select_schedule_blocks(const std::vector<ScheduleBlock>& blocks,
+                                                         const std::string& target);
 
 /// Every knob declared in the blocks (in order of declaration, each once).
 std::vector<SchedKnob> collect_knobs(const std::vector<const ScheduleBlock*>& blocks);

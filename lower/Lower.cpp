@@ -1,0 +1,106 @@
+// The lowering driver: the ordered list of passes from an op's compute definitions and schedule
+// to a loop AST a backend can compile. Each entry names a pass and says what it does; the driver
+// prints the IR after each (--print-after-each / --print-changed), times them (--time-passes) and
+// runs the verifier after every pass, naming the pass that broke the IR.
+#include "lower/Lower.h"
+
+#include <chrono>
+#include <functional>
+#include <iostream>
+
+#include "ir/Diagnostics.h"
+#include "ir/IRPrinter.h"
+#include "ir/Simplify.h"
+#include "ir/Verifier.h"
+#include "lower/passes/FlattenStorage.h"
+#include "lower/passes/LowerBlocks.h"
+#include "lower/passes/PlanStorage.h"
+#include "lower/schedule/Primitives.h"
+
+namespace texc {
+
+namespace {
+
+struct Lowering {
+  const LowerOptions& options;
+  ScheduleState state;
+  std::vector<SchedStep> steps;
+  bool blocks_lowered = false;
+};
+
+struct Pass {
+  const char* name;
+  const char* summary;
+  std::function<void(Lowering&)> run;
+};
+
+Stmt& body(Lowering& l) { return l.state.func.body; }
+
+// The passes, in order.
+const std::vector<Pass>& passes() {
+  static const std::vector<Pass> list = {
+      {"apply_schedule", "apply the schedule block's primitives in order (lower/schedule/)",
+       [](Lowering& l) { apply_schedule(l.state, l.steps); }},
+      {"lower_blocks", "replace Blocks by stores: substitute bindings, guard predicates, hoist reduction inits",
+       [](Lowering& l) {
+         body(l) = lower_blocks(body(l));
+         l.blocks_lowered = true;
+       }},
+      {"plan_storage", "allocate each intermediate where it is used, sized by the region it needs",
+       [](Lowering& l) { body(l) = plan_storage(body(l), l.state.func.args); }},
+      {"flatten_storage", "make every buffer one-dimensional (row-major offsets)",
+       [](Lowering& l) { l.state.func = flatten_storage(l.state.func); }},
+      {"simplify", "fold constants and provable conditions, drop trivial loops",
+       [](Lowering& l) { body(l) = simplify(body(l)); }},
+  };
+  return list;
+}
+
+}  // namespace
+
+std::vector<std::string> lowering_pass_names() {
+  std::vector<std::string> names = {"default_loops"};
+  for (const Pass& p : passes()) names.push_back(p.name);
+  return names;
+}
+
+LoweredFunc lower_op(const OpDef& op, const LowerOptions& options) {
+  std::ostream& log = options.log ? *options.log : std::cerr;
+  Lowering l{options, ScheduleState::create(op, options.target), {}};
+  l.steps = instantiate_schedule(select_schedule_blocks(l.state.op.schedules, options.target), options.knobs);
+  for (const SchedStep& s : l.steps)
+    for (const SchedArg& a : s.prim.args)
+      if (a.is_name()) l.state.user_named.insert(a.name.substr(0, a.name.find('.')));
+
+  std::string previous = to_string(l.state.func);
+  if (options.print_after_each || options.print_changed)
+    log << "// ---- after default_loops: one loop nest per stage\n" << previous << "\n";
+
+  std::vector<std::pair<const char*, double>> times;
+  for (const Pass& pass : passes()) {
+    auto start = std::chrono::steady_clock::now();
+    pass.run(l);
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    times.push_back({pass.name, ms});
+    if (options.verify) {
+      VerifyOptions vo;
+      vo.require_no_blocks = l.blocks_lowered;
+      if (auto problem = verify(l.state.func, vo))
+        TEXC_CHECK(false) << "the IR is invalid after pass '" << pass.name << "': " << *problem << "\n"
+                          << to_string(l.state.func);
+    }
+    if (options.print_after_each || options.print_changed) {
+      std::string now = to_string(l.state.func);
+      if (options.print_after_each || now != previous)
+        log << "// ---- after " << pass.name << ": " << pass.summary << "\n" << now << "\n";
+      previous = std::move(now);
+    }
+  }
+  if (options.time_passes) {
+    log << "// ---- pass times (ms)\n";
+    for (auto& [name, ms] : times) log << fmt::format("{:>10.3f}  {}\n", ms, name);
+  }
+  return l.state.func;
+}
+
+}  // namespace texc

@@ -1,0 +1,20 @@
+// plan_storage: allocates every intermediate buffer where it is used, at the size it needs.
+//
+// Runs after lower_blocks, while buffers are still indexed per dimension in their stage's full
+// coordinates. For each buffer that is not a function argument, finds the innermost loop that
+// encloses every access (root if none), and the region the accesses touch during one iteration of
+// that loop (loops inside it relaxed over their ranges, loops outside kept symbolic). The buffer
+// becomes an Allocate of that region's extents wrapped around that loop's body (or the whole
+// function), and every access is shifted by the region's min. An extent that is not constant is
+// replaced by a constant upper bound; a region that cannot be bounded keeps the full shape. A
+// region is never larger than the full shape. Arguments are left alone.
+#pragma once
+#include <vector>
+
+#include "ir/IR.h"
+
+namespace texc {
+
+Stmt plan_storage(const Stmt& body, const std::vector<Buffer>& args);
+
+}  // namespace texc

@@ -1,0 +1,33 @@
+// bind(L, blockIdx.x | threadIdx.y | vthread | ...): L becomes a GPU block/thread index or a
+// virtual thread. Reduction loops cannot be bound (no cross-thread reduction), and one thread
+// tag is bound once per nest.
+#include "ir/Diagnostics.h"
+#include "lower/schedule/Primitives.h"
+
+namespace texc {
+
+static bool valid_thread_tag(const std::string& t) {
+  for (const char* ok : {"blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z", "vthread"})
+    if (t == ok) return true;
+  return false;
+}
+
+void apply_bind(ScheduleState& st, const SchedStep& step) {
+  const SchedPrimitive& p = step.prim;
+  expect_arity(step, 2, 2, 0);
+  const For* l = st.loop(loop_name_arg(step, 0), p.args[0].loc);
+  const SchedArg& tag = name_arg(step, 1);
+  if (!valid_thread_tag(tag.name)) throw_error(DiagId::BadThreadTag, tag.loc, tag.name);
+  std::string stage;
+  if (is_reduction_loop(l, &stage)) throw_error(DiagId::ReductionLoopAnnotation, p.args[0].loc, "bind", l->var->name, stage);
+  if (tag.name != "vthread") {
+    std::vector<const For*> path;
+    st.path_to(l, &path);
+    for (const For* outer : path)
+      if (outer->thread_tag == tag.name)
+        throw_error(DiagId::ScheduleError, tag.loc, "'" + tag.name + "' is already bound to the enclosing loop '" + outer->var->name + "'");
+  }
+  annotate_loop(st, step, ForKind::ThreadBound, tag.name);
+}
+
+}  // namespace texc

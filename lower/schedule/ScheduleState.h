@@ -1,0 +1,63 @@
+// ScheduleState: what the schedule primitives rewrite, and the queries they share.
+//
+// The state is the op's loop AST (with Blocks) plus the current definition of every stage
+// (cache_read/cache_write add stages). Loops are found by name: a loop's name is its variable's
+// name ("C.i", or the name a primitive bound, "io"), unique within the AST. Every primitive is a
+// function `void apply_<name>(ScheduleState&, const SchedStep&)` in its own file (Primitives.h);
+// it checks its legality and reports misuse as a located diagnostic.
+#pragma once
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/Function.h"
+#include "ir/Op.h"
+#include "ir/Schedule.h"
+
+namespace texc {
+
+struct ScheduleState {
+  OpDef op;                             // after split_nested_reductions
+  LoweredFunc func;                     // the loop AST being scheduled
+  std::map<std::string, Stage> stages;  // current definition of every stage, by name
+  std::set<std::string> inlined;        // stages inlined into their consumers
+  std::set<std::string> user_named;     // stages the user's schedule mentions (no auto-fusion)
+  std::string target;                   // "x86", "arm", "interp", "cuda", "vdla"
+
+  static ScheduleState create(const OpDef& op, const std::string& target);
+
+  const Stage& stage(const std::string& name, SourceLoc loc) const;
+  bool has_stage(const std::string& name) const { return stages.count(name) != 0; }
+  /// The loop named `name`, or a diagnostic at `loc`. "S.k" also finds the reduction loop of the
+  /// hidden reduction stage of S (see SplitNestedReductions.h).
+  const For* loop(const std::string& name, SourceLoc loc) const;
+  /// nullptr if there is no such loop.
+  const For* find_loop(const std::string& name) const;
+  /// Fails with a diagnostic if a loop or stage is already called `name`.
+  void check_fresh_name(const std::string& name, SourceLoc loc) const;
+  /// The loops enclosing `node` (outermost first), or nullopt-like empty+false if absent.
+  bool path_to(const StmtNode* node, std::vector<const For*>* loops) const;
+  /// Every Block of `stage` in the AST.
+  std::vector<const Block*> blocks_of(const std::string& stage) const;
+  /// The name of the stage whose Blocks lie under loop l ("" if several or none).
+  std::string stage_under(const For* l) const;
+  /// Replaces the statement `target` (by identity) by `replacement` (may be null to delete it).
+  void replace(const StmtNode* target, Stmt replacement);
+};
+
+/// Replaces `target` by identity anywhere under root.
+Stmt replace_stmt(const Stmt& root, const StmtNode* target, const Stmt& replacement);
+
+/// The stage argument `arg` of a step (after the call's stage renaming), checked to exist.
+std::string stage_arg(const ScheduleState& st, const SchedStep& step, size_t arg_index);
+/// The name argument `arg` (a loop name, scope or thread tag), or a diagnostic.
+const SchedArg& name_arg(const SchedStep& step, size_t arg_index);
+/// The integer argument `arg`, or a diagnostic.
+int64_t int_arg(const SchedStep& step, size_t arg_index);
+/// A loop argument after the call's stage renaming ("conv2d's Y.x" -> "Y.x").
+std::string loop_name_arg(const SchedStep& step, size_t arg_index);
+/// Checks the number of arguments and bound results.
+void expect_arity(const SchedStep& step, size_t min_args, size_t max_args, size_t results);
+
+}  // namespace texc
