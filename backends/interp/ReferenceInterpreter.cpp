@@ -170,8 +170,7 @@ Value ReferenceInterpreter::eval_load(const Load* load) {
 
 Value ReferenceInterpreter::eval_reduce(const Reduce* r) {
   Type t = r->type;
-  Value acc = t.is_float() ? float_value(eval(Reduce::identity(r->reduce_kind, t)).f)
-                           : eval(Reduce::identity(r->reduce_kind, t));
+  Value acc = eval(Reduce::identity(r->reduce_kind, t));
   BinaryOp combine = BinaryOp::Add;
   switch (r->reduce_kind) {
     case ReduceKind::Sum: combine = BinaryOp::Add; break;
@@ -247,9 +246,9 @@ Value ReferenceInterpreter::eval(const Expr& e) {
         Value v = eval(a);
         args.push_back(a->type.is_float() ? v.f : cast_to_float(Float(64), a->type, v.i, 0));
       }
-      double r;
-      if (!math_call(c->name, args.data(), args.size(), &r))
-        fail("unknown math function '" + c->name + "' with " + std::to_string(args.size()) + " argument(s)");
+      MathFunction f = find_math_function(c->name, args.size());
+      if (!f) fail("unknown math function '" + c->name + "' with " + std::to_string(args.size()) + " argument(s)");
+      double r = f(args.data());
       if (c->type.is_float()) return float_value(r);
       return int_value(cast_to_int(c->type, Float(64), 0, r));
     }

@@ -86,25 +86,25 @@ double float_binary(BinaryOp op, double a, double b) {
   throw InterpError(std::string("operator '") + binary_op_symbol(op) + "' applied to floating-point values");
 }
 
-bool math_call(const std::string& name, const double* args, size_t n, double* result) {
-  if (n == 1) {
-    double x = args[0];
-    if (name == "exp") *result = std::exp(x);
-    else if (name == "log") *result = std::log(x);
-    else if (name == "sqrt") *result = std::sqrt(x);
-    else if (name == "tanh") *result = std::tanh(x);
-    else if (name == "sigmoid") *result = 1.0 / (1.0 + std::exp(-x));
-    else if (name == "abs") *result = std::fabs(x);
-    else if (name == "floor") *result = std::floor(x);
-    else if (name == "ceil") *result = std::ceil(x);
-    else return false;
-    return true;
-  }
-  if (n == 2 && name == "pow") {
-    *result = std::pow(args[0], args[1]);
-    return true;
-  }
-  return false;
+MathFunction find_math_function(const std::string& name, size_t num_args) {
+  static const struct {
+    const char* name;
+    size_t num_args;
+    MathFunction function;
+  } table[] = {
+      {"exp", 1, [](const double* x) { return std::exp(x[0]); }},
+      {"log", 1, [](const double* x) { return std::log(x[0]); }},
+      {"sqrt", 1, [](const double* x) { return std::sqrt(x[0]); }},
+      {"tanh", 1, [](const double* x) { return std::tanh(x[0]); }},
+      {"sigmoid", 1, [](const double* x) { return 1.0 / (1.0 + std::exp(-x[0])); }},
+      {"abs", 1, [](const double* x) { return std::fabs(x[0]); }},
+      {"floor", 1, [](const double* x) { return std::floor(x[0]); }},
+      {"ceil", 1, [](const double* x) { return std::ceil(x[0]); }},
+      {"pow", 2, [](const double* x) { return std::pow(x[0], x[1]); }},
+  };
+  for (const auto& e : table)
+    if (name == e.name && num_args == e.num_args) return e.function;
+  return nullptr;
 }
 
 int64_t cast_to_int(Type to, Type from, int64_t int_value, double float_value) {

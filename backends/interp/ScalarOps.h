@@ -45,9 +45,11 @@ int64_t int_binary(BinaryOp op, Type operand_type, int64_t a, int64_t b);
 /// a op b on doubles, unrounded; comparisons return 0.0/1.0. Float % is floor modulo.
 double float_binary(BinaryOp op, double a, double b);
 
-/// A math function (exp log sqrt tanh sigmoid abs pow floor ceil) on doubles, unrounded.
-/// Returns false if `name` is not a math function known to texc or has the wrong arity.
-bool math_call(const std::string& name, const double* args, size_t num_args, double* result);
+/// A math function (exp log sqrt tanh sigmoid abs pow floor ceil) on doubles, unrounded:
+/// args[0] (and args[1] for pow).
+using MathFunction = double (*)(const double* args);
+/// The math function `name` taking `num_args` arguments, or nullptr if texc has none.
+MathFunction find_math_function(const std::string& name, size_t num_args);
 
 /// Casts between the host representations (see above). `from` and `to` are scalar types.
 int64_t cast_to_int(Type to, Type from, int64_t int_value, double float_value);

@@ -1,0 +1,167 @@
+#include "backends/interp/RunOp.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "backends/interp/InterpError.h"
+#include "backends/interp/Npy.h"
+#include "backends/interp/ReferenceInterpreter.h"
+#include "ir/ConstEval.h"
+
+namespace texc {
+
+namespace {
+
+std::vector<int64_t> buffer_shape(const Buffer& b) {
+  std::vector<int64_t> shape;
+  for (const Expr& e : b->shape) {
+    auto v = eval_int(e);
+    if (!v) throw InterpError("tensor '" + b->name + "' has a shape that is not a constant");
+    shape.push_back(*v);
+  }
+  return shape;
+}
+
+std::string io_path(const std::string& dir, const OpDef& op, const Buffer& b) {
+  return (std::filesystem::path(dir) / (op.name + "." + b->name + ".npy")).string();
+}
+
+Tensor load_input(const std::string& path, const Buffer& b, const OpDef& op) {
+  Tensor t = read_npy(path);
+  std::vector<int64_t> shape = buffer_shape(b);
+  if (t.dtype() != b->dtype || t.shape() != shape)
+    throw NpyError("input '" + b->name + "' of op '" + op.name + "' must be " + b->dtype.str() + shape_string(shape) +
+                   " (dtype '" + npy_descr(b->dtype) + "'), but '" + path + "' holds " + t.describe() +
+                   " (dtype '" + npy_descr(t.dtype()) + "')");
+  return t;
+}
+
+double elapsed_ms(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (uint8_t(c) < 0x20) out += fmt::format("\\u{:04x}", int(c));
+        else out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string json_number(double v) { return std::isfinite(v) ? fmt::format("{:.6g}", v) : "null"; }
+
+}  // namespace
+
+uint64_t input_seed(uint64_t run_seed, size_t input_index) { return run_seed * 1000003ull + input_index + 1; }
+
+RunResult run_op(const OpDef& op, const OpExecutor& execute, const RunOptions& options) {
+  RunResult r;
+  r.op = op.name;
+  r.target = options.target;
+  r.threads = options.threads;
+
+  std::vector<Tensor> tensors;
+  tensors.reserve(op.inputs.size() + op.outputs.size());
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    const Buffer& b = op.inputs[i];
+    if (!options.inputs_dir.empty()) {
+      tensors.push_back(load_input(io_path(options.inputs_dir, op, b), b, op));
+    } else {
+      tensors.emplace_back(b->dtype, buffer_shape(b));
+      tensors.back().fill_random(input_seed(options.seed, i));
+    }
+  }
+  for (const Buffer& b : op.outputs) {
+    tensors.emplace_back(b->dtype, buffer_shape(b));
+    tensors.back().fill_poison();
+  }
+  std::vector<Tensor*> args;
+  for (Tensor& t : tensors) args.push_back(&t);
+
+  // The first run is checked (and timed when it is the only one).
+  std::vector<double> times;
+  try {
+    auto start = std::chrono::steady_clock::now();
+    execute(args);
+    times.push_back(elapsed_ms(start));
+  } catch (const InterpError& e) {
+    r.message = e.what();
+    return r;
+  }
+
+  std::vector<const Tensor*> inputs(args.begin(), args.begin() + op.inputs.size());
+  r.passed = true;
+  try {
+    ReferenceInterpreter reference(op, inputs);
+    for (size_t o = 0; o < op.outputs.size(); ++o) {
+      CheckOptions check = options.check;
+      check.seed = options.seed * 31 + o;
+      CheckResult c = check_output(reference, op.outputs[o]->name, *args[op.inputs.size() + o], check);
+      r.max_rel_err = std::max(r.max_rel_err, c.max_rel_err);
+      r.points_checked += c.points_checked;
+      r.sampled = r.sampled || c.sampled;
+      if (!c.passed && r.passed) {
+        r.passed = false;
+        r.message = c.message;
+      }
+    }
+  } catch (const InterpError& e) {
+    r.passed = false;
+    r.message = "reference: " + std::string(e.what());
+  }
+
+  if (options.repeat > 1) {
+    times.clear();
+    for (int k = 0; k < options.repeat; ++k) {
+      auto start = std::chrono::steady_clock::now();
+      execute(args);
+      times.push_back(elapsed_ms(start));
+    }
+  }
+  std::sort(times.begin(), times.end());
+  size_t n = times.size();
+  r.median_ms = n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
+  double flops = count_flops(op);
+  r.gflops = r.median_ms > 0 ? flops / (r.median_ms * 1e6) : 0;
+
+  if (!options.save_io_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(options.save_io_dir, ec);
+    if (ec) throw NpyError("cannot create directory '" + options.save_io_dir + "': " + ec.message());
+    for (size_t i = 0; i < op.inputs.size(); ++i) write_npy(io_path(options.save_io_dir, op, op.inputs[i]), *args[i]);
+    for (size_t o = 0; o < op.outputs.size(); ++o)
+      write_npy(io_path(options.save_io_dir, op, op.outputs[o]), *args[op.inputs.size() + o]);
+  }
+  return r;
+}
+
+std::string format_result_line(const RunResult& r) {
+  std::string checked = r.points_checked == 0 ? "not checked"
+                        : fmt::format("{} points checked ({})", r.points_checked, r.sampled ? "sampled" : "all");
+  std::string line = fmt::format("{:<24} {:<7} {}  max_rel_err {:<9.2e} {:>10.3f} ms {:>9.3f} GFLOP/s  {}", r.op,
+                                 r.target, r.passed ? "PASS" : "FAIL", r.max_rel_err, r.median_ms, r.gflops, checked);
+  if (!r.passed) line += "\n    " + r.message;
+  return line;
+}
+
+std::string format_result_json(const RunResult& r) {
+  return fmt::format(
+      "{{\"op\": {}, \"target\": {}, \"status\": \"{}\", \"max_rel_err\": {}, \"median_ms\": {}, \"gflops\": {}, "
+      "\"threads\": {}, \"points_checked\": {}, \"message\": {}}}",
+      json_string(r.op), json_string(r.target), r.passed ? "pass" : "fail", json_number(r.max_rel_err),
+      json_number(r.median_ms), json_number(r.gflops), r.threads, r.points_checked, json_string(r.message));
+}
+
+}  // namespace texc

@@ -1,0 +1,61 @@
+// RunOp: the "run an op and check it" logic behind `texc run` (cli.md), shared by every target.
+//
+// run_op prepares one tensor per input (seeded random values, or DIR/OP.NAME.npy with --inputs)
+// and per output (filled with NaN / a byte pattern, so unwritten elements fail), executes the op
+// once and checks every output against the reference interpreter (Check.h), then, if repeat > 1,
+// executes it `repeat` more times and reports the median time (else the time of the one run).
+// With save_io_dir it writes every input and output as DIR/OP.NAME.npy. GFLOP/s come from
+// ir::count_flops. An InterpError from the executor (e.g. an out-of-bounds access found by the
+// loop interpreter) is a failed check carrying its message. An input file with the wrong dtype or
+// shape, or one that cannot be read, throws NpyError (a user error).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "backends/interp/Check.h"
+#include "backends/interp/Tensor.h"
+#include "ir/Op.h"
+
+namespace texc {
+
+/// Executes a compiled or interpreted op on its arguments: op.inputs then op.outputs, in order.
+using OpExecutor = std::function<void(std::vector<Tensor*>& args)>;
+
+struct RunOptions {
+  std::string target = "interp";  // reported only
+  int repeat = 1;
+  uint64_t seed = 0;
+  std::string inputs_dir;   // "" = random inputs
+  std::string save_io_dir;  // "" = save nothing
+  int threads = 1;          // reported only; the executor decides how many it uses
+  CheckOptions check;
+};
+
+struct RunResult {
+  std::string op;
+  std::string target;
+  bool passed = false;
+  double max_rel_err = 0;
+  double median_ms = 0;
+  double gflops = 0;
+  int threads = 1;
+  int64_t points_checked = 0;
+  bool sampled = false;  // some output was checked on a sample of points
+  std::string message;   // why it failed ("" when it passed)
+};
+
+RunResult run_op(const OpDef& op, const OpExecutor& execute, const RunOptions& options);
+
+/// The seed of input number `input_index` for a run seed (each input gets different values).
+uint64_t input_seed(uint64_t run_seed, size_t input_index);
+
+/// The table line: `matmul  interp  PASS  max_rel_err 2.1e-07  0.53 ms  1.01 GFLOP/s  4096 points checked (all)`
+/// followed, for a failure, by an indented line with the message.
+std::string format_result_line(const RunResult& r);
+/// One JSON object (one line): {"op": ..., "target": ..., "status": "pass"|"fail", "max_rel_err": ...,
+/// "median_ms": ..., "gflops": ..., "threads": ..., "points_checked": ..., "message": ...}.
+std::string format_result_json(const RunResult& r);
+
+}  // namespace texc
