@@ -1,0 +1,225 @@
+#include "lower/passes/PartitionLoops.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "ir/Bounds.h"
+#include "ir/ConstEval.h"
+#include "ir/IRMutator.h"
+#include "ir/IROperators.h"
+#include "ir/IRVisitor.h"
+#include "ir/Simplify.h"
+#include "ir/Substitute.h"
+#include "lower/passes/FreshCopy.h"
+
+namespace texc {
+
+namespace {
+
+constexpr int kMaxPartitionDepth = 3;
+// Coefficients and bounds beyond this are not solved (keeps every step of the arithmetic exact).
+constexpr int64_t kMaxMagnitude = int64_t(1) << 40;
+
+void split_conjuncts(const Expr& e, std::vector<Expr>& out) {
+  if (const Binary* b = e->as<Binary>(); b && b->op == BinaryOp::And) {
+    split_conjuncts(b->a, out);
+    split_conjuncts(b->b, out);
+  } else {
+    out.push_back(e);
+  }
+}
+
+// The coefficient of v in e when e is linear in v (sums, differences and products by constants of
+// terms, only one of them mentioning v), else nullopt.
+std::optional<int64_t> linear_coefficient(const Expr& e, const Variable* v) {
+  if (e.get() == v) return 1;
+  if (!uses_var(e, v)) return 0;
+  const Binary* b = e->as<Binary>();
+  if (!b) return std::nullopt;
+  if (b->op == BinaryOp::Add || b->op == BinaryOp::Sub) {
+    auto ka = linear_coefficient(b->a, v), kb = linear_coefficient(b->b, v);
+    if (!ka || !kb) return std::nullopt;
+    int64_t k = b->op == BinaryOp::Add ? *ka + *kb : *ka - *kb;
+    if (k > kMaxMagnitude || k < -kMaxMagnitude) return std::nullopt;
+    return k;
+  }
+  if (b->op == BinaryOp::Mul) {
+    int64_t c;
+    std::optional<int64_t> k;
+    if (is_const_int(b->b, &c)) k = linear_coefficient(b->a, v);
+    else if (is_const_int(b->a, &c)) k = linear_coefficient(b->b, v);
+    if (!k || c > kMaxMagnitude || c < -kMaxMagnitude) return std::nullopt;
+    __int128 p = __int128(*k) * c;
+    if (p > kMaxMagnitude || p < -kMaxMagnitude) return std::nullopt;
+    return int64_t(p);
+  }
+  return std::nullopt;
+}
+
+// The values of v for which `cond` holds whatever values the variables in `others` take in their
+// intervals; nullopt when cond is not an inequality of i64 values linear in v, or a bound of the
+// rest is unknown. One side of the result is unbounded.
+std::optional<Interval> solve_always_true(const Expr& cond, const Variable* v, const VarIntervals& others) {
+  const Binary* b = cond->as<Binary>();
+  if (!b || !is_comparison(b->op) || b->a->type != Index()) return std::nullopt;
+  // cond <=> d < bound, with d = k*v + rest.
+  Expr d;
+  int64_t bound;
+  switch (b->op) {
+    case BinaryOp::LT: d = b->a - b->b, bound = 0; break;
+    case BinaryOp::LE: d = b->a - b->b, bound = 1; break;
+    case BinaryOp::GT: d = b->b - b->a, bound = 0; break;
+    case BinaryOp::GE: d = b->b - b->a, bound = 1; break;
+    default: return std::nullopt;
+  }
+  auto k = linear_coefficient(d, v);
+  if (!k || *k == 0) return std::nullopt;
+  Expr rest = simplify(substitute(d, VarMap{{v, make_int(0)}}));
+  Interval r = bounds_of(rest, others);
+  if (!r.max || *r.max > kMaxMagnitude || *r.max < -kMaxMagnitude) return std::nullopt;
+  // k*v + rest < bound for every rest <=> k*v < x.
+  int64_t x = bound - *r.max;
+  if (*k > 0) return Interval{std::nullopt, floor_div(x - 1, *k)};
+  return Interval{floor_div(-x, -*k) + 1, std::nullopt};
+}
+
+// The interval a loop's variable takes, from the intervals of the enclosing variables.
+Interval loop_interval(const For* op, const VarIntervals& ranges) {
+  Interval lo = bounds_of(op->min, ranges);
+  Interval hi = bounds_of(simplify(op->min + op->extent - 1), ranges);
+  return Interval{lo.min, hi.max};
+}
+
+// Solves every conjunct of the if conditions under a loop that mentions the loop's variable; the
+// intersection of the solutions is the steady range, where every such conjunct holds.
+class GuardSolver : public IRVisitor {
+ public:
+  GuardSolver(const Variable* v, VarIntervals ranges) : v_(v), ranges_(std::move(ranges)) {}
+  std::optional<Interval> steady;
+
+  void visit_expr(const Expr&) override {}
+
+ protected:
+  void visit(const For* op) override {
+    ranges_[op->var.get()] = loop_interval(op, ranges_);
+    IRVisitor::visit(op);
+    ranges_.erase(op->var.get());
+  }
+  void visit(const LetStmt* op) override {
+    if (op->value->type.is_integer() && op->value->type.is_scalar()) ranges_[op->var.get()] = bounds_of(op->value, ranges_);
+    IRVisitor::visit(op);
+    ranges_.erase(op->var.get());
+  }
+  void visit(const IfThenElse* op) override {
+    std::vector<Expr> conjuncts;
+    split_conjuncts(op->cond, conjuncts);
+    VarIntervals others = ranges_;
+    others.erase(v_);
+    for (const Expr& c : conjuncts) {
+      if (!uses_var(c, v_)) continue;
+      if (auto s = solve_always_true(c, v_, others)) steady = steady ? Interval::make_intersection(*steady, *s) : *s;
+    }
+    IRVisitor::visit(op);
+  }
+
+ private:
+  const Variable* v_;
+  VarIntervals ranges_;
+};
+
+class Partitioner : public IRMutator {
+ protected:
+  Stmt mutate(const For* op, const Stmt& self) override {
+    int64_t mn, ext;
+    bool partitionable = (op->for_kind == ForKind::Serial || op->for_kind == ForKind::Parallel) &&
+                         is_const_int(op->min, &mn) && is_const_int(op->extent, &ext) && ext > 1 &&
+                         depth_ < kMaxPartitionDepth;
+    if (partitionable) {
+      int64_t last = mn + ext - 1;
+      VarIntervals ranges = ranges_;
+      ranges[op->var.get()] = Interval::range(mn, last);
+      GuardSolver solver(op->var.get(), std::move(ranges));
+      solver.visit_stmt(op->body);
+      if (solver.steady) {
+        int64_t lo = solver.steady->min ? std::max(mn, *solver.steady->min) : mn;
+        int64_t hi = solver.steady->max ? std::min(last, *solver.steady->max) : last;
+        if (lo <= hi && (lo > mn || hi < last)) {
+          std::vector<Stmt> parts;
+          if (lo > mn) parts.push_back(make_part(op, mn, lo - 1, /*copy=*/true));
+          parts.push_back(make_part(op, lo, hi, /*copy=*/false));
+          if (hi < last) parts.push_back(make_part(op, hi + 1, last, /*copy=*/true));
+          return Seq::make(std::move(parts));
+        }
+      }
+    }
+    Expr mn_expr = mutate_expr(op->min), ext_expr = mutate_expr(op->extent);
+    Stmt body = with_range(op->var.get(), loop_interval(op, ranges_), [&] { return mutate_stmt(op->body); });
+    if (mn_expr == op->min && ext_expr == op->extent && body == op->body) return self;
+    return For::make(op->var, mn_expr, ext_expr, op->for_kind, body, op->thread_tag);
+  }
+
+  Stmt mutate(const LetStmt* op, const Stmt& self) override {
+    Expr value = mutate_expr(op->value);
+    Interval r = value->type.is_integer() && value->type.is_scalar() ? bounds_of(value, ranges_) : Interval::everything();
+    Stmt body = with_range(op->var.get(), r, [&] { return mutate_stmt(op->body); });
+    if (value == op->value && body == op->body) return self;
+    return LetStmt::make(op->var, value, body);
+  }
+
+  Stmt mutate(const IfThenElse* op, const Stmt& self) override {
+    std::vector<Expr> conjuncts, kept;
+    split_conjuncts(op->cond, conjuncts);
+    for (const Expr& c : conjuncts) {
+      if (can_prove(Not::make(c), ranges_)) return op->else_case ? mutate_stmt(op->else_case) : make_no_op();
+      if (!can_prove(c, ranges_)) kept.push_back(c);
+    }
+    Stmt then_case = mutate_stmt(op->then_case);
+    if (kept.empty()) return then_case;
+    Stmt else_case = mutate_stmt(op->else_case);
+    Expr cond = kept.size() == conjuncts.size() ? op->cond : kept[0];
+    if (kept.size() != conjuncts.size())
+      for (size_t i = 1; i < kept.size(); ++i) cond = cond && kept[i];
+    if (cond == op->cond && then_case == op->then_case && else_case == op->else_case) return self;
+    return IfThenElse::make(cond, then_case, else_case);
+  }
+
+ private:
+  template <typename F>
+  Stmt with_range(const Variable* v, const Interval& r, F f) {
+    ranges_[v] = r;
+    Stmt out = f();
+    ranges_.erase(v);
+    return out;
+  }
+
+  // The part [a, b] of loop op: a loop over fresh variables (or the original ones), or the body at
+  // a single point.
+  Stmt make_part(const For* op, int64_t a, int64_t b, bool copy) {
+    ++depth_;
+    Stmt part;
+    if (a == b) {
+      Stmt body = substitute(op->body, VarMap{{op->var.get(), make_int(a, op->var->type)}});
+      part = mutate_stmt(fresh_copy(body));
+    } else {
+      Var v = op->var;
+      Stmt body = op->body;
+      if (copy) {
+        v = Variable::make(op->var->name, op->var->type);
+        body = fresh_copy(substitute(op->body, VarMap{{op->var.get(), v}}));
+      }
+      body = with_range(v.get(), Interval::range(a, b), [&] { return mutate_stmt(body); });
+      part = For::make(v, make_int(a, v->type), make_int(b - a + 1, v->type), op->for_kind, body, op->thread_tag);
+    }
+    --depth_;
+    return part;
+  }
+
+  VarIntervals ranges_;
+  int depth_ = 0;
+};
+
+}  // namespace
+
+Stmt partition_loops(const Stmt& s) { return Partitioner().mutate_stmt(s); }
+
+}  // namespace texc

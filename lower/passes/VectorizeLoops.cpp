@@ -1,0 +1,309 @@
+#include "lower/passes/VectorizeLoops.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/ExprOrder.h"
+#include "ir/IRMutator.h"
+#include "ir/IROperators.h"
+#include "ir/IRVisitor.h"
+#include "ir/Simplify.h"
+#include "ir/Substitute.h"
+
+namespace texc {
+
+namespace {
+
+constexpr int kMaxLanes = 64;
+
+bool is_ramp_or_broadcast(const Expr& e) {
+  bool found = false;
+  for_each_expr(e, [&](const Expr& x) { found = found || x->as<Ramp>() || x->as<Broadcast>(); });
+  return found;
+}
+
+// Rewrites the body of one vectorized loop. `failed` is set when something has no vector form; the
+// result is then meaningless and the caller keeps the scalar loop.
+class Vectorizer : public IRMutator {
+ public:
+  Vectorizer(const Variable* var, Expr min, int lanes) : var_(var), lanes_(lanes) {
+    ramp_ = Ramp::make(min, make_int(1, min->type), lanes);
+  }
+  bool failed = false;
+  // Variables bound inside the body (loops, lets): a stored index must not depend on them.
+  std::unordered_set<const Variable*> inner_vars;
+
+  Expr mutate_expr(const Expr& e) override {
+    if (failed || !e) return e;
+    return IRMutator::mutate_expr(e);
+  }
+  Stmt mutate_stmt(const Stmt& s) override {
+    if (failed || !s) return s;
+    return IRMutator::mutate_stmt(s);
+  }
+
+ protected:
+  Expr fail(const Expr& self) {
+    failed = true;
+    return self;
+  }
+  Stmt fail(const Stmt& self) {
+    failed = true;
+    return self;
+  }
+  bool is_vec(const Expr& e) const { return e->type.lanes == lanes_; }
+  Expr widen(const Expr& e) {
+    if (e->type.lanes == lanes_) return e;
+    if (e->type.lanes != 1) {
+      failed = true;
+      return Broadcast::make(make_const(e->type.element_of(), 0), lanes_);
+    }
+    return Broadcast::make(e, lanes_);
+  }
+  bool scalar_int(const Expr& e) const { return e->type.is_scalar() && e->type.is_integer(); }
+
+  Expr mutate(const Variable* op, const Expr& self) override {
+    if (op == var_) return ramp_;
+    auto it = renamed_.find(op);
+    return it == renamed_.end() ? self : it->second;
+  }
+  Expr mutate(const Ramp*, const Expr& self) override { return fail(self); }
+  Expr mutate(const Broadcast*, const Expr& self) override { return fail(self); }
+  Expr mutate(const Reduce*, const Expr& self) override { return fail(self); }
+
+  Expr mutate(const Binary* op, const Expr& self) override {
+    Expr a = mutate_expr(op->a);
+    Expr b;
+    if ((op->op == BinaryOp::And || op->op == BinaryOp::Or) && is_vec(a)) {
+      // The second operand is evaluated on every lane, also where the first decides the result.
+      ++speculative_;
+      b = mutate_expr(op->b);
+      --speculative_;
+    } else {
+      b = mutate_expr(op->b);
+    }
+    if (failed) return self;
+    if (!is_vec(a) && !is_vec(b)) return a == op->a && b == op->b ? self : Binary::make(op->op, a, b);
+    const Ramp* ra = a->as<Ramp>();
+    const Ramp* rb = b->as<Ramp>();
+    if (op->op == BinaryOp::Add || op->op == BinaryOp::Sub) {
+      bool add = op->op == BinaryOp::Add;
+      if (ra && rb)
+        return Ramp::make(add ? ra->base + rb->base : ra->base - rb->base,
+                          add ? ra->stride + rb->stride : ra->stride - rb->stride, lanes_);
+      if (ra && scalar_int(b)) return Ramp::make(add ? ra->base + b : ra->base - b, ra->stride, lanes_);
+      if (rb && scalar_int(a))
+        return add ? Ramp::make(a + rb->base, rb->stride, lanes_)
+                   : Ramp::make(a - rb->base, make_const(rb->stride->type, 0) - rb->stride, lanes_);
+    }
+    if (op->op == BinaryOp::Mul) {
+      if (ra && scalar_int(b) && is_const_int(b)) return Ramp::make(ra->base * b, ra->stride * b, lanes_);
+      if (rb && scalar_int(a) && is_const_int(a)) return Ramp::make(a * rb->base, a * rb->stride, lanes_);
+    }
+    if (speculative_ && (op->op == BinaryOp::Div || op->op == BinaryOp::Mod) && op->type.is_integer()) {
+      int64_t c;
+      if (!is_const_int(b, &c) || c == 0) return fail(self);
+    }
+    return Binary::make(op->op, widen(a), widen(b));
+  }
+
+  Expr mutate(const Not* op, const Expr& self) override {
+    Expr a = mutate_expr(op->a);
+    return a == op->a ? self : Not::make(a);
+  }
+
+  Expr mutate(const Select* op, const Expr& self) override {
+    Expr c = mutate_expr(op->cond);
+    bool varying = is_vec(c);
+    if (varying) ++speculative_;
+    Expr t = mutate_expr(op->true_value), f = mutate_expr(op->false_value);
+    if (varying) --speculative_;
+    if (failed) return self;
+    if (!varying && !is_vec(t) && !is_vec(f))
+      return c == op->cond && t == op->true_value && f == op->false_value ? self : Select::make(c, t, f);
+    // A lane-invariant condition stays scalar: one branch is taken for every lane.
+    return Select::make(c, widen(t), widen(f));
+  }
+
+  Expr mutate(const Cast* op, const Expr& self) override {
+    Expr v = mutate_expr(op->value);
+    if (v == op->value) return self;
+    return Cast::make(op->type.with_lanes(v->type.lanes), v);
+  }
+
+  Expr mutate(const Call* op, const Expr& self) override {
+    if (op->call_kind == CallKind::Extern) return fail(self);
+    if (op->call_kind == CallKind::Intrinsic && op->name != "likely") return fail(self);
+    bool changed = false;
+    auto args = mutate_exprs(op->args, &changed);
+    if (failed) return self;
+    bool vec = false;
+    for (const Expr& a : args) vec = vec || is_vec(a);
+    if (!vec) return changed ? Call::make(op->type, op->name, std::move(args), op->call_kind) : self;
+    for (Expr& a : args) a = widen(a);
+    return Call::make(op->type.with_lanes(lanes_), op->name, std::move(args), op->call_kind);
+  }
+
+  Expr mutate(const Load* op, const Expr& self) override {
+    bool changed = false;
+    auto idx = mutate_exprs(op->indices, &changed);
+    if (failed) return self;
+    if (speculative_) {
+      // This load may run on lanes (or iterations) the original never evaluated it for: keep every
+      // index inside the buffer.
+      for (size_t d = 0; d < idx.size(); ++d) {
+        int64_t extent;
+        if (!is_const_int(op->buffer->shape[d], &extent) || extent < 1) return fail(self);
+        Type t = idx[d]->type.element_of();
+        Expr lo = make_const(idx[d]->type, 0), hi = make_const(idx[d]->type, double(extent - 1));
+        if (t != Index()) return fail(self);
+        idx[d] = max(min(idx[d], hi), lo);
+        changed = true;
+      }
+    }
+    bool vec = false;
+    for (const Expr& i : idx) vec = vec || is_vec(i);
+    if (vec)
+      for (Expr& i : idx) i = widen(i);
+    return changed ? Load::make(op->buffer, std::move(idx)) : self;
+  }
+
+  Expr mutate(const Let* op, const Expr& self) override {
+    Expr value = mutate_expr(op->value);
+    if (failed) return self;
+    inner_vars.insert(op->var.get());
+    if (is_vec(value)) {
+      Var v = Variable::make(op->var->name, value->type);
+      renamed_[op->var.get()] = v;
+      inner_vars.insert(v.get());
+      return Let::make(v, value, mutate_expr(op->body));
+    }
+    Expr body = mutate_expr(op->body);
+    return value == op->value && body == op->body ? self : Let::make(op->var, value, body);
+  }
+
+  Stmt mutate(const Store* op, const Stmt& self) override {
+    bool changed = false;
+    auto idx = mutate_exprs(op->indices, &changed);
+    Expr value = mutate_expr(op->value);
+    if (failed) return self;
+    bool vec = false;
+    for (const Expr& i : idx) vec = vec || is_vec(i);
+    // A store that every lane makes to the same place cannot keep the serial order of its lanes.
+    if (!vec) return fail(self);
+    for (Expr& i : idx) i = widen(i);
+    return Store::make(op->buffer, std::move(idx), widen(value));
+  }
+
+  Stmt mutate(const For* op, const Stmt& self) override {
+    if (op->for_kind != ForKind::Serial && op->for_kind != ForKind::Unrolled) return fail(self);
+    Expr mn = mutate_expr(op->min), ext = mutate_expr(op->extent);
+    if (failed || is_vec(mn) || is_vec(ext)) return fail(self);
+    inner_vars.insert(op->var.get());
+    Stmt body = mutate_stmt(op->body);
+    if (failed) return self;
+    return mn == op->min && ext == op->extent && body == op->body
+               ? self
+               : For::make(op->var, mn, ext, op->for_kind, body, op->thread_tag);
+  }
+
+  Stmt mutate(const IfThenElse* op, const Stmt& self) override {
+    Expr c = mutate_expr(op->cond);
+    if (failed || is_vec(c)) return fail(self);
+    Stmt t = mutate_stmt(op->then_case), e = mutate_stmt(op->else_case);
+    if (failed) return self;
+    return c == op->cond && t == op->then_case && e == op->else_case ? self : IfThenElse::make(c, t, e);
+  }
+
+  Stmt mutate(const LetStmt* op, const Stmt& self) override {
+    Expr value = mutate_expr(op->value);
+    if (failed) return self;
+    inner_vars.insert(op->var.get());
+    if (is_vec(value)) {
+      Var v = Variable::make(op->var->name, value->type);
+      renamed_[op->var.get()] = v;
+      inner_vars.insert(v.get());
+      return LetStmt::make(v, value, mutate_stmt(op->body));
+    }
+    Stmt body = mutate_stmt(op->body);
+    return value == op->value && body == op->body ? self : LetStmt::make(op->var, value, body);
+  }
+
+  Stmt mutate(const Allocate*, const Stmt& self) override { return fail(self); }
+  Stmt mutate(const Block*, const Stmt& self) override { return fail(self); }
+  Stmt mutate(const Evaluate*, const Stmt& self) override { return fail(self); }
+
+ private:
+  const Variable* var_;
+  int lanes_;
+  Expr ramp_;
+  std::unordered_map<const Variable*, Expr> renamed_;
+  int speculative_ = 0;
+};
+
+// The lanes of a vectorized body are independent when every stored buffer is accessed, everywhere
+// in the body, with the same indices, exactly one of them a Ramp of constant non-zero stride and
+// none using a variable bound inside the body.
+bool lanes_are_independent(const Stmt& body, const std::unordered_set<const Variable*>& inner_vars) {
+  std::unordered_map<const BufferNode*, std::vector<Expr>> stored;
+  bool ok = true;
+  for_each_stmt(body, [&](const Stmt& s) {
+    const Store* st = s->as<Store>();
+    if (!st || !ok) return;
+    auto [it, inserted] = stored.emplace(st->buffer.get(), st->indices);
+    if (!inserted) return;
+    int ramps = 0;
+    for (const Expr& i : st->indices) {
+      for_each_expr(i, [&](const Expr& x) {
+        if (const Variable* v = x->as<Variable>(); v && inner_vars.count(v)) ok = false;
+      });
+      if (const Ramp* r = i->as<Ramp>()) {
+        int64_t stride;
+        if (is_const_int(r->stride, &stride) && stride != 0) ++ramps;
+        else ok = false;
+      } else if (i->type.is_vector()) {
+        ok = false;
+      }
+    }
+    if (ramps != 1) ok = false;
+  });
+  if (!ok) return false;
+  auto same_indices = [](const std::vector<Expr>& a, const std::vector<Expr>& b) {
+    for (size_t d = 0; d < a.size(); ++d)
+      if (!same_expr(a[d], b[d])) return false;
+    return true;
+  };
+  for_each_stmt(body, [&](const Stmt& s) {
+    if (const Store* st = s->as<Store>(); st && !same_indices(st->indices, stored.at(st->buffer.get()))) ok = false;
+  });
+  for_each_expr(body, [&](const Expr& e) {
+    const Load* ld = e->as<Load>();
+    if (!ld) return;
+    auto it = stored.find(ld->buffer.get());
+    if (it != stored.end() && !same_indices(ld->indices, it->second)) ok = false;
+  });
+  return ok;
+}
+
+class LoopVectorizer : public IRMutator {
+ protected:
+  Stmt mutate(const For* op, const Stmt& self) override {
+    Stmt lowered = IRMutator::mutate(op, self);
+    const For* loop = lowered->as<For>();
+    if (loop->for_kind != ForKind::Vectorized) return lowered;
+    auto serial = [&] { return For::make(loop->var, loop->min, loop->extent, ForKind::Serial, loop->body); };
+    int64_t lanes;
+    if (!is_const_int(loop->extent, &lanes) || lanes < 2 || lanes > kMaxLanes) return serial();
+    if (is_ramp_or_broadcast(loop->min)) return serial();
+    Vectorizer vectorizer(loop->var.get(), loop->min, int(lanes));
+    Stmt body = vectorizer.mutate_stmt(loop->body);
+    if (vectorizer.failed || !lanes_are_independent(body, vectorizer.inner_vars)) return serial();
+    return body;
+  }
+};
+
+}  // namespace
+
+Stmt vectorize_loops(const Stmt& s) { return LoopVectorizer().mutate_stmt(s); }
+
+}  // namespace texc
