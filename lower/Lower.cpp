@@ -14,7 +14,11 @@
 #include "ir/Verifier.h"
 #include "lower/passes/FlattenStorage.h"
 #include "lower/passes/LowerBlocks.h"
+#include "lower/passes/PartitionLoops.h"
 #include "lower/passes/PlanStorage.h"
+#include "lower/passes/RemoveNoOps.h"
+#include "lower/passes/UnrollLoops.h"
+#include "lower/passes/VectorizeLoops.h"
 #include "lower/schedule/Primitives.h"
 
 namespace texc {
@@ -51,6 +55,16 @@ const std::vector<Pass>& passes() {
       {"flatten_storage", "make every buffer one-dimensional (row-major offsets)",
        [](Lowering& l) { l.state.func = flatten_storage(l.state.func); }},
       {"simplify", "fold constants and provable conditions, drop trivial loops",
+       [](Lowering& l) { body(l) = simplify(body(l)); }},
+      {"partition_loops", "split loops into a guard-free steady part and guarded tails",
+       [](Lowering& l) { body(l) = partition_loops(body(l)); }},
+      {"vectorize_loops", "turn vectorized loops into Ramp/Broadcast vector code (or serial loops)",
+       [](Lowering& l) { body(l) = vectorize_loops(body(l)); }},
+      {"unroll_loops", "replace unrolled loops of small constant extent by copies of their body",
+       [](Lowering& l) { body(l) = unroll_loops(body(l)); }},
+      {"remove_no_ops", "drop dead allocations, self-stores, empty loops, ifs and seqs",
+       [](Lowering& l) { body(l) = remove_no_ops(body(l)); }},
+      {"simplify_final", "fold what unrolling and partitioning exposed",
        [](Lowering& l) { body(l) = simplify(body(l)); }},
   };
   return list;
