@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <unordered_set>
 
 #include "backends/interp/InterpError.h"
 
@@ -32,15 +33,16 @@ std::vector<int64_t> points_to_check(int64_t n, const CheckOptions& options, boo
     for (int64_t i = 0; i < n; ++i) points.push_back(i);
     return points;
   }
+  // Distinct random points until there are sample_points of them, plus the first and the last.
   uint64_t state = options.seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
-  points.push_back(0);
-  points.push_back(n - 1);
-  for (int64_t k = 0; k < options.sample_points; ++k) {
+  std::unordered_set<int64_t> chosen = {0, n - 1};
+  int64_t wanted = std::min<int64_t>(n, options.sample_points + 2);
+  while (int64_t(chosen.size()) < wanted) {
     state ^= state << 13, state ^= state >> 7, state ^= state << 17;  // xorshift64
-    points.push_back(int64_t(state % uint64_t(n)));
+    chosen.insert(int64_t(state % uint64_t(n)));
   }
+  points.assign(chosen.begin(), chosen.end());
   std::sort(points.begin(), points.end());
-  points.erase(std::unique(points.begin(), points.end()), points.end());
   return points;
 }
 

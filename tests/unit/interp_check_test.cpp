@@ -1,0 +1,179 @@
+// Unit tests of backends/interp/Check.h and RunOp.h: the tolerance passes f32 rounding of long
+// reductions and fails real bugs (a missing term, an off-by-one index, a wrong integer), large
+// outputs are checked on a sample, and run_op times, checks, saves and reloads inputs and outputs.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <unistd.h>
+
+#include "backends/interp/Check.h"
+#include "backends/interp/LoopInterpreter.h"
+#include "backends/interp/Npy.h"
+#include "backends/interp/RunOp.h"
+#include "ir/IROperators.h"
+
+using namespace texc;
+
+namespace {
+
+Buffer buffer(const std::string& name, Type t, std::vector<int64_t> shape, BufferRole role) {
+  std::vector<Expr> dims;
+  for (int64_t e : shape) dims.push_back(make_int(e));
+  return BufferNode::make(name, t, dims, "global", role);
+}
+
+/// C[i, j] = sum(A[i, k] * B[k, j] for k in 0..K)
+OpDef matmul(int64_t M, int64_t N, int64_t K, Type t = Float(32)) {
+  Buffer A = buffer("A", t, {M, K}, BufferRole::Input), B = buffer("B", t, {K, N}, BufferRole::Input);
+  Buffer C = buffer("C", t, {M, N}, BufferRole::Output);
+  Var i = Variable::make("i"), j = Variable::make("j"), k = Variable::make("k");
+  Stage s;
+  s.name = "C";
+  s.buffer = C;
+  s.axes = {IterVar{i, make_int(0), make_int(M)}, IterVar{j, make_int(0), make_int(N)}};
+  s.body = Reduce::make(ReduceKind::Sum, Load::make(A, {i, k}) * Load::make(B, {k, j}),
+                        {IterVar{k, make_int(0), make_int(K), true}});
+  OpDef op;
+  op.name = "matmul";
+  op.inputs = {A, B};
+  op.outputs = {C};
+  op.stages = {s};
+  return op;
+}
+
+/// The matmul computed as compiled f32 code would: accumulating in float, over k in [k_lo, k_hi).
+Tensor float_matmul(const Tensor& a, const Tensor& b, int64_t k_lo, int64_t k_hi) {
+  int64_t M = a.shape()[0], K = a.shape()[1], N = b.shape()[1];
+  Tensor c(Float(32), {M, N});
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      float acc = 0;
+      for (int64_t k = k_lo; k < k_hi; ++k) acc += float(a.get_double(i * K + k)) * float(b.get_double(k * N + j));
+      c.set_double(i * N + j, acc);
+    }
+  return c;
+}
+
+std::string temp_dir(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("texc_check_test_" + std::to_string(::getpid()) + "_" + name)).string();
+}
+
+}  // namespace
+
+TEST_CASE("f32 rounding of 1024- and 4096-long dot products passes; a missing term fails") {
+  for (int64_t K : {1024, 4096}) {
+    CAPTURE(K);
+    OpDef op = matmul(4, 4, K);
+    Tensor a(Float(32), {4, K}), b(Float(32), {K, 4});
+    a.fill_random(11);
+    b.fill_random(12);
+    ReferenceInterpreter ref(op, {&a, &b});
+    CheckResult good = check_output(ref, "C", float_matmul(a, b, 0, K));
+    CHECK(good.passed);
+    CHECK(good.max_rel_err < 1e-5);
+    CHECK(good.points_checked == 16);
+    CheckResult missing_last = check_output(ref, "C", float_matmul(a, b, 0, K - 1));
+    CHECK(!missing_last.passed);
+    CheckResult missing_first = check_output(ref, "C", float_matmul(a, b, 1, K));
+    CHECK(!missing_first.passed);
+    CHECK(missing_first.mismatches >= 14);
+  }
+}
+
+TEST_CASE("integers must match exactly; shape and type mismatches fail") {
+  OpDef op = matmul(3, 3, 3, Int(32));
+  Tensor a(Int(32), {3, 3}), b(Int(32), {3, 3});
+  a.fill_random(1);
+  b.fill_random(2);
+  ReferenceInterpreter ref(op, {&a, &b});
+  Tensor c = ref.evaluate_all("C");
+  CHECK(check_output(ref, "C", c).passed);
+  c.set_int(4, c.get_int(4) + 1);
+  CheckResult r = check_output(ref, "C", c);
+  CHECK(!r.passed);
+  CHECK(r.mismatches == 1);
+  CHECK(r.message.find("C[1, 1] = ") == 0);
+  CHECK(!check_output(ref, "C", Tensor(Int(32), {3, 4})).passed);
+  CHECK(!check_output(ref, "C", Tensor(Float(32), {3, 3})).passed);
+}
+
+TEST_CASE("outputs over 100k elements are checked on a sample of at least 1000 points") {
+  OpDef op = matmul(400, 300, 2);
+  Tensor a(Float(32), {400, 2}), b(Float(32), {2, 300});
+  a.fill_random(3);
+  b.fill_random(4);
+  ReferenceInterpreter ref(op, {&a, &b});
+  Tensor c = float_matmul(a, b, 0, 2);
+  CheckResult r = check_output(ref, "C", c);
+  CHECK(r.passed);
+  CHECK(r.sampled);
+  CHECK(r.points_checked >= 1000);
+  CHECK(r.points_checked < 1100);
+  // An error in a whole row is found by the sample.
+  for (int64_t j = 0; j < 300; ++j) c.set_double(123 * 300 + j, 5.0);
+  CHECK(!check_output(ref, "C", c).passed);
+}
+
+TEST_CASE("run_op: checks, times, saves inputs and outputs, reloads them") {
+  const int64_t M = 8, N = 8, K = 8;
+  OpDef op = matmul(M, N, K);
+  const Buffer &A = op.inputs[0], &B = op.inputs[1], &C = op.outputs[0];
+  Var i = Variable::make("i"), j = Variable::make("j"), k = Variable::make("k");
+  Stmt body = For::make(
+      i, make_int(0), make_int(M), ForKind::Serial,
+      For::make(j, make_int(0), make_int(N), ForKind::Serial,
+                Seq::make({Store::make(C, {i, j}, make_float(0)),
+                           For::make(k, make_int(0), make_int(K), ForKind::Serial,
+                                     Store::make(C, {i, j}, Load::make(C, {i, j}) + Load::make(A, {i, k}) * Load::make(B, {k, j})))})));
+  LoopInterpreter interp(LoweredFunc{"matmul", {A, B, C}, body, {}});
+  OpExecutor exec = [&](std::vector<Tensor*>& args) { interp.run(args); };
+
+  std::string dir = temp_dir("io");
+  RunOptions options;
+  options.repeat = 3;
+  options.save_io_dir = dir;
+  RunResult r = run_op(op, exec, options);
+  CHECK(r.passed);
+  CHECK(r.points_checked == M * N);
+  CHECK(r.median_ms > 0);
+  CHECK(r.gflops > 0);
+  CHECK(std::filesystem::exists(dir + "/matmul.A.npy"));
+  CHECK(std::filesystem::exists(dir + "/matmul.C.npy"));
+  CHECK(format_result_line(r).find("matmul                   interp  PASS  max_rel_err") == 0);
+  std::string json = format_result_json(r);
+  CHECK(json.find("{\"op\": \"matmul\", \"target\": \"interp\", \"status\": \"pass\", \"max_rel_err\": ") == 0);
+  CHECK(json.find("\"threads\": 1") != std::string::npos);
+
+  // The saved inputs reproduce the saved output exactly.
+  Tensor saved_c = read_npy(dir + "/matmul.C.npy");
+  RunOptions reload;
+  reload.inputs_dir = dir;
+  reload.save_io_dir = dir + "/again";
+  CHECK(run_op(op, exec, reload).passed);
+  Tensor again_c = read_npy(dir + "/again/matmul.C.npy");
+  CHECK(std::string(static_cast<const char*>(saved_c.data()), saved_c.num_bytes()) ==
+        std::string(static_cast<const char*>(again_c.data()), again_c.num_bytes()));
+
+  // An input file of the wrong dtype is a user error naming both.
+  write_npy(dir + "/matmul.B.npy", Tensor(Float(64), {K, N}));
+  std::string message;
+  try {
+    run_op(op, exec, reload);
+  } catch (const NpyError& e) {
+    message = e.what();
+  }
+  CHECK(message == "input 'B' of op 'matmul' must be f32[8, 8] (dtype '<f4'), but '" + dir +
+                       "/matmul.B.npy' holds f64[8, 8] (dtype '<f8')");
+  std::filesystem::remove_all(dir);
+
+  // A failing executor: the message of the loop interpreter's error is the result's message.
+  OpExecutor broken = [&](std::vector<Tensor*>& args) {
+    Stmt oob = Store::make(C, {make_int(0), make_int(N)}, make_float(0));
+    LoopInterpreter(LoweredFunc{"broken", {A, B, C}, oob, {}}).run(args);
+  };
+  RunResult f = run_op(op, broken, RunOptions{});
+  CHECK(!f.passed);
+  CHECK(f.message == "out-of-bounds store to 'C' at [0, 8]: index 8 in dimension 1 is outside [0, 8) (shape [8, 8])");
+  CHECK(format_result_json(f).find("\"status\": \"fail\"") != std::string::npos);
+}

@@ -1,0 +1,267 @@
+// Unit tests of backends/interp/ReferenceInterpreter.h: hand-built OpDefs whose values are
+// written by hand (matmul, floor division and modulo of negatives, int8 products with int32
+// accumulation, shifts and wrap-around, every reduction kind, nested reductions, rounding at stage
+// boundaries, lazy select) and out-of-bounds reads reported as InterpError.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "backends/interp/Half.h"
+#include "backends/interp/InterpError.h"
+#include "backends/interp/ReferenceInterpreter.h"
+#include "ir/IROperators.h"
+
+using namespace texc;
+
+namespace {
+
+Buffer input(const std::string& name, Type t, std::vector<int64_t> shape) {
+  std::vector<Expr> dims;
+  for (int64_t e : shape) dims.push_back(make_int(e));
+  return BufferNode::make(name, t, dims, "global", BufferRole::Input);
+}
+
+/// name[axes...] = body, with axis extents `extents`.
+Stage stage(const std::string& name, Type t, const std::vector<Var>& axes, std::vector<int64_t> extents, Expr body,
+            BufferRole role = BufferRole::Output) {
+  Stage s;
+  s.name = name;
+  std::vector<Expr> dims;
+  for (size_t d = 0; d < axes.size(); ++d) {
+    dims.push_back(make_int(extents[d]));
+    s.axes.push_back(IterVar{axes[d], make_int(0), make_int(extents[d]), false});
+  }
+  s.buffer = BufferNode::make(name, t, dims, "global", role);
+  s.body = std::move(body);
+  return s;
+}
+
+IterVar reduce_axis(const Var& v, int64_t lo, int64_t extent) { return IterVar{v, make_int(lo), make_int(extent), true}; }
+
+Tensor tensor(Type t, std::vector<int64_t> shape, const std::vector<double>& values) {
+  Tensor x(t, std::move(shape));
+  REQUIRE(int64_t(values.size()) == x.num_elements());
+  for (size_t i = 0; i < values.size(); ++i) x.set_double(int64_t(i), values[i]);
+  return x;
+}
+
+OpDef make_op(const std::string& name, std::vector<Buffer> inputs, std::vector<Stage> stages) {
+  OpDef op;
+  op.name = name;
+  op.inputs = std::move(inputs);
+  for (const Stage& s : stages)
+    if (s.buffer->role == BufferRole::Output) op.outputs.push_back(s.buffer);
+  op.stages = std::move(stages);
+  return op;
+}
+
+}  // namespace
+
+TEST_CASE("matmul 2x3x2") {
+  Buffer A = input("A", Float(32), {2, 3}), B = input("B", Float(32), {3, 2});
+  Var i = Variable::make("i"), j = Variable::make("j"), k = Variable::make("k");
+  Expr body = Reduce::make(ReduceKind::Sum, Load::make(A, {i, k}) * Load::make(B, {k, j}), {reduce_axis(k, 0, 3)});
+  OpDef op = make_op("matmul", {A, B}, {stage("C", Float(32), {i, j}, {2, 2}, body)});
+  Tensor a = tensor(Float(32), {2, 3}, {1, 2, 3, 4, 5, 6});
+  Tensor b = tensor(Float(32), {3, 2}, {7, 8, 9, 10, 11, 12});
+  ReferenceInterpreter ref(op, {&a, &b});
+  CHECK(ref.evaluate_point("C", {0, 0}).f == 58);
+  CHECK(ref.evaluate_point("C", {0, 1}).f == 64);
+  CHECK(ref.evaluate_point("C", {1, 0}).f == 139);
+  CHECK(ref.evaluate_point("C", {1, 1}).f == 154);
+  Tensor c = ref.evaluate_all("C");
+  CHECK(c.describe() == "f32[2, 2]");
+  CHECK(c.get_double(3) == 154);
+}
+
+TEST_CASE("floor division and modulo of negatives, and index arithmetic with them") {
+  Buffer A = input("A", Int(32), {7});
+  Var i = Variable::make("i");
+  Expr a = Load::make(A, {i});
+  Expr three = make_int(3, Int(32)), minus_three = make_int(-3, Int(32));
+  // G[i] = A[(i - 5) / 3 + 2]: (i - 5) / 3 is -2 -2 -1 -1 -1 0 0, so i in 0..7 reads A[0, 0, 1, 1, 1, 2, 2].
+  Expr g_index = (Expr(i) - 5) / 3 + 2;
+  OpDef op = make_op("divmod", {A},
+                     {stage("D", Int(32), {i}, {7}, a / three), stage("M", Int(32), {i}, {7}, a % three),
+                      stage("N", Int(32), {i}, {7}, a % minus_three), stage("Q", Int(32), {i}, {7}, a / minus_three),
+                      stage("G", Int(32), {i}, {7}, Load::make(A, {g_index}))});
+  Tensor x = tensor(Int(32), {7}, {-7, -6, -1, 0, 1, 5, 7});
+  ReferenceInterpreter ref(op, {&x});
+  std::vector<int64_t> div = {-3, -2, -1, 0, 0, 1, 2}, mod = {2, 0, 2, 0, 1, 2, 1};
+  std::vector<int64_t> mod_neg = {-1, 0, -1, 0, -2, -1, -2}, div_neg = {2, 2, 0, 0, -1, -2, -3};
+  std::vector<int64_t> gathered = {-7, -7, -6, -6, -6, -1, -1};
+  for (int64_t p = 0; p < 7; ++p) {
+    CAPTURE(p);
+    CHECK(ref.evaluate_point("D", {p}).i == div[p]);
+    CHECK(ref.evaluate_point("M", {p}).i == mod[p]);
+    CHECK(ref.evaluate_point("N", {p}).i == mod_neg[p]);
+    CHECK(ref.evaluate_point("Q", {p}).i == div_neg[p]);
+    CHECK(ref.evaluate_point("G", {p}).i == gathered[p]);
+  }
+}
+
+TEST_CASE("int8 products with int32 accumulation, shifts and wrap-around") {
+  Buffer A = input("A", Int(8), {3}), B = input("B", Int(8), {3});
+  Var i = Variable::make("i"), k = Variable::make("k");
+  Expr acc = Reduce::make(ReduceKind::Sum, Cast::make(Int(32), Load::make(A, {k})) * Cast::make(Int(32), Load::make(B, {k})),
+                          {reduce_axis(k, 0, 3)});
+  Expr two = make_int(2, Int(32));
+  // S = i8(acc >> 2): 100*100 + 50*100 + (-128)*2 = 14744; >> 2 = 3686; i8(3686) = 102.
+  Stage s = stage("S", Int(8), {i}, {1}, Cast::make(Int(8), Binary::make(BinaryOp::Shr, acc, two)));
+  // P[i] = A[i] * B[i] in i8 wraps: 10000 -> 16, 5000 -> -120, -256 -> 0.
+  Stage p = stage("P", Int(8), {i}, {3}, Load::make(A, {i}) * Load::make(B, {i}));
+  // R[i] = (A[i] - 64) >> 2 is arithmetic: 36 >> 2 = 9, -14 >> 2 = -4, -192 wraps to 64 -> 16.
+  Stage r = stage("R", Int(8), {i}, {3}, Binary::make(BinaryOp::Shr, Load::make(A, {i}) - make_int(64, Int(8)),
+                                                      make_int(2, Int(8))));
+  // U[i] = u8(A[i]) << 1 wraps at 8 bits: 200, 100, 0 (128 << 1 = 256).
+  Stage u = stage("U", UInt(8), {i}, {3}, Binary::make(BinaryOp::Shl, Cast::make(UInt(8), Load::make(A, {i})),
+                                                       make_int(1, UInt(8))));
+  OpDef op = make_op("int8", {A, B}, {s, p, r, u});
+  Tensor a = tensor(Int(8), {3}, {100, 50, -128}), b = tensor(Int(8), {3}, {100, 100, 2});
+  ReferenceInterpreter ref(op, {&a, &b});
+  CHECK(ref.evaluate_point("S", {0}).i == 102);
+  CHECK(ref.evaluate_point("P", {0}).i == 16);
+  CHECK(ref.evaluate_point("P", {1}).i == -120);
+  CHECK(ref.evaluate_point("P", {2}).i == 0);
+  CHECK(ref.evaluate_point("R", {0}).i == 9);
+  CHECK(ref.evaluate_point("R", {1}).i == -4);
+  CHECK(ref.evaluate_point("R", {2}).i == 16);
+  CHECK(ref.evaluate_point("U", {0}).i == 200);
+  CHECK(ref.evaluate_point("U", {1}).i == 100);
+  CHECK(ref.evaluate_point("U", {2}).i == 0);
+}
+
+TEST_CASE("max, min and prod reductions") {
+  Buffer A = input("A", Float(32), {2, 3});
+  Var i = Variable::make("i"), k = Variable::make("k");
+  auto red = [&](ReduceKind kind) { return Reduce::make(kind, Load::make(A, {i, k}), {reduce_axis(k, 0, 3)}); };
+  OpDef op = make_op("reductions", {A},
+                     {stage("MX", Float(32), {i}, {2}, red(ReduceKind::Max)),
+                      stage("MN", Float(32), {i}, {2}, red(ReduceKind::Min)),
+                      stage("PR", Float(32), {i}, {2}, red(ReduceKind::Prod)),
+                      stage("SM", Float(32), {i}, {2}, red(ReduceKind::Sum))});
+  Tensor a = tensor(Float(32), {2, 3}, {1, -2, 3, 0.5, 4, -1});
+  ReferenceInterpreter ref(op, {&a});
+  CHECK(ref.evaluate_point("MX", {0}).f == 3);
+  CHECK(ref.evaluate_point("MX", {1}).f == 4);
+  CHECK(ref.evaluate_point("MN", {0}).f == -2);
+  CHECK(ref.evaluate_point("MN", {1}).f == -1);
+  CHECK(ref.evaluate_point("PR", {0}).f == -6);
+  CHECK(ref.evaluate_point("PR", {1}).f == -2);
+  CHECK(ref.evaluate_point("SM", {1}).f == 3.5);
+}
+
+TEST_CASE("a reduction inside a larger expression, two in one body, and a two-stage blur") {
+  Buffer A = input("A", Float(32), {4, 4});
+  Var i = Variable::make("i"), j = Variable::make("j"), di = Variable::make("di"), dj = Variable::make("dj");
+  // B[i, j] = sum(A[i + di, j + dj] for di in 0..3, dj in 0..3) / 9.0
+  Expr box = Reduce::make(ReduceKind::Sum, Load::make(A, {Expr(i) + Expr(di), Expr(j) + Expr(dj)}),
+                          {reduce_axis(di, 0, 3), reduce_axis(dj, 0, 3)});
+  Stage b = stage("B", Float(32), {i, j}, {2, 2}, box / make_float(9.0));
+  // C[i] = sum(A[i, k]) - max(A[i, k]), k in 0..4
+  Var i2 = Variable::make("i"), k = Variable::make("k"), k2 = Variable::make("k");
+  Expr two = Reduce::make(ReduceKind::Sum, Load::make(A, {i2, k}), {reduce_axis(k, 0, 4)}) -
+             Reduce::make(ReduceKind::Max, Load::make(A, {i2, k2}), {reduce_axis(k2, 0, 4)});
+  Stage c = stage("C", Float(32), {i2}, {4}, two);
+  // An intermediate stage read by an output: H[i, j] = A[i, j] + A[i, j + 1] (j < 3), V = H[i, j] + H[i + 1, j].
+  Var hi = Variable::make("i"), hj = Variable::make("j"), vi = Variable::make("i"), vj = Variable::make("j");
+  Stage h = stage("H", Float(32), {hi, hj}, {4, 3}, Load::make(A, {hi, hj}) + Load::make(A, {hi, Expr(hj) + 1}),
+                  BufferRole::Intermediate);
+  Stage v = stage("V", Float(32), {vi, vj}, {3, 3}, Load::make(h.buffer, {vi, vj}) + Load::make(h.buffer, {Expr(vi) + 1, vj}));
+  OpDef op = make_op("nested", {A}, {b, c, h, v});
+  std::vector<double> values;
+  for (int x = 0; x < 16; ++x) values.push_back(x);  // A[i, j] = 4 i + j
+  Tensor a = tensor(Float(32), {4, 4}, values);
+  ReferenceInterpreter ref(op, {&a});
+  CHECK(ref.evaluate_point("B", {0, 0}).f == 5);
+  CHECK(ref.evaluate_point("B", {0, 1}).f == 6);
+  CHECK(ref.evaluate_point("B", {1, 0}).f == 9);
+  CHECK(ref.evaluate_point("B", {1, 1}).f == 10);
+  CHECK(ref.evaluate_point("C", {0}).f == 6 - 3);
+  CHECK(ref.evaluate_point("C", {3}).f == (12 + 13 + 14 + 15) - 15);
+  // V[1, 2] = A[1,2] + A[1,3] + A[2,2] + A[2,3] = 6 + 7 + 10 + 11
+  CHECK(ref.evaluate_point("V", {1, 2}).f == 34);
+  CHECK(ref.evaluate_point("H", {3, 0}).f == 12 + 13);
+}
+
+TEST_CASE("floats round at stage boundaries and casts only") {
+  Buffer A = input("A", Float(32), {1});
+  Var i = Variable::make("i");
+  Expr a = Load::make(A, {i});
+  // T = A / 3 (f32 stage), U = T * 3: computed in double inside a stage, rounded when stored.
+  Stage t = stage("T", Float(32), {i}, {1}, a / make_float(3.0), BufferRole::Intermediate);
+  Var i2 = Variable::make("i");
+  Stage u = stage("U", Float(64), {i2}, {1}, Cast::make(Float(64), Load::make(t.buffer, {i2})) * make_float(3.0, Float(64)));
+  Var i3 = Variable::make("i");
+  Stage h = stage("H", Float(16), {i3}, {1}, Cast::make(Float(16), Load::make(A, {i3})));
+  Var i4 = Variable::make("i");
+  Stage w = stage("W", Float(64), {i4}, {1}, Cast::make(Float(64), Load::make(A, {i4}) / make_float(3.0)));
+  OpDef op = make_op("rounding", {A}, {t, u, h, w});
+  Tensor x = tensor(Float(32), {1}, {0.1});
+  ReferenceInterpreter ref(op, {&x});
+  double a0 = double(float(0.1));
+  double t0 = double(float(a0 / double(float(3.0))));
+  CHECK(ref.evaluate_point("T", {0}).f == t0);
+  CHECK(ref.evaluate_point("U", {0}).f == t0 * 3.0);
+  CHECK(ref.evaluate_point("H", {0}).f == double(half_to_float(float_to_half(float(a0)))));
+  CHECK(ref.evaluate_point("H", {0}).f == 0.0999755859375);
+  // Inside one stage the f32 division is not rounded before the cast to f64.
+  CHECK(ref.evaluate_point("W", {0}).f == a0 / 3.0);
+}
+
+TEST_CASE("select reads only the chosen branch; math functions") {
+  Buffer A = input("A", Float(32), {4});
+  Var i = Variable::make("i");
+  Expr guarded = Select::make(Expr(i) >= 1, Load::make(A, {Expr(i) - 1}), make_float(0.0));
+  Var i2 = Variable::make("i");
+  Expr x = Load::make(A, {i2});
+  auto math = [&](const char* name, std::vector<Expr> args) { return Call::make(Float(32), name, args, CallKind::Math); };
+  Stage s = stage("S", Float(32), {i}, {4}, guarded);
+  Stage m = stage("M", Float(64), {i2}, {4},
+                  Cast::make(Float(64), math("sigmoid", {x}) + math("pow", {math("abs", {x}), make_float(1.5)}) +
+                                            math("floor", {x}) + math("ceil", {x}) + math("tanh", {x}) +
+                                            math("exp", {x}) + math("sqrt", {math("abs", {x})}) +
+                                            math("log", {math("abs", {x}) + make_float(1.0)})));
+  OpDef op = make_op("select_math", {A}, {s, m});
+  Tensor a = tensor(Float(32), {4}, {0.5, -1.25, 2, -0.75});
+  ReferenceInterpreter ref(op, {&a});
+  CHECK(ref.evaluate_point("S", {0}).f == 0);
+  CHECK(ref.evaluate_point("S", {2}).f == -1.25);
+  for (int p = 0; p < 4; ++p) {
+    double v = a.get_double(p);
+    double want = 1 / (1 + std::exp(-v)) + std::pow(std::fabs(v), double(float(1.5))) + std::floor(v) + std::ceil(v) +
+                  std::tanh(v) + std::exp(v) + std::sqrt(std::fabs(v)) + std::log(std::fabs(v) + 1);
+    CHECK(ref.evaluate_point("M", {p}).f == doctest::Approx(want).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("an out-of-bounds read is an InterpError naming the tensor, not a crash") {
+  Buffer A = input("A", Float(32), {4});
+  Var i = Variable::make("i");
+  OpDef op = make_op("shift", {A}, {stage("B", Float(32), {i}, {4}, Load::make(A, {Expr(i) + 1}))});
+  Tensor a(Float(32), {4});
+  ReferenceInterpreter ref(op, {&a});
+  CHECK(ref.evaluate_point("B", {2}).f == 0);
+  std::string message;
+  try {
+    ref.evaluate_point("B", {3});
+  } catch (const InterpError& e) {
+    message = e.what();
+  }
+  CHECK(message == "out-of-bounds read of 'A' at [4]: index 4 in dimension 0 is outside [0, 4) while evaluating 'B' at [3]");
+  CHECK_THROWS_AS(ref.evaluate_point("B", {4}), InterpError);    // outside B itself
+  CHECK_THROWS_AS(ref.evaluate_point("Z", {0}), InterpError);    // no such tensor
+  Tensor wrong(Float(32), {5});
+  CHECK_THROWS_AS(ReferenceInterpreter(op, {&wrong}), InterpError);
+}
+
+TEST_CASE("integer division by zero is reported") {
+  Buffer A = input("A", Int(32), {2});
+  Var i = Variable::make("i");
+  OpDef op = make_op("div0", {A}, {stage("B", Int(32), {i}, {2}, make_int(10, Int(32)) / Load::make(A, {i}))});
+  Tensor a = tensor(Int(32), {2}, {5, 0});
+  ReferenceInterpreter ref(op, {&a});
+  CHECK(ref.evaluate_point("B", {0}).i == 2);
+  CHECK_THROWS_AS(ref.evaluate_point("B", {1}), InterpError);
+}
