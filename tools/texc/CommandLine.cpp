@@ -1,0 +1,194 @@
+#include "tools/texc/CommandLine.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+
+namespace texc {
+
+const std::vector<std::string>& emit_kinds() {
+  static const std::vector<std::string> kinds = {"obj", "header", "llvm", "asm", "ptx", "vdla", "loops"};
+  return kinds;
+}
+
+std::string usage_text() {
+  return R"(usage:
+  texc FILE.tex --target T [-o OUT] [--emit KINDS] [--op NAME] [-D NAME=VALUE]... [-I DIR]...
+                [--records R.jsonl] [--no-fuse]
+  texc run  FILE.tex --target T [--op NAME] [-D ...] [--records R.jsonl] [--repeat N] [--json]
+                [--inputs DIR] [--save-io DIR] [--threads N] [--seed S]
+  texc tune FILE.tex --target T --trials N --records R.jsonl [--op NAME] [--seed S] [--json]
+  texc --version | --help
+
+targets: x86 (host), arm, cuda, vdla, interp (texc's own loop interpreter)
+--emit KINDS       comma-separated: obj header llvm asm ptx vdla loops (default obj,header; interp: loops)
+-o OUT             output stem (default: the input file's stem in the current directory)
+--op NAME          only this op of the file
+-D NAME=VALUE      override a param (or bind a dimension variable of an entry op)
+-I DIR             add DIR to the import search path
+--records R.jsonl  use the best knob configuration recorded by `texc tune`
+--no-fuse          no automatic fusion of stages by kind
+--repeat N         run: time N runs and report the median
+--json             run/tune: one JSON object per op instead of the table
+--inputs DIR       run: read inputs from DIR/OP.NAME.npy instead of random values
+--save-io DIR      run: write every input and output as DIR/OP.NAME.npy
+--threads N        run: worker threads of parallel loops (default: every core)
+--seed S           run/tune: the seed of random inputs and samples (default 0)
+--mcpu CPU, --mattr FEATURES, --arch SM    code generation options of the LLVM targets
+--print-after-each, --print-changed, --time-passes    lowering pass logs (to stderr)
+
+exit codes: 0 success, 1 an error in the input or a failed check, 2 a missing tool or device
+)";
+}
+
+namespace {
+
+int64_t parse_int(const std::string& flag, const std::string& text) {
+  if (text.empty()) throw CommandLineError(flag + " needs an integer value");
+  char* end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  if (*end != '\0' || errno == ERANGE) throw CommandLineError(flag + " needs an integer value, not '" + text + "'");
+  return v;
+}
+
+int parse_count(const std::string& flag, const std::string& text, int min) {
+  int64_t v = parse_int(flag, text);
+  if (v < min || v > 1000000000) throw CommandLineError(flag + " must be at least " + std::to_string(min) + ", not " + text);
+  return int(v);
+}
+
+void add_define(CommandLine& cl, const std::string& text) {
+  size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw CommandLineError("-D needs NAME=VALUE, not '" + text + "'");
+  std::string name = text.substr(0, eq);
+  bool is_identifier = std::isalpha(uint8_t(name[0])) || name[0] == '_';
+  for (char c : name) is_identifier = is_identifier && (std::isalnum(uint8_t(c)) || c == '_');
+  if (!is_identifier) throw CommandLineError("-D " + text + ": '" + name + "' is not a name");
+  cl.defines[name] = parse_int("-D " + name, text.substr(eq + 1));
+}
+
+}  // namespace
+
+CommandLine parse_command_line(int argc, const char* const* argv) {
+  CommandLine cl;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  size_t i = 0;
+  if (!args.empty() && (args[0] == "run" || args[0] == "tune")) {
+    cl.command = args[0] == "run" ? Command::Run : Command::Tune;
+    ++i;
+  }
+  bool saw_records = false;
+  for (; i < args.size(); ++i) {
+    std::string arg = args[i];
+    std::optional<std::string> attached;
+    if (arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos) {
+      attached = arg.substr(arg.find('=') + 1);
+      arg = arg.substr(0, arg.find('='));
+    }
+    auto value = [&]() -> std::string {
+      if (attached) return *attached;
+      if (i + 1 >= args.size()) throw CommandLineError(arg + " needs a value");
+      return args[++i];
+    };
+    auto no_value = [&]() {
+      if (attached) throw CommandLineError(arg + " takes no value");
+    };
+    if (arg == "--help" || arg == "-h") {
+      cl.command = Command::Help;
+      return cl;
+    } else if (arg == "--version") {
+      cl.command = Command::Version;
+      return cl;
+    } else if (arg == "--target") {
+      cl.target = value();
+    } else if (arg == "-o") {
+      cl.output_stem = value();
+    } else if (arg == "--emit") {
+      std::string list = value();
+      size_t start = 0;
+      while (start <= list.size()) {
+        size_t comma = std::min(list.find(',', start), list.size());
+        std::string kind = list.substr(start, comma - start);
+        const auto& kinds = emit_kinds();
+        if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
+          throw CommandLineError("--emit: unknown output kind '" + kind + "' (expected obj, header, llvm, asm, ptx, vdla or loops)");
+        if (std::find(cl.emit.begin(), cl.emit.end(), kind) == cl.emit.end()) cl.emit.push_back(kind);
+        start = comma + 1;
+      }
+    } else if (arg == "--op") {
+      cl.op = value();
+    } else if (arg == "-D") {
+      add_define(cl, value());
+    } else if (arg.rfind("-D", 0) == 0 && arg.size() > 2) {
+      add_define(cl, arg.substr(2));
+    } else if (arg == "-I") {
+      cl.include_dirs.push_back(value());
+    } else if (arg.rfind("-I", 0) == 0 && arg.size() > 2) {
+      cl.include_dirs.push_back(arg.substr(2));
+    } else if (arg == "--records") {
+      cl.records = value();
+      saw_records = true;
+    } else if (arg == "--no-fuse") {
+      no_value();
+      cl.no_fuse = true;
+    } else if (arg == "--repeat") {
+      cl.repeat = parse_count(arg, value(), 1);
+    } else if (arg == "--json") {
+      no_value();
+      cl.json = true;
+    } else if (arg == "--inputs") {
+      cl.inputs_dir = value();
+    } else if (arg == "--save-io") {
+      cl.save_io_dir = value();
+    } else if (arg == "--threads") {
+      cl.threads = parse_count(arg, value(), 1);
+    } else if (arg == "--trials") {
+      cl.trials = parse_count(arg, value(), 1);
+    } else if (arg == "--seed") {
+      int64_t s = parse_int(arg, value());
+      if (s < 0) throw CommandLineError("--seed must not be negative");
+      cl.seed = uint64_t(s);
+    } else if (arg == "--mcpu") {
+      cl.mcpu = value();
+    } else if (arg == "--mattr") {
+      cl.mattr = value();
+    } else if (arg == "--arch") {
+      cl.arch = value();
+    } else if (arg == "--print-after-each") {
+      no_value();
+      cl.print_after_each = true;
+    } else if (arg == "--print-changed") {
+      no_value();
+      cl.print_changed = true;
+    } else if (arg == "--time-passes") {
+      no_value();
+      cl.time_passes = true;
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      throw CommandLineError("unknown option '" + arg + "'");
+    } else if (cl.file.empty()) {
+      cl.file = arg;
+    } else {
+      throw CommandLineError("more than one input file: '" + cl.file + "' and '" + arg + "'");
+    }
+  }
+
+  if (cl.file.empty()) throw CommandLineError("no input file");
+  if (cl.target.empty()) throw CommandLineError("no target; pass --target x86, arm, cuda, vdla or interp");
+  if (cl.target == "host") cl.target = "x86";
+  static const char* targets[] = {"x86", "arm", "cuda", "vdla", "interp"};
+  if (std::find(std::begin(targets), std::end(targets), cl.target) == std::end(targets))
+    throw CommandLineError("unknown target '" + cl.target + "' (expected x86, host, arm, cuda, vdla or interp)");
+  if (cl.command != Command::Compile && (!cl.emit.empty() || !cl.output_stem.empty()))
+    throw CommandLineError("--emit and -o apply to compiling, not to 'texc run' or 'texc tune'");
+  if (cl.command != Command::Run && (cl.repeat || !cl.inputs_dir.empty() || !cl.save_io_dir.empty() || cl.threads))
+    throw CommandLineError("--repeat, --inputs, --save-io and --threads apply to 'texc run' only");
+  if (cl.command == Command::Tune && (!cl.trials || !saw_records))
+    throw CommandLineError("'texc tune' needs --trials N and --records R.jsonl");
+  if (cl.command != Command::Tune && cl.trials) throw CommandLineError("--trials applies to 'texc tune' only");
+  return cl;
+}
+
+}  // namespace texc

@@ -1,0 +1,62 @@
+// CommandLine: the parsed arguments of `texc` (shared/spec/cli.md), and the parser.
+//
+//   texc FILE.tex --target T [-o OUT] [--emit KINDS] [--op NAME] [-D NAME=VALUE]... [-I DIR]...
+//                 [--records R.jsonl] [--no-fuse]
+//   texc run  FILE.tex --target T [--op NAME] [-D ...] [--records R.jsonl] [--repeat N] [--json]
+//                 [--inputs DIR] [--save-io DIR] [--threads N]
+//   texc tune FILE.tex --target T --trials N --records R.jsonl [--op NAME] [--seed S] [--json]
+//   texc --version | --help
+// plus --print-after-each, --print-changed, --time-passes, --seed, --mcpu, --mattr, --arch.
+// Values are given as `--flag VALUE` or `--flag=VALUE`; `-D NAME=VALUE` and `-I DIR` also attached
+// (`-DNAME=VALUE`, `-IDIR`). A mistake throws CommandLineError with a message for the user.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace texc {
+
+class CommandLineError : public std::runtime_error {
+ public:
+  explicit CommandLineError(const std::string& message) : std::runtime_error(message) {}
+};
+
+enum class Command { Compile, Run, Tune, Version, Help };
+
+struct CommandLine {
+  Command command = Command::Compile;
+  std::string file;
+  std::string target;                       // required except for --version/--help
+  std::string output_stem;                  // -o; "" = the input file's stem in the current directory
+  std::vector<std::string> emit;            // --emit, split at commas; empty = the target's default
+  std::string op;                           // --op
+  std::map<std::string, int64_t> defines;   // -D
+  std::vector<std::string> include_dirs;    // -I
+  std::string records;                      // --records
+  bool no_fuse = false;
+  int repeat = 0;                           // --repeat; 0 = the target's default
+  bool json = false;
+  std::string inputs_dir;                   // --inputs
+  std::string save_io_dir;                  // --save-io
+  int threads = 0;                          // --threads; 0 = every core
+  int trials = 0;                           // --trials (tune)
+  uint64_t seed = 0;                        // --seed
+  std::string mcpu, mattr, arch;            // --mcpu, --mattr, --arch
+  bool print_after_each = false;
+  bool print_changed = false;
+  bool time_passes = false;
+};
+
+/// Parses argv[1..argc). Throws CommandLineError.
+CommandLine parse_command_line(int argc, const char* const* argv);
+
+/// The --help text.
+std::string usage_text();
+
+/// The output kinds --emit accepts.
+const std::vector<std::string>& emit_kinds();
+
+}  // namespace texc

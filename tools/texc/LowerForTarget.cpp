@@ -1,0 +1,21 @@
+#include "tools/texc/LowerForTarget.h"
+
+#include <iostream>
+
+#include "lower/Lower.h"
+
+namespace texc {
+
+LoweredFunc lower_for_target(const OpDef& op, const CommandLine& cl, const KnobConfig& knobs) {
+  LowerOptions options;
+  options.target = cl.target;
+  options.knobs = knobs;
+  options.no_fuse = cl.no_fuse;
+  options.print_after_each = cl.print_after_each;
+  options.print_changed = cl.print_changed;
+  options.time_passes = cl.time_passes;
+  options.log = &std::cerr;
+  return lower_op(op, options);
+}
+
+}  // namespace texc

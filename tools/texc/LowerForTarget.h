@@ -1,0 +1,16 @@
+// lower_for_target: the one place where the driver calls the lowering (lower/Lower.h), with the
+// options of the command line (target, --no-fuse, --print-after-each, --print-changed,
+// --time-passes). Every command (compile, run, tune) lowers through it.
+#pragma once
+#include "ir/Function.h"
+#include "ir/Op.h"
+#include "ir/Schedule.h"
+#include "tools/texc/CommandLine.h"
+
+namespace texc {
+
+/// Lowers `op` for cl.target with the knob configuration `knobs` (empty: every knob's first value).
+/// Throws UserError for a schedule mistake.
+LoweredFunc lower_for_target(const OpDef& op, const CommandLine& cl, const KnobConfig& knobs = {});
+
+}  // namespace texc

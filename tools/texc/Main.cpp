@@ -1,0 +1,44 @@
+// texc: the command-line driver (shared/spec/cli.md). Parses the command line, runs the command
+// and maps every failure to its exit code: 1 for a mistake in the input or on the command line
+// (a located diagnostic, or `texc: error: ...`) and for a failed check, 2 when the machine or this
+// build lacks something the command needs. Internal errors abort with "texc: internal error".
+#include <iostream>
+
+#include "backends/interp/Npy.h"
+#include "ir/Diagnostics.h"
+#include "tools/texc/CommandLine.h"
+#include "tools/texc/Commands.h"
+#include "tools/texc/EnvironmentError.h"
+
+int main(int argc, char** argv) {
+  using namespace texc;
+  CommandLine cl;
+  try {
+    cl = parse_command_line(argc, argv);
+  } catch (const CommandLineError& e) {
+    std::cerr << "texc: error: " << e.what() << "\nrun 'texc --help' for usage\n";
+    return 1;
+  }
+  try {
+    switch (cl.command) {
+      case Command::Help: std::cout << usage_text(); return 0;
+      case Command::Version: std::cout << "texc 0.1.0\n"; return 0;
+      case Command::Compile: return compile_command(cl);
+      case Command::Run: return run_command(cl);
+      case Command::Tune: return tune_command(cl);
+    }
+  } catch (const UserError& e) {
+    print_diagnostic(std::cerr, e.diag);
+    return 1;
+  } catch (const CommandLineError& e) {
+    std::cerr << "texc: error: " << e.what() << "\n";
+    return 1;
+  } catch (const NpyError& e) {
+    std::cerr << "texc: error: " << e.what() << "\n";
+    return 1;
+  } catch (const EnvironmentError& e) {
+    std::cerr << "texc: error: " << e.what() << "\n";
+    return 2;
+  }
+  return 1;
+}
