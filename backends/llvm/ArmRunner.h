@@ -1,0 +1,58 @@
+// ArmRunner: runs compiled ops for the arm target (aarch64-linux-gnu) and reads their outputs back.
+//
+// Writes the op's aarch64 object file, a generated C++ driver that reads each input from a binary
+// file, calls the op once to warm up and then `repeat` times under a clock, and writes every output
+// and the times; cross-links it with `aarch64-linux-gnu-g++ -static` against the aarch64
+// libtexrt.a, and runs it under `qemu-aarch64` (natively on an aarch64 host). Times measured under
+// emulation are labelled so and are not performance figures.
+//
+// Inputs and outputs are raw little-endian element bytes, dense, in the op's argument order; every
+// argument must have a constant size. A missing cross compiler, emulator or aarch64 runtime library
+// throws MissingToolError (the CLI exits 2); a failing compile, link or run throws std::runtime_error
+// with the tool's output.
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backends/llvm/LLVMBackend.h"
+
+namespace texc {
+
+/// The environment lacks a tool or file a command needs (exit code 2).
+class MissingToolError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct ArmRunOptions {
+  int repeat = 1;           // timed calls, after one untimed call
+  int num_threads = 0;      // TEXC_NUM_THREADS of the program; 0: inherit the environment
+  std::string work_dir;     // empty: a fresh temporary directory, removed afterwards
+  std::string texrt_lib;    // empty: $TEXC_TEXRT_AARCH64, else the build tree's runtime/aarch64/libtexrt.a
+};
+
+struct ArmRunResult {
+  std::vector<std::vector<uint8_t>> outputs;  // one per output argument, in argument order
+  std::vector<double> times_ms;               // one per timed call
+  double median_ms = 0;
+  bool emulated = true;                       // ran under qemu-aarch64
+  /// "emulated (qemu-aarch64)" or "native".
+  std::string timing_label() const { return emulated ? "emulated (qemu-aarch64)" : "native"; }
+};
+
+/// Total bytes of argument `i` of `func` (its element count times the element size).
+int64_t argument_bytes(const LoweredFunc& func, size_t i);
+
+/// Compiles `funcs` for `target` (arch "arm") and runs op `op_name` on `inputs` (one byte vector per
+/// input argument, of argument_bytes size).
+ArmRunResult run_on_arm(const std::vector<LoweredFunc>& funcs, const std::string& op_name,
+                        const std::vector<std::vector<uint8_t>>& inputs, const CpuTargetOptions& target,
+                        const ArmRunOptions& options = {});
+
+/// Throws MissingToolError unless the cross compiler, qemu-aarch64 (off aarch64 hosts) and the
+/// aarch64 runtime library are available.
+void check_arm_tools(const ArmRunOptions& options = {});
+
+}  // namespace texc

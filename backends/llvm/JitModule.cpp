@@ -1,0 +1,120 @@
+// JitModule: compiled ops in this process through ORC's LLJIT (x86 hosts).
+//
+// The module is generated with packed wrappers (`op.packed(void** args)`) so call() can invoke any
+// op through one signature, optimized with the same pipeline as object files, and handed to LLJIT
+// with the same CPU and features. texrt symbols are bound to the texrt linked into this binary;
+// everything else (libm, extern functions) is looked up in `extra_symbols`, then in the process.
+#include <llvm/ExecutionEngine/Orc/Core.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include "backends/llvm/CodeGenLLVM.h"
+#include "backends/llvm/CpuTargetMachine.h"
+#include "backends/llvm/LLVMBackend.h"
+#include "backends/llvm/OptimizeModule.h"
+#include "ir/Diagnostics.h"
+#include "runtime/texrt.h"
+
+namespace texc {
+
+struct JitModule::Impl {
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+};
+
+namespace {
+
+template <typename T>
+T unwrap(llvm::Expected<T> value, const char* what) {
+  if (!value) throw std::runtime_error(std::string(what) + ": " + llvm::toString(value.takeError()));
+  return std::move(*value);
+}
+
+void check(llvm::Error error, const char* what) {
+  if (error) throw std::runtime_error(std::string(what) + ": " + llvm::toString(std::move(error)));
+}
+
+std::vector<std::string> split_features(const std::string& features) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < features.size()) {
+    size_t comma = features.find(',', start);
+    if (comma == std::string::npos) comma = features.size();
+    if (comma > start) out.push_back(features.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+JitModule::JitModule(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+JitModule::~JitModule() = default;
+
+std::unique_ptr<JitModule> JitModule::create(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target,
+                                             const std::map<std::string, void*>& extra_symbols) {
+  if (target.arch != "x86" && target.arch != "host")
+    throw TargetOptionError("in-process execution supports only the x86 target, not '" + target.arch + "'");
+  if (llvm::Triple(llvm::sys::getProcessTriple()).getArch() != llvm::Triple::x86_64)
+    throw TargetOptionError("in-process execution of x86 code needs an x86-64 host");
+
+  std::unique_ptr<llvm::TargetMachine> tm = make_cpu_target_machine(target);
+  auto context = std::make_unique<llvm::LLVMContext>();
+  CodeGenOptions options;
+  options.packed_wrappers = true;
+  std::unique_ptr<llvm::Module> module = codegen_llvm(funcs, *context, *tm, options);
+  optimize_module(*module, *tm, target.opt_level);
+
+  llvm::orc::JITTargetMachineBuilder machine_builder(tm->getTargetTriple());
+  machine_builder.setCPU(tm->getTargetCPU().str());
+  machine_builder.addFeatures(split_features(tm->getTargetFeatureString().str()));
+  machine_builder.setCodeGenOptLevel(tm->getOptLevel());
+  auto jit = unwrap(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(machine_builder)).create(),
+                    "cannot create the JIT");
+
+  llvm::orc::JITDylib& dylib = jit->getMainJITDylib();
+  llvm::orc::MangleAndInterner mangle(jit->getExecutionSession(), jit->getDataLayout());
+  llvm::orc::SymbolMap symbols;
+  auto define = [&](const std::string& name, void* address) {
+    symbols[mangle(name)] = {llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported};
+  };
+  define("texrt_parallel_for", reinterpret_cast<void*>(&texrt_parallel_for));
+  define("texrt_alloc", reinterpret_cast<void*>(&texrt_alloc));
+  define("texrt_free", reinterpret_cast<void*>(&texrt_free));
+  for (const auto& [name, address] : extra_symbols) define(name, address);
+  check(dylib.define(llvm::orc::absoluteSymbols(std::move(symbols))), "cannot define the runtime symbols");
+  dylib.addGenerator(unwrap(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+                                jit->getDataLayout().getGlobalPrefix()),
+                            "cannot search the process for symbols"));
+
+  check(jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context))),
+        "cannot add the module to the JIT");
+  auto impl = std::make_unique<Impl>();
+  impl->jit = std::move(jit);
+  return std::unique_ptr<JitModule>(new JitModule(std::move(impl)));
+}
+
+void* JitModule::lookup(const std::string& name) {
+  auto address = impl_->jit->lookup(name);
+  if (!address) {
+    llvm::consumeError(address.takeError());
+    return nullptr;
+  }
+  return address->toPtr<void*>();
+}
+
+void JitModule::call(const std::string& name, const std::vector<void*>& args) {
+  void* packed = lookup(name + ".packed");
+  if (!packed) throw std::runtime_error("the JIT module has no op named '" + name + "'");
+  std::vector<void*> arg_array = args;
+  reinterpret_cast<void (*)(void**)>(packed)(arg_array.data());
+}
+
+}  // namespace texc

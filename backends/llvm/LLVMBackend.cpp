@@ -1,0 +1,87 @@
+// Emission of LLVM IR, assembly and object files for the CPU targets (the file-producing half of
+// LLVMBackend.h; the JIT is in JitModule.cpp, the C header in CHeader.cpp).
+#include "backends/llvm/LLVMBackend.h"
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include "backends/llvm/CodeGenLLVM.h"
+#include "backends/llvm/CpuTargetMachine.h"
+#include "backends/llvm/OptimizeModule.h"
+
+namespace texc {
+
+namespace {
+
+struct CompiledModule {
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::TargetMachine> target_machine;
+  std::unique_ptr<llvm::Module> module;
+};
+
+std::unique_ptr<CompiledModule> compile(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target,
+                                        bool optimize) {
+  auto compiled = std::make_unique<CompiledModule>();
+  compiled->target_machine = make_cpu_target_machine(target);
+  compiled->module = codegen_llvm(funcs, compiled->context, *compiled->target_machine);
+  if (optimize) optimize_module(*compiled->module, *compiled->target_machine, target.opt_level);
+  return compiled;
+}
+
+std::string module_text(const llvm::Module& module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os, nullptr);
+  return text;
+}
+
+void emit_machine_code(CompiledModule& compiled, llvm::raw_pwrite_stream& os, llvm::CodeGenFileType kind) {
+  llvm::legacy::PassManager passes;  // the codegen pipeline is still legacy-PM only in LLVM 19
+  bool unsupported = compiled.target_machine->addPassesToEmitFile(passes, os, nullptr, kind);
+  if (unsupported) throw std::runtime_error("the LLVM target cannot emit this file type");
+  passes.run(*compiled.module);
+}
+
+void write_machine_code(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target,
+                        const std::string& path, llvm::CodeGenFileType kind) {
+  auto compiled = compile(funcs, target, true);
+  std::error_code error;
+  llvm::raw_fd_ostream os(path, error, kind == llvm::CodeGenFileType::ObjectFile ? llvm::sys::fs::OF_None
+                                                                                  : llvm::sys::fs::OF_Text);
+  if (error) throw std::runtime_error("cannot write '" + path + "': " + error.message());
+  emit_machine_code(*compiled, os, kind);
+  os.close();
+  if (os.has_error()) throw std::runtime_error("cannot write '" + path + "': " + os.error().message());
+}
+
+}  // namespace
+
+std::string emit_llvm_ir(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target) {
+  return module_text(*compile(funcs, target, true)->module);
+}
+
+std::string emit_llvm_ir_unoptimized(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target) {
+  return module_text(*compile(funcs, target, false)->module);
+}
+
+void write_object(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target, const std::string& path) {
+  write_machine_code(funcs, target, path, llvm::CodeGenFileType::ObjectFile);
+}
+
+void write_assembly(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target, const std::string& path) {
+  write_machine_code(funcs, target, path, llvm::CodeGenFileType::AssemblyFile);
+}
+
+std::string emit_assembly(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target) {
+  auto compiled = compile(funcs, target, true);
+  llvm::SmallString<0> text;
+  llvm::raw_svector_ostream os(text);
+  emit_machine_code(*compiled, os, llvm::CodeGenFileType::AssemblyFile);
+  return std::string(text.str());
+}
+
+}  // namespace texc

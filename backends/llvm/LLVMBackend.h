@@ -1,0 +1,77 @@
+// The LLVM CPU backend's public API: lowered funcs -> LLVM IR, object files, assembly, a C header,
+// and in-process (JIT) execution on x86.
+//
+// Every entry point takes the ops of one compilation unit and produces one LLVM module with one
+// external function per op, with the C signature `void op(const T* in..., T* out...)` (arguments
+// in LoweredFunc::args order). The module references the runtime (texrt_parallel_for, texrt_alloc,
+// texrt_free; runtime/texrt.h) but defines none of it: link the objects with libtexrt.a.
+//
+// Argument pointers need only the element type's natural alignment and must point to distinct,
+// non-overlapping buffers of the declared sizes. Integer division by zero yields 0 (and % 0 gives 0).
+//
+// This header includes nothing from LLVM.
+#pragma once
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ir/Function.h"
+
+namespace texc {
+
+struct CpuTargetOptions {
+  std::string arch = "x86";  // "x86" (x86-64 Linux) or "arm" (aarch64-linux-gnu)
+  /// CPU name; empty: the host CPU on x86 (with the host's features), "generic" on arm.
+  std::string mcpu;
+  /// Extra LLVM feature string ("+avx2,-avx512f"); appended to the defaults.
+  std::string mattr;
+  int opt_level = 3;  // 0..3
+};
+
+/// A target option the user got wrong (unknown arch or CPU): a user error (texc exits 1).
+class TargetOptionError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The optimized module as textual LLVM IR.
+std::string emit_llvm_ir(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target);
+/// The unoptimized module as generated (for debugging code generation).
+std::string emit_llvm_ir_unoptimized(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target);
+/// An ELF relocatable object (position-independent code) at `path`.
+void write_object(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target, const std::string& path);
+/// Target assembly at `path`.
+void write_assembly(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target, const std::string& path);
+/// The same assembly as a string.
+std::string emit_assembly(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target);
+
+/// C declarations of every op (inputs `const`), each with its arguments' shapes and element types
+/// documented in a comment. Usable from C and C++.
+std::string emit_c_header(const std::vector<LoweredFunc>& funcs);
+/// The C spelling of an element type in the header and drivers ("float", "int8_t", "bool", f16 as
+/// "uint16_t").
+std::string c_type_name(Type element_type);
+
+/// Compiled ops living in this process (x86 on an x86 host). Runtime symbols resolve to the texrt
+/// linked into the process, other symbols (libm, extern intrinsics) to the process's symbols or to
+/// `extra_symbols`.
+class JitModule {
+ public:
+  static std::unique_ptr<JitModule> create(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target,
+                                           const std::map<std::string, void*>& extra_symbols = {});
+  ~JitModule();
+  /// The address of op `name` (or of any symbol the module defines); null if there is none.
+  void* lookup(const std::string& name);
+
+  /// Calls op `name` with one pointer per argument (inputs then outputs); throws if there is no such op.
+  void call(const std::string& name, const std::vector<void*>& args);
+
+ private:
+  struct Impl;
+  explicit JitModule(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace texc

@@ -1,0 +1,27 @@
+// MathLLVM: the math functions of the language (exp log sqrt tanh sigmoid abs pow floor ceil) on
+// scalar and vector LLVM values.
+//
+// sqrt floor ceil abs map to LLVM intrinsics (native instructions). exp, tanh and sigmoid on f32 vectors
+// use vectorizable Cephes-style polynomials (about 2 ulp; exp overflows to +inf above 88.72, underflows
+// to 0 below -103.97; NaN propagates); on scalars and f64 they call libm (llvm.exp / llvm.log /
+// llvm.pow intrinsics, which the backend turns into per-lane expf/logf/powf calls for vectors; tanh
+// per lane). f16 is computed in f32. sigmoid(x) = 1 / (1 + exp(-x)).
+#pragma once
+#include <llvm/IR/IRBuilder.h>
+
+#include <string>
+#include <vector>
+
+#include "ir/Type.h"
+
+namespace texc {
+
+/// True if `name` is one of the language's math functions.
+bool is_math_function(const std::string& name);
+
+/// Emits math function `name` applied to `args` (already of the LLVM type of `type`), whose texc
+/// result type is `type`.
+llvm::Value* emit_math_function(llvm::IRBuilder<>& builder, const std::string& name,
+                                const std::vector<llvm::Value*>& args, Type type);
+
+}  // namespace texc

@@ -1,0 +1,35 @@
+// texrt: the run-time library that code compiled by texc calls (C ABI, no C++ types).
+//
+// Compiled ops reference these symbols but never define them, so any number of ops' object files
+// link into one program together with a single libtexrt.a.
+//
+//   texrt_parallel_for  runs fn(i, closure) for every i in [0, n) on the thread pool and returns when
+//                       all have finished. Tasks may run in any order and concurrently. A call made
+//                       from inside a task (nested parallelism) runs its tasks serially on the caller.
+//   worker threads      TEXC_NUM_THREADS (read once, at the first parallel loop) or
+//                       texrt_set_num_threads(n); default: the hardware concurrency. The calling thread
+//                       counts as one of them.
+//   texrt_alloc         64-byte aligned memory for heap buffers of compiled code; texrt_free releases it.
+#pragma once
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef void (*texrt_task_fn)(int64_t task, void* closure);
+
+void texrt_parallel_for(int64_t n, texrt_task_fn fn, void* closure);
+
+/// Sets the number of threads used by parallel loops (n <= 0: the default). Not to be called while
+/// a parallel loop runs.
+void texrt_set_num_threads(int n);
+int texrt_get_num_threads(void);
+
+/// At least `bytes` bytes aligned to 64 (never null for bytes >= 0 unless memory is exhausted).
+void* texrt_alloc(int64_t bytes);
+void texrt_free(void* p);
+
+#ifdef __cplusplus
+}  // extern "C"
+#endif
