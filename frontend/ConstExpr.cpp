@@ -1,0 +1,84 @@
+#include "frontend/ConstExpr.h"
+
+#include <algorithm>
+
+#include "ir/ConstEval.h"
+
+namespace texc {
+
+int64_t checked_int_op(const std::string& op, int64_t a, int64_t b, SourceLoc loc) {
+  int64_t r = 0;
+  bool overflow = false;
+  if (op == "+") {
+    overflow = __builtin_add_overflow(a, b, &r);
+  } else if (op == "-") {
+    overflow = __builtin_sub_overflow(a, b, &r);
+  } else if (op == "*") {
+    overflow = __builtin_mul_overflow(a, b, &r);
+  } else if (op == "/" || op == "%") {
+    if (b == 0) throw_error(DiagId::DivisionByZero, loc, op);
+    if (a == INT64_MIN && b == -1) {
+      overflow = true;
+    } else {
+      r = op == "/" ? floor_div(a, b) : floor_mod(a, b);
+    }
+  } else if (op == "<<") {
+    if (b < 0 || b >= 63) {
+      overflow = true;
+    } else {
+      r = int64_t(uint64_t(a) << b);
+      overflow = (r >> b) != a;
+    }
+  } else if (op == ">>") {
+    r = b < 0 ? a : (b >= 63 ? (a < 0 ? -1 : 0) : (a >> b));
+  } else if (op == "min") {
+    r = std::min(a, b);
+  } else if (op == "max") {
+    r = std::max(a, b);
+  } else {
+    throw_error(DiagId::NotCompileTimeInt, loc);
+  }
+  if (overflow) throw_error(DiagId::IntegerOverflow, loc, op, a, b);
+  return r;
+}
+
+int64_t eval_const_int(const ast::Expr& e, const Scope& scope) {
+  switch (e.kind) {
+    case ast::ExprKind::IntLit: return e.as<ast::IntLit>()->value;
+    case ast::ExprKind::Name: {
+      const std::string& name = e.as<ast::NameRef>()->name;
+      const Symbol* s = scope.lookup(name);
+      if (!s) scope.throw_unknown(name, e.loc);
+      if (s->kind == Symbol::Kind::Tensor) throw_error(DiagId::TensorIsNotASize, e.loc, name);
+      if (s->kind == Symbol::Kind::Index) throw_error(DiagId::IndexVarIsNotASize, e.loc, name);
+      return s->value;
+    }
+    case ast::ExprKind::Unary: {
+      auto* u = e.as<ast::Unary>();
+      if (u->op != "-") break;
+      return checked_int_op("-", 0, eval_const_int(*u->operand, scope), e.loc);
+    }
+    case ast::ExprKind::Binary: {
+      auto* b = e.as<ast::Binary>();
+      static const char* kOps[] = {"+", "-", "*", "/", "%", "<<", ">>"};
+      if (std::find(std::begin(kOps), std::end(kOps), b->op) == std::end(kOps)) break;
+      int64_t lhs = eval_const_int(*b->lhs, scope);
+      int64_t rhs = eval_const_int(*b->rhs, scope);
+      return checked_int_op(b->op, lhs, rhs, e.loc);
+    }
+    case ast::ExprKind::Call: {
+      auto* c = e.as<ast::Call>();
+      if ((c->callee != "min" && c->callee != "max") || !c->fors.empty()) break;
+      if (c->args.size() != 2) throw_error(DiagId::WrongArgCount, e.loc, c->callee, 2, c->args.size());
+      for (const ast::CallArg& a : c->args)
+        if (!a.keyword.text.empty()) throw_error(DiagId::KeywordNotAllowed, a.keyword.loc, c->callee);
+      int64_t lhs = eval_const_int(*c->args[0].value, scope);
+      int64_t rhs = eval_const_int(*c->args[1].value, scope);
+      return checked_int_op(c->callee, lhs, rhs, e.loc);
+    }
+    default: break;
+  }
+  throw_error(DiagId::NotCompileTimeInt, e.loc);
+}
+
+}  // namespace texc

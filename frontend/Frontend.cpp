@@ -1,0 +1,94 @@
+// compile_file / compile_source: load, declare, evaluate params, elaborate intrinsics and entry ops.
+#include "frontend/Frontend.h"
+
+#include "frontend/ConstExpr.h"
+#include "frontend/ModuleLoader.h"
+#include "frontend/OpElaborator.h"
+
+namespace texc {
+
+namespace {
+
+/// The names -D may bind: params, and attributes and dimension variables of the main file's ops.
+std::set<std::string> definable_names(const std::vector<const ast::File*>& files, const ast::File& main) {
+  std::set<std::string> names;
+  for (const ast::File* f : files)
+    for (const ast::ParamDecl& p : f->params) names.insert(p.name.text);
+  for (const ast::OpDecl& op : main.ops) {
+    for (const ast::OpParam& p : op.params) {
+      if (p.type.text == "int") names.insert(p.name.text);
+      for (const ast::ExprPtr& d : p.dims)
+        if (auto* n = d->as<ast::NameRef>()) names.insert(n->name);
+    }
+  }
+  return names;
+}
+
+Program elaborate_program(const ModuleLoader& loader, const ast::File& main, const FrontendOptions& options) {
+  const std::vector<const ast::File*>& files = loader.files_in_dependency_order();
+  for (const auto& [name, value] : options.defines) {
+    if (!definable_names(files, main).count(name)) throw_error(DiagId::UnknownDefine, SourceLoc{}, name, name);
+  }
+
+  ProgramSymbols program;
+  std::map<std::string, SourceLoc> declared;
+  for (const ast::File* f : files) {
+    for (const ast::OpDecl& op : f->ops) {
+      auto previous = declared.find(op.name.text);
+      if (previous != declared.end()) {
+        throw_with_note(make_diagnostic(DiagId::Redefinition, op.name.loc, op.name.text), previous->second,
+                        fmt::format("'{}' is defined here", op.name.text));
+      }
+      declared[op.name.text] = op.name.loc;
+      if (op.is_intrinsic) {
+        program.intrinsic_decls[op.name.text] = &op;
+        program.callables.intrinsics.insert(op.name.text);
+      } else {
+        program.ops[op.name.text] = &op;
+        program.callables.ops.insert(op.name.text);
+      }
+    }
+  }
+  for (const ast::File* f : files) {
+    for (const ast::ParamDecl& p : f->params) {
+      auto d = options.defines.find(p.name.text);
+      int64_t value = d != options.defines.end() ? d->second : eval_const_int(*p.value, program.globals);
+      program.globals.define(p.name.text, p.name.loc, Symbol::size(value, p.name.loc));
+    }
+  }
+
+  OpElaborator elaborator(program, options.defines);
+  for (const ast::File* f : files) {
+    for (const ast::OpDecl& op : f->ops) {
+      if (op.is_intrinsic) program.intrinsics[op.name.text] = elaborator.intrinsic(op);
+    }
+  }
+
+  Program out;
+  out.main_file = main.path;
+  bool found = options.only_op.empty();
+  for (const ast::OpDecl& op : main.ops) {
+    if (op.is_intrinsic) continue;
+    if (!options.only_op.empty() && op.name.text != options.only_op) continue;
+    found = true;
+    out.ops.push_back(elaborator.entry(op));
+  }
+  if (!found) throw_error(DiagId::UnknownEntryOp, SourceLoc{}, options.only_op, options.only_op);
+  return out;
+}
+
+}  // namespace
+
+Program compile_file(const std::string& path, const FrontendOptions& options) {
+  ModuleLoader loader(options.stdlib_dir.empty() ? default_stdlib_dir() : options.stdlib_dir, options.include_dirs);
+  const ast::File& main = loader.load_main_file(path);
+  return elaborate_program(loader, main, options);
+}
+
+Program compile_source(const std::string& name, const std::string& text, const FrontendOptions& options) {
+  ModuleLoader loader(options.stdlib_dir.empty() ? default_stdlib_dir() : options.stdlib_dir, options.include_dirs);
+  const ast::File& main = loader.load_main_source(name, text, ".");
+  return elaborate_program(loader, main, options);
+}
+
+}  // namespace texc

@@ -1,0 +1,102 @@
+#include "frontend/ModuleLoader.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "frontend/Parser.h"
+#include "ir/Diagnostics.h"
+
+namespace texc {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool read_file(const std::string& path, std::string* text) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return false;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  *text = ss.str();
+  return true;
+}
+
+std::string canonical(const std::string& path) {
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  return ec ? path : p.string();
+}
+
+std::string parent_dir(const std::string& path) {
+  fs::path p = fs::path(path).parent_path();
+  return p.empty() ? "." : p.string();
+}
+
+}  // namespace
+
+const ast::File& ModuleLoader::load_main_file(const std::string& path) {
+  std::string text;
+  if (!read_file(path, &text)) throw_error(DiagId::CannotOpenFile, SourceLoc{}, path);
+  return load(canonical(path), path, text, parent_dir(path));
+}
+
+const ast::File& ModuleLoader::load_main_source(const std::string& name, const std::string& text,
+                                                const std::string& dir) {
+  return load("<source>:" + name, name, text, dir);
+}
+
+std::string ModuleLoader::resolve(const ast::Import& import, const std::string& importing_dir) const {
+  std::vector<std::string> candidates;
+  if (!import.module.empty()) {
+    std::string relative = import.module;
+    for (char& ch : relative)
+      if (ch == '.') ch = '/';
+    relative += ".tex";
+    candidates.push_back((fs::path(stdlib_dir_) / relative).string());
+    for (const std::string& dir : include_dirs_) candidates.push_back((fs::path(dir) / relative).string());
+  } else {
+    if (fs::path(import.path).is_absolute()) {
+      candidates.push_back(import.path);
+    } else {
+      candidates.push_back((fs::path(importing_dir) / import.path).string());
+      for (const std::string& dir : include_dirs_) candidates.push_back((fs::path(dir) / import.path).string());
+    }
+  }
+  std::error_code ec;
+  for (const std::string& c : candidates)
+    if (fs::is_regular_file(c, ec)) return c;
+  std::string searched;
+  for (const std::string& c : candidates) searched += (searched.empty() ? "" : ", ") + c;
+  throw_error(DiagId::ImportNotFound, import.loc, import.module.empty() ? import.path : import.module, searched);
+}
+
+const ast::File& ModuleLoader::load(const std::string& key, const std::string& display_path, const std::string& text,
+                                    const std::string& dir) {
+  uint32_t file_id = SourceManager::get().add(display_path, text);
+  auto file = std::make_unique<ast::File>(parse_tex(file_id, display_path, text));
+  ast::File& f = *file;
+  files_[key] = std::move(file);
+  stack_.push_back({key, display_path});
+  for (const ast::Import& import : f.imports) {
+    std::string path = resolve(import, dir);
+    std::string imported_key = canonical(path);
+    for (size_t i = 0; i < stack_.size(); ++i) {
+      if (stack_[i].first != imported_key) continue;
+      std::string chain;
+      for (size_t j = i; j < stack_.size(); ++j) chain += stack_[j].second + " -> ";
+      throw_error(DiagId::ImportCycle, import.loc, chain + stack_[i].second);
+    }
+    if (files_.count(imported_key)) continue;  // loaded already (and so not on the stack)
+    std::string imported_text;
+    if (!read_file(path, &imported_text)) throw_error(DiagId::CannotOpenFile, import.loc, path);
+    load(imported_key, path, imported_text, parent_dir(path));
+  }
+  stack_.pop_back();
+  order_.push_back(&f);
+  return f;
+}
+
+}  // namespace texc

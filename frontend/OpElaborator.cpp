@@ -1,0 +1,467 @@
+#include "frontend/OpElaborator.h"
+
+#include <algorithm>
+
+#include "frontend/ConstExpr.h"
+#include "frontend/Interval.h"
+#include "frontend/ScheduleElaborator.h"
+#include "frontend/Suggest.h"
+#include "ir/IRVisitor.h"
+#include "ir/Substitute.h"
+
+namespace texc {
+
+/// The caller's side of a call: the tensors passed (by parameter position) and the attributes.
+struct OpElaborator::CallSite {
+  SourceLoc loc;  // the callee's name in the call
+  std::vector<Buffer> tensors;
+  std::vector<std::string> tensor_names;  // as written by the caller
+  std::vector<SourceLoc> tensor_locs;
+  std::map<std::string, int64_t> attributes;
+};
+
+/// Everything known while one op is being elaborated.
+struct OpElaborator::OpState {
+  explicit OpState(const Scope& globals) : scope(&globals) {}
+  Scope scope;  // attributes, dimension variables, sizes, tensors
+  OpDef def;
+  std::set<std::string> outputs;
+  /// Schedule blocks of called ops, with the caller's names of the stages that call created.
+  struct Carried {
+    std::set<std::string> stages;
+    std::vector<ScheduleBlock> blocks;
+  };
+  std::vector<Carried> carried;
+};
+
+namespace {
+
+bool is_cpu_target(const std::string& t) { return t == "x86" || t == "arm"; }
+
+bool targets_overlap(const std::string& a, const std::string& b) {
+  return a == b || (a == "cpu" && is_cpu_target(b)) || (b == "cpu" && is_cpu_target(a));
+}
+
+/// The names of the loops of a stage: its axes, then the reduction variables of its body.
+std::vector<std::string> loop_names(const Stage& stage) {
+  std::vector<std::string> names;
+  for (const IterVar& a : stage.axes) names.push_back(a.var->name);
+  for_each_expr(stage.body, [&](const Expr& e) {
+    if (const Reduce* r = e->as<Reduce>()) {
+      for (const IterVar& a : r->axes) names.push_back(a.var->name);
+    }
+  });
+  return names;
+}
+
+/// Applies a callee->caller stage renaming to carried schedule items (composing earlier ones).
+void rename_stages(std::vector<SchedItem>& items, const std::map<std::string, std::string>& renames) {
+  for (SchedItem& item : items) {
+    if (auto* p = std::get_if<SchedPrimitive>(&item)) {
+      if (p->stage_renames.empty()) {
+        p->stage_renames = renames;
+      } else {
+        for (auto& [from, to] : p->stage_renames) {
+          auto it = renames.find(to);
+          if (it != renames.end()) to = it->second;
+        }
+      }
+    } else if (auto* f = std::get_if<std::shared_ptr<SchedIf>>(&item)) {
+      auto copy = std::make_shared<SchedIf>(**f);
+      rename_stages(copy->then_items, renames);
+      rename_stages(copy->else_items, renames);
+      *f = copy;
+    }
+  }
+}
+
+Symbol index_symbol(Var v, int axis) {
+  Symbol s;
+  s.kind = Symbol::Kind::Index;
+  s.var = std::move(v);
+  s.axis = axis;
+  return s;
+}
+
+}  // namespace
+
+OpDef OpElaborator::entry(const ast::OpDecl& decl) { return elaborate(decl, nullptr); }
+
+IntrinsicDef OpElaborator::intrinsic(const ast::OpDecl& decl) {
+  OpDef def = elaborate(decl, nullptr);
+  IntrinsicDef out;
+  out.name = def.name;
+  out.inputs = def.inputs;
+  out.outputs = def.outputs;
+  out.stages = def.stages;
+  out.lower_kind = decl.lower_kind;
+  out.symbol = decl.lower_symbol;
+  out.loc = decl.name.loc;
+  return out;
+}
+
+OpDef OpElaborator::elaborate(const ast::OpDecl& decl, const CallSite* call) {
+  OpState state(program_.globals);
+  state.def.name = decl.name.text;
+  state.def.loc = decl.name.loc;
+  bind_signature(decl, call, state);
+  for (const ast::ComputeStmt& stmt : decl.compute) {
+    if (stmt.tensor_def) state.scope.declare_later(stmt.tensor_def->name.text);
+    if (stmt.assign)
+      for (const ast::Name& n : stmt.assign->targets) state.scope.declare_later(n.text);
+  }
+  for (const ast::ComputeStmt& stmt : decl.compute) {
+    if (stmt.tensor_def) {
+      tensor_definition(*stmt.tensor_def, state);
+      continue;
+    }
+    const ast::Assign& assign = *stmt.assign;
+    const ast::Call* c = assign.value->as<ast::Call>();
+    if (c && program_.ops.count(c->callee) && !state.scope.lookup(c->callee)) {
+      if (decl.is_intrinsic) throw_error(DiagId::IntrinsicCannotCall, c->loc, decl.name.text);
+      op_call(assign, *c, state);
+    } else {
+      size_definition(assign, state);
+    }
+  }
+  check_outputs(decl, state);
+  if (!decl.is_intrinsic) schedules(decl, state);
+  state.def.intrinsics = program_.intrinsics;
+  return std::move(state.def);
+}
+
+void OpElaborator::bind_signature(const ast::OpDecl& decl, const CallSite* call, OpState& state) {
+  size_t tensor_index = 0;
+  for (const ast::OpParam& param : decl.params) {
+    const std::string& name = param.name.text;
+    if (param.type.text == "int") {
+      if (param.has_shape) throw_error(DiagId::AttributeWithShape, param.name.loc, name);
+      int64_t value;
+      if (call && call->attributes.count(name)) {
+        value = call->attributes.at(name);
+      } else if (!call && defines_.count(name)) {
+        value = defines_.at(name);
+      } else if (param.default_value) {
+        value = eval_const_int(*param.default_value, state.scope);
+      } else if (call) {
+        throw_error(DiagId::CallMissingAttribute, call->loc, decl.name.text, name);
+      } else {
+        throw_error(DiagId::MissingAttributeEntry, param.name.loc, name, decl.name.text, name);
+      }
+      state.scope.define(name, param.name.loc, Symbol::size(value, param.name.loc));
+      continue;
+    }
+    std::optional<Type> type = Type::parse(param.type.text);
+    if (!type) throw_error(DiagId::UnknownType, param.type.loc, param.type.text);
+    if (!param.has_shape) throw_error(DiagId::TensorParamWithoutShape, param.name.loc, name, name, param.type.text);
+    if (param.default_value) throw_error(DiagId::TensorParamDefault, param.name.loc, name);
+    Buffer arg;
+    if (call) {
+      arg = call->tensors[tensor_index];
+      const std::string& arg_name = call->tensor_names[tensor_index];
+      SourceLoc arg_loc = call->tensor_locs[tensor_index];
+      if (arg->ndim() != param.dims.size()) {
+        throw_error(DiagId::CallRankMismatch, arg_loc, arg_name, decl.name.text, arg->ndim(), name, param.dims.size());
+      }
+      if (arg->dtype != *type) {
+        throw_error(DiagId::CallElementType, arg_loc, arg_name, decl.name.text, arg->dtype.str(), name, type->str());
+      }
+    }
+    std::vector<Expr> shape;
+    for (size_t d = 0; d < param.dims.size(); ++d) {
+      const ast::Expr& dim = *param.dims[d];
+      int64_t arg_extent = 0;
+      if (call) is_const_int(arg->shape[d], &arg_extent);
+      int64_t value;
+      auto* dim_name = dim.as<ast::NameRef>();
+      if (dim_name && !state.scope.lookup(dim_name->name)) {
+        // A dimension variable, bound here.
+        if (call) {
+          value = arg_extent;
+        } else if (defines_.count(dim_name->name)) {
+          value = defines_.at(dim_name->name);
+        } else {
+          throw_error(DiagId::UnboundDimension, dim.loc, dim_name->name, decl.name.text, dim_name->name);
+        }
+        state.scope.define(dim_name->name, dim.loc, Symbol::size(value, dim.loc));
+      } else {
+        value = eval_const_int(dim, state.scope);
+        if (call && value != arg_extent) {
+          const std::string& arg_name = call->tensor_names[tensor_index];
+          throw_with_note(make_diagnostic(DiagId::CallShapeMismatch, call->tensor_locs[tensor_index], decl.name.text,
+                                          d + 1, arg_name, arg_extent, name, value),
+                          dim.loc, fmt::format("the shape of '{}' is declared here", name));
+        }
+      }
+      if (value <= 0) throw_error(DiagId::NonPositiveDimension, dim.loc, d + 1, name, value);
+      shape.push_back(IntImm::make(Index(), value));
+    }
+    Buffer buffer = call ? arg : BufferNode::make(name, *type, shape, "global", BufferRole::Input);
+    state.scope.define(name, param.name.loc, Symbol::tensor(buffer, param.name.loc));
+    state.def.inputs.push_back(buffer);
+    ++tensor_index;
+  }
+  for (const ast::Name& out : decl.outputs) {
+    if (state.outputs.count(out.text)) throw_error(DiagId::Redefinition, out.loc, out.text);
+    if (const Symbol* s = state.scope.lookup(out.text); s && s->kind == Symbol::Kind::Tensor) {
+      throw_error(DiagId::OutputIsParameter, out.loc, out.text, decl.name.text);
+    }
+    state.outputs.insert(out.text);
+  }
+}
+
+void OpElaborator::size_definition(const ast::Assign& assign, OpState& state) {
+  if (assign.targets.size() != 1) throw_error(DiagId::SizeNeedsOneName, assign.targets[1].loc);
+  const ast::Name& target = assign.targets[0];
+  if (auto* n = assign.value->as<ast::NameRef>()) {
+    const Symbol* s = state.scope.lookup(n->name);
+    if (s && s->kind == Symbol::Kind::Tensor) throw_error(DiagId::TensorAlias, n->loc, n->name, target.text, n->name);
+  }
+  if (auto* c = assign.value->as<ast::Call>(); c && program_.callables.intrinsics.count(c->callee)) {
+    throw_error(DiagId::CallOfIntrinsic, c->loc, c->callee);
+  }
+  if (state.outputs.count(target.text)) {
+    throw_error(DiagId::OutputIsNotATensor, target.loc, target.text, state.def.name);
+  }
+  if (state.scope.lookup(target.text)) state.scope.define(target.text, target.loc, {});  // throws Redefinition
+  int64_t value = eval_const_int(*assign.value, state.scope);
+  state.scope.define(target.text, target.loc, Symbol::size(value, target.loc));
+  state.scope.defined_now(target.text);
+}
+
+void OpElaborator::tensor_definition(const ast::TensorDef& def, OpState& state) {
+  const std::string& name = def.name.text;
+  if (state.scope.lookup(name)) state.scope.define(name, def.name.loc, {});  // throws Redefinition
+  Scope def_scope(&state.scope);
+  std::vector<IterVar> axes;
+  std::vector<bool> annotated;
+  for (size_t k = 0; k < def.indices.size(); ++k) {
+    const ast::IndexDecl& idx = def.indices[k];
+    int64_t extent = 0;
+    if (idx.extent) {
+      extent = eval_const_int(*idx.extent, state.scope);
+      if (extent <= 0) throw_error(DiagId::NonPositiveExtent, idx.name.loc, idx.name.text, extent);
+    }
+    Var v = Variable::make(idx.name.text, Index());
+    def_scope.define(idx.name.text, idx.name.loc, index_symbol(v, int(k)));
+    axes.push_back(IterVar{v, IntImm::make(Index(), 0), IntImm::make(Index(), std::max<int64_t>(extent, 1)), false});
+    annotated.push_back(idx.extent != nullptr);
+  }
+  ExprElaborator elaborator(def_scope, program_.callables);
+  Expr body = elaborator.value(*def.value);
+
+  // Extents of unannotated indices from their bare uses as subscripts.
+  for (size_t k = 0; k < axes.size(); ++k) {
+    if (annotated[k]) continue;
+    const ast::IndexDecl& idx = def.indices[k];
+    const BareIndexUse* first = nullptr;
+    for (const BareIndexUse& use : elaborator.bare_uses()) {
+      if (use.axis != int(k)) continue;
+      if (!first) {
+        first = &use;
+      } else if (use.extent != first->extent) {
+        throw_with_note(make_diagnostic(DiagId::ExtentConflict, use.loc, idx.name.text, first->extent, first->tensor,
+                                        use.extent, use.tensor, idx.name.text),
+                        first->loc, fmt::format("'{}' gets extent {} here", idx.name.text, first->extent));
+      }
+    }
+    if (!first) throw_error(DiagId::ExtentNotInferable, idx.name.loc, idx.name.text, idx.name.text);
+    axes[k].extent = IntImm::make(Index(), first->extent);
+  }
+
+  // Reads provably outside their tensor, unless a select guards them.
+  VarRanges ranges = elaborator.reduction_ranges();
+  std::vector<Expr> shape;
+  for (const IterVar& a : axes) {
+    int64_t extent = 0;
+    is_const_int(a.extent, &extent);
+    ranges[a.var.get()] = IndexInterval{0, extent - 1, true, {}};
+    shape.push_back(a.extent);
+  }
+  for (const TensorRead& read : elaborator.reads()) {
+    if (read.guarded) continue;
+    for (size_t k = 0; k < read.indices.size(); ++k) {
+      int64_t extent = 0;
+      if (!is_const_int(read.buffer->shape[k], &extent)) continue;
+      auto b = bounds_of(read.indices[k], ranges);
+      if (b && b->exact && (b->lo < 0 || b->hi >= extent)) {
+        throw_error(DiagId::OutOfBoundsRead, read.index_locs[k], read.buffer->name, k + 1, b->lo, b->hi, extent);
+      }
+    }
+  }
+
+  BufferRole role = state.outputs.count(name) ? BufferRole::Output : BufferRole::Intermediate;
+  Buffer buffer = BufferNode::make(name, body->type.element_of(), shape, "global", role);
+  state.def.stages.push_back(Stage{name, buffer, axes, body, def.name.loc, ""});
+  state.scope.define(name, def.name.loc, Symbol::tensor(buffer, def.name.loc));
+  state.scope.defined_now(name);
+}
+
+void OpElaborator::op_call(const ast::Assign& assign, const ast::Call& c, OpState& state) {
+  const ast::OpDecl& callee = *program_.ops.at(c.callee);
+  if (std::find(call_stack_.begin(), call_stack_.end(), c.callee) != call_stack_.end()) {
+    std::string chain;
+    for (const std::string& op : call_stack_) chain += op + " -> ";
+    throw_error(DiagId::RecursiveCall, c.loc, c.callee, chain + c.callee);
+  }
+  if (!c.fors.empty()) throw_error(DiagId::ForNotAllowed, c.fors.front().var.loc, c.callee);
+
+  // Arguments: positional ones in parameter order, then attributes by keyword.
+  CallSite site;
+  site.loc = c.loc;
+  std::vector<const ast::OpParam*> tensor_params;
+  std::vector<std::string> attribute_names;
+  for (const ast::OpParam& p : callee.params) {
+    if (p.type.text == "int")
+      attribute_names.push_back(p.name.text);
+    else
+      tensor_params.push_back(&p);
+  }
+  std::map<std::string, SourceLoc> given;
+  size_t positional = 0;
+  for (const ast::CallArg& arg : c.args) {
+    const ast::OpParam* param = nullptr;
+    SourceLoc arg_loc = start_loc(*arg.value);
+    if (arg.keyword.text.empty()) {
+      if (positional >= callee.params.size()) {
+        throw_error(DiagId::CallTooManyArgs, arg_loc, c.callee, callee.params.size(), c.args.size());
+      }
+      param = &callee.params[positional++];
+    } else {
+      for (const ast::OpParam& p : callee.params)
+        if (p.name.text == arg.keyword.text) param = &p;
+      if (!param) {
+        std::string suggestion = closest_name(arg.keyword.text, attribute_names);
+        if (!suggestion.empty()) {
+          throw_error(DiagId::CallUnknownAttributeSuggest, arg.keyword.loc, c.callee, arg.keyword.text, suggestion);
+        }
+        throw_error(DiagId::CallUnknownAttribute, arg.keyword.loc, c.callee, arg.keyword.text);
+      }
+      if (param->type.text != "int") throw_error(DiagId::CallTensorByKeyword, arg.keyword.loc, param->name.text, c.callee);
+      arg_loc = arg.keyword.loc;
+    }
+    if (given.count(param->name.text)) throw_error(DiagId::CallDuplicateAttribute, arg_loc, param->name.text);
+    given[param->name.text] = arg_loc;
+    if (param->type.text == "int") {
+      site.attributes[param->name.text] = eval_const_int(*arg.value, state.scope);
+      continue;
+    }
+    auto* n = arg.value->as<ast::NameRef>();
+    if (!n) throw_error(DiagId::CallArgNotTensor, arg_loc, positional, c.callee, param->name.text);
+    const Symbol* s = state.scope.lookup(n->name);
+    if (!s) state.scope.throw_unknown(n->name, n->loc);
+    if (s->kind != Symbol::Kind::Tensor) throw_error(DiagId::CallArgNotTensor, arg_loc, positional, c.callee, param->name.text);
+    site.tensors.push_back(s->buffer);
+    site.tensor_names.push_back(n->name);
+    site.tensor_locs.push_back(n->loc);
+  }
+  if (site.tensors.size() != tensor_params.size()) {
+    throw_error(DiagId::CallTensorArity, c.loc, c.callee, tensor_params.size(), site.tensors.size());
+  }
+  if (assign.targets.size() != callee.outputs.size()) {
+    throw_error(DiagId::CallResultCount, assign.targets.front().loc, c.callee, callee.outputs.size(),
+                assign.targets.size());
+  }
+  for (const ast::Name& t : assign.targets) {
+    if (state.scope.lookup(t.text)) state.scope.define(t.text, t.loc, {});  // throws Redefinition
+  }
+
+  call_stack_.push_back(state.def.name);
+  OpDef expanded;
+  try {
+    expanded = elaborate(callee, &site);
+  } catch (UserError& e) {
+    call_stack_.pop_back();
+    if (e.diag.loc.file != c.loc.file || e.diag.loc.line != c.loc.line || e.diag.loc.col != c.loc.col) {
+      e.diag.notes.push_back({c.loc, fmt::format("in this call of '{}'", c.callee)});
+    }
+    throw;
+  }
+  call_stack_.pop_back();
+
+  // Callee stage names -> caller stage names.
+  std::map<std::string, std::string> renames;
+  std::set<std::string> callee_outputs;
+  for (size_t k = 0; k < callee.outputs.size(); ++k) {
+    renames[callee.outputs[k].text] = assign.targets[k].text;
+    callee_outputs.insert(callee.outputs[k].text);
+  }
+  std::set<std::string> chosen;
+  for (const ast::Name& t : assign.targets) chosen.insert(t.text);
+  auto taken = [&](const std::string& n) {
+    return state.scope.lookup(n) || state.scope.is_declared_later(n) || state.outputs.count(n) || chosen.count(n) ||
+           state.def.find_stage(n);
+  };
+  const std::string& lhs = assign.targets.front().text;
+  for (const Stage& s : expanded.stages) {
+    if (callee_outputs.count(s.name)) continue;
+    std::string name = s.name;
+    if (taken(name)) name = lhs + "_" + s.name;
+    for (int suffix = 2; taken(name); ++suffix) name = lhs + "_" + s.name + "_" + std::to_string(suffix);
+    renames[s.name] = name;
+    chosen.insert(name);
+  }
+
+  BufferMap buffers;
+  std::vector<Stage> stages;
+  for (const Stage& s : expanded.stages) {
+    const std::string& name = renames.at(s.name);
+    BufferRole role = state.outputs.count(name) ? BufferRole::Output : BufferRole::Intermediate;
+    buffers[s.buffer.get()] = BufferNode::make(name, s.buffer->dtype, s.buffer->shape, s.buffer->scope, role);
+  }
+  OpState::Carried carried;
+  for (const Stage& s : expanded.stages) {
+    const std::string& name = renames.at(s.name);
+    Stage copy = s;
+    copy.name = name;
+    copy.buffer = buffers.at(s.buffer.get());
+    copy.body = substitute_buffers(s.body, buffers);
+    copy.origin_call = c.callee;
+    state.scope.define(name, callee_outputs.count(s.name) ? assign.targets.front().loc : c.loc,
+                       Symbol::tensor(copy.buffer, s.loc));
+    state.scope.defined_now(name);
+    carried.stages.insert(name);
+    state.def.stages.push_back(std::move(copy));
+  }
+  for (ScheduleBlock block : expanded.schedules) {
+    rename_stages(block.items, renames);
+    carried.blocks.push_back(std::move(block));
+  }
+  state.carried.push_back(std::move(carried));
+}
+
+void OpElaborator::check_outputs(const ast::OpDecl& decl, OpState& state) {
+  for (const ast::Name& out : decl.outputs) {
+    const Stage* stage = state.def.find_stage(out.text);
+    if (!stage) {
+      const Symbol* s = state.scope.lookup(out.text);
+      if (s && s->kind == Symbol::Kind::Size) throw_error(DiagId::OutputIsNotATensor, out.loc, out.text, decl.name.text);
+      throw_error(DiagId::OutputNotDefined, out.loc, out.text, decl.name.text);
+    }
+    state.def.outputs.push_back(stage->buffer);
+  }
+}
+
+void OpElaborator::schedules(const ast::OpDecl& decl, OpState& state) {
+  ScheduleContext context;
+  for (const Stage& s : state.def.stages) context.stages.push_back({s.name, loop_names(s)});
+  for (const Buffer& b : state.def.inputs) context.inputs.insert(b->name);
+  for (const auto& [name, intrinsic] : program_.intrinsics) context.intrinsics.insert(name);
+  context.sizes = &state.scope;
+  std::vector<CheckedSchedule> own;
+  for (const ast::ScheduleBlock& block : decl.schedules) own.push_back(elaborate_schedule(block, context));
+
+  for (const OpState::Carried& carried : state.carried) {
+    for (const ScheduleBlock& block : carried.blocks) {
+      bool overridden = false;
+      for (const CheckedSchedule& mine : own) {
+        if (!targets_overlap(mine.block.target, block.target)) continue;
+        for (const std::string& s : mine.stages_named) overridden = overridden || carried.stages.count(s);
+      }
+      if (!overridden) state.def.schedules.push_back(block);
+    }
+  }
+  for (CheckedSchedule& mine : own) state.def.schedules.push_back(std::move(mine.block));
+}
+
+}  // namespace texc

@@ -1,0 +1,65 @@
+// Elaboration of one op (or intrinsic) into an OpDef: the heart of semantic analysis.
+//
+// Binds the signature (tensor parameters' dimensions bind dimension variables; int attributes take
+// call arguments, -D values or defaults), walks the compute block in order (sizes, tensor
+// definitions with extent inference and out-of-bounds checks, calls of other ops expanded into
+// stages), checks the outputs, and checks the schedule blocks against the resulting stages.
+//
+// A call `Y = conv2d(X, W, pad = 1)` elaborates the callee with its dimension variables bound by
+// unifying its parameter shapes with the arguments' shapes, then copies the callee's stages into
+// the caller: the callee's outputs take the caller's names, its intermediates keep their names when
+// unique in the caller (else `<lhs>_<name>`). Its schedule blocks come along with
+// SchedPrimitive::stage_renames filled, unless the caller's own schedule for an overlapping target
+// names one of those stages.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "frontend/Ast.h"
+#include "frontend/ExprElaborator.h"
+#include "frontend/Scope.h"
+#include "ir/Op.h"
+
+namespace texc {
+
+/// What every op can see: the declarations of all loaded files and the params' values.
+struct ProgramSymbols {
+  std::map<std::string, const ast::OpDecl*> ops;         // ops (not intrinsics)
+  std::map<std::string, const ast::OpDecl*> intrinsic_decls;
+  std::map<std::string, IntrinsicDef> intrinsics;        // elaborated
+  CallableNames callables;
+  Scope globals;                                         // params
+};
+
+class OpElaborator {
+ public:
+  /// `defines` (-D) bind the dimension variables and attributes of entry ops.
+  OpElaborator(const ProgramSymbols& program, const std::map<std::string, int64_t>& defines)
+      : program_(program), defines_(defines) {}
+
+  /// An entry op: every dimension must be known from literals, params, defaults or -D.
+  OpDef entry(const ast::OpDecl& decl);
+  /// A declared intrinsic (its pattern is elaborated like an entry op without schedules).
+  IntrinsicDef intrinsic(const ast::OpDecl& decl);
+
+ private:
+  struct CallSite;
+  struct OpState;
+
+  OpDef elaborate(const ast::OpDecl& decl, const CallSite* call);
+  void bind_signature(const ast::OpDecl& decl, const CallSite* call, OpState& state);
+  void size_definition(const ast::Assign& assign, OpState& state);
+  void tensor_definition(const ast::TensorDef& def, OpState& state);
+  void op_call(const ast::Assign& assign, const ast::Call& call, OpState& state);
+  void check_outputs(const ast::OpDecl& decl, OpState& state);
+  void schedules(const ast::OpDecl& decl, OpState& state);
+
+  const ProgramSymbols& program_;
+  const std::map<std::string, int64_t>& defines_;
+  std::vector<std::string> call_stack_;  // ops being elaborated, outermost first
+};
+
+}  // namespace texc
