@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "frontend/Parser.h"
+#include "frontend/Scope.h"
 #include "ir/Diagnostics.h"
 
 namespace texc {
@@ -29,6 +30,8 @@ std::string canonical(const std::string& path) {
   fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
   return ec ? path : p.string();
 }
+
+std::string file_name(const std::string& path) { return fs::path(path).filename().string(); }
 
 std::string parent_dir(const std::string& path) {
   fs::path p = fs::path(path).parent_path();
@@ -79,15 +82,19 @@ const ast::File& ModuleLoader::load(const std::string& key, const std::string& d
   auto file = std::make_unique<ast::File>(parse_tex(file_id, display_path, text));
   ast::File& f = *file;
   files_[key] = std::move(file);
-  stack_.push_back({key, display_path});
+  stack_.push_back({key, display_path, {}});
   for (const ast::Import& import : f.imports) {
     std::string path = resolve(import, dir);
     std::string imported_key = canonical(path);
+    stack_.back().current_import = import.loc;
     for (size_t i = 0; i < stack_.size(); ++i) {
-      if (stack_[i].first != imported_key) continue;
+      if (stack_[i].key != imported_key) continue;
+      // Reported at the import that entered the cycle, with the import that closes it as a note.
       std::string chain;
-      for (size_t j = i; j < stack_.size(); ++j) chain += stack_[j].second + " -> ";
-      throw_error(DiagId::ImportCycle, import.loc, chain + stack_[i].second);
+      for (size_t j = i; j < stack_.size(); ++j) chain += file_name(stack_[j].display_path) + " -> ";
+      chain += file_name(stack_[i].display_path);
+      throw_with_note(make_diagnostic(DiagId::ImportCycle, stack_[i].current_import, chain), import.loc,
+                      fmt::format("'{}' imports '{}' here", file_name(display_path), file_name(path)));
     }
     if (files_.count(imported_key)) continue;  // loaded already (and so not on the stack)
     std::string imported_text;

@@ -2,7 +2,8 @@
 //
 // `import nn.conv2d` looks for nn/conv2d.tex in the standard library, then in each -I directory;
 // `import "my/ops.tex"` looks relative to the importing file's folder, then in each -I directory.
-// A file that imports itself through a chain of imports is an error that shows the chain.
+// A file that imports itself through a chain of imports is an error that shows the chain (file
+// names), located at the import that entered the cycle.
 #pragma once
 #include <map>
 #include <memory>
@@ -35,7 +36,12 @@ class ModuleLoader {
   std::vector<std::string> include_dirs_;
   std::map<std::string, std::unique_ptr<ast::File>> files_;  // by canonical path
   std::vector<const ast::File*> order_;
-  std::vector<std::pair<std::string, std::string>> stack_;    // (canonical, display) being loaded
+  struct Loading {
+    std::string key;           // canonical path
+    std::string display_path;  // as given or resolved
+    SourceLoc current_import;  // the import statement of this file being followed
+  };
+  std::vector<Loading> stack_;  // files being loaded, outermost first
 };
 
 }  // namespace texc

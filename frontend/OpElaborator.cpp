@@ -75,6 +75,21 @@ void rename_stages(std::vector<SchedItem>& items, const std::map<std::string, st
   }
 }
 
+/// A call of an op anywhere inside e (where only a whole right-hand side may call an op).
+const ast::Call* find_op_call(const ast::Expr& e, const CallableNames& callables) {
+  if (auto* c = e.as<ast::Call>()) {
+    if (callables.ops.count(c->callee)) return c;
+    for (const ast::CallArg& a : c->args)
+      if (auto* found = find_op_call(*a.value, callables)) return found;
+  } else if (auto* b = e.as<ast::Binary>()) {
+    if (auto* found = find_op_call(*b->lhs, callables)) return found;
+    return find_op_call(*b->rhs, callables);
+  } else if (auto* u = e.as<ast::Unary>()) {
+    return find_op_call(*u->operand, callables);
+  }
+  return nullptr;
+}
+
 Symbol index_symbol(Var v, int axis) {
   Symbol s;
   s.kind = Symbol::Kind::Index;
@@ -219,6 +234,9 @@ void OpElaborator::size_definition(const ast::Assign& assign, OpState& state) {
   }
   if (auto* c = assign.value->as<ast::Call>(); c && program_.callables.intrinsics.count(c->callee)) {
     throw_error(DiagId::CallOfIntrinsic, c->loc, c->callee);
+  }
+  if (const ast::Call* c = find_op_call(*assign.value, program_.callables)) {
+    throw_error(DiagId::OpCallInExpression, c->loc, c->callee, c->callee);
   }
   if (state.outputs.count(target.text)) {
     throw_error(DiagId::OutputIsNotATensor, target.loc, target.text, state.def.name);

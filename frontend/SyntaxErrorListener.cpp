@@ -53,7 +53,11 @@ std::string describe_expected(antlr4::Parser* parser) {
         ++it;
     }
   }
-  for (size_t t : remaining) items.push_back(describe_token_type(parser->getVocabulary(), t));
+  // ';' may end any statement; suggesting it never helps.
+  for (size_t t : remaining) {
+    if (parser->getVocabulary().getLiteralName(t) == "';'") continue;
+    items.push_back(describe_token_type(parser->getVocabulary(), t));
+  }
   if (items.empty() || items.size() > 5) return "";
   std::string out;
   for (size_t i = 0; i < items.size(); ++i) {
