@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "ir/Diagnostics.h"
@@ -306,4 +307,54 @@ TEST_CASE("an op prints in index notation") {
         "op matmul(A: f32[64, 32], B: f32[32, 16]) -> C {\n"
         "  C[i: 64, j: 16] = sum(A[i, k]*B[k, j] for k in 0..32)  # f32, output\n"
         "}\n");
+}
+
+// Random expressions of several types: print -> parse gives a structurally equal expression, and
+// printing that gives the same text.
+TEST_CASE("random expressions round-trip") {
+  uint64_t state = 987654321;
+  auto rnd = [&](int n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return int((state >> 33) % uint64_t(n));
+  };
+  ParseEnv env;
+  Expr x = parse_expr("x", env), y = parse_expr("y", env);
+  const Type types[] = {Index(), Int(32), Int(8), UInt(16), Float(32), Float(64)};
+  std::function<Expr(Type, int)> gen = [&](Type t, int depth) -> Expr {
+    if (t.is_bool()) {
+      Type u = types[rnd(6)];
+      Expr a = gen(u, depth - 1), b = gen(u, depth - 1);
+      switch (rnd(4)) {
+        case 0: return a < b;
+        case 1: return eq(a, b);
+        case 2: return Not::make(a >= b);
+        default: return (a <= b) && (a > b);
+      }
+    }
+    if (depth <= 0 || rnd(4) == 0) {
+      if (t.is_float()) return make_float((rnd(200) - 100) / 8.0, t);
+      if (t == Index() && rnd(2)) return rnd(2) ? x : y;
+      return IntImm::make(t, rnd(300) - 150);
+    }
+    Expr a = gen(t, depth - 1), b = gen(t, depth - 1);
+    switch (rnd(10)) {
+      case 0: return a + b;
+      case 1: return a - b;
+      case 2: return a * b;
+      case 3: return a / b;
+      case 4: return t.is_float() ? a : a % b;
+      case 5: return min(a, b);
+      case 6: return max(a, b);
+      case 7: return Select::make(gen(Bool(), depth - 1), a, b);
+      case 8: return Cast::make(t, gen(types[rnd(6)], depth - 1));
+      default: return t.is_integer() ? Binary::make(rnd(2) ? BinaryOp::Shl : BinaryOp::Shr, a, b) : a;
+    }
+  };
+  for (int iter = 0; iter < 2000; ++iter) {
+    Expr e = gen(rnd(3) == 0 ? Bool() : types[rnd(6)], 4);
+    std::string text = to_string(e);
+    Expr parsed = parse_expr(text, env);
+    CHECK_MESSAGE(structurally_equal(e, parsed), text);
+    CHECK(to_string(parsed) == text);
+  }
 }
