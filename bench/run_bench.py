@@ -1,0 +1,556 @@
+#!/usr/bin/env python3
+"""The one benchmark command (issue 5): builds the bench targets, measures the machine's fp32 FMA
+peak, runs every peer (and texc, once bench_texc exists) on the workloads of
+shared/spec/workloads.md at 1 and 2 threads, and writes docs/performance.md.
+
+    bench/run_bench.py                       # everything, writes docs/performance.md
+    bench/run_bench.py --quick               # a subset (G1,G5,C2,C9,D1,D5): a quick re-run
+    bench/run_bench.py --json-out run.json   # also the whole run as JSON
+    bench/run_bench.py --from-json run.json  # only re-render docs/performance.md from a saved run
+
+Each peer library runs in its own process (bench/build-bench/bench/bench_<peer>): Halide 14 loads
+LLVM 14 and must never share a process with texc's LLVM 19. See bench/README.md.
+"""
+
+import argparse
+import datetime
+import json
+import math
+import os
+import platform
+import re
+import shlex
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+QUICK_WORKLOADS = "G1,G5,C2,C9,D1,D5"
+PEERS = ["texc", "openblas", "onednn", "halide"]  # bench_<name> executables, in table order
+DEFAULT_REFERENCE = os.path.join(os.path.dirname(ROOT), "shared", "reference", "peers-measured-here.md")
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def loadavg():
+    try:
+        with open("/proc/loadavg") as f:
+            return " ".join(f.read().split()[:3])
+    except OSError:
+        return "?"
+
+
+# ---- build ------------------------------------------------------------------------------------
+
+def build(build_dir, jobs):
+    if not os.path.exists(os.path.join(build_dir, "build.ninja")):
+        cmd = ["cmake", "-S", ROOT, "-B", build_dir, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"]
+        log("+ " + " ".join(cmd))
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    cmd = ["ninja", "-C", build_dir, f"-j{jobs}", "texc_bench"]
+    log("+ " + " ".join(cmd))
+    subprocess.run(cmd, check=True)
+
+
+# ---- running ----------------------------------------------------------------------------------
+
+def run_json_lines(cmd, env=None, timeout=3600):
+    """Runs one bench executable; returns (objects parsed from its stdout, stderr text, rc)."""
+    log("+ " + " ".join(shlex.quote(c) for c in cmd))
+    full_env = dict(os.environ)
+    for k, v in (env or {}).items():  # None: unset
+        if v is None:
+            full_env.pop(k, None)
+        else:
+            full_env[k] = v
+    try:
+        p = subprocess.run(cmd, env=full_env, capture_output=True, text=True, timeout=timeout)
+        out, err, rc = p.stdout, p.stderr, p.returncode
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        err, rc = f"timed out after {timeout} s", -1
+    objs = []
+    for line in out.splitlines():
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                objs.append(json.loads(line))
+            except json.JSONDecodeError:
+                log(f"  unparsable line: {line[:120]}")
+    return objs, err, rc
+
+
+def wait_quiet(max_load, max_wait_s):
+    """Waits until the 1-minute load average is below max_load (other people's compiles), at most
+    max_wait_s seconds. Returns the load seen when it stopped waiting."""
+    if max_load <= 0:
+        return loadavg()
+    t0 = time.time()
+    while True:
+        load = loadavg()
+        try:
+            if float(load.split()[0]) < max_load or time.time() - t0 > max_wait_s:
+                return load
+        except ValueError:
+            return load
+        log(f"  load {load}: waiting for < {max_load}")
+        time.sleep(15)
+
+
+def cpu_has(flag):
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return flag in line.split()
+    except OSError:
+        pass
+    return False
+
+
+def peer_runs(bin_dir, peers):
+    """(peer, executable, extra environment, label) for every process to run per thread count."""
+    runs = []
+    for peer in peers:
+        exe = os.path.join(bin_dir, f"bench_{peer}")
+        if not os.path.exists(exe):
+            log(f"  bench_{peer} not built: skipped")
+            continue
+        if peer == "openblas":
+            # OpenBLAS 0.3.21 picks older kernels on CPUs newer than itself (Zen 5 -> Haswell, AVX2):
+            # run it as detected and, on AVX-512 machines, with its AVX-512 kernels forced.
+            runs.append((peer, exe, {"OPENBLAS_CORETYPE": None}, "openblas (kernels as detected)"))
+            if cpu_has("avx512f"):
+                runs.append((peer, exe, {"OPENBLAS_CORETYPE": "Cooperlake"}, "openblas (OPENBLAS_CORETYPE=Cooperlake)"))
+        else:
+            runs.append((peer, exe, {}, peer))
+    return runs
+
+
+def measure_all(args):
+    bin_dir = os.path.join(args.build_dir, "bench")
+    threads = [int(t) for t in args.threads.split(",")]
+    run = {"meta": machine_info(args), "peak": [], "measurements": [], "processes": []}
+
+    peak_exe = os.path.join(bin_dir, "bench_peak")
+    if os.path.exists(peak_exe):
+        before = wait_quiet(args.wait_load, args.wait_max)
+        objs, err, rc = run_json_lines([peak_exe, "--threads", str(max(threads)), "--json"])
+        run["peak"] = objs
+        run["processes"].append({"label": "peak", "rc": rc, "loadavg_before": before,
+                                 "loadavg_after": loadavg(), "stderr": err[-2000:]})
+    for peer, exe, env, label in peer_runs(bin_dir, args.peers.split(",")):
+        for t in threads:
+            cmd = [exe, "--workloads", args.workloads, "--threads", str(t), "--repeat", str(args.repeat), "--json"]
+            before, t0 = wait_quiet(args.wait_load, args.wait_max), time.time()
+            objs, err, rc = run_json_lines(cmd, env)
+            for o in objs:
+                log(f"  {o['workload']:4} {o['peer']}/{o['variant']} t={o['threads']}: "
+                    f"{fmt(o.get('gflops'))} GFLOP/s {'ok' if o.get('verified') else 'NOT VERIFIED'}"
+                    + (f" error: {o['error']}" if o.get("error") else ""))
+            run["measurements"].extend(objs)
+            run["processes"].append({"label": f"{label} t={t}", "command": " ".join(shlex.quote(c) for c in cmd),
+                                     "env": env, "rc": rc, "seconds": round(time.time() - t0, 1),
+                                     "loadavg_before": before, "loadavg_after": loadavg(),
+                                     "stderr": err[-2000:]})
+    run["meta"]["finished"] = now()
+    return run
+
+
+# ---- machine ----------------------------------------------------------------------------------
+
+def now():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, capture_output=True, text=True, timeout=30).stdout.strip()
+    except Exception:
+        return ""
+
+
+def machine_info(args):
+    lscpu = sh("lscpu")
+    def field(name):
+        m = re.search(rf"^{re.escape(name)}:\s*(.+)$", lscpu, re.M)
+        return m.group(1).strip() if m else "?"
+    pkgs = sh("dpkg-query -W -f='${Package} ${Version}\\n' libdnnl2 libhalide14-0 libopenblas0-pthread 2>/dev/null")
+    return {
+        "started": now(),
+        "command": args.command_line,
+        "cpu_model": field("Model name"),
+        "cpu_family_model": f"family {field('CPU family')} model {field('Model')}",
+        "cpus": field("CPU(s)"),
+        "caches": f"L1d {field('L1d cache')}, L2 {field('L2 cache')}, L3 {field('L3 cache')}",
+        "hypervisor": field("Hypervisor vendor"),
+        "memory": sh("free -g | awk '/Mem:/{print $2\" GiB\"}'"),
+        "kernel": platform.release(),
+        "compiler": sh("c++ --version | head -1"),
+        "packages": [p for p in pkgs.splitlines() if p],
+        "git": sh(f"git -C {shlex.quote(ROOT)} rev-parse --short HEAD"),
+        "workloads": args.workloads,
+        "threads": args.threads,
+        "repeat": args.repeat,
+    }
+
+
+# ---- the report -------------------------------------------------------------------------------
+
+def fmt(x, digits=1):
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "—"
+    return f"{x:.{digits}f}"
+
+
+def peak_by_threads(run):
+    """threads -> (best GFLOP/s over ISAs, isa)."""
+    best = {}
+    for p in run["peak"]:
+        t = p["threads"]
+        if t not in best or p["gflops"] > best[t][0]:
+            best[t] = (p["gflops"], p["variant"])
+    return best
+
+
+def column(m):
+    return f"{m['peer']} {m['variant']}"
+
+
+KIND_TITLES = {
+    "gemm": "GEMM C=A·B (row-major, M×N×K)",
+    "conv": "conv2d, ResNet-18 layers (batch 1, NCHW in/out, OIHW weights)",
+    "dwconv": "depthwise conv2d, MobileNet layers (batch 1, NCHW in/out)",
+}
+
+
+def ordered_columns(ms):
+    cols = []
+    for peer in PEERS:
+        for m in ms:
+            c = column(m)
+            if m["peer"] == peer and c not in cols:
+                cols.append(c)
+    for m in ms:
+        if column(m) not in cols:
+            cols.append(column(m))
+    return cols
+
+
+def ok(m):
+    return m.get("verified") and not m.get("error") and m.get("gflops")
+
+
+def cell(m, peak):
+    if m is None:
+        return ""
+    if m.get("error"):
+        return "error"
+    s = fmt(m["gflops"])
+    if peak:
+        s += f" ({100 * m['gflops'] / peak:.0f}%)"
+    if not m.get("verified"):
+        s += " ⚠wrong"
+    return s
+
+
+def workload_order(run):
+    order = []
+    for m in run["measurements"]:
+        if m["workload"] not in order:
+            order.append(m["workload"])
+    return order
+
+
+def perf_tables(run, out):
+    peaks = peak_by_threads(run)
+    order = workload_order(run)
+    for kind in ["gemm", "conv", "dwconv"]:
+        for t in sorted({m["threads"] for m in run["measurements"]}):
+            ms = [m for m in run["measurements"] if m.get("kind") == kind and m["threads"] == t]
+            if not ms:
+                continue
+            peak = peaks.get(t, (None, ""))[0]
+            cols = ordered_columns(ms)
+            out.append(f"\n### {KIND_TITLES[kind]}, {t} thread{'s' if t > 1 else ''}: GFLOP/s (% of measured peak)\n")
+            out.append("| workload | shape | " + " | ".join(cols) + " |")
+            out.append("|---|---|" + "---|" * len(cols))
+            by = {(m["workload"], column(m)): m for m in ms}
+            shapes = {m["workload"]: m.get("shape", "") for m in ms}
+            for w in [w for w in order if w in shapes]:
+                out.append(f"| {w} | {shapes[w]} | " + " | ".join(cell(by.get((w, c)), peak) for c in cols) + " |")
+            if kind != "gemm":
+                # All layers as one network: sum of flops / sum of median times.
+                row = []
+                for c in cols:
+                    cm = [by.get((w, c)) for w in shapes]
+                    if all(m and ok(m) for m in cm):
+                        flops = sum(m["gflops"] * m["median_ms"] for m in cm)  # GFLOP/s * ms = MFLOP
+                        total_ms = sum(m["median_ms"] for m in cm)
+                        g = flops / total_ms
+                        row.append(f"**{fmt(g)}**" + (f" ({100 * g / peak:.0f}%)" if peak else "") + f", {total_ms:.2f} ms")
+                    else:
+                        row.append("")
+                out.append(f"| **all** | sum flops / sum time | " + " | ".join(row) + " |")
+
+
+def best_of(ms, w, t, pred):
+    cands = [m for m in ms if m["workload"] == w and m["threads"] == t and pred(m) and ok(m)]
+    return max(cands, key=lambda m: m["gflops"]) if cands else None
+
+
+# The comparisons of issue 5: texc's figure over the peer's (higher is better for texc).
+RATIOS = {
+    "gemm": [("best of OpenBLAS, oneDNN", lambda m: m["peer"] in ("openblas", "onednn")),
+             ("Halide Mullapudi2016", lambda m: m["peer"] == "halide" and m["variant"] == "mullapudi2016")],
+    "conv": [("oneDNN preferred layout", lambda m: m["peer"] == "onednn" and m["variant"] == "any"),
+             ("oneDNN NCHW end-to-end", lambda m: m["peer"] == "onednn" and m["variant"] == "nchw_e2e"),
+             ("Halide Mullapudi2016", lambda m: m["peer"] == "halide" and m["variant"] == "mullapudi2016")],
+    "dwconv": [("oneDNN preferred layout", lambda m: m["peer"] == "onednn" and m["variant"] == "any"),
+               ("oneDNN NCHW end-to-end", lambda m: m["peer"] == "onednn" and m["variant"] == "nchw_e2e"),
+               ("Halide Mullapudi2016", lambda m: m["peer"] == "halide" and m["variant"] == "mullapudi2016")],
+}
+
+
+def geomean(xs):
+    xs = [x for x in xs if x and x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
+def ratio_tables(run, out):
+    ms = run["measurements"]
+    texc = [m for m in ms if m["peer"] == "texc"]
+    out.append("\n## texc / peer\n")
+    if not texc:
+        out.append("No texc figures in this run: `bench_texc` is not built yet (texc's JIT and stdlib "
+                   "schedules plug in through the interface in `bench/README.md`). The ratios appear here "
+                   "once it exists.")
+        return
+    out.append("Ratio of GFLOP/s, texc / peer, same run, same thread count (> 1: texc faster). For matrix "
+               "products the peer is the fastest of OpenBLAS (either kernel choice) and oneDNN (sgemm, matmul) "
+               "for that workload.")
+    order = workload_order(run)
+    for kind in ["gemm", "conv", "dwconv"]:
+        for t in sorted({m["threads"] for m in texc}):
+            tv = [m for m in texc if m.get("kind") == kind and m["threads"] == t]
+            if not tv:
+                continue
+            variants = []
+            for m in tv:
+                if m["variant"] not in variants:
+                    variants.append(m["variant"])
+            cols = [(v, name, pred) for v in variants for name, pred in RATIOS[kind]]
+            out.append(f"\n### {KIND_TITLES[kind]}, {t} thread{'s' if t > 1 else ''}\n")
+            out.append("| workload | " + " | ".join(f"texc {v} / {name}" for v, name, _ in cols) + " |")
+            out.append("|---|" + "---|" * len(cols))
+            per_col = {i: [] for i in range(len(cols))}
+            for w in [w for w in order if any(m["workload"] == w for m in tv)]:
+                row = []
+                for i, (v, name, pred) in enumerate(cols):
+                    mine = next((m for m in tv if m["workload"] == w and m["variant"] == v), None)
+                    peer = best_of(ms, w, t, pred)
+                    if mine is None or not ok(mine) or peer is None:
+                        row.append("error" if mine is not None and not ok(mine) else "")
+                        continue
+                    r = mine["gflops"] / peer["gflops"]
+                    per_col[i].append(r)
+                    row.append(f"{r:.2f}" + (f" ({peer['peer']} {peer['variant']})" if kind == "gemm" and i == 0 else ""))
+                out.append(f"| {w} | " + " | ".join(row) + " |")
+            out.append("| **geomean** | " + " | ".join(f"**{fmt(geomean(per_col[i]), 2)}**" for i in range(len(cols))) + " |")
+
+
+# ---- agreement with the reference measurements (shared/reference/peers-measured-here.md) ------
+
+REF_COLUMNS = {  # our column -> the reference file's column
+    "openblas sgemm_cooperlake": "openblas",
+    "onednn sgemm": "onednn_sgemm", "onednn matmul": "onednn_matmul",
+    "onednn any": "onednn_any", "onednn nchw_e2e": "onednn_nchw_e2e", "onednn plain": "onednn_plain",
+    "halide hand": "halide_hand", "halide mullapudi2016": "halide_mullapudi2016",
+}
+
+
+def parse_reference(path):
+    """{(kind, threads): {(workload, column): percent of peak}} from the reference tables."""
+    try:
+        text = open(path).read()
+    except OSError:
+        return {}
+    tables, key, header = {}, None, None
+    shape_to_name = {}
+    for line in text.splitlines():
+        h = re.match(r"^## (GEMM|conv2d|depthwise conv2d).*?(\d+) threads?", line)
+        if h:
+            key = ({"GEMM": "gemm", "conv2d": "conv", "depthwise conv2d": "dwconv"}[h.group(1)], int(h.group(2)))
+            header = None
+            continue
+        if line.startswith("## "):
+            key = None
+            continue
+        if key and line.startswith("|"):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if cells[0] == "workload":
+                header = cells
+                continue
+            if header is None or cells[0].startswith("---") or cells[0].startswith("**"):
+                continue
+            for col, c in zip(header[1:], cells[1:]):
+                m = re.search(r"\((\d+)%\)", c)
+                if m:
+                    tables.setdefault(key, {})[(cells[0], col)] = float(m.group(1))
+    return tables
+
+
+def reference_section(run, ref_path, out):
+    ref = parse_reference(ref_path)
+    if not ref:
+        return
+    peaks = peak_by_threads(run)
+    out.append("\n## Agreement with the reference measurements\n")
+    out.append(f"`{os.path.relpath(ref_path, ROOT)}` measured the same peers on a machine of the same description; "
+               "its machine's measured fp32 peak may differ from this one's (the CPU model behind \"AMD EPYC\" can "
+               "change between hosts), so the comparison is in **% of each machine's own measured peak**: geometric "
+               "mean over the workloads both runs have, this run / reference (1.00 = the same efficiency).\n")
+    out.append("| kind | threads | column | workloads | this run, % of peak | reference, % of peak | ratio |")
+    out.append("|---|---|---|---|---|---|---|")
+    for (kind, t), table in sorted(ref.items()):
+        peak = peaks.get(t, (None, ""))[0]
+        if not peak:
+            continue
+        for ours, theirs in REF_COLUMNS.items():
+            pairs = []
+            for m in run["measurements"]:
+                if m.get("kind") != kind or m["threads"] != t or column(m) != ours or not ok(m):
+                    continue
+                name = m["workload"] if kind != "gemm" else m.get("shape", "")
+                r = table.get((name, theirs))
+                if r:
+                    pairs.append((100 * m["gflops"] / peak, r))
+            if pairs:
+                a, b = geomean([p[0] for p in pairs]), geomean([p[1] for p in pairs])
+                out.append(f"| {kind} | {t} | {ours} (ref: {theirs}) | {len(pairs)} | {a:.0f}% | {b:.0f}% | {a / b:.2f} |")
+
+
+def write_markdown(run, path, ref_path):
+    meta = run["meta"]
+    peaks = peak_by_threads(run)
+    out = ["# Performance", ""]
+    out.append("Generated by `bench/run_bench.py`; do not edit by hand. Re-run with the command below "
+               "(`--quick` for a subset).\n")
+    out.append(f"- command: `{meta['command']}`")
+    out.append(f"- date: {meta['started']} to {meta.get('finished', '?')} (UTC), texc commit {meta.get('git', '?')}")
+    out.append(f"- CPU: {meta['cpu_model']} ({meta['cpu_family_model']}), {meta['cpus']} CPUs, {meta['caches']}, "
+               f"hypervisor {meta['hypervisor']}, {meta['memory']} RAM")
+    out.append(f"- compiler: {meta['compiler']}; packages: {', '.join(meta['packages'])}")
+    out.append(f"- workloads: `{meta['workloads']}`, threads {meta['threads']}, median of {meta['repeat']} timed "
+               "samples after warm-up (at least 3 calls and 0.2 s); calls under 1 ms are repeated within a sample "
+               "so that a sample lasts about 1 ms. Data stay in cache between calls (warm-cache timing).")
+    out.append("- every result is checked against a float64 reference computed by the benchmark, before and after "
+               "timing: max |out − ref| / max |ref| < 1e-4, over all output points when that costs ≤ 2^27 "
+               "multiply-adds, else over 65,536 random points plus the first and last (`checked_points` in the JSON).")
+    out.append("- GFLOP/s = FLOPs / median time, a multiply-add counted as 2 FLOPs; % = of the measured fp32 FMA "
+               "peak at the same thread count.")
+    loads = [f"{p['label']}: {p['loadavg_before']} → {p['loadavg_after']}" for p in run["processes"]]
+    out.append("\n**Noise.** This machine is shared with other engineers compiling on the same 2 CPUs; "
+               "the 1/5/15-minute load averages before → after each process were:\n")
+    out.append("<details><summary>load averages per process</summary>\n")
+    out.extend(f"- {l}" for l in loads)
+    out.append("\n</details>\n")
+    out.append("A load above ~0.5 before a process means its figures are likely low (especially the 2-thread ones "
+               "and the long-running workloads: short calls often fit between preemptions, long ones rarely do). "
+               "Re-run on a quiet machine for figures to quote.")
+
+    out.append("\n## Machine peak (bench_peak)\n")
+    out.append("Independent FMA chains (acc = acc·a + b) on 8–24 vector accumulators, threads pinned to distinct CPUs; "
+               "best of many ~1–3 ms trials and of the accumulator counts.\n")
+    out.append("| measurement | " + " | ".join(f"{t} thread{'s' if t > 1 else ''}" for t in sorted(peaks)) + " |")
+    out.append("|---|" + "---|" * len(peaks))
+    for isa in sorted({p["variant"] for p in run["peak"]}):
+        cells = []
+        for t in sorted(peaks):
+            p = next((p for p in run["peak"] if p["variant"] == isa and p["threads"] == t), None)
+            cells.append(f"{fmt(p['gflops'])} GFLOP/s ({p['accumulators']} acc)" if p else "")
+        out.append(f"| fp32 FMA peak, {isa} | " + " | ".join(cells) + " |")
+    out.append("\nPeak used for the percentages: " +
+               ", ".join(f"{t} thread{'s' if t > 1 else ''} = {fmt(g)} GFLOP/s ({isa})" for t, (g, isa) in sorted(peaks.items())) + ".")
+
+    ratio_tables(run, out)
+    out.append("\n## GFLOP/s per workload\n")
+    out.append("Columns are `peer variant`; the variants are described in `bench/README.md`: "
+               "`openblas sgemm` = OpenBLAS with the kernels it detects, `sgemm_cooperlake` = its AVX-512 kernels "
+               "forced (OPENBLAS_CORETYPE); `onednn any` = convolution primitive alone in its preferred layouts, "
+               "`nchw_e2e` = NCHW in/out including the layout reorders, `plain` = primitive forced to NCHW/OIHW; "
+               "`halide hand` = our hand schedule, `mullapudi2016` = Halide's autoscheduler.")
+    perf_tables(run, out)
+    reference_section(run, ref_path, out)
+
+    out.append("\n## Implementation details recorded by the benchmarks\n")
+    details = {}
+    for m in run["measurements"]:
+        d = m.get("detail") or ""
+        details.setdefault((m.get("kind"), column(m)), [])
+        if d and d not in details[(m.get("kind"), column(m))]:
+            details[(m.get("kind"), column(m))].append(d)
+    for (kind, col), ds in details.items():
+        shown = " | ".join(ds[:3]) + (f" | ... ({len(ds) - 3} more)" if len(ds) > 3 else "")
+        out.append(f"- **{kind} / {col}**: {shown}")
+
+    bad = [m for m in run["measurements"] if not ok(m)]
+    failed = [p for p in run["processes"] if p["rc"] not in (0, None)]
+    out.append("\n## Failures\n")
+    if not bad and not failed:
+        out.append("None: every measurement ran and verified.")
+    for m in bad:
+        out.append(f"- {m['workload']} {column(m)} t={m['threads']}: "
+                   + (f"error: {m['error']}" if m.get("error") else f"not verified, max_rel_err {m.get('max_rel_err')}"))
+    for p in failed:
+        out.append(f"- process {p['label']} exited with {p['rc']}: {p['stderr'][-300:]!r}")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+    log(f"wrote {path}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help=f"only {QUICK_WORKLOADS}")
+    ap.add_argument("--workloads", default="all", help="names, kinds or all (default all)")
+    ap.add_argument("--threads", default="1,2", help="thread counts (default 1,2)")
+    ap.add_argument("--repeat", type=int, default=10, help="timed samples per measurement (default 10)")
+    ap.add_argument("--peers", default=",".join(PEERS), help="bench_<peer> executables to run, when built")
+    ap.add_argument("--build-dir", default=os.path.join(ROOT, "build-bench"))
+    ap.add_argument("--jobs", type=int, default=2, help="ninja -j (default 2)")
+    ap.add_argument("--wait-load", type=float, default=0.0,
+                    help="before each process, wait until the 1-minute load average is below this (0: don't)")
+    ap.add_argument("--wait-max", type=float, default=600, help="wait at most this many seconds per process")
+    ap.add_argument("--no-build", action="store_true", help="use the executables already built")
+    ap.add_argument("--json-out", help="write the whole run (meta, peak, measurements) as JSON here")
+    ap.add_argument("--from-json", help="do not measure: render the report from a run saved with --json-out")
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs", "performance.md"), help="the markdown report")
+    ap.add_argument("--no-doc", action="store_true", help="do not write the markdown report")
+    ap.add_argument("--reference", default=DEFAULT_REFERENCE,
+                    help="reference measurements to compare with (shared/reference/peers-measured-here.md)")
+    args = ap.parse_args()
+    if args.quick and args.workloads == "all":
+        args.workloads = QUICK_WORKLOADS
+    args.command_line = "bench/run_bench.py" + "".join(" " + shlex.quote(a) for a in sys.argv[1:])
+
+    if args.from_json:
+        with open(args.from_json) as f:
+            run = json.load(f)
+    else:
+        if not args.no_build:
+            build(args.build_dir, args.jobs)
+        run = measure_all(args)
+        if args.json_out:
+            with open(args.json_out, "w") as f:
+                json.dump(run, f, indent=1)
+            log(f"wrote {args.json_out}")
+    if not args.no_doc:
+        write_markdown(run, args.out, args.reference)
+    bad = [m for m in run["measurements"] if not ok(m)]
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
