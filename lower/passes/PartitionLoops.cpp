@@ -178,7 +178,7 @@ class Partitioner : public IRMutator {
     Stmt else_case = mutate_stmt(op->else_case);
     Expr cond = kept.size() == conjuncts.size() ? op->cond : kept[0];
     if (kept.size() != conjuncts.size())
-      for (size_t i = 1; i < kept.size(); ++i) cond = cond && kept[i];
+      for (size_t i = 1; i < kept.size(); ++i) cond = Binary::make(BinaryOp::And, cond, kept[i]);
     if (cond == op->cond && then_case == op->then_case && else_case == op->else_case) return self;
     return IfThenElse::make(cond, then_case, else_case);
   }

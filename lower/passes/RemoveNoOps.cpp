@@ -68,7 +68,7 @@ class NoOpRemover : public IRMutator {
     if (does_nothing(else_case)) else_case = nullptr;
     if (does_nothing(then_case)) {
       if (!else_case) return has_side_effects(op->cond) ? Evaluate::make(op->cond) : nothing();
-      return IfThenElse::make(!op->cond, else_case);
+      return IfThenElse::make(Not::make(op->cond), else_case);
     }
     if (then_case == op->then_case && else_case == op->else_case) return self;
     return IfThenElse::make(op->cond, then_case, else_case);
