@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <exception>
 #include <random>
 #include <sstream>
@@ -94,6 +95,18 @@ static double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
+static double cpu_ms_now() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 Timing time_it(const std::function<void()> &call, int repeat) {
   // Warm-up: at least 3 calls and 200 ms (JIT/first-touch/thread-pool start-up fall in here).
   double fastest = 1e30;
@@ -105,17 +118,18 @@ Timing time_it(const std::function<void()> &call, int repeat) {
   }
   Timing t;
   t.inner = fastest >= 1.0 ? 1 : std::min(1000, int(std::ceil(1.0 / std::max(fastest, 1e-6))));
-  std::vector<double> samples;
+  std::vector<double> samples, cpu;
   for (int r = 0; r < repeat; ++r) {
+    double c0 = cpu_ms_now();
     auto t0 = Clock::now();
     for (int k = 0; k < t.inner; ++k) call();
     samples.push_back(ms_since(t0) / t.inner);
+    cpu.push_back((cpu_ms_now() - c0) / t.inner);
   }
-  std::sort(samples.begin(), samples.end());
-  size_t n = samples.size();
-  t.median_ms = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
-  t.min_ms = samples.front();
-  t.runs = int(n);
+  t.median_ms = median(samples);
+  t.min_ms = *std::min_element(samples.begin(), samples.end());
+  t.cpu_ms = median(cpu);
+  t.runs = int(samples.size());
   return t;
 }
 
@@ -228,12 +242,12 @@ static std::string num(double x) {
 void report(const Options &o, const Workload &w, const Measurement &m) {
   if (o.json) {
     std::printf("{\"workload\":\"%s\",\"kind\":\"%s\",\"shape\":\"%s\",\"peer\":\"%s\","
-                "\"variant\":\"%s\",\"threads\":%d,\"median_ms\":%s,\"min_ms\":%s,\"gflops\":%s,"
+                "\"variant\":\"%s\",\"threads\":%d,\"median_ms\":%s,\"min_ms\":%s,\"cpu_ms\":%s,\"gflops\":%s,"
                 "\"verified\":%s,\"max_rel_err\":%s,\"checked_points\":%lld,\"total_points\":%lld,"
                 "\"runs\":%d,\"inner\":%d,\"detail\":\"%s\",\"error\":%s}\n",
                 w.name.c_str(), kind_name(w.kind), w.shape().c_str(), m.peer.c_str(),
                 m.variant.c_str(), m.threads, num(m.timing.median_ms).c_str(),
-                num(m.timing.min_ms).c_str(), num(m.gflops).c_str(), m.check.ok ? "true" : "false",
+                num(m.timing.min_ms).c_str(), num(m.timing.cpu_ms).c_str(), num(m.gflops).c_str(), m.check.ok ? "true" : "false",
                 num(m.check.max_rel_err).c_str(), (long long)m.check.points,
                 (long long)m.check.total, m.timing.runs, m.timing.inner,
                 json_escape(m.detail).c_str(),

@@ -60,6 +60,8 @@ void fill_random(Floats &a, uint64_t seed);
 struct Timing {
   double median_ms = 0;  // median over samples of (sample time / inner)
   double min_ms = 0;
+  double cpu_ms = 0;     // median over samples of process CPU time / inner: with 1 thread, a
+                         // cpu_ms well below median_ms means the process was preempted
   int runs = 0;          // timed samples
   int inner = 1;         // calls per sample (>1 only when one call takes < 1 ms)
 };
@@ -102,7 +104,7 @@ struct Measurement {
 };
 
 // Prints one measurement: a JSON object on one line with --json, else a readable line.
-// Keys: workload, kind, shape, peer, variant, threads, median_ms, min_ms, gflops, verified,
+// Keys: workload, kind, shape, peer, variant, threads, median_ms, min_ms, cpu_ms, gflops, verified,
 // max_rel_err, checked_points, total_points, runs, inner, detail, error.
 void report(const Options &o, const Workload &w, const Measurement &m);
 

@@ -72,9 +72,19 @@ bool bench_gemm(const Options &o, const Env &env, const Workload &w) {
     ImageParam a(Float(32), 2, "A"), b(Float(32), 2, "B");
     Var i("i"), j("j");
     RDom r(0, int(w.K), "r");
-    Func prod("prod"), c("C");
+    Func prod("prod"), c("C"), bpack("bpack");
+    // Hand schedule, large N: B repacked into column panels [N/NR][K][NR] (inside the timed call),
+    // so a tile's B loads are contiguous instead of one row stride (N floats) apart.
+    const int NR = 2 * env.vec;
+    const bool pack = !autoschedule && w.N % NR == 0 && w.N >= 1024;
+    Var jj("jj"), kk("kk"), jb("jb");
     prod(j, i) = 0.0f;
-    prod(j, i) += a(r, i) * b(j, r);
+    if (pack) {
+      bpack(jj, kk, jb) = b(jb * NR + jj, kk);
+      prod(j, i) += a(r, i) * bpack(j % NR, r, j / NR);
+    } else {
+      prod(j, i) += a(r, i) * b(j, r);
+    }
     c(j, i) = prod(j, i);
     dense_bounds(a, {w.K, w.M});
     dense_bounds(b, {w.N, w.K});
@@ -87,7 +97,7 @@ bool bench_gemm(const Options &o, const Env &env, const Workload &w) {
       // 32 registers), 6x16 with AVX2. The reduction runs over all of K inside the tile, so the
       // accumulators stay in registers. A task is TB row tiles: its A rows are reused by every
       // column tile, and each B panel (K x NR) by the TB row tiles below it.
-      const int V = env.vec, NR = 2 * V, MR = V >= 16 ? 12 : 6;
+      const int V = env.vec, MR = V >= 16 ? 12 : 6;
       const int TB = 4;
       Var jt("jt"), it("it"), ji("ji"), ii("ii"), ito("ito"), iti("iti");
       c.tile(j, i, jt, it, ji, ii, NR, MR)
@@ -99,8 +109,9 @@ bool bench_gemm(const Options &o, const Env &env, const Workload &w) {
           .parallel(ito);
       prod.compute_at(c, iti).vectorize(j, V).unroll(j).unroll(i);
       prod.update().reorder(j, i, r).vectorize(j, V).unroll(j).unroll(i);
+      if (pack) bpack.compute_root().vectorize(jj, V).parallel(jb);
       detail = "register tile " + std::to_string(MR) + "x" + std::to_string(NR) + ", task " +
-               std::to_string(MR * TB) + " rows, no packing; " + env.target.to_string();
+               std::to_string(MR * TB) + " rows, " + (pack ? "B packed in NR-column panels" : "no packing") + "; " + env.target.to_string();
     } else {
       if (!env.mullapudi) {
         Measurement m;
@@ -169,10 +180,10 @@ bool bench_conv(const Options &o, const Env &env, const Workload &w) {
       conv(oc, x, y) += weights(oc, r.x, r.y, r.z) * padded(ix, iy, r.z);
       output(x, y, oc) = conv(oc, x, y);
       // Register tile: XB output columns x OCB output channels (vectors along oc, the input
-      // broadcast), reduction (kw, kh, ic) inside the tile. Tasks: (output row, oc block).
-      const int V = env.vec;
-      const int OCB = (w.OC % (4 * V) == 0 && V >= 16) ? 4 * V : 2 * V;
-      const int XB = std::min<int>(7, int(OW));
+      // broadcast), reduction (kw, kh, ic) inside the tile. 7 x 2V: 14 accumulators (7 x 4V, 28
+      // accumulators, spills with 32 registers and measured slower). Every OW of workloads.md is
+      // a multiple of 7. Tasks: (output row, oc block).
+      const int V = env.vec, OCB = 2 * V, XB = std::min<int>(7, int(OW));
       Var xo("xo"), xi("xi"), oco("oco"), oci("oci"), t("t");
       output.split(oc, oco, oci, OCB)
           .split(x, xo, xi, XB)
