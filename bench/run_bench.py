@@ -239,6 +239,9 @@ def ordered_columns(ms):
     return cols
 
 
+PREEMPTED = 0.8  # 1 thread: CPU time below this fraction of wall time = the process was preempted
+
+
 def ok(m):
     return m.get("verified") and not m.get("error") and m.get("gflops")
 
@@ -253,6 +256,8 @@ def cell(m, peak):
         s += f" ({100 * m['gflops'] / peak:.0f}%)"
     if not m.get("verified"):
         s += " ⚠wrong"
+    if m["threads"] == 1 and m.get("cpu_ms") and m["cpu_ms"] < PREEMPTED * m["median_ms"]:
+        s += " †"
     return s
 
 
@@ -482,6 +487,8 @@ def write_markdown(run, path, ref_path):
                "forced (OPENBLAS_CORETYPE); `onednn any` = convolution primitive alone in its preferred layouts, "
                "`nchw_e2e` = NCHW in/out including the layout reorders, `plain` = primitive forced to NCHW/OIHW; "
                "`halide hand` = our hand schedule, `mullapudi2016` = Halide's autoscheduler.")
+    out.append(f"\n† = 1 thread, and the process got less than {PREEMPTED:.0%} of a CPU during the timed calls "
+               "(median CPU time / median wall time): preempted by other work, the figure is low.")
     perf_tables(run, out)
     reference_section(run, ref_path, out)
 
