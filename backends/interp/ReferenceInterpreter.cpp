@@ -1,11 +1,19 @@
 #include "backends/interp/ReferenceInterpreter.h"
 
 #include <cmath>
+#include <limits>
 
 #include "backends/interp/InterpError.h"
 #include "ir/ConstEval.h"
 
 namespace texc {
+
+struct ReferenceInterpreter::TensorSource {
+  const BufferNode* buffer;
+  const Tensor* input;  // for an op input
+  StageCache* stage;    // for a stage
+  std::vector<int64_t> shape;
+};
 
 struct ReferenceInterpreter::StageCache {
   const Stage* stage;
@@ -25,6 +33,31 @@ std::vector<int64_t> constant_shape(const Buffer& b, const std::string& what) {
   }
   return shape;
 }
+// The identity of a reduction (Reduce::identity, without building an Expr each time).
+Value reduce_identity(ReduceKind kind, Type t) {
+  double inf = std::numeric_limits<double>::infinity();
+  if (t.is_float()) {
+    switch (kind) {
+      case ReduceKind::Sum: return float_value(0);
+      case ReduceKind::Prod: return float_value(1);
+      case ReduceKind::Max: return float_value(-inf);
+      case ReduceKind::Min: return float_value(inf);
+    }
+  }
+  switch (kind) {
+    case ReduceKind::Sum: return int_value(0);
+    case ReduceKind::Prod: return int_value(1);
+    case ReduceKind::Max:
+      if (t.is_uint() || t.is_bool()) return int_value(0);
+      return int_value(t.bits >= 64 ? std::numeric_limits<int64_t>::min() : -(int64_t(1) << (t.bits - 1)));
+    case ReduceKind::Min:
+      if (t.is_bool()) return int_value(1);
+      if (t.is_uint()) return int_value(wrap_int(t, -1));
+      return int_value(t.bits >= 64 ? std::numeric_limits<int64_t>::max() : (int64_t(1) << (t.bits - 1)) - 1);
+  }
+  return int_value(0);
+}
+
 }  // namespace
 
 ReferenceInterpreter::ReferenceInterpreter(const OpDef& op, std::vector<const Tensor*> inputs) : op_(op) {
@@ -37,14 +70,14 @@ ReferenceInterpreter::ReferenceInterpreter(const OpDef& op, std::vector<const Te
     if (!inputs[i] || inputs[i]->dtype() != b->dtype || inputs[i]->shape() != shape)
       throw InterpError("input '" + b->name + "' of op '" + op.name + "' must be " + b->dtype.str() +
                         shape_string(shape) + ", got " + (inputs[i] ? inputs[i]->describe() : "nothing"));
-    input_of_buffer_[b.get()] = inputs[i];
+    sources_.push_back({b.get(), inputs[i], nullptr, shape});
   }
   for (const Stage& s : op.stages) {
     auto cache = std::make_unique<StageCache>();
     cache->stage = &s;
     cache->shape = constant_shape(s.buffer, "tensor");
     for (int64_t e : cache->shape) cache->size *= e;
-    stage_of_buffer_[s.buffer.get()] = cache.get();
+    sources_.push_back({s.buffer.get(), nullptr, cache.get(), cache->shape});
     stages_.push_back(std::move(cache));
   }
 }
@@ -69,7 +102,7 @@ Value ReferenceInterpreter::evaluate_point(const std::string& name, const std::v
                       shape_string(s.shape));
   bindings_.clear();
   evaluating_.clear();
-  return evaluate_stage_point(s, index);
+  return evaluate_stage_point(s, index.data());
 }
 
 Tensor ReferenceInterpreter::evaluate_all(const std::string& name) {
@@ -84,27 +117,29 @@ Tensor ReferenceInterpreter::evaluate_all(const std::string& name) {
   return t;
 }
 
-Value ReferenceInterpreter::evaluate_stage_point(StageCache& s, const std::vector<int64_t>& index) {
+Value ReferenceInterpreter::evaluate_stage_point(StageCache& s, const int64_t* index) {
+  size_t rank = s.shape.size();
   int64_t flat = 0;
-  for (size_t d = 0; d < index.size(); ++d) flat = flat * s.shape[d] + index[d];
+  for (size_t d = 0; d < rank; ++d) flat = flat * s.shape[d] + index[d];
   if (s.state.empty()) {
     s.values.resize(size_t(s.size));
     s.state.assign(size_t(s.size), 0);
   }
   if (s.state[flat] == 2) return s.values[flat];
-  if (s.state[flat] == 1) fail("tensor '" + s.stage->name + "' depends on its own value at " + shape_string(index));
+  std::vector<int64_t> point(index, index + rank);
+  if (s.state[flat] == 1) fail("tensor '" + s.stage->name + "' depends on its own value at " + shape_string(point));
   s.state[flat] = 1;
 
   const Stage& stage = *s.stage;
-  if (stage.axes.size() != index.size())
+  if (stage.axes.size() != rank)
     fail("tensor '" + stage.name + "' has " + std::to_string(stage.axes.size()) + " index variables for rank " +
-         std::to_string(index.size()));
+         std::to_string(rank));
   // The axes are bound on top of whatever is bound now; this stage's body sees only its own axes
   // (a stage reads other stages through Loads, never their variables), so start a fresh scope.
   std::vector<std::pair<const Variable*, Value>> outer_bindings;
   outer_bindings.swap(bindings_);
-  for (size_t d = 0; d < index.size(); ++d) bindings_.push_back({stage.axes[d].var.get(), int_value(index[d])});
-  evaluating_.push_back({&s, &index});
+  for (size_t d = 0; d < rank; ++d) bindings_.push_back({stage.axes[d].var.get(), int_value(index[d])});
+  evaluating_.push_back({&s, std::move(point)});
 
   Value v = eval(stage.body);
   Type t = stage.buffer->dtype;
@@ -123,7 +158,7 @@ void ReferenceInterpreter::fail(const std::string& what) const {
   if (!evaluating_.empty()) {
     msg += " while evaluating";
     for (size_t i = evaluating_.size(); i-- > 0;) {
-      msg += " '" + evaluating_[i].first->stage->name + "' at " + shape_string(*evaluating_[i].second);
+      msg += " '" + evaluating_[i].first->stage->name + "' at " + shape_string(evaluating_[i].second);
       if (i) msg += ", for";
     }
   }
@@ -142,35 +177,39 @@ int64_t ReferenceInterpreter::eval_index(const Expr& e) {
 }
 
 Value ReferenceInterpreter::eval_load(const Load* load) {
-  std::vector<int64_t> index(load->indices.size());
-  for (size_t d = 0; d < index.size(); ++d) index[d] = eval_index(load->indices[d]);
   const BufferNode* b = load->buffer.get();
-  auto check_bounds = [&](const std::vector<int64_t>& shape) {
-    if (shape.size() != index.size())
-      fail("read of '" + b->name + "' with " + std::to_string(index.size()) + " indices, but it has rank " +
-           std::to_string(shape.size()));
-    for (size_t d = 0; d < index.size(); ++d)
-      if (index[d] < 0 || index[d] >= shape[d])
-        fail("out-of-bounds read of '" + b->name + "' at " + shape_string(index) + ": index " +
-             std::to_string(index[d]) + " in dimension " + std::to_string(d) + " is outside [0, " +
-             std::to_string(shape[d]) + ")");
-  };
-  if (auto it = input_of_buffer_.find(b); it != input_of_buffer_.end()) {
-    const Tensor& t = *it->second;
-    check_bounds(t.shape());
-    int64_t flat = t.flat_index(index);
-    return t.dtype().is_float() ? float_value(t.get_double(flat)) : int_value(t.get_int(flat));
+  const TensorSource* source = nullptr;
+  for (const TensorSource& t : sources_)
+    if (t.buffer == b) source = &t;
+  if (!source) fail("read of '" + b->name + "', which is neither an input nor a tensor of op '" + op_.name + "'");
+  size_t rank = load->indices.size();
+  if (rank != source->shape.size())
+    fail("read of '" + b->name + "' with " + std::to_string(rank) + " indices, but it has rank " +
+         std::to_string(source->shape.size()));
+  int64_t small[8];
+  std::vector<int64_t> large;
+  int64_t* index = small;
+  if (rank > 8) {
+    large.resize(rank);
+    index = large.data();
   }
-  if (auto it = stage_of_buffer_.find(b); it != stage_of_buffer_.end()) {
-    check_bounds(it->second->shape);
-    return evaluate_stage_point(*it->second, index);
+  for (size_t d = 0; d < rank; ++d) {
+    index[d] = eval_index(load->indices[d]);
+    if (index[d] < 0 || index[d] >= source->shape[d])
+      fail("out-of-bounds read of '" + b->name + "' at " + shape_string(std::vector<int64_t>(index, index + d + 1)) +
+           (d + 1 < rank ? "...: index " : ": index ") + std::to_string(index[d]) + " in dimension " +
+           std::to_string(d) + " is outside [0, " + std::to_string(source->shape[d]) + ")");
   }
-  fail("read of '" + b->name + "', which is neither an input nor a tensor of op '" + op_.name + "'");
+  if (source->stage) return evaluate_stage_point(*source->stage, index);
+  const Tensor& t = *source->input;
+  int64_t flat = 0;
+  for (size_t d = 0; d < rank; ++d) flat = flat * source->shape[d] + index[d];
+  return t.dtype().is_float() ? float_value(t.get_double(flat)) : int_value(t.get_int(flat));
 }
 
 Value ReferenceInterpreter::eval_reduce(const Reduce* r) {
   Type t = r->type;
-  Value acc = eval(Reduce::identity(r->reduce_kind, t));
+  Value acc = reduce_identity(r->reduce_kind, t);
   BinaryOp combine = BinaryOp::Add;
   switch (r->reduce_kind) {
     case ReduceKind::Sum: combine = BinaryOp::Add; break;

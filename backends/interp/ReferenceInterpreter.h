@@ -51,7 +51,8 @@ class ReferenceInterpreter {
  private:
   struct StageCache;
   StageCache& stage_named(const std::string& name) const;
-  Value evaluate_stage_point(StageCache& stage, const std::vector<int64_t>& index);
+  struct TensorSource;
+  Value evaluate_stage_point(StageCache& stage, const int64_t* index);
   Value eval(const Expr& e);
   Value eval_reduce(const struct Reduce* r);
   Value eval_load(const struct Load* load);
@@ -60,13 +61,13 @@ class ReferenceInterpreter {
   [[noreturn]] void fail(const std::string& what) const;
 
   const OpDef& op_;
-  std::unordered_map<const BufferNode*, const Tensor*> input_of_buffer_;
   std::vector<std::unique_ptr<StageCache>> stages_;
-  std::unordered_map<const BufferNode*, StageCache*> stage_of_buffer_;
+  // What a Load of each buffer reads: an input tensor or a stage (few, so searched linearly).
+  std::vector<TensorSource> sources_;
   // Variable bindings, innermost last (few at a time, so a linear search is fastest).
   std::vector<std::pair<const Variable*, Value>> bindings_;
   // The stage points being evaluated, outermost first (for error messages).
-  std::vector<std::pair<const StageCache*, const std::vector<int64_t>*>> evaluating_;
+  std::vector<std::pair<const StageCache*, std::vector<int64_t>>> evaluating_;
 };
 
 }  // namespace texc

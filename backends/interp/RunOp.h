@@ -2,7 +2,8 @@
 //
 // run_op prepares one tensor per input (seeded random values, or DIR/OP.NAME.npy with --inputs)
 // and per output (filled with NaN / a byte pattern, so unwritten elements fail), executes the op
-// once and checks every output against the reference interpreter (Check.h), then, if repeat > 1,
+// once and checks every output against the reference interpreter (Check.h; an expensive op is
+// checked on a sample, see full_check_max_flops), then, if repeat > 1,
 // executes it `repeat` more times and reports the median time (else the time of the one run).
 // With save_io_dir it writes every input and output as DIR/OP.NAME.npy. GFLOP/s come from
 // ir::count_flops. An InterpError from the executor (e.g. an out-of-bounds access found by the
@@ -31,6 +32,10 @@ struct RunOptions {
   std::string save_io_dir;  // "" = save nothing
   int threads = 1;          // reported only; the executor decides how many it uses
   CheckOptions check;
+  /// An op whose whole evaluation costs more than this many flops (ir::count_flops) is checked on
+  /// a sample of points even when its outputs are small enough to check whole, so that the
+  /// reference (a tree-walking interpreter) takes seconds, not minutes.
+  double full_check_max_flops = 2e7;
 };
 
 struct RunResult {
