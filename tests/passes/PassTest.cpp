@@ -31,6 +31,13 @@
 #include "ir/Simplify.h"
 #include "ir/StructuralEqual.h"
 #include "ir/Verifier.h"
+#include "lower/passes/FlattenStorage.h"
+#include "lower/passes/LowerBlocks.h"
+#include "lower/passes/PartitionLoops.h"
+#include "lower/passes/PlanStorage.h"
+#include "lower/passes/RemoveNoOps.h"
+#include "lower/passes/UnrollLoops.h"
+#include "lower/passes/VectorizeLoops.h"
 
 namespace {
 
@@ -41,6 +48,14 @@ using PassFn = std::function<LoweredFunc(LoweredFunc)>;
 // Every pass a case can name. A pass takes the parsed `before` func and returns its result.
 const std::vector<std::pair<std::string, PassFn>> kPasses = {
     {"simplify", [](LoweredFunc f) { f.body = simplify(f.body); return f; }},
+    {"lower_blocks", [](LoweredFunc f) { f.body = lower_blocks(f.body); return f; }},
+    // plan_storage: `temp` buffers of the header stand for the intermediates it places (not arguments).
+    {"plan_storage", [](LoweredFunc f) { std::vector<Buffer> args; for (const Buffer& b : f.args) if (b->role != BufferRole::Intermediate) args.push_back(b); f.body = plan_storage(f.body, args); return f; }},
+    {"flatten_storage", [](LoweredFunc f) { return flatten_storage(f); }},
+    {"partition_loops", [](LoweredFunc f) { f.body = partition_loops(f.body); return f; }},
+    {"vectorize_loops", [](LoweredFunc f) { f.body = vectorize_loops(f.body); return f; }},
+    {"unroll_loops", [](LoweredFunc f) { f.body = unroll_loops(f.body); return f; }},
+    {"remove_no_ops", [](LoweredFunc f) { f.body = remove_no_ops(f.body); return f; }},
 };
 
 struct Section {
