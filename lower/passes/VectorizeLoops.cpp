@@ -61,6 +61,7 @@ class Vectorizer : public IRMutator {
     return Broadcast::make(e, lanes_);
   }
   bool scalar_int(const Expr& e) const { return e->type.is_scalar() && e->type.is_integer(); }
+  Expr ramp(const Expr& base, const Expr& stride) const { return Ramp::make(simplify(base), simplify(stride), lanes_); }
 
   Expr mutate(const Variable* op, const Expr& self) override {
     if (op == var_) return ramp_;
@@ -89,16 +90,14 @@ class Vectorizer : public IRMutator {
     if (op->op == BinaryOp::Add || op->op == BinaryOp::Sub) {
       bool add = op->op == BinaryOp::Add;
       if (ra && rb)
-        return Ramp::make(add ? ra->base + rb->base : ra->base - rb->base,
-                          add ? ra->stride + rb->stride : ra->stride - rb->stride, lanes_);
-      if (ra && scalar_int(b)) return Ramp::make(add ? ra->base + b : ra->base - b, ra->stride, lanes_);
+        return ramp(add ? ra->base + rb->base : ra->base - rb->base, add ? ra->stride + rb->stride : ra->stride - rb->stride);
+      if (ra && scalar_int(b)) return ramp(add ? ra->base + b : ra->base - b, ra->stride);
       if (rb && scalar_int(a))
-        return add ? Ramp::make(a + rb->base, rb->stride, lanes_)
-                   : Ramp::make(a - rb->base, make_const(rb->stride->type, 0) - rb->stride, lanes_);
+        return add ? ramp(a + rb->base, rb->stride) : ramp(a - rb->base, make_const(rb->stride->type, 0) - rb->stride);
     }
     if (op->op == BinaryOp::Mul) {
-      if (ra && scalar_int(b) && is_const_int(b)) return Ramp::make(ra->base * b, ra->stride * b, lanes_);
-      if (rb && scalar_int(a) && is_const_int(a)) return Ramp::make(a * rb->base, a * rb->stride, lanes_);
+      if (ra && scalar_int(b) && is_const_int(b)) return ramp(ra->base * b, ra->stride * b);
+      if (rb && scalar_int(a) && is_const_int(a)) return ramp(a * rb->base, a * rb->stride);
     }
     if (speculative_ && (op->op == BinaryOp::Div || op->op == BinaryOp::Mod) && op->type.is_integer()) {
       int64_t c;
@@ -261,7 +260,7 @@ bool lanes_are_independent(const Stmt& body, const std::unordered_set<const Vari
         int64_t stride;
         if (is_const_int(r->stride, &stride) && stride != 0) ++ramps;
         else ok = false;
-      } else if (i->type.is_vector()) {
+      } else if (i->type.is_vector() && !i->as<Broadcast>()) {
         ok = false;
       }
     }
