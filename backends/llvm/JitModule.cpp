@@ -16,6 +16,9 @@
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
 
+#include <mutex>
+#include <unordered_map>
+
 #include "backends/llvm/CodeGenLLVM.h"
 #include "backends/llvm/CpuTargetMachine.h"
 #include "backends/llvm/LLVMBackend.h"
@@ -27,6 +30,9 @@ namespace texc {
 
 struct JitModule::Impl {
   std::unique_ptr<llvm::orc::LLJIT> jit;
+  std::mutex mutex;
+  std::unordered_map<std::string, void*> packed_entry_points;  // op name -> op.packed, looked up once
+  std::string reported_errors;  // what the execution session reported (guarded by mutex)
 };
 
 namespace {
@@ -94,9 +100,26 @@ std::unique_ptr<JitModule> JitModule::create(const std::vector<LoweredFunc>& fun
                                 jit->getDataLayout().getGlobalPrefix()),
                             "cannot search the process for symbols"));
 
+  // Errors reach the caller as exceptions (with what the session reported, e.g. the missing
+  // symbols); do not also print them.
+  auto impl = std::make_unique<Impl>();
+  Impl* impl_ptr = impl.get();
+  jit->getExecutionSession().setErrorReporter([impl_ptr](llvm::Error error) {
+    std::lock_guard<std::mutex> lock(impl_ptr->mutex);
+    impl_ptr->reported_errors += llvm::toString(std::move(error)) + "\n";
+  });
   check(jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context))),
         "cannot add the module to the JIT");
-  auto impl = std::make_unique<Impl>();
+  // Link now, so that an unresolved symbol (an extern function nobody provides) is reported here.
+  for (const LoweredFunc& func : funcs) {
+    auto address = jit->lookup(func.name + ".packed");
+    if (!address) {
+      std::string error = llvm::toString(address.takeError());
+      std::lock_guard<std::mutex> lock(impl->mutex);
+      throw std::runtime_error("cannot link op '" + func.name + "': " + impl->reported_errors + error);
+    }
+    impl->packed_entry_points[func.name] = address->toPtr<void*>();
+  }
   impl->jit = std::move(jit);
   return std::unique_ptr<JitModule>(new JitModule(std::move(impl)));
 }
@@ -111,8 +134,14 @@ void* JitModule::lookup(const std::string& name) {
 }
 
 void JitModule::call(const std::string& name, const std::vector<void*>& args) {
-  void* packed = lookup(name + ".packed");
-  if (!packed) throw std::runtime_error("the JIT module has no op named '" + name + "'");
+  void* packed;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    auto it = impl_->packed_entry_points.find(name);
+    packed = it != impl_->packed_entry_points.end() ? it->second : lookup(name + ".packed");
+    if (!packed) throw std::runtime_error("the JIT module has no op named '" + name + "'");
+    impl_->packed_entry_points[name] = packed;
+  }
   std::vector<void*> arg_array = args;
   reinterpret_cast<void (*)(void**)>(packed)(arg_array.data());
 }

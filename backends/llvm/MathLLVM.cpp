@@ -125,12 +125,6 @@ Value* emit_float_math(llvm::IRBuilder<>& b, const std::string& name, const std:
 
 }  // namespace
 
-bool is_math_function(const std::string& name) {
-  for (const char* f : {"exp", "log", "sqrt", "tanh", "sigmoid", "abs", "pow", "floor", "ceil"})
-    if (name == f) return true;
-  return false;
-}
-
 Value* emit_math_function(llvm::IRBuilder<>& b, const std::string& name, const std::vector<Value*>& args, Type t) {
   size_t arity = name == "pow" ? 2 : 1;
   TEXC_CHECK(args.size() == arity) << name << " takes " << arity << " argument(s), got " << args.size();

@@ -16,9 +16,6 @@
 
 namespace texc {
 
-/// True if `name` is one of the language's math functions.
-bool is_math_function(const std::string& name);
-
 /// Emits math function `name` applied to `args` (already of the LLVM type of `type`), whose texc
 /// result type is `type`.
 llvm::Value* emit_math_function(llvm::IRBuilder<>& builder, const std::string& name,

@@ -341,7 +341,7 @@ TEST_CASE("integer shifts, min/max, bool buffers and unrolled loops") {
       store(ushr, i, Binary::make(BinaryOp::Shr, Cast::make(UInt(32), load(a, i)), Cast::make(UInt(32), load(b, i)))),
       store(mn, i, min(load(a, i), load(b, i))),
       store(fmx, i, max(load(f, i), make_float(0.0))),
-      store(neg, i, !(load(a, i) >= make_int(0, Int(32)))),
+      store(neg, i, Not::make(load(a, i) >= make_int(0, Int(32)))),
   };
   LoweredFunc fn{"bits", {a, b, f, shl, shr, ushr, mn, fmx, neg}, loop(i, 0, n, Seq::make(stores), ForKind::Unrolled), {}};
   auto m = jit(fn);
@@ -411,4 +411,19 @@ TEST_CASE("several ops in one module, and bad target options") {
   std::vector<float> a(16, 1.0f), b(16, 2.0f), c(16);
   generic->call("generic", {a.data(), b.data(), c.data()});
   CHECK(c[15] == 3.0f);
+}
+
+TEST_CASE("an extern function nobody provides is reported when the module is created") {
+  Buffer a = input("A", Float(32), 4);
+  Expr call = Call::make(Int(32), "texc_no_such_function", {Call::make(Int(64), "address_of", {load(a, i64(0))}, CallKind::Intrinsic)},
+                         CallKind::Extern);
+  LoweredFunc f{"calls_missing", {a}, Evaluate::make(call), {}};
+  std::string message;
+  try {
+    JitModule::create({f}, x86());
+  } catch (const std::runtime_error& e) {
+    message = e.what();
+  }
+  CHECK(message.find("calls_missing") != std::string::npos);
+  CHECK(message.find("texc_no_such_function") != std::string::npos);
 }
