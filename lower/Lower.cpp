@@ -4,6 +4,7 @@
 // runs the verifier after every pass, naming the pass that broke the IR.
 #include "lower/Lower.h"
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <iostream>
@@ -12,6 +13,7 @@
 #include "ir/IRPrinter.h"
 #include "ir/Simplify.h"
 #include "ir/Verifier.h"
+#include "lower/AutoFuse.h"
 #include "lower/passes/FlattenStorage.h"
 #include "lower/passes/LowerBlocks.h"
 #include "lower/passes/PartitionLoops.h"
@@ -30,6 +32,7 @@ struct Lowering {
   ScheduleState state;
   std::vector<SchedStep> steps;
   bool blocks_lowered = false;
+  bool storage_planned = false;
 };
 
 struct Pass {
@@ -40,18 +43,40 @@ struct Pass {
 
 Stmt& body(Lowering& l) { return l.state.func.body; }
 
+// Until plan_storage places them, intermediate stage buffers are allocated nowhere: verify the
+// function as if they were allocated around the whole body.
+LoweredFunc function_to_verify(const Lowering& l) {
+  if (l.storage_planned) return l.state.func;
+  LoweredFunc f = l.state.func;
+  for (const auto& [name, stage] : l.state.stages)
+    if (std::find(f.args.begin(), f.args.end(), stage.buffer) == f.args.end())
+      f.body = Allocate::make(stage.buffer, f.body);
+  return f;
+}
+
 // The passes, in order.
 const std::vector<Pass>& passes() {
   static const std::vector<Pass> list = {
+      {"auto_inline", "inline the elementwise stages the schedule does not name (not with --no-fuse)",
+       [](Lowering& l) {
+         if (!l.options.no_fuse) inline_injective_stages(l.state);
+       }},
       {"apply_schedule", "apply the schedule block's primitives in order (lower/schedule/)",
        [](Lowering& l) { apply_schedule(l.state, l.steps); }},
+      {"fuse_into_reductions", "compute unnamed elementwise consumers in their reduction's loops (not with --no-fuse)",
+       [](Lowering& l) {
+         if (!l.options.no_fuse) fuse_into_reductions(l.state);
+       }},
       {"lower_blocks", "replace Blocks by stores: substitute bindings, guard predicates, hoist reduction inits",
        [](Lowering& l) {
          body(l) = lower_blocks(body(l));
          l.blocks_lowered = true;
        }},
       {"plan_storage", "allocate each intermediate where it is used, sized by the region it needs",
-       [](Lowering& l) { body(l) = plan_storage(body(l), l.state.func.args); }},
+       [](Lowering& l) {
+         body(l) = plan_storage(body(l), l.state.func.args);
+         l.storage_planned = true;
+       }},
       {"flatten_storage", "make every buffer one-dimensional (row-major offsets)",
        [](Lowering& l) { l.state.func = flatten_storage(l.state.func); }},
       {"simplify", "fold constants and provable conditions, drop trivial loops",
@@ -99,7 +124,7 @@ LoweredFunc lower_op(const OpDef& op, const LowerOptions& options) {
     if (options.verify) {
       VerifyOptions vo;
       vo.require_no_blocks = l.blocks_lowered;
-      if (auto problem = verify(l.state.func, vo))
+      if (auto problem = verify(function_to_verify(l), vo))
         TEXC_CHECK(false) << "the IR is invalid after pass '" << pass.name << "': " << *problem << "\n"
                           << to_string(l.state.func);
     }

@@ -8,6 +8,7 @@
 #include "ir/IROperators.h"
 #include "ir/IRVisitor.h"
 #include "ir/Simplify.h"
+#include "lower/LoopBounds.h"
 
 namespace texc {
 
@@ -83,13 +84,8 @@ Plan plan_buffer(const Buffer& buf, const std::vector<Access>& accesses) {
   Plan plan;
   plan.site = common == 0 ? nullptr : accesses.front().loops[common - 1];
 
-  // Intervals of the loops that stay symbolic (for constant upper bounds of extents).
-  VarIntervals outer;
-  for (size_t i = 0; i < common; ++i) {
-    const For* l = accesses.front().loops[i];
-    Interval lo = bounds_of(l->min, outer), ext = bounds_of(l->extent, outer);
-    if (lo.min && lo.max && ext.max) outer[l->var.get()] = Interval::range(*lo.min, *lo.max + *ext.max - 1);
-  }
+  // The loops that stay symbolic (for constant upper bounds of extents).
+  std::vector<const For*> outer(accesses.front().loops.begin(), accesses.front().loops.begin() + common);
 
   size_t nd = buf->ndim();
   std::vector<Expr> lo(nd), hi(nd);
@@ -119,8 +115,8 @@ Plan plan_buffer(const Buffer& buf, const std::vector<Access>& accesses) {
     Expr extent = bounded ? simplify(hi[d] - lo[d] + 1) : Expr();
     int64_t e = 0;
     if (extent && !is_const_int(extent, &e)) {
-      Interval ib = bounds_of(extent, outer);
-      if (ib.max) e = *ib.max;
+      std::optional<int64_t> bound = constant_upper_bound(extent, outer);
+      if (bound) e = *bound;
       else extent = nullptr;
     }
     if (!extent || (full_known && e >= full)) {

@@ -1,0 +1,133 @@
+#include "lower/AutoFuse.h"
+
+#include <algorithm>
+
+#include "ir/Diagnostics.h"
+#include "ir/IRVisitor.h"
+#include "ir/Substitute.h"
+#include "lower/DefaultLoops.h"
+#include "lower/schedule/Primitives.h"
+#include "lower/schedule/StageNest.h"
+
+namespace texc {
+
+namespace {
+
+bool is_elementwise(const ScheduleState& st, const std::string& name) {
+  return !st.inlined.count(name) && !is_reduction_stage(st.stages.at(name));
+}
+
+std::vector<std::string> stage_names(const ScheduleState& st) {
+  std::vector<std::string> names;
+  for (const Stage& s : st.op.stages) names.push_back(s.name);
+  return names;
+}
+
+// The reduction stage R that E's Block reads at E's own indices, when it is the only reduction
+// stage E reads ("" otherwise).
+std::string fusable_reduction(const ScheduleState& st, const Block* e) {
+  std::string found;
+  bool ok = true;
+  for_each_expr(e->body, [&](const Expr& x) {
+    const Load* load = x->as<Load>();
+    if (!load || !ok) return;
+    std::string producer = stage_of_buffer(st, load->buffer.get());
+    if (producer.empty() || producer == e->stage || is_elementwise(st, producer)) return;
+    if (!found.empty() && found != producer) ok = false;
+    found = producer;
+    // At E's own indices: R[i, j, ...] with E's iter vars in order, and the same shape.
+    size_t nd = load->indices.size();
+    ok = ok && nd == e->iter_vars.size();
+    for (size_t d = 0; ok && d < nd; ++d) {
+      int64_t a = 0, b = 1;
+      ok = load->indices[d].get() == e->iter_vars[d].var.get() && is_const_int(load->buffer->shape[d], &a) &&
+           is_const_int(e->iter_vars[d].extent, &b) && a == b && is_const_int(e->iter_vars[d].min, int64_t(0));
+    }
+  });
+  return ok ? found : "";
+}
+
+// Computes E inside R's output loop; returns false (leaving st unchanged) when there is none.
+bool fuse_into(ScheduleState& st, const std::string& e_name, const std::string& r_name) {
+  std::optional<StageSite> r_site = find_stage_site(st, r_name);
+  std::optional<StageSite> e_site = find_stage_site(st, e_name);
+  if (!r_site || !e_site) return false;
+  std::vector<const For*> loops = r_site->attach_loops;
+  loops.insert(loops.end(), r_site->own_loops.begin(), r_site->own_loops.end());
+  const Block* r = r_site->block;
+  auto drives = [&](const For* l, bool reduce) {
+    for (size_t i = 0; i < r->iter_vars.size(); ++i)
+      if (r->iter_vars[i].is_reduce == reduce && uses_var(r->bindings[i], l->var.get())) return true;
+    return false;
+  };
+  size_t first_reduce = 0;
+  while (first_reduce < loops.size() && !drives(loops[first_reduce], true)) ++first_reduce;
+  if (first_reduce == 0 || first_reduce == loops.size()) return false;
+  const For* output_loop = loops[first_reduce - 1];
+  if (!drives(output_loop, false)) return false;
+
+  std::vector<const For*> outer(loops.begin(), loops.begin() + first_reduce);
+  std::vector<BufferAccess> writes;
+  for (BufferAccess& a : find_accesses(st.func.body, st.stages.at(r_name).buffer.get(), false, true))
+    if (a.stmt == r_site->block_stmt) writes.push_back(std::move(a));
+  Region region = infer_region(writes, outer, st.stages.at(r_name).buffer);
+  Stmt nest = build_nest_over_region(e_site->block, region, outer);
+
+  ScheduleState saved = st;
+  std::string loop_name = output_loop->var->name;
+  st.replace(e_site->nest_top.get(), nullptr);
+  const For* o = st.find_loop(loop_name);
+  // Right after the statement of O's body that holds R's Block (and its reduction loops).
+  std::vector<Stmt> body = statement_list(o->body);
+  size_t at = 0;
+  for (size_t i = 0; i < body.size(); ++i) {
+    bool writes_r = false;
+    for_each_stmt(body[i], [&](const Stmt& s) {
+      if (const Block* b = s->as<Block>(); b && b->stage == r_name) writes_r = true;
+    });
+    if (writes_r) at = i + 1;
+  }
+  body.insert(body.begin() + at, nest);
+  st.replace(o, For::make(o->var, o->min, o->extent, o->for_kind, Seq::make(body), o->thread_tag));
+  if (dataflow_problem(st, e_name) || dataflow_problem(st, r_name)) {
+    st = std::move(saved);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void inline_injective_stages(ScheduleState& st) {
+  for (const std::string& name : stage_names(st)) {
+    if (st.user_named.count(name) || !is_elementwise(st, name) || is_op_output(st, name)) continue;
+    const Stage& stage = st.stages.at(name);
+    SchedStep step;
+    step.prim.primitive = "inline";
+    SchedArg arg;
+    arg.name = name;
+    arg.loc = stage.loc;
+    step.prim.args = {arg};
+    step.prim.loc = stage.loc;
+    step.int_args = {std::nullopt};
+    ScheduleState saved = st;
+    try {
+      apply_inline(st, step);
+    } catch (const UserError&) {
+      st = std::move(saved);  // not inlinable here (e.g. read by a tensorized call): keep it stored
+    }
+  }
+}
+
+void fuse_into_reductions(ScheduleState& st) {
+  for (const std::string& name : stage_names(st)) {
+    if (st.user_named.count(name) || !is_elementwise(st, name)) continue;
+    std::optional<StageSite> site = find_stage_site(st, name);
+    std::string changed;
+    if (!site || !site->is_root_statement || !is_unscheduled_nest(*site, &changed)) continue;
+    std::string reduction = fusable_reduction(st, site->block);
+    if (!reduction.empty()) fuse_into(st, name, reduction);
+  }
+}
+
+}  // namespace texc

@@ -1,0 +1,439 @@
+#include "lower/schedule/StageNest.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "ir/Bounds.h"
+#include "ir/Diagnostics.h"
+#include "ir/IROperators.h"
+#include "ir/IRVisitor.h"
+#include "ir/Simplify.h"
+#include "ir/Substitute.h"
+#include "lower/LoopBounds.h"
+
+namespace texc {
+
+namespace {
+
+// The statements enclosing `target` (outermost first, the root included, the target excluded).
+class AncestorFinder : public IRVisitor {
+ public:
+  explicit AncestorFinder(const StmtNode* target) : target_(target) {}
+  bool found = false;
+  std::vector<Stmt> ancestors;
+
+  void visit_stmt(const Stmt& s) override {
+    if (found || !s) return;
+    if (s.get() == target_) {
+      found = true;
+      ancestors = stack_;
+      return;
+    }
+    if (s->as<Block>() || s->as<Store>() || s->as<Evaluate>()) return;  // no statements of interest below
+    stack_.push_back(s);
+    IRVisitor::visit_stmt(s);
+    stack_.pop_back();
+  }
+  void visit_expr(const Expr&) override {}
+
+ private:
+  const StmtNode* target_;
+  std::vector<Stmt> stack_;
+};
+
+std::vector<Stmt> ancestors_of(const Stmt& root, const StmtNode* target) {
+  AncestorFinder finder(target);
+  finder.visit_stmt(root);
+  TEXC_CHECK(finder.found) << "statement not found in the loop AST";
+  return finder.ancestors;
+}
+
+// True if s holds no Block of another stage and no extern call.
+bool holds_only_stage(const Stmt& s, const std::string& stage) {
+  bool only = true;
+  for_each_stmt(s, [&](const Stmt& x) {
+    if (const Block* b = x->as<Block>(); b && b->stage != stage) only = false;
+    if (x->as<Evaluate>()) only = false;
+  });
+  return only;
+}
+
+bool is_extern_address(const Expr& e) {
+  const Call* c = e->as<Call>();
+  return c && c->call_kind == CallKind::Intrinsic && c->name == "address_of";
+}
+
+class AccessFinder : public IRVisitor {
+ public:
+  AccessFinder(const BufferNode* buffer, bool loads, bool stores) : buffer_(buffer), loads_(loads), stores_(stores) {}
+  std::vector<BufferAccess> accesses;
+
+  void visit_stmt(const Stmt& s) override {
+    if (!s) return;
+    if (const Block* b = s->as<Block>()) return visit_block(s, b);
+    if (const Evaluate* e = s->as<Evaluate>()) return visit_extern(s, e);
+    IRVisitor::visit_stmt(s);
+  }
+  void visit_expr(const Expr&) override {}
+
+ protected:
+  void visit(const For* op) override {
+    loops_.push_back(op);
+    visit_stmt(op->body);
+    loops_.pop_back();
+  }
+
+ private:
+  void add(const Stmt& s, const std::string& stage, std::vector<Expr> indices, bool is_store, bool whole) {
+    accesses.push_back({s, stage, std::move(indices), loops_, is_store, whole});
+  }
+  void visit_block(const Stmt& s, const Block* b) {
+    VarMap values;
+    for (size_t i = 0; i < b->iter_vars.size(); ++i) values[b->iter_vars[i].var.get()] = b->bindings[i];
+    auto bound = [&](const std::vector<Expr>& idx) {
+      std::vector<Expr> out;
+      for (const Expr& e : idx) out.push_back(substitute(e, values));
+      return out;
+    };
+    auto scan_loads = [&](const Expr& e) {
+      if (!e || !loads_) return;
+      for_each_expr(e, [&](const Expr& x) {
+        if (const Load* l = x->as<Load>(); l && l->buffer.get() == buffer_)
+          add(s, b->stage, bound(l->indices), false, false);
+      });
+    };
+    scan_loads(b->predicate);
+    for (const Stmt& part : {b->init, b->body}) {
+      if (!part) continue;
+      for_each_expr(part, [&](const Expr& x) {
+        if (const Load* l = x->as<Load>(); l && loads_ && l->buffer.get() == buffer_)
+          add(s, b->stage, bound(l->indices), false, false);
+      });
+      for_each_stmt(part, [&](const Stmt& x) {
+        if (const Store* st = x->as<Store>(); st && stores_ && st->buffer.get() == buffer_)
+          add(s, b->stage, bound(st->indices), true, false);
+      });
+    }
+  }
+  void visit_extern(const Stmt& s, const Evaluate* e) {
+    for_each_expr(e->value, [&](const Expr& x) {
+      if (!is_extern_address(x)) return;
+      const Load* l = x->as<Call>()->args.at(0)->as<Load>();
+      if (l && l->buffer.get() == buffer_ && (loads_ || stores_)) add(s, "", l->indices, stores_, true);
+    });
+  }
+
+  const BufferNode* buffer_;
+  bool loads_, stores_;
+  std::vector<const For*> loops_;
+};
+
+// min(a, b) / max(a, b) that fold when the difference is a known constant.
+Expr union_min(const Expr& a, const Expr& b) {
+  int64_t d;
+  if (is_const_int(simplify(b - a), &d)) return d >= 0 ? a : b;
+  return simplify(min(a, b));
+}
+Expr union_max(const Expr& a, const Expr& b) {
+  int64_t d;
+  if (is_const_int(simplify(b - a), &d)) return d >= 0 ? b : a;
+  return simplify(max(a, b));
+}
+
+bool mentions_only(const Expr& e, const std::unordered_set<const Variable*>& allowed) {
+  bool ok = true;
+  for_each_expr(e, [&](const Expr& x) {
+    if (const Variable* v = x->as<Variable>(); v && !allowed.count(v)) ok = false;
+  });
+  return ok;
+}
+
+// The child of `parent` (a statement list) that is or contains the statement chain's next node.
+int child_index(const Stmt& parent, const StmtNode* next) {
+  std::vector<Stmt> list = statement_list(parent);
+  for (size_t i = 0; i < list.size(); ++i)
+    if (list[i].get() == next) return int(i);
+  return -1;
+}
+
+// Does `a` run before `b` (both statements under root)? True when at their deepest common
+// ancestor, a Seq, a's branch comes first.
+bool runs_before(const Stmt& root, const StmtNode* a, const StmtNode* b) {
+  std::vector<Stmt> pa = ancestors_of(root, a), pb = ancestors_of(root, b);
+  size_t n = 0;
+  while (n < pa.size() && n < pb.size() && pa[n] == pb[n]) ++n;
+  if (n == 0) return false;
+  const Stmt& common = pa[n - 1];
+  if (!common->as<Seq>()) return false;
+  const StmtNode* branch_a = n < pa.size() ? pa[n].get() : a;
+  const StmtNode* branch_b = n < pb.size() ? pb[n].get() : b;
+  return child_index(common, branch_a) < child_index(common, branch_b);
+}
+
+bool encloses(const Stmt& root, const For* loop, const StmtNode* s) {
+  for (const Stmt& a : ancestors_of(root, s))
+    if (a.get() == loop) return true;
+  return false;
+}
+
+}  // namespace
+
+std::optional<StageSite> find_stage_site(const ScheduleState& st, const std::string& stage) {
+  Stmt block;
+  int count = 0;
+  for_each_stmt(st.func.body, [&](const Stmt& s) {
+    if (const Block* b = s->as<Block>(); b && b->stage == stage) {
+      if (!block) block = s;
+      ++count;
+    }
+  });
+  if (!block) return std::nullopt;
+  TEXC_CHECK(count == 1) << "stage " << stage << " has " << count << " Blocks";
+  StageSite site;
+  site.block_stmt = block;
+  site.block = block->as<Block>();
+  std::vector<Stmt> ancestors = ancestors_of(st.func.body, block.get());
+  // Walk outwards while the enclosing statement holds nothing but this stage; never take the
+  // function's top-level Seq itself.
+  size_t top = ancestors.size();  // index of nest_top in ancestors (size = the Block itself)
+  while (top > 0) {
+    const Stmt& parent = ancestors[top - 1];
+    if (top - 1 == 0 && parent->as<Seq>()) break;
+    if (!holds_only_stage(parent, stage)) break;
+    --top;
+  }
+  site.nest_top = top == ancestors.size() ? block : ancestors[top];
+  for (size_t i = 0; i < ancestors.size(); ++i)
+    if (const For* f = ancestors[i]->as<For>()) (i < top ? site.attach_loops : site.own_loops).push_back(f);
+  site.is_root_statement = top == 0 || (top == 1 && ancestors[0]->as<Seq>());
+  return site;
+}
+
+StageSite require_stage_site(const ScheduleState& st, const std::string& stage, const std::string& primitive,
+                             SourceLoc loc) {
+  std::optional<StageSite> site = find_stage_site(st, stage);
+  if (!site) throw_error(DiagId::StageNotComputed, loc, primitive, stage);
+  // An enclosing loop under which nothing reads the stage is one of its own loops with another
+  // stage computed inside it (compute_at into the stage's loop): moving the stage would break that.
+  const BufferNode* buffer = st.stages.at(stage).buffer.get();
+  for (const For* l : site->attach_loops) {
+    bool read_inside = false;
+    std::string other;
+    for_each_stmt(l->body, [&](const Stmt& s) {
+      if (s.get() == site->block) return;
+      if (s->as<Block>() || s->as<Evaluate>()) {
+        if (reads_buffer(s, buffer)) read_inside = true;
+        if (const Block* b = s->as<Block>(); b && other.empty()) other = b->stage;
+      }
+    });
+    if (!read_inside)
+      throw_error(DiagId::StageHasInnerStage, loc, primitive, stage, other.empty() ? "a tensorized call" : other,
+                  l->var->name);
+  }
+  return *site;
+}
+
+bool is_unscheduled_nest(const StageSite& site, std::string* first_changed) {
+  const Block* b = site.block;
+  for (size_t i = 0; i < site.own_loops.size(); ++i) {
+    const For* l = site.own_loops[i];
+    bool ok = i < b->iter_vars.size() && l->var->name == b->stage + "." + b->iter_vars[i].var->name &&
+              l->for_kind == ForKind::Serial &&
+              (i + 1 == site.own_loops.size() || l->body.get() == site.own_loops[i + 1]);
+    for (size_t k = 0; ok && k < b->bindings.size(); ++k)
+      if (uses_var(b->bindings[k], l->var.get()) != (k == i)) ok = false;
+    if (!ok) {
+      *first_changed = l->var->name;
+      return false;
+    }
+  }
+  if (site.own_loops.size() != b->iter_vars.size()) {
+    *first_changed = b->stage;
+    return false;
+  }
+  return true;
+}
+
+bool is_memory_scope(const std::string& scope) {
+  for (const char* s : {"global", "local", "shared", "vdla.inp", "vdla.wgt", "vdla.acc"})
+    if (scope == s) return true;
+  return false;
+}
+
+bool is_op_output(const ScheduleState& st, const std::string& stage) {
+  for (const Buffer& b : st.op.outputs)
+    if (b->name == stage) return true;
+  return false;
+}
+
+std::string stage_of_buffer(const ScheduleState& st, const BufferNode* buffer) {
+  for (const auto& [name, s] : st.stages)
+    if (s.buffer.get() == buffer) return name;
+  return "";
+}
+
+std::vector<BufferAccess> find_accesses(const Stmt& root, const BufferNode* buffer, bool loads, bool stores) {
+  AccessFinder finder(buffer, loads, stores);
+  finder.visit_stmt(root);
+  return finder.accesses;
+}
+
+Region infer_region(const std::vector<BufferAccess>& accesses, const std::vector<const For*>& outer,
+                    const Buffer& buffer) {
+  std::unordered_set<const Variable*> outer_vars;
+  for (const For* l : outer) outer_vars.insert(l->var.get());
+  size_t nd = buffer->ndim();
+  std::vector<Expr> lo(nd), hi(nd);
+  std::vector<bool> whole(nd, false);
+  for (const BufferAccess& a : accesses) {
+    SymVarIntervals relaxed;
+    for (size_t i = outer.size(); i < a.loops.size(); ++i) {
+      const For* l = a.loops[i];
+      SymInterval first = sym_bounds_of(l->min, relaxed),
+                  last = sym_bounds_of(simplify(l->min + l->extent - 1), relaxed);
+      relaxed[l->var.get()] = SymInterval{first.min, last.max};
+    }
+    for (size_t d = 0; d < nd; ++d) {
+      if (a.whole_buffer) {
+        whole[d] = true;
+        continue;
+      }
+      SymInterval r = sym_bounds_of(a.indices[d], relaxed);
+      if (!r.is_bounded() || !mentions_only(r.min, outer_vars) || !mentions_only(r.max, outer_vars)) {
+        whole[d] = true;
+        continue;
+      }
+      lo[d] = lo[d] ? union_min(lo[d], r.min) : r.min;
+      hi[d] = hi[d] ? union_max(hi[d], r.max) : r.max;
+    }
+  }
+  Region region;
+  for (size_t d = 0; d < nd; ++d) {
+    int64_t full = 0;
+    bool full_known = is_const_int(buffer->shape[d], &full);
+    TEXC_CHECK(full_known) << "buffer " << buffer->name << " has a non-constant extent";
+    std::optional<int64_t> extent;
+    if (!whole[d] && lo[d]) {
+      Expr e = simplify(hi[d] - lo[d] + 1);
+      int64_t c;
+      extent = is_const_int(e, &c) ? std::optional<int64_t>(c) : constant_upper_bound(e, outer);
+    }
+    if (!extent || *extent >= full) {
+      region.min.push_back(make_int(0));
+      region.extent.push_back(full);
+    } else {
+      region.min.push_back(lo[d]);
+      region.extent.push_back(std::max<int64_t>(*extent, 1));
+    }
+  }
+  return region;
+}
+
+Stmt build_nest_over_region(const Block* block, const Region& region, const std::vector<const For*>& outer) {
+  VarIntervals ranges = loop_intervals(outer);
+  std::vector<Var> loop_vars;
+  std::vector<Expr> loop_mins, loop_extents, bindings, guards;
+  size_t d = 0;
+  for (const IterVar& iv : block->iter_vars) {
+    Var lv = Variable::make(block->stage + "." + iv.var->name, iv.var->type);
+    loop_vars.push_back(lv);
+    if (iv.is_reduce) {
+      loop_mins.push_back(iv.min);
+      loop_extents.push_back(iv.extent);
+      bindings.push_back(lv);
+      continue;
+    }
+    TEXC_CHECK(d < region.min.size()) << "region of " << block->stage << " has too few dimensions";
+    const Expr& lo = region.min[d];
+    int64_t extent = region.extent[d++];
+    loop_mins.push_back(make_int(0));
+    loop_extents.push_back(make_int(extent));
+    ranges[lv.get()] = Interval::range(0, extent - 1);
+    Expr value = is_const_int(lo, int64_t(0)) ? Expr(lv) : simplify(lo + lv);
+    bindings.push_back(value);
+    for (Expr cond : {value >= iv.min, value < simplify(iv.min + iv.extent)})
+      if (!can_prove(cond, ranges)) guards.push_back(cond);
+  }
+  Expr predicate;
+  for (const Expr& g : guards) predicate = predicate ? logical_and(predicate, g) : g;
+  Stmt nest = Block::make(block->stage, block->iter_vars, bindings, predicate, block->init, block->body);
+  for (size_t i = loop_vars.size(); i-- > 0;)
+    nest = For::make(loop_vars[i], loop_mins[i], loop_extents[i], ForKind::Serial, nest);
+  return nest;
+}
+
+Stmt build_full_nest(const Block* block) {
+  std::vector<Var> loop_vars;
+  std::vector<Expr> bindings;
+  for (const IterVar& iv : block->iter_vars) {
+    loop_vars.push_back(Variable::make(block->stage + "." + iv.var->name, iv.var->type));
+    bindings.push_back(loop_vars.back());
+  }
+  Stmt nest = Block::make(block->stage, block->iter_vars, bindings, nullptr, block->init, block->body);
+  for (size_t i = loop_vars.size(); i-- > 0;)
+    nest = For::make(loop_vars[i], block->iter_vars[i].min, block->iter_vars[i].extent, ForKind::Serial, nest);
+  return nest;
+}
+
+std::vector<Stmt> statement_list(const Stmt& s) {
+  if (!s) return {};
+  if (const Seq* q = s->as<Seq>()) return q->stmts;
+  return {s};
+}
+
+bool reads_buffer(const Stmt& s, const BufferNode* buffer) {
+  bool found = false;
+  for_each_expr(s, [&](const Expr& x) {
+    if (const Load* l = x->as<Load>(); l && l->buffer.get() == buffer) found = true;
+  });
+  return found;
+}
+
+Stmt insert_before_first_reader(const Stmt& body, const Stmt& nest, const BufferNode* buffer) {
+  std::vector<Stmt> list = statement_list(body);
+  size_t at = 0;
+  while (at < list.size() && !reads_buffer(list[at], buffer)) ++at;
+  list.insert(list.begin() + at, nest);
+  return Seq::make(std::move(list));
+}
+
+std::optional<std::string> dataflow_problem(const ScheduleState& st, const std::string& stage) {
+  std::optional<StageSite> site = find_stage_site(st, stage);
+  if (!site) return std::nullopt;
+  const Stmt& root = st.func.body;
+  auto attached_outside = [&](const StageSite& producer, const StmtNode* reader) -> const For* {
+    for (const For* l : producer.attach_loops)
+      if (!encloses(root, l, reader)) return l;
+    return nullptr;
+  };
+  // The stages this one reads.
+  std::unordered_set<const BufferNode*> seen;
+  for_each_expr(site->block_stmt, [&](const Expr& x) {
+    if (const Load* l = x->as<Load>()) seen.insert(l->buffer.get());
+  });
+  for (const auto& [name, s] : st.stages) {
+    if (name == stage || !seen.count(s.buffer.get())) continue;
+    std::optional<StageSite> producer = find_stage_site(st, name);
+    if (!producer) continue;
+    if (!runs_before(root, producer->block, site->block))
+      return "it reads '" + name + "', which would be computed after it";
+    if (const For* l = attached_outside(*producer, site->block))
+      return "it reads '" + name + "', which is computed inside loop '" + l->var->name + "' that does not enclose it";
+  }
+  // The stages that read this one.
+  for (const BufferAccess& a : find_accesses(root, st.stages.at(stage).buffer.get(), true, false)) {
+    if (a.stmt.get() == site->block) continue;
+    std::string reader = a.stage.empty() ? "a tensorized call" : "'" + a.stage + "'";
+    if (!runs_before(root, site->block, a.stmt.get())) return reader + " reads it before it would be computed";
+    if (const For* l = attached_outside(*site, a.stmt.get()))
+      return reader + " reads it outside loop '" + l->var->name + "' where it would be computed";
+  }
+  return std::nullopt;
+}
+
+void check_dataflow(const ScheduleState& st, const std::string& stage, const std::string& primitive, SourceLoc loc) {
+  if (std::optional<std::string> problem = dataflow_problem(st, stage))
+    throw_error(DiagId::ScheduleBreaksDataflow, loc, primitive, stage, *problem);
+}
+
+}  // namespace texc

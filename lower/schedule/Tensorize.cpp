@@ -1,0 +1,339 @@
+// tensorize(L, NAME): the loop nest under loop L (L included) is replaced by one call of the tensor
+// intrinsic NAME (language.md "intrinsics").
+//
+// Contract: NAME is an intrinsic declared with `lower extern "symbol"` and visible to the op
+// (OpDef::intrinsics); a target built-in (vdla.gemm) or another lowering is reported as not
+// available on the target. The match is structural, like TensorIR's tensorize:
+//  - shape: the loops from L inward are perfectly nested down to one Block, one loop per intrinsic
+//    axis (spatial axes then reduction axes, by order) with equal constant extents;
+//  - the Block's reduction is complete under L (no reduction axis is driven by a loop outside L);
+//  - expression: the stored value matches the intrinsic's (same operators, casts, constants,
+//    reduction kind and types); intrinsic buffers are mapped to the Block's buffers in order of
+//    first appearance, and element types must agree;
+//  - strides: every access, flattened row-major with its buffer's full shape, is affine in the
+//    loops under L with the same stride for each loop as the intrinsic's access has for the
+//    corresponding axis, and the intrinsic's accesses start at element 0.
+// A mismatch is a diagnostic that says which part did not match. The nest becomes
+//   Evaluate(Call(i32, symbol, {address_of(X[base])...}, Extern))
+// with the intrinsic's inputs first, then its outputs (parameter order), each base being the
+// access's indices with the loops under L at 0; split guards that depend only on outer loops
+// guard the call. Caveat: strides are checked against the buffers' full logical shapes, which is
+// exact for op inputs and outputs (intermediates accessed by an intrinsic are kept whole by
+// plan_storage, as for any address_of access).
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/Bounds.h"
+#include "ir/Diagnostics.h"
+#include "ir/IROperators.h"
+#include "ir/IRVisitor.h"
+#include "ir/Simplify.h"
+#include "ir/Substitute.h"
+#include "lower/schedule/Primitives.h"
+
+namespace texc {
+
+namespace {
+
+struct Mismatch {
+  std::string what;
+};
+
+// One access matched between the loop nest and the intrinsic.
+struct AccessPair {
+  Buffer actual, pattern;
+  std::vector<Expr> actual_indices, pattern_indices;
+};
+
+// Structural comparison of the nest's stored value with the intrinsic's, building the buffer map.
+class PatternMatcher {
+ public:
+  std::vector<AccessPair> accesses;
+  std::vector<std::pair<Buffer, Buffer>> buffer_map;  // (pattern, actual) in order of first appearance
+
+  void map_buffer(const Buffer& actual, const Buffer& pattern) {
+    for (auto& [p, a] : buffer_map) {
+      if (p == pattern && a == actual) return;
+      if (p == pattern || a == actual)
+        throw Mismatch{"expression: '" + actual->name + "' is used where the intrinsic uses '" + pattern->name + "'"};
+    }
+    if (actual->dtype != pattern->dtype)
+      throw Mismatch{"element type: '" + actual->name + "' is " + actual->dtype.str() + " but the intrinsic's '" +
+                     pattern->name + "' is " + pattern->dtype.str()};
+    buffer_map.push_back({pattern, actual});
+  }
+
+  void match(const Expr& a, const Expr& p) {
+    const Load *actual_load = a->as<Load>(), *pattern_load = p->as<Load>();
+    if (actual_load && pattern_load) {
+      map_buffer(actual_load->buffer, pattern_load->buffer);
+      accesses.push_back({actual_load->buffer, pattern_load->buffer, actual_load->indices, pattern_load->indices});
+      return;
+    }
+    if (a->kind != p->kind || a->type != p->type) fail(a, p);
+    switch (a->kind) {
+      case ExprKind::IntImm:
+        if (a->as<IntImm>()->value != p->as<IntImm>()->value) fail(a, p);
+        return;
+      case ExprKind::FloatImm:
+        if (a->as<FloatImm>()->value != p->as<FloatImm>()->value) fail(a, p);
+        return;
+      case ExprKind::Binary: {
+        const Binary *x = a->as<Binary>(), *y = p->as<Binary>();
+        if (x->op != y->op) fail(a, p);
+        match(x->a, y->a);
+        match(x->b, y->b);
+        return;
+      }
+      case ExprKind::Not:
+        return match(a->as<Not>()->a, p->as<Not>()->a);
+      case ExprKind::Cast:
+        return match(a->as<Cast>()->value, p->as<Cast>()->value);
+      case ExprKind::Select: {
+        const Select *x = a->as<Select>(), *y = p->as<Select>();
+        match(x->cond, y->cond);
+        match(x->true_value, y->true_value);
+        match(x->false_value, y->false_value);
+        return;
+      }
+      case ExprKind::Call: {
+        const Call *x = a->as<Call>(), *y = p->as<Call>();
+        if (x->name != y->name || x->call_kind != y->call_kind || x->args.size() != y->args.size()) fail(a, p);
+        for (size_t i = 0; i < x->args.size(); ++i) match(x->args[i], y->args[i]);
+        return;
+      }
+      default:
+        fail(a, p);
+    }
+  }
+
+ private:
+  static std::string describe(const Expr& e) {
+    switch (e->kind) {
+      case ExprKind::IntImm:
+        return "the constant " + std::to_string(e->as<IntImm>()->value);
+      case ExprKind::FloatImm:
+        return "the constant " + std::to_string(e->as<FloatImm>()->value);
+      case ExprKind::Binary:
+        return std::string("'") + binary_op_symbol(e->as<Binary>()->op) + "'";
+      case ExprKind::Not:
+        return "'!'";
+      case ExprKind::Cast:
+        return "a cast to " + e->type.str();
+      case ExprKind::Select:
+        return "a select";
+      case ExprKind::Call:
+        return "a call of '" + e->as<Call>()->name + "'";
+      case ExprKind::Load:
+        return "a load of '" + e->as<Load>()->buffer->name + "'";
+      case ExprKind::Variable:
+        return "the variable '" + e->as<Variable>()->name + "'";
+      default:
+        return "an expression";
+    }
+  }
+  [[noreturn]] static void fail(const Expr& a, const Expr& p) {
+    if (a->type != p->type)
+      throw Mismatch{"element type: the nest computes " + describe(a) + " of type " + a->type.str() +
+                     " where the intrinsic computes " + describe(p) + " of type " + p->type.str()};
+    throw Mismatch{"expression: the nest has " + describe(a) + " where the intrinsic has " + describe(p)};
+  }
+};
+
+Expr flat_offset(const std::vector<Expr>& indices, const Buffer& buffer) {
+  Expr offset = make_int(0);
+  for (size_t d = 0; d < indices.size(); ++d) offset = offset * buffer->shape[d] + indices[d];
+  return simplify(offset);
+}
+
+// The stride of `offset` with respect to each of `vars` (all others fixed), or a mismatch if it
+// is not affine in them.
+std::vector<int64_t> strides_of(const Expr& offset, const std::vector<Var>& vars, const std::string& buffer,
+                                const std::vector<std::string>& loop_names) {
+  VarMap zero;
+  for (const Var& v : vars) zero[v.get()] = make_int(0);
+  Expr base = simplify(substitute(offset, zero));
+  Expr affine = base;
+  std::vector<int64_t> strides;
+  for (size_t i = 0; i < vars.size(); ++i) {
+    VarMap one = zero;
+    one[vars[i].get()] = make_int(1);
+    int64_t s;
+    if (!is_const_int(simplify(substitute(offset, one) - base), &s))
+      throw Mismatch{"stride: the access of '" + buffer + "' has no constant stride for loop '" + loop_names[i] + "'"};
+    strides.push_back(s);
+    affine = affine + vars[i] * make_int(s);
+  }
+  if (!is_const_int(simplify(offset - affine), int64_t(0)))
+    throw Mismatch{"stride: the access of '" + buffer + "' is not affine in the loops under the tensorized loop"};
+  return strides;
+}
+
+std::vector<Expr> split_conjuncts(const Expr& e) {
+  if (!e) return {};
+  if (const Binary* b = e->as<Binary>(); b && b->op == BinaryOp::And) {
+    std::vector<Expr> out = split_conjuncts(b->a), rest = split_conjuncts(b->b);
+    out.insert(out.end(), rest.begin(), rest.end());
+    return out;
+  }
+  return {e};
+}
+
+// The Evaluate that replaces the nest, or a Mismatch.
+Stmt match_and_replace(const For* top, const IntrinsicDef& intrin) {
+  const Stage& pattern = intrin.stages.front();
+  // Shape: the perfectly nested loops and the Block under them.
+  std::vector<const For*> loops{top};
+  while (const For* inner = loops.back()->body->as<For>()) loops.push_back(inner);
+  const Block* block = loops.back()->body->as<Block>();
+  if (!block)
+    throw Mismatch{"shape: the loops under '" + top->var->name + "' are not perfectly nested down to one computation"};
+  std::vector<IterVar> axes = pattern.axes;
+  const Reduce* pattern_reduce = pattern.body->as<Reduce>();
+  if (pattern_reduce)
+    for (IterVar a : pattern_reduce->axes) axes.push_back(a);
+  if (loops.size() != axes.size())
+    throw Mismatch{"shape: " + std::to_string(loops.size()) + " loop(s) under '" + top->var->name +
+                   "' but the intrinsic has " + std::to_string(axes.size()) + " axes"};
+  std::vector<Var> loop_vars;
+  std::vector<std::string> loop_names;
+  for (size_t i = 0; i < loops.size(); ++i) {
+    int64_t have = 0, want = 0;
+    bool have_const = is_const_int(loops[i]->extent, &have), want_const = is_const_int(axes[i].extent, &want);
+    if (!have_const || !want_const || have != want || !is_const_int(loops[i]->min, int64_t(0)))
+      throw Mismatch{"shape/extent: loop '" + loops[i]->var->name + "' has " +
+                     (have_const ? "extent " + std::to_string(have) : std::string("a non-constant extent")) +
+                     " but the intrinsic's axis '" + axes[i].var->name + "' has extent " + std::to_string(want)};
+    loop_vars.push_back(loops[i]->var);
+    loop_names.push_back(loops[i]->var->name);
+  }
+  std::unordered_set<const Variable*> inner;
+  for (const Var& v : loop_vars) inner.insert(v.get());
+  auto uses_outer_loop = [&](const Expr& e, std::string* which) {
+    bool outer = false;
+    for_each_expr(e, [&](const Expr& x) {
+      const Variable* v = x->as<Variable>();
+      if (v && !inner.count(v) && !outer) {
+        outer = true;
+        *which = v->name;
+      }
+    });
+    return outer;
+  };
+
+  // The whole reduction happens under the tensorized loop.
+  VarIntervals ranges;
+  for (const For* l : loops) ranges[l->var.get()] = Interval::range(0, *bounds_of(l->extent).max - 1);
+  VarMap iter_values;
+  for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+    const IterVar& iv = block->iter_vars[i];
+    iter_values[iv.var.get()] = block->bindings[i];
+    if (!iv.is_reduce) continue;
+    std::string outer_loop;
+    Interval covered = bounds_of(block->bindings[i], ranges);
+    int64_t lo = 0, ext = 0;
+    is_const_int(iv.min, &lo);
+    is_const_int(iv.extent, &ext);
+    if (uses_outer_loop(block->bindings[i], &outer_loop) || covered != Interval::range(lo, lo + ext - 1))
+      throw Mismatch{"the reduction of '" + block->stage + "' over '" + iv.var->name +
+                     "' is not complete under loop '" + top->var->name + "'" +
+                     (outer_loop.empty() ? "" : " (loop '" + outer_loop + "' outside it also drives it)")};
+  }
+  if ((block->init != nullptr) != (pattern_reduce != nullptr))
+    throw Mismatch{std::string("expression: the nest ") + (block->init ? "is" : "is not") +
+                   " a reduction but the intrinsic " + (pattern_reduce ? "is" : "is not")};
+  Expr guard;
+  for (const Expr& c : split_conjuncts(block->predicate)) {
+    bool inner_dependent = false;
+    for_each_expr(c, [&](const Expr& x) {
+      if (const Variable* v = x->as<Variable>(); v && inner.count(v)) inner_dependent = true;
+    });
+    if (inner_dependent)
+      throw Mismatch{"shape/extent: a guard of a non-dividing split lies inside the tensorized nest"};
+    guard = guard ? logical_and(guard, c) : c;
+  }
+
+  // Expression: the stored value against the intrinsic's, in its accumulating form for a reduction.
+  const Store* store = block->body->as<Store>();
+  TEXC_CHECK(store) << "block of " << block->stage << " does not store";
+  const Buffer& pattern_out = pattern.buffer;
+  std::vector<Expr> pattern_index;
+  for (const IterVar& a : pattern.axes) pattern_index.push_back(a.var);
+  Expr pattern_value = pattern_reduce ? Reduce::combine(pattern_reduce->reduce_kind,
+                                                        Load::make(pattern_out, pattern_index), pattern_reduce->source)
+                                      : pattern.body;
+  PatternMatcher matcher;
+  matcher.map_buffer(store->buffer, pattern_out);
+  matcher.accesses.push_back({store->buffer, pattern_out, store->indices, pattern_index});
+  matcher.match(store->value, pattern_value);
+
+  // Strides, and the base of every access.
+  std::vector<Var> axis_vars;
+  for (const IterVar& a : axes) axis_vars.push_back(a.var);
+  std::map<const BufferNode*, std::vector<Expr>> base_of;
+  for (const AccessPair& ap : matcher.accesses) {
+    std::vector<Expr> actual_indices;
+    for (const Expr& e : ap.actual_indices) actual_indices.push_back(simplify(substitute(e, iter_values)));
+    std::vector<int64_t> have =
+        strides_of(flat_offset(actual_indices, ap.actual), loop_vars, ap.actual->name, loop_names);
+    Expr pattern_offset = flat_offset(ap.pattern_indices, ap.pattern);
+    std::vector<int64_t> want = strides_of(pattern_offset, axis_vars, ap.pattern->name, loop_names);
+    for (size_t i = 0; i < have.size(); ++i)
+      if (have[i] != want[i])
+        throw Mismatch{"stride: the stride of buffer '" + ap.actual->name + "' for loop '" + loop_names[i] + "' is " +
+                       std::to_string(have[i]) + " but the intrinsic's '" + ap.pattern->name + "' has " +
+                       std::to_string(want[i]) + " for axis '" + axes[i].var->name + "'"};
+    VarMap zero;
+    for (const Var& v : axis_vars) zero[v.get()] = make_int(0);
+    if (!is_const_int(simplify(substitute(pattern_offset, zero)), int64_t(0)))
+      throw Mismatch{"stride: the intrinsic's access of '" + ap.pattern->name +
+                     "' does not start at its first element"};
+    VarMap at_start;
+    for (const Var& v : loop_vars) at_start[v.get()] = make_int(0);
+    std::vector<Expr> base;
+    for (const Expr& e : actual_indices) base.push_back(simplify(substitute(e, at_start)));
+    base_of.emplace(ap.actual.get(), base);
+  }
+
+  // The call: intrinsic inputs, then outputs, each as the address of its base element.
+  std::vector<Expr> args;
+  std::vector<Buffer> params = intrin.inputs;
+  params.insert(params.end(), intrin.outputs.begin(), intrin.outputs.end());
+  for (const Buffer& param : params) {
+    Buffer actual;
+    for (auto& [p, a] : matcher.buffer_map)
+      if (p == param) actual = a;
+    if (!actual) throw Mismatch{"expression: the intrinsic's '" + param->name + "' has no counterpart in the nest"};
+    args.push_back(
+        Call::make(Int(64), "address_of", {Load::make(actual, base_of.at(actual.get()))}, CallKind::Intrinsic));
+  }
+  Stmt call = Evaluate::make(Call::make(Int(32), intrin.symbol, args, CallKind::Extern));
+  return guard ? IfThenElse::make(guard, call) : call;
+}
+
+}  // namespace
+
+void apply_tensorize(ScheduleState& st, const SchedStep& step) {
+  const SchedPrimitive& p = step.prim;
+  expect_arity(step, 2, 2, 0);
+  const For* l = st.loop(loop_name_arg(step, 0), p.args[0].loc);
+  const SchedArg& name = name_arg(step, 1);
+  auto it = st.op.intrinsics.find(name.name);
+  if (it == st.op.intrinsics.end()) {
+    if (name.name.find('.') != std::string::npos)
+      throw_error(DiagId::IntrinsicNotAvailable, name.loc, name.name, st.target);
+    throw_error(DiagId::UnknownIntrinsic, name.loc, name.name);
+  }
+  const IntrinsicDef& intrin = it->second;
+  if (intrin.lower_kind != "extern" || intrin.stages.size() != 1)
+    throw_error(DiagId::IntrinsicNotAvailable, name.loc, name.name, st.target);
+  try {
+    st.replace(l, match_and_replace(l, intrin));
+  } catch (const Mismatch& m) {
+    throw_error(DiagId::TensorizeMismatch, p.loc, l->var->name, name.name, m.what);
+  }
+}
+
+}  // namespace texc

@@ -1,0 +1,142 @@
+// Automatic fusion by stage kind (lower/AutoFuse.cpp) and tensorize (lower/schedule/Tensorize.cpp):
+// lowered for the interp target, run by the loop interpreter (tensorized nests call the extern
+// functions of backends/interp/ExternRegistry.h) and compared with the reference interpreter.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include "schedule_test_support.h"
+
+using namespace texc;
+using namespace texc::testing;
+
+namespace {
+
+std::string conv_relu(const std::string& schedule, int size = 10) {
+  return "import nn.conv2d\n"
+         "op conv_relu(X: f32[1, 3, " +
+         std::to_string(size) + ", " + std::to_string(size) +
+         "], W: f32[4, 3, 3, 3]) -> R {\n"
+         "  compute {\n"
+         "    Y = conv2d(X, W, pad = 1)\n"
+         "    R[n, f, y, x] = max(Y[n, f, y, x], 0.0)\n"
+         "  }\n" +
+         (schedule.empty() ? "" : "  schedule cpu {\n" + schedule + "\n  }\n") + "}\n";
+}
+
+}  // namespace
+
+TEST_CASE("auto-fusion: the pad is inlined and relu is computed in the convolution's output loop") {
+  std::string text = conv_relu("");
+  check_correct(text);
+  std::string planned = ir_after(text, "plan_storage");
+  CHECK_NOT_CONTAINS(planned, "allocate Xp");              // inlined into the convolution
+  CHECK_CONTAINS(planned, "allocate Y: f32[1, 1, 1, 1]");  // one point per output-loop iteration
+  CHECK_CONTAINS(planned, "R[R.n");
+}
+
+TEST_CASE("--no-fuse keeps every stage stored in full") {
+  std::string text = conv_relu("");
+  check_correct(text, /*no_fuse=*/true);
+  std::string planned = ir_after(text, "plan_storage", /*no_fuse=*/true);
+  CHECK_CONTAINS(planned, "allocate Xp: f32[1, 3, 12, 12]");
+  CHECK_CONTAINS(planned, "allocate Y: f32[1, 4, 10, 10]");
+}
+
+TEST_CASE("auto-fusion follows the schedule of the reduction: reduction loop outside spatial loops") {
+  // oyo, Y.c, oyi: the reduction loop c sits outside the spatial loops oyi and Y.ox, so relu runs
+  // after the c loop over a 4-row strip (with a tail strip of 2 rows).
+  std::string text = conv_relu(
+      "oyo, oyi = split(Y.oy, 4)\n"
+      "reorder(oyo, Y.c, oyi, Y.ox, Y.ry, Y.rx)\n");
+  check_correct(text);
+  CHECK_CONTAINS(ir_after(text, "plan_storage"), "allocate Y: f32[1, 1, 4, 10]");
+}
+
+TEST_CASE("auto-fusion with a tiled, vectorized reduction") {
+  std::string text = R"(
+op dense_relu(A: f32[13, 16], B: f32[16, 21], bias: f32[21]) -> R {
+  compute {
+    C[i, j] = sum(A[i, k] * B[k, j] for k in 0..16)
+    T[i, j] = C[i, j] + bias[j]
+    R[i, j] = max(T[i, j], 0.0)
+  }
+  schedule cpu {
+    io, jo, ii, ji = tile(C.i, C.j, 4, 8)
+    reorder(io, jo, C.k, ii, ji)
+    vectorize(ji)
+    parallel(io)
+  }
+}
+)";
+  check_correct(text);
+  std::string planned = ir_after(text, "plan_storage");
+  CHECK_CONTAINS(planned, "allocate C: f32[4, 8]");
+  CHECK_NOT_CONTAINS(planned, "allocate T");
+}
+
+TEST_CASE("a consumer the schedule names is not fused") {
+  std::string text = conv_relu("rxo, rxi = split(R.x, 4)\n");
+  check_correct(text);
+  CHECK_CONTAINS(ir_after(text, "plan_storage"), "allocate Y: f32[1, 4, 10, 10]");
+}
+
+namespace {
+
+std::string dot16_op(const std::string& schedule, const std::string& weight_type = "i8[32, 16]",
+                     const std::string& weight_access = "W[o, k]", int k_extent = 16) {
+  std::string k = std::to_string(k_extent);
+  return R"(
+intrinsic dot16(a: i8[16], b: i8[16, 16]) -> c {
+  compute { c[j] = sum(i32(a[k]) * i32(b[j, k]) for k in 0..16) }
+  lower extern "my_dot16"
+}
+op gemv(X: i8[4, )" +
+         k + "], W: " + weight_type + R"() -> Y {
+  compute { Y[n, o] = sum(i32(X[n, k]) * i32()" +
+         weight_access + ") for k in 0.." + k + R"() }
+  schedule cpu {
+)" + schedule +
+         "\n  }\n}\n";
+}
+
+}  // namespace
+
+TEST_CASE("tensorize with an extern intrinsic") {
+  std::string text = dot16_op("oo, oi = split(Y.o, 16)\ntensorize(oi, dot16)");
+  check_correct(text);
+  std::string planned = ir_after(text, "plan_storage");
+  CHECK_CONTAINS(planned, "call my_dot16(");
+  CHECK_NOT_CONTAINS(planned, "for oi");
+}
+
+TEST_CASE("tensorize diagnostics say which part did not match") {
+  SUBCASE("shape") {
+    Diagnostic d = schedule_error(dot16_op("oo, oi = split(Y.o, 8)\ntensorize(oi, dot16)"));
+    CHECK(d.id == DiagId::TensorizeMismatch);
+    CHECK(d.message ==
+          "cannot tensorize loop 'oi' with 'dot16': shape/extent: loop 'oi' has extent 8 but the intrinsic's axis "
+          "'j' has extent 16");
+  }
+  SUBCASE("stride") {
+    Diagnostic d = schedule_error(dot16_op("oo, oi = split(Y.o, 16)\ntensorize(oi, dot16)", "i8[16, 32]", "W[k, o]"));
+    CHECK(d.message ==
+          "cannot tensorize loop 'oi' with 'dot16': stride: the stride of buffer 'W' for loop 'oi' is 1 but the "
+          "intrinsic's 'b' has 16 for axis 'j'");
+  }
+  SUBCASE("element type") {
+    Diagnostic d = schedule_error(dot16_op("oo, oi = split(Y.o, 16)\ntensorize(oi, dot16)", "i16[32, 16]"));
+    CHECK(d.message ==
+          "cannot tensorize loop 'oi' with 'dot16': element type: 'W' is i16 but the intrinsic's 'b' is i8");
+  }
+  SUBCASE("incomplete reduction") {
+    Diagnostic d = schedule_error(
+        dot16_op("oo, oi = split(Y.o, 16)\nko, ki = split(Y.k, 16)\nreorder(oo, ko, oi, ki)\ntensorize(oi, dot16)",
+                 "i8[32, 32]", "W[o, k]", 32));
+    CHECK(d.message ==
+          "cannot tensorize loop 'oi' with 'dot16': the reduction of 'Y' over 'k' is not complete under loop 'oi' "
+          "(loop 'ko' outside it also drives it)");
+  }
+  SUBCASE("a target built-in") {
+    Diagnostic d = schedule_error(dot16_op("oo, oi = split(Y.o, 16)\ntensorize(oi, vdla.gemm)"));
+    CHECK(d.id == DiagId::IntrinsicNotAvailable);
+    CHECK(d.message == "intrinsic 'vdla.gemm' is not available on target 'interp'");
+  }
+}
