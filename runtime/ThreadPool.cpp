@@ -2,9 +2,9 @@
 //
 // One process-wide pool of (threads - 1) workers; the calling thread is the remaining one. A parallel
 // loop is published as a Job; every thread (workers and caller) takes task indices from the job's
-// atomic counter until none are left, and the caller returns once every worker has left the job (it
-// lives on the caller's stack). Parallel loops started inside a task, or while another thread owns
-// the pool, run serially on their caller: correct, never a deadlock.
+// atomic counter, in chunks of about n / (16 * threads), until none are left, and the caller returns
+// once every worker has left the job (it lives on the caller's stack). Parallel loops started inside a
+// task, or while another thread owns the pool, run serially on their caller: correct, never a deadlock.
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
@@ -21,10 +21,14 @@ struct Job {
   texrt_task_fn fn;
   void* closure;
   int64_t n;
+  int64_t chunk;  // tasks taken per visit to the shared counter
   std::atomic<int64_t> next{0};
 
   void drain() {
-    for (int64_t i = next.fetch_add(1); i < n; i = next.fetch_add(1)) fn(i, closure);
+    for (int64_t begin = next.fetch_add(chunk); begin < n; begin = next.fetch_add(chunk)) {
+      int64_t end = begin + chunk < n ? begin + chunk : n;
+      for (int64_t i = begin; i < end; ++i) fn(i, closure);
+    }
   }
 };
 
@@ -128,7 +132,9 @@ extern "C" void texrt_parallel_for(int64_t n, texrt_task_fn fn, void* closure) {
   if (!lock.owns_lock()) return run_serially(n, fn, closure);
   ThreadPool& pool = pool_locked();
   if (pool.num_threads() == 1) return run_serially(n, fn, closure);
-  Job job{fn, closure, n};
+  // About 16 chunks per thread: few trips to the shared counter, still balanced when tasks vary.
+  int64_t chunk = n / (int64_t(pool.num_threads()) * 16);
+  Job job{fn, closure, n, chunk < 1 ? 1 : chunk};
   pool.run(job);
 }
 

@@ -427,3 +427,19 @@ TEST_CASE("an extern function nobody provides is reported when the module is cre
   CHECK(message.find("calls_missing") != std::string::npos);
   CHECK(message.find("texc_no_such_function") != std::string::npos);
 }
+
+TEST_CASE("a scalar load inside a vector select runs only when some lane selects it") {
+  // for i in 0..4: Out[ramp(4i)] = select(ramp(4i) < 8, broadcast(A[(i / 2) * 2^40 + i]), -1)
+  // For i >= 2 no lane selects the load, whose index is then far out of range.
+  Buffer a = input("A", Float(32), 2), out = output("Out", Float(32), 16);
+  Var i = Variable::make("i");
+  Expr index = ramp(Expr(i) * 4, 4);
+  Expr scalar_index = (Expr(i) / 2) * i64(int64_t(1) << 40) + Expr(i);
+  Expr value = Select::make(index < Broadcast::make(i64(8), 4), Broadcast::make(load(a, scalar_index), 4),
+                            make_const(Float(32, 4), -1.0));
+  LoweredFunc f{"lane_guard", {a, out}, loop(i, 0, 4, store(out, index, value)), {}};
+  auto m = jit(f);
+  std::vector<float> av = {3.0f, 5.0f}, o(16, 0);
+  m->call("lane_guard", {av.data(), o.data()});
+  for (int k = 0; k < 16; ++k) CHECK(o[k] == (k < 4 ? 3.0f : k < 8 ? 5.0f : -1.0f));
+}
