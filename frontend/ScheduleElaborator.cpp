@@ -42,6 +42,8 @@ const std::vector<PrimitiveSignature>& primitive_signatures() {
   return table;
 }
 
+constexpr int64_t kMaxFactorsArgument = int64_t(1) << 40;
+
 const std::vector<std::string> kTargets = {"cpu", "x86", "arm", "cuda", "vdla"};
 const std::vector<std::string> kScopes = {"global", "local", "shared", "vdla.inp", "vdla.wgt", "vdla.acc"};
 const std::vector<std::string> kThreadTags = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z", "threadIdx.x",
@@ -100,6 +102,8 @@ class ScheduleChecker {
     if (k.factors_of) {
       int64_t n = eval_const_int(*k.factors_of, *context_.sizes);
       if (n <= 0) throw_error(DiagId::FactorsOfNonPositive, start_loc_of(*k.factors_of), n);
+      // Trial division up to sqrt(n): bounded so that no input makes the front end hang.
+      if (n > kMaxFactorsArgument) throw_error(DiagId::FactorsTooLarge, start_loc_of(*k.factors_of), n, kMaxFactorsArgument);
       for (int64_t d = 1; d * d <= n; ++d) {
         if (n % d == 0) knob.values.push_back(d);
       }
