@@ -156,3 +156,13 @@ TEST_CASE("C header") {
   std::remove(path.c_str());
   std::remove(source.c_str());
 }
+
+TEST_CASE("a vectorized loop the lowering left scalar is a serial loop with a vectorization hint") {
+  // vectorized i in 0..32 { Out[i] = A[i] * 2 } (no vector nodes): LLVM is asked to vectorize it.
+  Buffer a = input("A", Float(32), 32), out = output("Out", Float(32), 32);
+  Var i = Variable::make("i");
+  LoweredFunc f{"hinted", {a, out}, loop(i, 0, 32, store(out, i, load(a, i) * make_float(2.0)), ForKind::Vectorized), {}};
+  std::string ir = emit_llvm_ir_unoptimized({f}, CpuTargetOptions{});
+  CHECK(ir.find("!\"llvm.loop.vectorize.enable\", i1 true") != std::string::npos);
+  CHECK(emit_llvm_ir({f}, CpuTargetOptions{"x86", "haswell", "", 3}).find("<8 x float>") != std::string::npos);
+}
