@@ -27,9 +27,9 @@ Expr operator<(Expr a, Expr b) { return bin(BinaryOp::LT, std::move(a), std::mov
 Expr operator<=(Expr a, Expr b) { return bin(BinaryOp::LE, std::move(a), std::move(b)); }
 Expr operator>(Expr a, Expr b) { return bin(BinaryOp::GT, std::move(a), std::move(b)); }
 Expr operator>=(Expr a, Expr b) { return bin(BinaryOp::GE, std::move(a), std::move(b)); }
-Expr operator&&(Expr a, Expr b) { return bin(BinaryOp::And, std::move(a), std::move(b)); }
-Expr operator||(Expr a, Expr b) { return bin(BinaryOp::Or, std::move(a), std::move(b)); }
-Expr operator!(Expr a) { return Not::make(std::move(a)); }
+Expr logical_and(Expr a, Expr b) { return bin(BinaryOp::And, std::move(a), std::move(b)); }
+Expr logical_or(Expr a, Expr b) { return bin(BinaryOp::Or, std::move(a), std::move(b)); }
+Expr logical_not(Expr a) { return Not::make(std::move(a)); }
 Expr min(Expr a, Expr b) { return bin(BinaryOp::Min, std::move(a), std::move(b)); }
 Expr max(Expr a, Expr b) { return bin(BinaryOp::Max, std::move(a), std::move(b)); }
 Expr eq(Expr a, Expr b) { return bin(BinaryOp::EQ, std::move(a), std::move(b)); }

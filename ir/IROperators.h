@@ -19,9 +19,11 @@ Expr operator<(Expr a, Expr b);
 Expr operator<=(Expr a, Expr b);
 Expr operator>(Expr a, Expr b);
 Expr operator>=(Expr a, Expr b);
-Expr operator&&(Expr a, Expr b);
-Expr operator||(Expr a, Expr b);
-Expr operator!(Expr a);
+// Logical operators are named functions, not overloads: an overloaded `!` or `&&` on Expr would
+// silently change the meaning of `if (!e)` and `a && b` truth tests on pointers.
+Expr logical_and(Expr a, Expr b);
+Expr logical_or(Expr a, Expr b);
+Expr logical_not(Expr a);
 Expr min(Expr a, Expr b);
 Expr max(Expr a, Expr b);
 Expr eq(Expr a, Expr b);

@@ -42,7 +42,7 @@ void split_conjuncts(const Expr& e, std::vector<Expr>& out) {
 
 Expr conjunction(const std::vector<Expr>& terms) {
   Expr r;
-  for (const Expr& t : terms) r = r ? (r && t) : t;
+  for (const Expr& t : terms) r = r ? logical_and(r, t) : t;
   return r;
 }
 

@@ -20,7 +20,7 @@ class PredicateAdder : public IRMutator {
   Stmt mutate(const Block* op, const Stmt& self) override {
     Stmt b = IRMutator::mutate(op, self);
     const Block* nb = b->as<Block>();
-    Expr pred = nb->predicate ? (nb->predicate && cond_) : cond_;
+    Expr pred = nb->predicate ? logical_and(nb->predicate, cond_) : cond_;
     return Block::make(nb->stage, nb->iter_vars, nb->bindings, pred, nb->init, nb->body);
   }
   Expr mutate_expr(const Expr& e) override { return e; }

@@ -107,7 +107,7 @@ TEST_CASE("comparisons and can_prove") {
   CHECK(can_prove(eq(x - x, i64(0))));
   CHECK(can_prove(x + 1 > x));
   CHECK_FALSE(can_prove(x > 0));
-  CHECK(can_prove(o >= 0 && i <= 7, vars));
+  CHECK(can_prove(logical_and(o >= 0, i <= 7), vars));
 }
 
 TEST_CASE("symbolic bounds relax only the listed variables") {

@@ -84,7 +84,7 @@ TEST_CASE("operators with minimal parentheses") {
   check_expr_round_trip(x % 8 + y / 4, "x%8 + y/4");
   check_expr_round_trip(x * -3, "x*-3");
   check_expr_round_trip(x - -3, "x - -3");
-  check_expr_round_trip(x < y && y <= z || !eq(x, z), "x < y && y <= z || !(x == z)");
+  check_expr_round_trip(logical_or(logical_and(x < y, y <= z), logical_not(eq(x, z))), "x < y && y <= z || !(x == z)");
   check_expr_round_trip(eq(x < y, y < z), "x < y == y < z");
   check_expr_round_trip(x < Select::make(eq(x, y), y, z), "x < select(x == y, y, z)");
   check_expr_round_trip(Binary::make(BinaryOp::Shl, x + 1, i64(2)), "x + 1 << 2");
@@ -328,7 +328,7 @@ TEST_CASE("random expressions round-trip") {
         case 0: return a < b;
         case 1: return eq(a, b);
         case 2: return Not::make(a >= b);
-        default: return (a <= b) && (a > b);
+        default: return logical_and(a <= b, a > b);
       }
     }
     if (depth <= 0 || rnd(4) == 0) {

@@ -181,13 +181,13 @@ TEST_CASE("bound-based folding of comparisons, min, max, select, logic") {
   CHECK(simplifies_to(Select::make(o < 8, x, x + 1), x, vars));
   CHECK(simplifies_to(Select::make(x < 3, x, x), x));
   Expr c = x < 3;
-  CHECK(simplifies_to(c && make_bool(true), c));
-  CHECK(folded(c && make_bool(false)) == 0);
-  CHECK(folded(c || make_bool(true)) == 1);
-  CHECK(simplifies_to(c || make_bool(false), c));
+  CHECK(simplifies_to(logical_and(c, make_bool(true)), c));
+  CHECK(folded(logical_and(c, make_bool(false))) == 0);
+  CHECK(folded(logical_or(c, make_bool(true))) == 1);
+  CHECK(simplifies_to(logical_or(c, make_bool(false)), c));
   CHECK(simplifies_to(Not::make(Not::make(c)), c));
   CHECK(simplifies_to(Not::make(c), x >= 3));
-  CHECK(simplifies_to(c && c, c));
+  CHECK(simplifies_to(logical_and(c, c), c));
   // Narrow types fold comparisons from the operands' bounds.
   Expr s = Variable::make("s", Int(8));
   CHECK(folded(s <= IntImm::make(Int(8), 127)) == 1);
