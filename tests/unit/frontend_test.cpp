@@ -68,7 +68,7 @@ std::pair<uint32_t, uint32_t> where(const std::string& text, const std::string& 
     std::string text_ = (TEXT);                                \
     Diagnostic d_ = error_of(text_);                           \
     auto [line_, col_] = where(text_, NEEDLE, OCC);            \
-    CHECK_MESSAGE(d_.id == DiagId::ID, diag_name(d_.id));      \
+    CHECK_MESSAGE(d_.id == DiagId::ID, std::string(diag_name(d_.id)));      \
     CHECK(d_.loc.line == line_);                               \
     CHECK(d_.loc.col == col_);                                 \
     CHECK(d_.message == (MSG));                                \
@@ -294,6 +294,74 @@ op pool(X: f32[10]) -> Y {
   CHECK(div->op == BinaryOp::Div);
   REQUIRE(div->a->as<Reduce>());
   CHECK(is_const_int(div->a->as<Reduce>()->axes[0].extent, 2));
+}
+
+TEST_CASE("multi-output calls, a file imported by two files is loaded once, -I and params of libraries") {
+  auto dir = std::filesystem::temp_directory_path() / "texc_frontend_test_multi";
+  std::filesystem::create_directories(dir / "lib");
+  std::ofstream(dir / "lib" / "common.tex") << "param P = 3\n";
+  std::ofstream(dir / "lib" / "minmax.tex") << R"(
+import "common.tex"
+op minmax(X: f32[N, M]) -> Lo, Hi {
+  compute {
+    Lo[i] = min(X[i, j] for j in 0..M)
+    Hi[i] = max(X[i, j] for j in 0..M)
+  }
+  schedule cpu { parallel(Lo.i) }
+}
+)";
+  std::ofstream(dir / "lib" / "twice.tex") << R"(
+import "common.tex"
+op twice(X: f32[N]) -> Y { compute { Y[i] = X[i] * 2.0 } }
+)";
+  FrontendOptions o = stdlib_options();
+  o.include_dirs.push_back((dir / "lib").string());
+  Program p = compile(R"(
+import "minmax.tex"
+import "twice.tex"
+op f(A: f32[8, P]) -> R, S {
+  compute {
+    L, H = minmax(A)
+    R = twice(L)
+    S[i] = H[i] - L[i]
+  }
+}
+)", o);
+  const OpDef& op = p.ops[0];
+  REQUIRE(op.stages.size() == 4);
+  CHECK(op.stages[0].name == "L");
+  CHECK(op.stages[1].name == "H");
+  CHECK(op.stages[2].name == "R");
+  CHECK(op.stages[3].name == "S");
+  CHECK(shape_of(op.inputs[0]) == std::vector<int64_t>{8, 3});
+  CHECK(op.stages[0].body->as<Reduce>()->reduce_kind == ReduceKind::Min);
+  REQUIRE(op.outputs.size() == 2);
+  CHECK(op.outputs[0]->name == "R");
+  CHECK(op.outputs[1]->name == "S");
+  REQUIRE(op.schedules.size() == 1);
+  CHECK(std::get<SchedPrimitive>(op.schedules[0].items[0]).stage_renames.at("Lo") == "L");
+
+  std::string bad = "import \"minmax.tex\"\nop g(A: f32[2, 2]) -> B { compute { B = minmax(A) } }";
+  Diagnostic d = error_of(bad, o);
+  CHECK(d.id == DiagId::CallResultCount);
+  CHECK(d.loc.line == where(bad, "B =").first);
+  CHECK(d.loc.col == where(bad, "B =").second);
+  CHECK(d.message == "'minmax' has 2 output(s) but 1 name(s) are bound");
+}
+
+TEST_CASE("casts, integer types and shifts") {
+  Program p = compile(R"(
+op q(A: u8[16], S: i32[16]) -> B, C {
+  compute {
+    B[i] = (i32(A[i]) << 2) >> 1
+    C[i] = f16(S[i]) * 0.25 + f16(1)
+  }
+}
+)");
+  CHECK(p.ops[0].stages[0].buffer->dtype == Int(32));
+  CHECK(p.ops[0].stages[1].buffer->dtype == Float(16));
+  CHECK_ERROR_AT("op q(A: u8[4]) -> B { compute { B[i] = A[i] + 300 } }", LiteralOutOfRange, "300", 1,
+                 "the literal 300 does not fit in u8");
 }
 
 // ---- errors: id, location, message
