@@ -1,0 +1,56 @@
+#include "tests/schedule/ScheduleCheck.h"
+
+#include <memory>
+
+#include "backends/interp/InterpError.h"
+#include "backends/interp/LoopInterpreter.h"
+#include "ir/Diagnostics.h"
+#include "lower/Lower.h"
+
+namespace texc {
+
+OpExecutor make_executor(const OpDef& op, const LoweredFunc& func, const std::string& target) {
+  if (target == "interp") {
+    auto interp = std::make_shared<LoopInterpreter>(func);
+    return [interp](std::vector<Tensor*>& args) { interp->run(args); };
+  }
+  throw TargetUnavailable("target '" + target + "' is not wired into the schedule fuzzer yet (op " + op.name + ")");
+}
+
+const char* status_name(CaseOutcome::Status s) {
+  switch (s) {
+    case CaseOutcome::Status::Passed: return "passed";
+    case CaseOutcome::Status::Mismatch: return "mismatch";
+    case CaseOutcome::Status::Rejected: return "rejected";
+    case CaseOutcome::Status::Error: return "error";
+  }
+  return "?";
+}
+
+CaseOutcome check_scheduled_op(const OpDef& op, bool no_fuse, const std::string& target, uint64_t seed,
+                               bool print_changed) {
+  LowerOptions options;
+  options.target = target;
+  options.no_fuse = no_fuse;
+  options.verify = true;
+  options.print_changed = print_changed;
+  LoweredFunc func;
+  try {
+    func = lower_op(op, options);
+  } catch (const UserError& e) {
+    return {CaseOutcome::Status::Rejected, format_diagnostic(e.diag)};
+  }
+  RunOptions run;
+  run.target = target;
+  run.seed = seed;
+  RunResult result;
+  try {
+    result = run_op(op, make_executor(op, func, target), run);
+  } catch (const InterpError& e) {
+    return {CaseOutcome::Status::Error, e.what()};
+  }
+  if (result.passed) return {CaseOutcome::Status::Passed, ""};
+  return {CaseOutcome::Status::Mismatch, result.message};
+}
+
+}  // namespace texc
