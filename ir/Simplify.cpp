@@ -624,7 +624,10 @@ class Simplifier : public IRMutator {
       Interval known = it == ranges_.end() ? Interval::of_type(v->type) : it->second;
       scopes.push_back(std::make_unique<ScopedRange>(this, v, Interval::make_intersection(known, fact)));
     }
-    return mutate_stmt(s);
+    Stmt out = mutate_stmt(s);
+    // Restore innermost first: two facts on one variable (y >= 1 && y < 14) nest their saved ranges.
+    while (!scopes.empty()) scopes.pop_back();
+    return out;
   }
 
   Stmt mutate(const Store* op, const Stmt& self) override { return IRMutator::mutate(op, self); }
