@@ -1,6 +1,7 @@
 #include "lower/AutoFuse.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "ir/Diagnostics.h"
 #include "ir/IRVisitor.h"
@@ -47,6 +48,54 @@ std::string fusable_reduction(const ScheduleState& st, const Block* e) {
   return ok ? found : "";
 }
 
+// The coefficient of v in e when e is linear in v (sums, differences, products by constants).
+std::optional<int64_t> linear_coefficient(const Expr& e, const Variable* v) {
+  if (e.get() == v) return 1;
+  if (!uses_var(e, v)) return 0;
+  const Binary* b = e->as<Binary>();
+  if (!b) return std::nullopt;
+  if (b->op == BinaryOp::Add || b->op == BinaryOp::Sub) {
+    auto ka = linear_coefficient(b->a, v), kb = linear_coefficient(b->b, v);
+    if (!ka || !kb) return std::nullopt;
+    return b->op == BinaryOp::Add ? *ka + *kb : *ka - *kb;
+  }
+  int64_t c;
+  if (b->op == BinaryOp::Mul && is_const_int(b->b, &c))
+    if (auto k = linear_coefficient(b->a, v)) return *k * c;
+  if (b->op == BinaryOp::Mul && is_const_int(b->a, &c))
+    if (auto k = linear_coefficient(b->b, v)) return *k * c;
+  return std::nullopt;
+}
+
+// True if one iteration of R's output loop produces a whole box of R, so that E may be computed
+// over the box: every loop inside the output loop drives at most one spatial axis of R, and each
+// spatial binding is linear in those loops with coefficients that step exactly over the extents
+// below them (o*F + i with i in 0..F). A fused loop split at a factor that is not a multiple of
+// the row produces scattered points of several rows, whose bounding box E must not compute.
+bool produces_whole_box(const Block* r, const std::vector<const For*>& inner) {
+  std::vector<const Variable*> used;
+  for (size_t i = 0; i < r->iter_vars.size(); ++i) {
+    if (r->iter_vars[i].is_reduce) continue;
+    std::vector<std::pair<int64_t, int64_t>> terms;  // coefficient, extent
+    for (const For* l : inner) {
+      if (!uses_var(r->bindings[i], l->var.get())) continue;
+      if (std::find(used.begin(), used.end(), l->var.get()) != used.end()) return false;
+      used.push_back(l->var.get());
+      auto k = linear_coefficient(r->bindings[i], l->var.get());
+      int64_t extent;
+      if (!k || *k <= 0 || !is_const_int(l->extent, &extent)) return false;
+      terms.push_back({*k, extent});
+    }
+    std::sort(terms.begin(), terms.end());
+    int64_t step = 1;
+    for (const auto& [k, extent] : terms) {
+      if (k != step) return false;
+      step *= extent;
+    }
+  }
+  return true;
+}
+
 // Computes E inside R's output loop; returns false (leaving st unchanged) when there is none.
 bool fuse_into(ScheduleState& st, const std::string& e_name, const std::string& r_name) {
   std::optional<StageSite> r_site = find_stage_site(st, r_name);
@@ -67,6 +116,7 @@ bool fuse_into(ScheduleState& st, const std::string& e_name, const std::string& 
   if (!drives(output_loop, false)) return false;
 
   std::vector<const For*> outer(loops.begin(), loops.begin() + first_reduce);
+  if (!produces_whole_box(r, std::vector<const For*>(loops.begin() + first_reduce, loops.end()))) return false;
   std::vector<BufferAccess> writes;
   for (BufferAccess& a : find_accesses(st.func.body, st.stages.at(r_name).buffer.get(), false, true))
     if (a.stmt == r_site->block_stmt) writes.push_back(std::move(a));
