@@ -407,16 +407,31 @@ def parse_reference(path):
     return tables
 
 
+def reference_peaks(path):
+    """{threads: GFLOP/s} from the reference's 'Peak used for the percentages' line."""
+    try:
+        text = open(path).read()
+    except OSError:
+        return {}
+    m = re.search(r"Peak used for the percentages:(.*)", text)
+    return {int(t): float(g) for t, g in re.findall(r"(\d+) threads? = ([\d.]+) GFLOP/s", m.group(1))} if m else {}
+
+
 def reference_section(run, ref_path, out):
     ref = parse_reference(ref_path)
     if not ref:
         return
     peaks = peak_by_threads(run)
+    ref_peaks = reference_peaks(ref_path)
     out.append("\n## Agreement with the reference measurements\n")
-    out.append(f"`{os.path.relpath(ref_path, ROOT)}` measured the same peers on a machine of the same description; "
-               "its machine's measured fp32 peak may differ from this one's (the CPU model behind \"AMD EPYC\" can "
-               "change between hosts), so the comparison is in **% of each machine's own measured peak**: geometric "
-               "mean over the workloads both runs have, this run / reference (1.00 = the same efficiency).\n")
+    out.append(f"`{os.path.relpath(ref_path, ROOT)}` measured the same peers on a machine of the same description "
+               "(\"AMD EPYC, 2 cores, KVM guest\"). Measured fp32 peak there: "
+               + ", ".join(f"{t} thread{'s' if t > 1 else ''} {g:.1f} GFLOP/s" for t, g in sorted(ref_peaks.items()))
+               + "; here: " + ", ".join(f"{t} thread{'s' if t > 1 else ''} {g:.1f} GFLOP/s" for t, (g, _) in sorted(peaks.items()))
+               + ". Where they differ the host CPU behind the VM differs (e.g. AVX-512 executed at half width vs full "
+               "width), so absolute GFLOP/s are not comparable and the comparison is in **% of each machine's own "
+               "measured peak**: geometric mean over the workloads both runs have, this run / reference (1.00 = the same "
+               "efficiency; well below 1 with a load above ~1 in the load table = the shared machine, not the setup).\n")
     out.append("| kind | threads | column | workloads | this run, % of peak | reference, % of peak | ratio |")
     out.append("|---|---|---|---|---|---|---|")
     for (kind, t), table in sorted(ref.items()):

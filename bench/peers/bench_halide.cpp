@@ -248,19 +248,28 @@ bool bench_dwconv(const Options &o, const Env &env, const Workload &w) {
     std::string detail;
     if (!autoschedule) {
       // The 3x3 taps unrolled; vectors along the output row; one task per channel, which first
-      // copies its zero-padded input plane.
+      // copies its zero-padded input plane, split by column phase (x mod stride) so that every
+      // tap reads a dense vector: phase(x, q, y) = padded(x * S + q - P, y), and tap kx reads
+      // phase(ox + kx / S, kx % S). (Stride 1: one phase, the padded plane itself.)
+      Func phase("phase");
+      Var q("q");
+      phase(x, q, y, c) = padded(x * int(S) + q - int(P), y, c);
       Expr e = 0.0f;
       for (int ky = 0; ky < K; ++ky)
         for (int kx = 0; kx < K; ++kx)
-          e += weights(kx, ky, c) * padded(x * int(S) + kx - int(P), y * int(S) + ky - int(P), c);
+          e += weights(kx, ky, c) * phase(x + kx / int(S), kx % int(S), y * int(S) + ky - int(P), c);
       output(x, y, c) = e;
-      const int lanes = OW >= 2 * env.vec ? env.vec : OW >= env.vec ? env.vec : OW >= 8 ? 8 : 4;
-      const int RY = OH >= 4 ? 4 : 1;
+      const int lanes = OW >= env.vec ? env.vec : OW >= 8 ? 8 : 4;
+      // Rows unrolled by a divisor of OH: a non-dividing (shifted-inwards) row split crashed the
+      // JIT-compiled code for D8 (OH 7, stride 2) with Halide 14.
+      const int RY = OH % 4 == 0 ? 4 : OH % 2 == 0 ? 2 : 1;
       Var yo("yo"), yi("yi");
       output.split(y, yo, yi, RY).vectorize(x, lanes).unroll(yi).reorder(x, yi, yo, c).parallel(c);
-      padded.compute_at(output, c).vectorize(x, env.vec >= 16 && w.W >= 16 ? env.vec : 4);
+      phase.compute_at(output, c).vectorize(x, lanes);
+      if (S > 1) phase.unroll(q);
       detail = "taps unrolled, vectors of " + std::to_string(lanes) + " along ow, " +
-               std::to_string(RY) + " rows unrolled, padded plane per channel; " + env.target.to_string();
+               std::to_string(RY) + " rows unrolled, padded plane per channel split in " +
+               std::to_string(S) + " column phase(s); " + env.target.to_string();
     } else {
       RDom r(0, int(K), 0, int(K), "r");
       Func conv("conv");
