@@ -109,7 +109,13 @@ LoweredFunc lower_op(const OpDef& op, const LowerOptions& options) {
   l.steps = instantiate_schedule(select_schedule_blocks(l.state.op.schedules, options.target), options.knobs);
   for (const SchedStep& s : l.steps)
     for (const SchedArg& a : s.prim.args)
-      if (a.is_name()) l.state.user_named.insert(a.name.substr(0, a.name.find('.')));
+      if (a.is_name()) {
+        // A stage (or a loop of it, "C.i"), under the caller's name when the schedule came with an
+        // imported op.
+        std::string head = a.name.substr(0, a.name.find('.'));
+        auto renamed = s.prim.stage_renames.find(head);
+        l.state.user_named.insert(renamed == s.prim.stage_renames.end() ? head : renamed->second);
+      }
 
   std::string previous = to_string(l.state.func);
   if (options.print_after_each || options.print_changed)

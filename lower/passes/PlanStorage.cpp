@@ -17,6 +17,7 @@ namespace {
 struct Access {
   std::vector<Expr> indices;
   std::vector<const For*> loops;  // enclosing loops, outermost first
+  bool whole = false;             // an extern call's address_of argument: it may touch any element
 };
 
 class AccessCollector : public IRVisitor {
@@ -28,11 +29,17 @@ class AccessCollector : public IRVisitor {
   std::vector<Buffer> order;  // buffers in first-seen order
 
  protected:
-  void record(const Buffer& b, const std::vector<Expr>& idx) {
+  void record(const Buffer& b, const std::vector<Expr>& idx, bool whole = false) {
     if (args_.count(b.get())) return;
     auto& list = accesses[b.get()];
     if (list.empty()) order.push_back(b);
-    list.push_back({idx, loops_});
+    list.push_back({idx, loops_, whole});
+  }
+  void visit(const Call* op) override {
+    const Load* l = op->args.size() == 1 ? op->args[0]->as<Load>() : nullptr;
+    if (op->call_kind != CallKind::Intrinsic || op->name != "address_of" || !l) return IRVisitor::visit(op);
+    record(l->buffer, l->indices, /*whole=*/true);
+    for (const Expr& i : l->indices) visit_expr(i);
   }
   void visit(const For* op) override {
     visit_expr(op->min);
@@ -91,6 +98,7 @@ Plan plan_buffer(const Buffer& buf, const std::vector<Access>& accesses) {
   std::vector<Expr> lo(nd), hi(nd);
   bool bounded = true;
   for (const Access& a : accesses) {
+    if (a.whole) bounded = false;
     std::unordered_map<const Variable*, SymInterval> relaxed;
     for (size_t i = common; i < a.loops.size(); ++i) {
       const For* l = a.loops[i];

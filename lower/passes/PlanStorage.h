@@ -7,7 +7,9 @@
 // becomes an Allocate of that region's extents wrapped around that loop's body (or the whole
 // function), and every access is shifted by the region's min. An extent that is not constant is
 // replaced by a constant upper bound; a region that cannot be bounded keeps the full shape. A
-// region is never larger than the full shape. Arguments are left alone.
+// region is never larger than the full shape. A buffer passed to an extern call (address_of, from
+// tensorize) keeps its full shape: the call may touch any element, with the strides tensorize
+// checked. Arguments are left alone.
 #pragma once
 #include <vector>
 

@@ -107,6 +107,32 @@ TEST_CASE("tensorize with an extern intrinsic") {
   CHECK_NOT_CONTAINS(planned, "for oi");
 }
 
+TEST_CASE("tensorize into an intermediate computed at its consumer's loop") {
+  // The extern call writes Y through a pointer with the strides tensorize checked against Y's full
+  // shape, so plan_storage keeps Y whole.
+  std::string text = R"(
+intrinsic dot16(a: i8[16], b: i8[16, 16]) -> c {
+  compute { c[j] = sum(i32(a[k]) * i32(b[j, k]) for k in 0..16) }
+  lower extern "my_dot16"
+}
+op gemv_add(X: i8[4, 16], W: i8[32, 16]) -> Z {
+  compute {
+    Y[n, o] = sum(i32(X[n, k]) * i32(W[o, k]) for k in 0..16)
+    Z[n, o] = Y[n, o] * 3 + 1
+  }
+  schedule cpu {
+    compute_at(Y, Z.n)
+    oo, oi = split(Y.o, 16)
+    tensorize(oi, dot16)
+  }
+}
+)";
+  check_correct(text);
+  std::string planned = ir_after(text, "plan_storage");
+  CHECK_CONTAINS(planned, "allocate Y: i32[4, 32]");
+  CHECK_CONTAINS(planned, "call my_dot16(");
+}
+
 TEST_CASE("tensorize diagnostics say which part did not match") {
   SUBCASE("shape") {
     Diagnostic d = schedule_error(dot16_op("oo, oi = split(Y.o, 8)\ntensorize(oi, dot16)"));
