@@ -152,6 +152,7 @@ class Partitioner : public IRMutator {
         }
       }
     }
+    if (Stmt tightened = tighten_guarded_loop(op)) return tightened;
     Expr mn_expr = mutate_expr(op->min), ext_expr = mutate_expr(op->extent);
     Stmt body = with_range(op->var.get(), loop_interval(op, ranges_), [&] { return mutate_stmt(op->body); });
     if (mn_expr == op->min && ext_expr == op->extent && body == op->body) return self;
@@ -190,6 +191,40 @@ class Partitioner : public IRMutator {
     Stmt out = f();
     ranges_.erase(v);
     return out;
+  }
+
+  // A Vectorized or Unrolled loop (never partitioned: its extent stays a constant) whose whole body
+  // is `if (cond) S` with cond true exactly on [a, b] of its range (solved, and provably false on
+  // the rest) becomes the loop over [a, b] of S: a tail of a split keeps a narrower full vector.
+  Stmt tighten_guarded_loop(const For* op) {
+    int64_t mn, ext;
+    const IfThenElse* guard = op->body->as<IfThenElse>();
+    if ((op->for_kind != ForKind::Vectorized && op->for_kind != ForKind::Unrolled) || !guard || guard->else_case ||
+        !is_const_int(op->min, &mn) || !is_const_int(op->extent, &ext) || ext < 2)
+      return nullptr;
+    int64_t last = mn + ext - 1;
+    VarIntervals ranges = ranges_;
+    ranges[op->var.get()] = Interval::range(mn, last);
+    GuardSolver solver(op->var.get(), ranges);
+    solver.visit_stmt(op->body);
+    if (!solver.steady) return nullptr;
+    int64_t lo = solver.steady->min ? std::max(mn, *solver.steady->min) : mn;
+    int64_t hi = solver.steady->max ? std::min(last, *solver.steady->max) : last;
+    if (lo > hi || (lo == mn && hi == last)) return nullptr;
+    std::vector<Expr> conjuncts;
+    split_conjuncts(guard->cond, conjuncts);
+    auto false_on = [&](int64_t a, int64_t b) {
+      if (a > b) return true;
+      VarIntervals outside = ranges_;
+      outside[op->var.get()] = Interval::range(a, b);
+      for (const Expr& c : conjuncts)
+        if (can_prove(Not::make(c), outside)) return true;
+      return false;
+    };
+    if (!false_on(mn, lo - 1) || !false_on(hi + 1, last)) return nullptr;
+    Stmt body = with_range(op->var.get(), Interval::range(lo, hi), [&] { return mutate_stmt(op->body); });
+    return For::make(op->var, make_int(lo, op->var->type), make_int(hi - lo + 1, op->var->type), op->for_kind, body,
+                     op->thread_tag);
   }
 
   // The part [a, b] of loop op: a loop over fresh variables (or the original ones), or the body at

@@ -16,10 +16,14 @@
 // of an if condition that is provably true under the ranges of the enclosing loops and lets is
 // dropped, and an if whose condition is provably false becomes its else branch.
 //
+// A Vectorized or Unrolled loop with constant bounds whose whole body is `if (cond) S`, cond true
+// exactly on a constant sub-range [a, b] of the loop (solved as above, and provably false on the
+// rest), becomes a loop of the same kind over [a, b] of S: a split's tail keeps a narrower vector.
+//
 // Leaves alone: loops with symbolic bounds (they are never partitioned, so no partition depends
-// on a value that is unknown here), Vectorized, Unrolled, ThreadBound and Tensorized loops (their
-// extents stay constant and unchanged), conditions that are not linear in the loop variable (e.g.
-// through / and % of fused loops), select conditions.
+// on a value that is unknown here); Vectorized, Unrolled, ThreadBound and Tensorized loops are
+// never split into parts (their extents stay constants); conditions that are not linear in the
+// loop variable (e.g. through / and % of fused loops); select conditions.
 #pragma once
 #include "ir/IR.h"
 
