@@ -54,13 +54,15 @@ SourceLoc start_loc(const ast::Expr& e) {
 }
 
 ExprElaborator::Typed ExprElaborator::int_lit(int64_t v) {
-  Typed t{IntImm::make(Index(), v), Typed::Lit::Int};
+  Typed t = typed(IntImm::make(Index(), v));
+  t.lit = Typed::Lit::Int;
   t.int_value = v;
   return t;
 }
 
 ExprElaborator::Typed ExprElaborator::float_lit(double v, std::string text) {
-  Typed t{FloatImm::make(Float(64), v), Typed::Lit::Float};
+  Typed t = typed(FloatImm::make(Float(64), v));
+  t.lit = Typed::Lit::Float;
   t.float_value = v;
   t.text = std::move(text);
   return t;

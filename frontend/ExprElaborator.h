@@ -79,7 +79,11 @@ class ExprElaborator {
 
   static Typed int_lit(int64_t v);
   static Typed float_lit(double v, std::string text);
-  static Typed typed(Expr e) { return Typed{std::move(e)}; }
+  static Typed typed(Expr e) {
+    Typed t;
+    t.e = std::move(e);
+    return t;
+  }
 
   /// x as an expression of type t (x a literal, or already of type t).
   Expr adapt(const Typed& x, Type t, const std::string& op, SourceLoc loc);
