@@ -29,4 +29,4 @@ cd "$build"
 # -detect_leaks=0: ANTLR's prediction caches and texc's SourceManager keep memory across inputs by
 # design, which makes LeakSanitizer scan the heap after nearly every input (~30x slower).
 ./tests/fuzz/tex_fuzz "$corpus" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 -max_len=4096 -detect_leaks=0 \
-  -artifact_prefix="$findings/" -print_final_stats=1
+  -dict="$repo/tests/fuzz/tex.dict" -artifact_prefix="$findings/" -print_final_stats=1
