@@ -286,7 +286,8 @@ class ScheduleChecker {
     throw_error(DiagId::UnknownIntrinsic, e.loc, name);
   }
 
-  /// An integer or bool expression over knobs, params and sizes.
+  /// An integer or bool expression over knobs, params and sizes: literals, + - * / %, comparisons,
+  /// && || !, min(a, b), max(a, b).
   Expr value(const ast::Expr& e) {
     switch (e.kind) {
       case ast::ExprKind::IntLit: return IntImm::make(Index(), e.as<ast::IntLit>()->value);
@@ -335,6 +336,21 @@ class ScheduleChecker {
         }
         if (x->type != y->type) throw_error(DiagId::TypeMismatch, b->loc, b->op, x->type.str(), y->type.str(), "i64");
         return Binary::make(op, x, y);
+      }
+      case ast::ExprKind::Call: {
+        // min(a, b) and max(a, b) of integers.
+        auto* c = e.as<ast::Call>();
+        if ((c->callee != "min" && c->callee != "max") || !c->fors.empty()) {
+          throw_error(DiagId::ScheduleValueNotInt, c->loc, "a call of '" + c->callee + "'");
+        }
+        if (c->args.size() != 2) throw_error(DiagId::WrongArgCount, c->loc, c->callee, 2, c->args.size());
+        for (const ast::CallArg& a : c->args)
+          if (!a.keyword.text.empty()) throw_error(DiagId::KeywordNotAllowed, a.keyword.loc, c->callee);
+        Expr x = value(*c->args[0].value);
+        Expr y = value(*c->args[1].value);
+        for (const Expr& operand : {x, y})
+          if (!operand->type.is_integer()) throw_error(DiagId::ScheduleValueNotInt, c->loc, operand->type.str());
+        return Binary::make(c->callee == "min" ? BinaryOp::Min : BinaryOp::Max, x, y);
       }
       default: throw_error(DiagId::ScheduleValueNotInt, start_loc_of(e), "this expression");
     }

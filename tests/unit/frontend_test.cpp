@@ -263,6 +263,27 @@ op k(A: f32[N]) -> B {
   CHECK(steps[0].int_args[1] == 1);
 }
 
+TEST_CASE("schedule values: params, sizes and knobs with arithmetic, min and max") {
+  Program p = compile(R"(
+op k(A: f32[30], pad: int = 1) -> B {
+  compute { W = 30; B[i] = A[i] }
+  schedule cpu {
+    knob T in [8, 64]
+    o, i2 = split(B.i, min(W, T) + pad - 1)
+    if T > 8 && pad > 0 { unroll(i2) }
+  }
+}
+)");
+  std::vector<const ScheduleBlock*> blocks = {&p.ops[0].schedules[0]};
+  auto small = instantiate_schedule(blocks, {{"T", 8}});
+  REQUIRE(small.size() == 1);
+  CHECK(small[0].int_args[1] == 8);
+  auto large = instantiate_schedule(blocks, {{"T", 64}});
+  REQUIRE(large.size() == 2);
+  CHECK(large[0].int_args[1] == 30);
+  CHECK(large[1].prim.primitive == "unroll");
+}
+
 TEST_CASE("intrinsics are elaborated and visible to tensorize") {
   Program p = compile(R"(
 intrinsic dot4(a: i8[4], b: i8[4, 4]) -> c {
