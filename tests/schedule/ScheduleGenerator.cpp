@@ -308,9 +308,10 @@ class Generator {
   bool structural_step() {
     // Weights: split, tile, reorder, fuse, compute_at, inline, cache_read, cache_write.
     static const std::vector<std::pair<int, bool (Generator::*)()>> kinds = {
-        {25, &Generator::split},      {8, &Generator::tile},       {12, &Generator::reorder},
-        {8, &Generator::fuse},        {18, &Generator::compute_at}, {7, &Generator::inline_stage},
-        {6, &Generator::cache_read},  {6, &Generator::cache_write},
+        {25, &Generator::split},       {8, &Generator::tile},         {12, &Generator::reorder},
+        {8, &Generator::fuse},         {18, &Generator::compute_at},  {7, &Generator::inline_stage},
+        {6, &Generator::cache_read},   {6, &Generator::cache_write},  {3, &Generator::compute_root},
+        {4, &Generator::annotate_any},
     };
     int total = 0;
     for (auto& k : kinds) total += k.first;
@@ -482,7 +483,26 @@ class Generator {
     return apply(primitive("cache_write", {name_arg(pick(candidates)), name_arg("local")}, {fresh("cw")}));
   }
 
-  void annotate(const std::string& kind) {
+  bool compute_root() {
+    std::vector<std::string> candidates;
+    for (const std::string& stage : named_) {
+      std::vector<const For*> own;
+      BlockSite site;
+      if (!live_stage(stage) || !own_loops(stage, &own, &site)) continue;
+      if (own.size() == site.path.size()) continue;  // already at the top level: nothing to do
+      if (producers_visible_from(stage, {})) candidates.push_back(stage);
+    }
+    if (candidates.empty()) return false;
+    return apply(primitive("compute_root", {name_arg(pick(candidates))}));
+  }
+
+  // An annotation in the middle of the schedule (later primitives then move the loop around).
+  bool annotate_any() {
+    static const std::vector<std::string> kinds = {"vectorize", "unroll", "parallel"};
+    return annotate(pick(kinds));
+  }
+
+  bool annotate(const std::string& kind) {
     std::vector<LoopSite> candidates;
     std::vector<LoopSite> all = loops();
     for (const LoopSite& l : all) {
@@ -504,8 +524,8 @@ class Generator {
       }
       candidates.push_back(l);
     }
-    if (candidates.empty()) return;
-    apply(primitive(kind, {name_arg(pick(candidates).loop->var->name)}));
+    if (candidates.empty()) return false;
+    return apply(primitive(kind, {name_arg(pick(candidates).loop->var->name)}));
   }
 
   // With automatic fusion, lower_op treats the stages the schedule names as scheduled by hand: name
