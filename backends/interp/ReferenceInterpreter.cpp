@@ -141,7 +141,15 @@ Value ReferenceInterpreter::evaluate_stage_point(StageCache& s, const int64_t* i
   for (size_t d = 0; d < rank; ++d) bindings_.push_back({stage.axes[d].var.get(), int_value(index[d])});
   evaluating_.push_back({&s, std::move(point)});
 
-  Value v = eval(stage.body);
+  Value v;
+  try {
+    v = eval(stage.body);
+  } catch (...) {
+    s.state[flat] = 0;  // not computed: a later evaluation reports the same error, not a cycle
+    evaluating_.pop_back();
+    bindings_.swap(outer_bindings);
+    throw;
+  }
   Type t = stage.buffer->dtype;
   if (t.is_float()) v.f = round_float(t, stage.body->type.is_float() ? v.f : cast_to_float(t, stage.body->type, v.i, 0));
   else v.i = stage.body->type.is_float() ? cast_to_int(t, stage.body->type, 0, v.f) : wrap_int(t, v.i);

@@ -250,6 +250,8 @@ TEST_CASE("an out-of-bounds read is an InterpError naming the tensor, not a cras
     message = e.what();
   }
   CHECK(message == "out-of-bounds read of 'A' at [4]: index 4 in dimension 0 is outside [0, 4) while evaluating 'B' at [3]");
+  CHECK_THROWS_WITH_AS(ref.evaluate_point("B", {3}), message.c_str(), InterpError);  // the same error again
+  CHECK(ref.evaluate_point("B", {1}).f == 0);                                         // and still usable
   CHECK_THROWS_AS(ref.evaluate_point("B", {4}), InterpError);    // outside B itself
   CHECK_THROWS_AS(ref.evaluate_point("Z", {0}), InterpError);    // no such tensor
   Tensor wrong(Float(32), {5});
