@@ -99,33 +99,27 @@ def wait_quiet(max_load, max_wait_s):
         time.sleep(15)
 
 
-def cpu_has(flag):
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return flag in line.split()
-    except OSError:
-        pass
-    return False
+# Environment variables that override a peer's thread count, kernels or ISA. Each peer sets its
+# threads itself; these are removed from every benchmark process (and listed in the report) so that
+# a stray setting in the shell -- e.g. OPENBLAS_CORETYPE=Haswell, which confines OpenBLAS to AVX2 --
+# cannot change what is measured.
+OVERRIDE_PREFIXES = ("OPENBLAS_", "GOTO_", "OMP_", "GOMP_", "KMP_", "DNNL_", "ONEDNN_", "HL_")
+
+
+def overrides_in_environment():
+    return {k: v for k, v in os.environ.items() if k.startswith(OVERRIDE_PREFIXES)}
 
 
 def peer_runs(bin_dir, peers):
-    """(peer, executable, extra environment, label) for every process to run per thread count."""
+    """(peer, executable, environment changes, label) for every process to run per thread count."""
+    clean = {k: None for k in overrides_in_environment()}
     runs = []
     for peer in peers:
         exe = os.path.join(bin_dir, f"bench_{peer}")
         if not os.path.exists(exe):
             log(f"  bench_{peer} not built: skipped")
             continue
-        if peer == "openblas":
-            # OpenBLAS 0.3.21 picks older kernels on CPUs newer than itself (Zen 5 -> Haswell, AVX2):
-            # run it as detected and, on AVX-512 machines, with its AVX-512 kernels forced.
-            runs.append((peer, exe, {"OPENBLAS_CORETYPE": None}, "openblas (kernels as detected)"))
-            if cpu_has("avx512f"):
-                runs.append((peer, exe, {"OPENBLAS_CORETYPE": "Cooperlake"}, "openblas (OPENBLAS_CORETYPE=Cooperlake)"))
-        else:
-            runs.append((peer, exe, {}, peer))
+        runs.append((peer, exe, clean, peer))
     return runs
 
 
@@ -137,7 +131,8 @@ def measure_all(args):
     peak_exe = os.path.join(bin_dir, "bench_peak")
     if os.path.exists(peak_exe):
         before = wait_quiet(args.wait_load, args.wait_max)
-        objs, err, rc = run_json_lines([peak_exe, "--threads", str(max(threads)), "--json"])
+        objs, err, rc = run_json_lines([peak_exe, "--threads", str(max(threads)), "--json"],
+                                       {k: None for k in overrides_in_environment()})
         run["peak"] = objs
         run["processes"].append({"label": "peak", "rc": rc, "loadavg_before": before,
                                  "loadavg_after": loadavg(), "stderr": err[-2000:]})
@@ -194,6 +189,7 @@ def machine_info(args):
         "workloads": args.workloads,
         "threads": args.threads,
         "repeat": args.repeat,
+        "removed_environment": overrides_in_environment(),
     }
 
 
@@ -242,6 +238,10 @@ def ordered_columns(ms):
 PREEMPTED = 0.8  # 1 thread: CPU time below this fraction of wall time = the process was preempted
 
 
+def preempted(m):
+    return m["threads"] == 1 and bool(m.get("cpu_ms")) and m["cpu_ms"] < PREEMPTED * m["median_ms"]
+
+
 def ok(m):
     return m.get("verified") and not m.get("error") and m.get("gflops")
 
@@ -256,7 +256,7 @@ def cell(m, peak):
         s += f" ({100 * m['gflops'] / peak:.0f}%)"
     if not m.get("verified"):
         s += " ⚠wrong"
-    if m["threads"] == 1 and m.get("cpu_ms") and m["cpu_ms"] < PREEMPTED * m["median_ms"]:
+    if preempted(m):
         s += " †"
     return s
 
@@ -369,7 +369,7 @@ def ratio_tables(run, out):
 # ---- agreement with the reference measurements (shared/reference/peers-measured-here.md) ------
 
 REF_COLUMNS = {  # our column -> the reference file's column
-    "openblas sgemm_cooperlake": "openblas",
+    "openblas sgemm": "openblas",
     "onednn sgemm": "onednn_sgemm", "onednn matmul": "onednn_matmul",
     "onednn any": "onednn_any", "onednn nchw_e2e": "onednn_nchw_e2e", "onednn plain": "onednn_plain",
     "halide hand": "halide_hand", "halide mullapudi2016": "halide_mullapudi2016",
@@ -401,9 +401,9 @@ def parse_reference(path):
             if header is None or cells[0].startswith("---") or cells[0].startswith("**"):
                 continue
             for col, c in zip(header[1:], cells[1:]):
-                m = re.search(r"\((\d+)%\)", c)
+                m = re.search(r"([\d.]+) \((\d+)%\)", c)
                 if m:
-                    tables.setdefault(key, {})[(cells[0], col)] = float(m.group(1))
+                    tables.setdefault(key, {})[(cells[0], col)] = (float(m.group(2)), float(m.group(1)))
     return tables
 
 
@@ -432,24 +432,32 @@ def reference_section(run, ref_path, out):
                "width), so absolute GFLOP/s are not comparable and the comparison is in **% of each machine's own "
                "measured peak**: geometric mean over the workloads both runs have, this run / reference (1.00 = the same "
                "efficiency; well below 1 with a load above ~1 in the load table = the shared machine, not the setup).\n")
-    out.append("| kind | threads | column | workloads | this run, % of peak | reference, % of peak | ratio |")
-    out.append("|---|---|---|---|---|---|---|")
+    out.append("The last column compares absolute GFLOP/s instead: for code limited by memory or latency rather than by "
+               "FMA throughput (the autoscheduled Halide schedules, depthwise convolutions) a wider FMA unit does not "
+               "help, and that column is the better check. 1-thread figures marked † (preempted) are left out of both; "
+               "`workloads` says how many were compared.\n")
+    out.append("| kind | threads | column | workloads | this run, % of peak | reference, % of peak | ratio of % | ratio of GFLOP/s |")
+    out.append("|---|---|---|---|---|---|---|---|")
     for (kind, t), table in sorted(ref.items()):
         peak = peaks.get(t, (None, ""))[0]
         if not peak:
             continue
         for ours, theirs in REF_COLUMNS.items():
-            pairs = []
+            pairs, seen = [], 0
             for m in run["measurements"]:
                 if m.get("kind") != kind or m["threads"] != t or column(m) != ours or not ok(m):
+                    continue
+                seen += 1
+                if preempted(m):
                     continue
                 name = m["workload"] if kind != "gemm" else m.get("shape", "")
                 r = table.get((name, theirs))
                 if r:
-                    pairs.append((100 * m["gflops"] / peak, r))
+                    pairs.append((100 * m["gflops"] / peak, r[0], m["gflops"], r[1]))
             if pairs:
                 a, b = geomean([p[0] for p in pairs]), geomean([p[1] for p in pairs])
-                out.append(f"| {kind} | {t} | {ours} (ref: {theirs}) | {len(pairs)} | {a:.0f}% | {b:.0f}% | {a / b:.2f} |")
+                ga, gb = geomean([p[2] for p in pairs]), geomean([p[3] for p in pairs])
+                out.append(f"| {kind} | {t} | {ours} (ref: {theirs}) | {len(pairs)} of {seen} | {a:.0f}% | {b:.0f}% | {a / b:.2f} | {ga / gb:.2f} |")
 
 
 def write_markdown(run, path, ref_path):
@@ -469,6 +477,9 @@ def write_markdown(run, path, ref_path):
     out.append("- every result is checked against a float64 reference computed by the benchmark, before and after "
                "timing: max |out − ref| / max |ref| < 1e-4, over all output points when that costs ≤ 2^27 "
                "multiply-adds, else over 65,536 random points plus the first and last (`checked_points` in the JSON).")
+    removed = meta.get("removed_environment") or {}
+    out.append("- environment overrides removed from every benchmark process (each peer sets its threads itself): "
+               + (", ".join(f"`{k}={v}`" for k, v in sorted(removed.items())) if removed else "none were set"))
     out.append("- GFLOP/s = FLOPs / median time, a multiply-add counted as 2 FLOPs; % = of the measured fp32 FMA "
                "peak at the same thread count.")
     loads = [f"{p['label']}: {p['loadavg_before']} → {p['loadavg_after']}" for p in run["processes"]]
@@ -482,7 +493,7 @@ def write_markdown(run, path, ref_path):
                "Re-run on a quiet machine for figures to quote.")
 
     out.append("\n## Machine peak (bench_peak)\n")
-    out.append("Independent FMA chains (acc = acc·a + b) on 8–24 vector accumulators, threads pinned to distinct CPUs; "
+    out.append("Independent FMA chains (acc = acc·a + b) on 8, 12 or 16 vector accumulators, threads pinned to distinct CPUs; "
                "best of many ~1–3 ms trials and of the accumulator counts.\n")
     out.append("| measurement | " + " | ".join(f"{t} thread{'s' if t > 1 else ''}" for t in sorted(peaks)) + " |")
     out.append("|---|" + "---|" * len(peaks))
@@ -498,8 +509,7 @@ def write_markdown(run, path, ref_path):
     ratio_tables(run, out)
     out.append("\n## GFLOP/s per workload\n")
     out.append("Columns are `peer variant`; the variants are described in `bench/README.md`: "
-               "`openblas sgemm` = OpenBLAS with the kernels it detects, `sgemm_cooperlake` = its AVX-512 kernels "
-               "forced (OPENBLAS_CORETYPE); `onednn any` = convolution primitive alone in its preferred layouts, "
+               "`openblas sgemm` = OpenBLAS with the kernels it detects for this CPU; `onednn any` = convolution primitive alone in its preferred layouts, "
                "`nchw_e2e` = NCHW in/out including the layout reorders, `plain` = primitive forced to NCHW/OIHW; "
                "`halide hand` = our hand schedule, `mullapudi2016` = Halide's autoscheduler.")
     out.append(f"\n† = 1 thread, and the process got less than {PREEMPTED:.0%} of a CPU during the timed calls "

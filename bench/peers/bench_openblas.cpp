@@ -1,9 +1,9 @@
 // OpenBLAS cblas_sgemm, row-major, on the matrix-product workloads (G1-G6).
 // Threads: openblas_set_num_threads(--threads) (the Debian pthread build of OpenBLAS).
-// Kernels: OpenBLAS 0.3.21 (DYNAMIC_ARCH) picks its kernels by CPU model when it loads; a CPU newer
-// than the library falls back to older kernels (Zen 5 gets "Haswell", AVX2 only). OPENBLAS_CORETYPE
-// in the environment overrides the choice; the variant is then named sgemm_<coretype>, so the
-// tables can show both (bench/run_bench.py runs both).
+// Kernels: OpenBLAS (DYNAMIC_ARCH) picks its kernels by CPU model when it loads, unless
+// OPENBLAS_CORETYPE in the environment forces a choice; the variant is then named sgemm_<coretype>
+// (e.g. sgemm_haswell: AVX2 kernels only), so a forced run never passes for the default one.
+// bench/run_bench.py removes OPENBLAS_CORETYPE from the environment.
 #include "bench/common/Harness.h"
 
 #include <cblas.h>
