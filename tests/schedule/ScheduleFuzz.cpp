@@ -3,7 +3,7 @@
 //
 //   schedule_fuzz [--seed S] [--count N] [--seconds T] [--target interp|x86] [--ops DIR]
 //                 [--regressions DIR] [--op NAME] [--case K] [--max-primitives M] [--no-fork]
-//                 [--verbose] [--print-changed] [--save-failures DIR] [--max-rejection-rate R]
+//                 [--verbose] [--print-changed] [--direct] [--save-failures DIR] [--max-rejection-rate R]
 //
 // First every regression (DIR/*.tex: an op with the schedule that once failed; a line
 // `# schedule_fuzz: --no-fuse` lowers it with --no-fuse) is checked; then cases 0, 1, 2, ... are
@@ -11,7 +11,9 @@
 // seed S is always the same op and schedule: `--seed S --case K` reproduces it. Each case runs in
 // a child process (unless --no-fork), so an internal error or a hang (60 s) is reported as a
 // failure of that case and the run goes on. A failing case is printed as the op's .tex source with
-// the schedule inserted, ready to become a regression. The last line is `N passed, M failed`.
+// the schedule inserted, ready to become a regression. Every case is compiled from that text by
+// the front end, so the printed form is exactly what was checked (--direct hands the generated
+// primitives to lower_op instead, which is faster). The last line is `N passed, M failed`.
 // Exit status 1 when a case failed or the generator's rejection rate (primitives its own state
 // rejected, i.e. legality it failed to model) exceeds --max-rejection-rate (default 0.05).
 #include <sys/wait.h>
@@ -59,6 +61,7 @@ struct Flags {
   bool fork = true;
   bool verbose = false;
   bool print_changed = false;
+  bool via_text = true;
   std::string save_failures_dir;
   double max_rejection_rate = 0.05;
 };
@@ -67,7 +70,8 @@ struct Flags {
   std::cerr << "schedule_fuzz: " << problem << "\n"
             << "usage: schedule_fuzz [--seed S] [--count N] [--seconds T] [--target interp|x86] [--ops DIR]\n"
                "                     [--regressions DIR] [--op NAME] [--case K] [--max-primitives M] [--no-fork]\n"
-               "                     [--verbose] [--print-changed] [--save-failures DIR] [--max-rejection-rate R]\n";
+               "                     [--verbose] [--print-changed] [--direct] [--save-failures DIR]\n"
+               "                     [--max-rejection-rate R]\n";
   std::exit(2);
 }
 
@@ -92,6 +96,7 @@ Flags parse_flags(int argc, char** argv) {
       else if (a == "--no-fork") f.fork = false;
       else if (a == "--verbose") f.verbose = true;
       else if (a == "--print-changed") f.print_changed = true;
+      else if (a == "--direct") f.via_text = false;
       else if (a == "--save-failures") f.save_failures_dir = value();
       else if (a == "--max-rejection-rate") f.max_rejection_rate = std::stod(value());
       else usage("unknown flag " + a);
@@ -187,6 +192,17 @@ void run_generated_case(const CorpusOp& c, uint64_t case_seed, const Flags& flag
   for (const std::string& r : schedule.rejections) emit("rejection", r);
   OpDef op = c.op;
   op.schedules = {schedule.block()};
+  if (flags.via_text) {
+    // The case as printed: the op's source with the schedule, through the front end.
+    try {
+      Program program = compile_source(c.path, insert_schedule(c.source, schedule.text()), FrontendOptions{});
+      op = program.ops.at(0);
+    } catch (const UserError& e) {
+      emit("outcome", std::to_string(int(CaseOutcome::Status::Rejected)) + "the printed schedule does not compile: " +
+                          format_diagnostic(e.diag));
+      return;
+    }
+  }
   try {
     CaseOutcome outcome = check_scheduled_op(op, schedule.no_fuse, flags.target, case_seed, flags.print_changed);
     emit("outcome", std::to_string(int(outcome.status)) + outcome.message);
