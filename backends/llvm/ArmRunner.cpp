@@ -229,8 +229,9 @@ ArmRunResult run_on_arm(const std::vector<LoweredFunc>& funcs, const std::string
   }
 
   std::string link = shell_quote(tools.cxx) + " -static -O1 -std=c++17 -o " + shell_quote((d / "driver").string()) + " " +
-                     shell_quote((d / "driver.cpp").string()) + " " + shell_quote((d / "op.o").string()) + " " +
-                     shell_quote(tools.texrt_lib) + " -pthread -lm";
+                     shell_quote((d / "driver.cpp").string()) + " " + shell_quote((d / "op.o").string()) + " ";
+  for (const std::string& input : options.extra_link_inputs) link += shell_quote(input) + " ";
+  link += shell_quote(tools.texrt_lib) + " -pthread -lm";
   run_command(link, d / "link.log", "linking the arm driver");
 
   std::string run;

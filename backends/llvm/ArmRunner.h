@@ -31,6 +31,9 @@ struct ArmRunOptions {
   int num_threads = 0;      // TEXC_NUM_THREADS of the program; 0: inherit the environment
   std::string work_dir;     // empty: a fresh temporary directory, removed afterwards
   std::string texrt_lib;    // empty: $TEXC_TEXRT_AARCH64, else the build tree's runtime/aarch64/libtexrt.a
+  /// More aarch64 objects or static archives linked into the driver (e.g. the extern functions
+  /// that tensorized ops call).
+  std::vector<std::string> extra_link_inputs;
 };
 
 struct ArmRunResult {

@@ -9,6 +9,8 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <chrono>
+
 #include "backends/llvm/CodeGenLLVM.h"
 #include "backends/llvm/CpuTargetMachine.h"
 #include "backends/llvm/OptimizeModule.h"
@@ -23,12 +25,20 @@ struct CompiledModule {
   std::unique_ptr<llvm::Module> module;
 };
 
+double milliseconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
 std::unique_ptr<CompiledModule> compile(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target,
-                                        bool optimize) {
+                                        bool optimize, CpuCompileTimes* times = nullptr) {
+  auto start = std::chrono::steady_clock::now();
   auto compiled = std::make_unique<CompiledModule>();
   compiled->target_machine = make_cpu_target_machine(target);
   compiled->module = codegen_llvm(funcs, compiled->context, *compiled->target_machine);
+  if (times) times->codegen_ms = milliseconds_since(start);
+  start = std::chrono::steady_clock::now();
   if (optimize) optimize_module(*compiled->module, *compiled->target_machine, target.opt_level);
+  if (times) times->optimize_ms = milliseconds_since(start);
   return compiled;
 }
 
@@ -47,8 +57,9 @@ void emit_machine_code(CompiledModule& compiled, llvm::raw_pwrite_stream& os, ll
 }
 
 void write_machine_code(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target,
-                        const std::string& path, llvm::CodeGenFileType kind) {
-  auto compiled = compile(funcs, target, true);
+                        const std::string& path, llvm::CodeGenFileType kind, CpuCompileTimes* times = nullptr) {
+  auto compiled = compile(funcs, target, true, times);
+  auto start = std::chrono::steady_clock::now();
   std::error_code error;
   llvm::raw_fd_ostream os(path, error, kind == llvm::CodeGenFileType::ObjectFile ? llvm::sys::fs::OF_None
                                                                                   : llvm::sys::fs::OF_Text);
@@ -56,6 +67,7 @@ void write_machine_code(const std::vector<LoweredFunc>& funcs, const CpuTargetOp
   emit_machine_code(*compiled, os, kind);
   os.close();
   if (os.has_error()) throw std::runtime_error("cannot write '" + path + "': " + os.error().message());
+  if (times) times->emit_ms = milliseconds_since(start);
 }
 
 }  // namespace
@@ -68,8 +80,11 @@ std::string emit_llvm_ir_unoptimized(const std::vector<LoweredFunc>& funcs, cons
   return module_text(*compile(funcs, target, false)->module);
 }
 
-void write_object(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target, const std::string& path) {
-  write_machine_code(funcs, target, path, llvm::CodeGenFileType::ObjectFile);
+void check_cpu_target(const CpuTargetOptions& target) { make_cpu_target_machine(target); }
+
+void write_object(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target, const std::string& path,
+                  CpuCompileTimes* times) {
+  write_machine_code(funcs, target, path, llvm::CodeGenFileType::ObjectFile, times);
 }
 
 void write_assembly(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target, const std::string& path) {

@@ -36,12 +36,24 @@ class TargetOptionError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Wall-clock milliseconds of the phases of one compilation (texc --time-compile): loop AST to LLVM
+/// IR, the optimization pipeline, and machine-code emission.
+struct CpuCompileTimes {
+  double codegen_ms = 0;
+  double optimize_ms = 0;
+  double emit_ms = 0;
+};
+
+/// Throws TargetOptionError unless `target` names a known arch and CPU (a cheap check before compiling).
+void check_cpu_target(const CpuTargetOptions& target);
+
 /// The optimized module as textual LLVM IR.
 std::string emit_llvm_ir(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target);
 /// The unoptimized module as generated (for debugging code generation).
 std::string emit_llvm_ir_unoptimized(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target);
-/// An ELF relocatable object (position-independent code) at `path`.
-void write_object(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target, const std::string& path);
+/// An ELF relocatable object (position-independent code) at `path`; the phase times in `times` if given.
+void write_object(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target, const std::string& path,
+                  CpuCompileTimes* times = nullptr);
 /// Target assembly at `path`.
 void write_assembly(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target, const std::string& path);
 /// The same assembly as a string.
