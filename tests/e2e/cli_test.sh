@@ -40,7 +40,8 @@ expect 1 "--repeat must be at least 1" -- run "$op" --target interp --repeat 0
 expect 1 "--emit: unknown output kind 'exe'" -- "$op" --target interp --emit exe
 expect 1 "there is no param or dimension variable named 'Q'" -- run "$op" --target interp -D Q=3
 expect 1 "cannot open file" -- run "$work/missing.tex" --target interp
-expect 2 "target 'x86' is not available yet" -- run "$op" --target x86
+expect 2 "no CUDA device" -- run "$op" --target cuda
+expect 2 "target 'vdla' is not available yet" -- run "$op" --target vdla
 expect 2 "needs the tuner" -- tune "$op" --target x86 --trials 2 --records "$work/r.jsonl"
 
 expect 0 '^ew_add +interp +PASS +max_rel_err 0.00e\+00 .* 1536 points checked \(all\)' -- run "$op" --target interp

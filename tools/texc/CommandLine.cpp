@@ -18,6 +18,7 @@ std::string usage_text() {
                 [--records R.jsonl] [--no-fuse]
   texc run  FILE.tex --target T [--op NAME] [-D ...] [--records R.jsonl] [--repeat N] [--json]
                 [--inputs DIR] [--save-io DIR] [--threads N] [--seed S]
+                [--extern-lib LIB]... [--extern-src FILE.c]...
   texc tune FILE.tex --target T --trials N --records R.jsonl [--op NAME] [--seed S] [--json]
   texc --version | --help
 
@@ -37,6 +38,12 @@ targets: x86 (host), arm, cuda, vdla, interp (texc's own loop interpreter)
 --seed S           run/tune: the seed of random inputs and samples (default 0)
 --mcpu CPU, --mattr FEATURES, --arch SM    code generation options of the LLVM targets
 --print-after-each, --print-changed, --time-passes    lowering pass logs (to stderr)
+--time-compile     per-phase compile times of each file (frontend, lowering, LLVM codegen,
+                   optimization, object emission; to stderr)
+--extern-lib LIB   run: a library with the C functions of `lower extern "sym"` intrinsics
+                   (x86/interp: a shared object, dlopen'ed; arm: an aarch64 .o or .a, linked in)
+--extern-src FILE  run: a C file with such functions, compiled with the C compiler (x86/interp:
+                   $CC or cc, into a shared object; arm: aarch64-linux-gnu-gcc)
 
 exit codes: 0 success, 1 an error in the input or a failed check, 2 a missing tool or device
 )";
@@ -166,6 +173,13 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     } else if (arg == "--time-passes") {
       no_value();
       cl.time_passes = true;
+    } else if (arg == "--time-compile") {
+      no_value();
+      cl.time_compile = true;
+    } else if (arg == "--extern-lib") {
+      cl.extern_libs.push_back(value());
+    } else if (arg == "--extern-src") {
+      cl.extern_srcs.push_back(value());
     } else if (arg.size() > 1 && arg[0] == '-') {
       throw CommandLineError("unknown option '" + arg + "'");
     } else if (cl.file.empty()) {
@@ -188,6 +202,9 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   if (cl.command == Command::Tune && (!cl.trials || !saw_records))
     throw CommandLineError("'texc tune' needs --trials N and --records R.jsonl");
   if (cl.command != Command::Tune && cl.trials) throw CommandLineError("--trials applies to 'texc tune' only");
+  if (cl.command != Command::Run && (!cl.extern_libs.empty() || !cl.extern_srcs.empty()))
+    throw CommandLineError("--extern-lib and --extern-src apply to 'texc run' only (a compiled object is linked "
+                           "with the extern functions by whoever links it)");
   return cl;
 }
 

@@ -6,7 +6,8 @@
 //                 [--inputs DIR] [--save-io DIR] [--threads N]
 //   texc tune FILE.tex --target T --trials N --records R.jsonl [--op NAME] [--seed S] [--json]
 //   texc --version | --help
-// plus --print-after-each, --print-changed, --time-passes, --seed, --mcpu, --mattr, --arch.
+// plus --print-after-each, --print-changed, --time-passes, --seed, --mcpu, --mattr, --arch, and the
+// extensions --time-compile, --extern-lib LIB, --extern-src FILE.c (docs/cli.md).
 // Values are given as `--flag VALUE` or `--flag=VALUE`; `-D NAME=VALUE` and `-I DIR` also attached
 // (`-DNAME=VALUE`, `-IDIR`). A mistake throws CommandLineError with a message for the user.
 #pragma once
@@ -48,6 +49,9 @@ struct CommandLine {
   bool print_after_each = false;
   bool print_changed = false;
   bool time_passes = false;
+  bool time_compile = false;                // --time-compile: per-phase compile times (to stderr)
+  std::vector<std::string> extern_libs;     // --extern-lib: libraries providing `lower extern` symbols
+  std::vector<std::string> extern_srcs;     // --extern-src: C files compiled into such a library
 };
 
 /// Parses argv[1..argc). Throws CommandLineError.

@@ -1,14 +1,22 @@
 // `texc FILE.tex --target T [-o OUT] [--emit KINDS] ...`: compiles every op (or --op NAME) of the
 // file and writes the requested outputs. `loops` (OUT.loops.txt, the scheduled and lowered loop
 // AST of every op) is written for any target; it is the only output of `interp`, which generates
-// no code. The code generators (obj, header, llvm, asm, ptx, vdla) are not in this build yet:
-// asking for them is an EnvironmentError (exit 2).
+// no code. x86 and arm (backends/llvm) write, for all ops of the file together, OUT.o (one object),
+// OUT.h (one C function per op), OUT.ll and OUT.s. cuda (ptx) and vdla have no code generator in
+// this build: asking for them is an EnvironmentError (exit 2). --time-compile prints the time of
+// each phase (CompileTimes.h).
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
 #include "backends/interp/Npy.h"
+#include "backends/llvm/LLVMBackend.h"
 #include "ir/IRPrinter.h"
 #include "tools/texc/Commands.h"
+#include "tools/texc/CompileTimes.h"
+#include "tools/texc/CpuTarget.h"
 #include "tools/texc/EnvironmentError.h"
 #include "tools/texc/LowerForTarget.h"
 
@@ -28,24 +36,75 @@ KnobConfig knobs_from_records(const CommandLine& cl, const OpDef& op) {
                          "does not have yet (op '" + op.name + "')");
 }
 
-int compile_command(const CommandLine& cl) {
-  std::vector<std::string> emit = cl.emit;
-  if (emit.empty()) emit = cl.target == "interp" ? std::vector<std::string>{"loops"} : std::vector<std::string>{"obj", "header"};
+namespace {
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out) throw EnvironmentError("cannot write '" + path + "'");
+}
+
+/// The outputs a target can write (cli.md): interp only loops; cuda and vdla are not built yet.
+void check_emit_kinds(const CommandLine& cl, const std::vector<std::string>& emit) {
   for (const std::string& kind : emit) {
     if (kind == "loops") continue;
     if (cl.target == "interp")
       throw CommandLineError("target 'interp' generates no code; the only output it has is --emit loops, not '" + kind + "'");
-    throw EnvironmentError("target '" + cl.target + "' is not available yet: this build of texc cannot emit '" + kind + "'");
+    if (cl.target == "cuda" || cl.target == "vdla")
+      throw EnvironmentError("target '" + cl.target + "' is not available yet: this build of texc cannot emit '" + kind + "'");
+    if (kind == "ptx" || kind == "vdla")
+      throw CommandLineError("--emit " + kind + " is an output of target '" + (kind == "ptx" ? "cuda" : "vdla") +
+                             "', not of '" + cl.target + "'");
+  }
+}
+
+bool emits(const std::vector<std::string>& emit, const std::string& kind) {
+  return std::find(emit.begin(), emit.end(), kind) != emit.end();
+}
+
+}  // namespace
+
+int compile_command(const CommandLine& cl) {
+  auto start = std::chrono::steady_clock::now();
+  std::vector<std::string> emit = cl.emit;
+  if (emit.empty()) emit = cl.target == "interp" ? std::vector<std::string>{"loops"} : std::vector<std::string>{"obj", "header"};
+  check_emit_kinds(cl, emit);
+  std::optional<CpuTargetOptions> cpu;
+  if (is_cpu_target(cl.target)) cpu = cpu_target_options(cl);  // a bad --mcpu fails before any work
+
+  CompileTimes times;
+  times.file = cl.file;
+  times.target = cl.target;
+  auto phase = std::chrono::steady_clock::now();
+  Program program = compile_file(cl.file, frontend_options(cl));
+  times.frontend_ms = milliseconds_since(phase);
+  std::string stem = cl.output_stem.empty() ? std::filesystem::path(cl.file).stem().string() : cl.output_stem;
+  std::vector<LoweredFunc> funcs;
+  for (const OpDef& op : program.ops) {
+    phase = std::chrono::steady_clock::now();
+    funcs.push_back(lower_for_target(op, cl, knobs_from_records(cl, op)));
+    times.lowering_ms.emplace_back(op.name, milliseconds_since(phase));
   }
 
-  Program program = compile_file(cl.file, frontend_options(cl));
-  std::string stem = cl.output_stem.empty() ? std::filesystem::path(cl.file).stem().string() : cl.output_stem;
-  std::string loops;
-  for (const OpDef& op : program.ops) loops += to_string(lower_for_target(op, cl, knobs_from_records(cl, op))) + "\n";
-  std::string path = stem + ".loops.txt";
-  std::ofstream out(path);
-  out << loops;
-  if (!out) throw EnvironmentError("cannot write '" + path + "'");
+  if (emits(emit, "loops")) {
+    std::string loops;
+    for (const LoweredFunc& func : funcs) loops += to_string(func) + "\n";
+    write_text(stem + ".loops.txt", loops);
+  }
+  if (cpu) {
+    try {
+      if (emits(emit, "obj")) write_object(funcs, *cpu, stem + ".o", &times.llvm.emplace());
+      if (emits(emit, "asm")) write_assembly(funcs, *cpu, stem + ".s");
+    } catch (const TargetOptionError&) {
+      throw;
+    } catch (const std::runtime_error& e) {  // the backend could not write a file
+      throw EnvironmentError(e.what());
+    }
+    if (emits(emit, "llvm")) write_text(stem + ".ll", emit_llvm_ir(funcs, *cpu));
+    if (emits(emit, "header")) write_text(stem + ".h", emit_c_header(funcs));
+  }
+  times.total_ms = milliseconds_since(start);
+  if (cl.time_compile) print_compile_times(std::cerr, times);
   return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "backends/interp/Npy.h"
+#include "backends/llvm/ArmRunner.h"
 #include "ir/Diagnostics.h"
 #include "tools/texc/CommandLine.h"
 #include "tools/texc/Commands.h"
@@ -36,7 +37,13 @@ int main(int argc, char** argv) {
   } catch (const NpyError& e) {
     std::cerr << "texc: error: " << e.what() << "\n";
     return 1;
+  } catch (const TargetOptionError& e) {  // --mcpu / --mattr the target does not know
+    std::cerr << "texc: error: " << e.what() << "\n";
+    return 1;
   } catch (const EnvironmentError& e) {
+    std::cerr << "texc: error: " << e.what() << "\n";
+    return 2;
+  } catch (const MissingToolError& e) {  // the arm runner's cross compiler, emulator or runtime
     std::cerr << "texc: error: " << e.what() << "\n";
     return 2;
   }

@@ -2,37 +2,85 @@
 // inputs (or --inputs DIR), checks every output against the reference interpreter and prints one
 // line (or, with --json, one JSON object) per op. Exits 0 only if every op passed.
 //
-// interp executes the lowered loop AST with the loop interpreter (serially, whatever --threads
-// says: it reports 1 thread). Other targets need their code generator, which this build does not
-// have yet: an EnvironmentError (exit 2).
+//   interp  the lowered loop AST on the loop interpreter (serially, whatever --threads says: it
+//           reports 1 thread).
+//   x86     compiled in process (JitExecutor.h); --threads N, else TEXC_NUM_THREADS, else every core.
+//   arm     the arm runner (ArmExecutor.h): natively on aarch64, else cross-linked and run under
+//           qemu-aarch64; the time is the driver's own median, labelled "emulated" under qemu.
+//   cuda    exits 2 with "no CUDA device" (this build has no CUDA support); vdla: exits 2, not
+//           available yet.
+// The timed runs follow one checked (warm-up) run: --repeat, default 10 (3 under emulation).
+// Extern functions of tensorized ops come from --extern-lib / --extern-src (ExternFunctions.h).
 #include <iostream>
 #include <memory>
+#include <thread>
 
 #include "backends/interp/InterpError.h"
 #include "backends/interp/LoopInterpreter.h"
 #include "backends/interp/RunOp.h"
+#include "backends/llvm/ArmRunner.h"
+#include "runtime/texrt.h"
+#include "tools/texc/ArmExecutor.h"
 #include "tools/texc/Commands.h"
+#include "tools/texc/CpuTarget.h"
 #include "tools/texc/EnvironmentError.h"
+#include "tools/texc/ExternFunctions.h"
+#include "tools/texc/JitExecutor.h"
 #include "tools/texc/LowerForTarget.h"
 
 namespace texc {
 
 namespace {
 
-/// Lowers and prepares `op` for cl.target; returns how to execute it on its arguments.
-OpExecutor make_executor(const OpDef& op, const CommandLine& cl) {
-  LoweredFunc func = lower_for_target(op, cl, knobs_from_records(cl, op));
-  if (cl.target == "interp") {
-    auto interp = std::make_shared<LoopInterpreter>(func);
-    return [interp](std::vector<Tensor*>& args) { interp->run(args); };
+/// How many threads a compiled arm program uses: --threads, else TEXC_NUM_THREADS, else every core.
+int arm_threads(const CommandLine& cl) {
+  if (cl.threads) return cl.threads;
+  if (const char* env = std::getenv("TEXC_NUM_THREADS"); env && std::atoi(env) > 0) return std::atoi(env);
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+/// Everything `texc run` needs to execute the ops of one file on cl.target.
+struct RunTarget {
+  const CommandLine& cl;
+  std::optional<CpuTargetOptions> cpu;
+  ExternFunctions externs;
+  ArmRunOptions arm;
+  std::shared_ptr<ArmRunResult> arm_timing = std::make_shared<ArmRunResult>();
+
+  explicit RunTarget(const CommandLine& command_line) : cl(command_line), externs(command_line) {}
+
+  /// Lowers and prepares `op`; returns how to execute it on its arguments.
+  OpExecutor make_executor(const OpDef& op) {
+    LoweredFunc func = lower_for_target(op, cl, knobs_from_records(cl, op));
+    if (cl.target == "interp") {
+      externs.register_with_loop_interpreter(func);
+      auto interp = std::make_shared<LoopInterpreter>(func);
+      return [interp](std::vector<Tensor*>& args) { interp->run(args); };
+    }
+    if (cl.target == "x86") return make_jit_executor(func, *cpu, externs.jit_symbols(func));
+    ArmRunOptions options = arm;
+    options.extra_link_inputs = externs.arm_link_inputs(func);
+    return make_arm_executor(func, *cpu, options, arm_timing);
   }
-  throw EnvironmentError("target '" + cl.target + "' is not available yet: this build of texc cannot run it");
+};
+
+/// The table line or JSON object of an arm result, with its timing labelled (cli.md: times under
+/// emulation are not performance figures).
+std::string label_arm_timing(std::string text, bool json, const ArmRunResult& timing) {
+  if (json) return text.substr(0, text.size() - 1) + ", \"timing\": \"" + timing.timing_label() + "\"}";
+  size_t ms = text.find(" ms ");
+  if (ms != std::string::npos && timing.emulated) text.insert(ms + 3, " (emulated)");
+  return text;
 }
 
 }  // namespace
 
 int run_command(const CommandLine& cl) {
-  Program program = compile_file(cl.file, frontend_options(cl));
+  if (cl.target == "cuda") throw EnvironmentError("no CUDA device");
+  if (cl.target == "vdla")
+    throw EnvironmentError("target 'vdla' is not available yet: this build of texc has no VDLA simulator");
+  RunTarget target(cl);
+  if (is_cpu_target(cl.target)) target.cpu = cpu_target_options(cl);  // a bad --mcpu fails first
   RunOptions options;
   options.target = cl.target;
   options.repeat = cl.repeat ? cl.repeat : (cl.target == "interp" ? 1 : 10);
@@ -40,11 +88,27 @@ int run_command(const CommandLine& cl) {
   options.inputs_dir = cl.inputs_dir;
   options.save_io_dir = cl.save_io_dir;
   options.threads = 1;
+  if (cl.target == "x86") {
+    if (cl.threads) texrt_set_num_threads(cl.threads);
+    options.threads = texrt_get_num_threads();
+  } else if (cl.target == "arm") {
+    check_arm_tools();  // a missing cross compiler or emulator: exit 2 before compiling anything
+    target.arm.num_threads = arm_threads(cl);
+    options.threads = target.arm.num_threads;
+#if defined(__aarch64__)
+    target.arm.repeat = cl.repeat ? cl.repeat : 10;
+#else
+    target.arm.repeat = cl.repeat ? cl.repeat : 3;  // under qemu-aarch64
+#endif
+    options.repeat = 1;  // one execution = one run of the driver, which times its own calls
+  }
+
+  Program program = compile_file(cl.file, frontend_options(cl));
   int failed = 0;
   for (const OpDef& op : program.ops) {
     RunResult result;
     try {
-      result = run_op(op, make_executor(op, cl), options);
+      result = run_op(op, target.make_executor(op), options);
     } catch (const InterpError& e) {  // the loop AST cannot be executed: a lowering bug
       result.op = op.name;
       result.target = cl.target;
@@ -52,7 +116,15 @@ int run_command(const CommandLine& cl) {
       result.message = e.what();
     }
     if (!result.passed) ++failed;
-    std::cout << (cl.json ? format_result_json(result) : format_result_line(result)) << std::endl;
+    std::string text = cl.json ? format_result_json(result) : format_result_line(result);
+    if (cl.target == "arm" && !target.arm_timing->times_ms.empty()) {
+      result.median_ms = target.arm_timing->median_ms;
+      result.gflops = result.median_ms > 0 ? count_flops(op) / (result.median_ms * 1e6) : 0;
+      text = label_arm_timing(cl.json ? format_result_json(result) : format_result_line(result), cl.json,
+                              *target.arm_timing);
+      *target.arm_timing = ArmRunResult();
+    }
+    std::cout << text << std::endl;
   }
   return failed ? 1 : 0;
 }

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Checks the code-generating half of the texc command line (shared/spec/cli.md, docs/cli.md) for the
+# CPU targets: every --emit output of x86 and arm and what is in it, the default output stem, a bad
+# --mcpu (exit 1), --time-compile, `texc run --target x86` (JIT: --json, --threads,
+# TEXC_NUM_THREADS), `texc run --target arm` (emulated timing label; a missing aarch64 runtime is
+# exit 2), extern functions of a tensorized op (--extern-src, --extern-lib, none given: exit 1),
+# and cuda/vdla exit codes.
+# usage: cpu_cli_test.sh TEXC REPO_ROOT
+set -u
+texc=$1
+root=$2
+case "$texc" in */*) texc=$(cd "$(dirname "$texc")" && pwd)/$(basename "$texc") ;; esac
+matmul=$root/examples/02_matmul.tex
+intrinsic=$root/examples/05_intrinsic.tex
+dot16=$root/examples/05_intrinsic_dot16.c
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+# expect EXIT_CODE PATTERN -- ARGS...: runs texc ARGS, checks the exit code and that the combined
+# output matches the extended regular expression PATTERN.
+expect() {
+  local code=$1 pattern=$2
+  shift 3
+  local out status
+  out=$("$texc" "$@" 2>&1)
+  status=$?
+  if [ "$status" -ne "$code" ] || ! grep -qE -- "$pattern" <<<"$out"; then
+    echo "FAIL: texc $* -> exit $status (want $code), output:"
+    sed 's/^/    /' <<<"$out"
+    echo "    (wanted /$pattern/)"
+    failures=$((failures + 1))
+  else
+    echo "ok: texc $*"
+  fi
+}
+
+# check DESCRIPTION COMMAND...: a shell check that must succeed.
+check() {
+  local what=$1
+  shift
+  if "$@" >/dev/null 2>&1; then echo "ok: $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
+}
+
+small="-D M=40 -D N=72 -D K=24"
+
+# Every output kind of x86, into one stem; the object holds the op, the header declares it.
+expect 0 '' -- "$matmul" --target x86 $small -o "$work/mm" --emit obj,header,llvm,asm,loops
+for ext in o h ll s loops.txt; do check "x86 wrote mm.$ext" test -s "$work/mm.$ext"; done
+check "mm.o is an x86-64 ELF object" grep -q 'ELF 64-bit LSB relocatable, x86-64' <(file "$work/mm.o")
+check "mm.o defines matmul" grep -qE ' T matmul$' <(nm "$work/mm.o")
+check "mm.h declares matmul with const inputs" grep -qE 'void matmul\(const float\* A, const float\* B, float\* C\)' "$work/mm.h"
+check "mm.h documents shapes" grep -qE 'A: f32\[40, 24\] \(input\)' "$work/mm.h"
+check "mm.ll defines matmul" grep -q 'define .*@matmul(' "$work/mm.ll"
+check "mm.s has the symbol" grep -qE '^matmul:' "$work/mm.s"
+check "mm.loops.txt has the loops" grep -q 'func matmul(' "$work/mm.loops.txt"
+
+# Default: obj and header, stem of the input file in the current directory.
+(cd "$work" && "$texc" "$matmul" --target x86 $small) || { echo "FAIL: default outputs"; failures=$((failures + 1)); }
+check "default stem 02_matmul.o" test -s "$work/02_matmul.o"
+check "default stem 02_matmul.h" test -s "$work/02_matmul.h"
+check "no .ll by default" test ! -e "$work/02_matmul.ll"
+
+# arm: an aarch64 object, a given CPU.
+expect 0 '' -- "$matmul" --target arm $small --mcpu cortex-a53 -o "$work/arm" --emit obj,asm
+check "arm.o is an aarch64 object" grep -q 'ARM aarch64' <(file "$work/arm.o")
+check "arm.s uses NEON registers" grep -qE 'v[0-9]+\.4s' "$work/arm.s"
+expect 0 '' -- "$matmul" --target host $small -o "$work/host"
+check "--target host is x86" grep -q 'x86-64' <(file "$work/host.o")
+
+# Mistakes.
+expect 1 "unknown CPU 'pentium9' for target x86" -- "$matmul" --target x86 --mcpu pentium9 -o "$work/bad"
+check "no output for a bad --mcpu" test ! -e "$work/bad.o"
+expect 1 "unknown CPU 'cortex-z9' for target arm" -- run "$matmul" --target arm --mcpu cortex-z9
+expect 1 "--emit ptx is an output of target 'cuda'" -- "$matmul" --target x86 --emit ptx
+expect 2 "target 'cuda' is not available yet" -- "$matmul" --target cuda --emit ptx
+expect 2 "no CUDA device" -- run "$matmul" --target cuda
+expect 2 "target 'vdla' is not available yet" -- run "$matmul" --target vdla
+expect 1 "--extern-lib and --extern-src apply to 'texc run' only" -- "$intrinsic" --target x86 --extern-src "$dot16"
+
+# --time-compile: a row per phase.
+out=$("$texc" "$matmul" --target x86 $small -o "$work/t" --time-compile 2>&1)
+for phase in frontend "lowering matmul" "LLVM IR generation" "LLVM optimization" "object emission" total; do
+  check "--time-compile reports '$phase'" grep -qE "^  $phase +[0-9]+\.[0-9]+ ms$" <<<"$out"
+done
+
+# run on x86 (JIT).
+expect 0 '^matmul +x86 +PASS' -- run "$matmul" --target x86 $small
+expect 0 '^\{"op": "matmul", "target": "x86", "status": "pass", .*"threads": 3,' \
+  -- run "$matmul" --target x86 $small --json --threads 3 --repeat 2
+out=$(TEXC_NUM_THREADS=2 "$texc" run "$matmul" --target x86 $small --json 2>&1)
+check "TEXC_NUM_THREADS=2 honoured" grep -q '"threads": 2,' <<<"$out"
+
+# run on arm: emulated timing label (off aarch64 hosts), or a missing runtime library: exit 2.
+if [ "$(uname -m)" != aarch64 ]; then
+  expect 0 '^matmul +arm +PASS .* ms \(emulated\)' -- run "$matmul" --target arm -D M=8 -D N=16 -D K=8 --repeat 1
+  expect 0 '"timing": "emulated \(qemu-aarch64\)"' -- run "$matmul" --target arm -D M=8 -D N=16 -D K=8 --repeat 1 --json
+fi
+out=$(TEXC_TEXRT_AARCH64=$work/missing.a "$texc" run "$matmul" --target arm 2>&1)
+status=$?
+if [ $status -eq 2 ] && grep -q "aarch64 runtime library" <<<"$out"; then echo "ok: missing aarch64 runtime -> exit 2"
+else echo "FAIL: missing aarch64 runtime -> exit $status: $out"; failures=$((failures + 1)); fi
+
+# Extern functions of a tensorized op.
+expect 1 "op 'int8_rows' calls the extern function 'my_dot16', which no library provides" \
+  -- run "$intrinsic" --target x86
+expect 0 '^int8_rows +x86 +PASS' -- run "$intrinsic" --target x86 --extern-src "$dot16"
+cc -O2 -fPIC -shared -o "$work/libdot16.so" "$dot16"
+expect 0 '^int8_rows +x86 +PASS' -- run "$intrinsic" --target x86 --extern-lib "$work/libdot16.so"
+expect 0 '^int8_rows +interp +PASS' -- run "$intrinsic" --target interp --extern-lib "$work/libdot16.so"
+# A kernel that is wrong is caught by the check (the library's function replaces the built-in one).
+sed 's/c\[j\] = acc;/c[j] = acc + 1;/' "$dot16" >"$work/wrong_dot16.c"
+expect 1 '^int8_rows +interp +FAIL' -- run "$intrinsic" --target interp --extern-src "$work/wrong_dot16.c"
+expect 1 '^int8_rows +x86 +FAIL' -- run "$intrinsic" --target x86 --extern-src "$work/wrong_dot16.c"
+echo 'this is not C' >"$work/broken.c"
+expect 1 "--extern-src .*broken.c does not compile" -- run "$intrinsic" --target x86 --extern-src "$work/broken.c"
+expect 1 "--extern-lib: cannot open file" -- run "$intrinsic" --target x86 --extern-lib "$work/none.so"
+if [ "$(uname -m)" != aarch64 ]; then
+  expect 0 '^int8_rows +arm +PASS' -- run "$intrinsic" --target arm -D M=8 --repeat 1 --extern-src "$dot16"
+fi
+
+echo "$failures failed"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,16 @@
+// cpu_target_options: the LLVM CPU target that the command line asks for (x86 or arm, with --mcpu
+// and --mattr), for every command that generates code for a CPU.
+#pragma once
+#include "backends/llvm/LLVMBackend.h"
+#include "tools/texc/CommandLine.h"
+
+namespace texc {
+
+/// True for the targets compiled through LLVM for a CPU (x86, arm).
+bool is_cpu_target(const std::string& target);
+
+/// The backend options for cl.target (x86 or arm), cl.mcpu and cl.mattr. Throws TargetOptionError
+/// (a user error, exit 1) for an unknown --mcpu, before anything is compiled.
+CpuTargetOptions cpu_target_options(const CommandLine& cl);
+
+}  // namespace texc
