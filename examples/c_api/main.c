@@ -1,42 +1,54 @@
-/* Calls two texc-compiled ops from plain C and checks their results.
+/* Calls two texc-compiled ops from plain C and checks their results against naive loops.
  *
- * matmul.o / axpy.o and their headers are written by c_api_build_ops (build_ops.cpp); link them
- * with libtexrt.a (the runtime: thread pool, allocator; C++, hence -lstdc++) and -lpthread -lm:
- *   cc main.c matmul.o axpy.o libtexrt.a -lstdc++ -lpthread -lm
- * Prints "c_api example: ok" and exits 0 when every value matches. */
+ * matmul.o/.h and scale_relu.o/.h are written by texc from examples/02_matmul.tex and
+ * examples/01_elementwise.tex (see build_and_run.sh for the commands); the program links both objects
+ * with one libtexrt.a (the runtime: thread pool, allocator; C++, hence -lstdc++):
+ *   cc main.c matmul.o scale_relu.o libtexrt.a -lstdc++ -lpthread -lm
+ * The sizes are the -D values given to texc (MATMUL_M ... here). Prints "c_api example: ok" and
+ * exits 0 when every value matches. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
-#include "axpy.h"
 #include "matmul.h"
+#include "scale_relu.h"
 
-enum { M = 32, N = 24, K = 16, L = 37 };
+#ifndef MATMUL_M
+#error "compile with -DMATMUL_M=.. -DMATMUL_N=.. -DMATMUL_K=.. -DSCALE_RELU_N=.., the sizes given to texc"
+#endif
+enum { M = MATMUL_M, N = MATMUL_N, K = MATMUL_K, L = SCALE_RELU_N };
 
 static int close_enough(float got, float expected) { return fabsf(got - expected) <= 1e-4f * (1.0f + fabsf(expected)); }
 
 int main(void) {
-  static float A[M * K], B[K * N], C[M * N];
+  int errors = 0;
+
+  /* matmul(A: f32[M, K], B: f32[K, N]) -> C: f32[M, N] */
+  float* A = malloc(sizeof(float) * M * K);
+  float* B = malloc(sizeof(float) * K * N);
+  float* C = malloc(sizeof(float) * M * N);
   for (int i = 0; i < M * K; ++i) A[i] = (float)(i % 13) - 6.0f;
   for (int i = 0; i < K * N; ++i) B[i] = (float)(i % 7) * 0.25f;
   matmul(A, B, C);
-  int errors = 0;
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) {
       float expected = 0.0f;
       for (int k = 0; k < K; ++k) expected += A[i * K + k] * B[k * N + j];
-      if (!close_enough(C[i * N + j], expected)) {
-        if (errors++ < 5) printf("matmul: C[%d][%d] = %g, expected %g\n", i, j, C[i * N + j], expected);
-      }
+      if (!close_enough(C[i * N + j], expected) && errors++ < 5)
+        printf("matmul: C[%d][%d] = %g, expected %g\n", i, j, C[i * N + j], expected);
     }
 
-  float alpha = 1.5f, X[L], Y0[L], Y[L];
-  for (int i = 0; i < L; ++i) X[i] = (float)i, Y0[i] = 10.0f - (float)i;
-  axpy(&alpha, X, Y0, Y);
-  for (int i = 0; i < L; ++i)
-    if (!close_enough(Y[i], alpha * X[i] + Y0[i])) {
-      if (errors++ < 10) printf("axpy: Y[%d] = %g, expected %g\n", i, Y[i], alpha * X[i] + Y0[i]);
-    }
+  /* scale_relu(A: f32[L]) -> B: f32[L], B[i] = max(A[i] * 2 + 0.5, 0) (alpha's default, 2) */
+  float* X = malloc(sizeof(float) * L);
+  float* Y = malloc(sizeof(float) * L);
+  for (int i = 0; i < L; ++i) X[i] = (float)(i % 17) * 0.125f - 1.0f;
+  scale_relu(X, Y);
+  for (int i = 0; i < L; ++i) {
+    float expected = fmaxf(X[i] * 2.0f + 0.5f, 0.0f);
+    if (!close_enough(Y[i], expected) && errors++ < 10) printf("scale_relu: B[%d] = %g, expected %g\n", i, Y[i], expected);
+  }
 
+  free(A), free(B), free(C), free(X), free(Y);
   if (errors) {
     printf("c_api example: %d wrong values\n", errors);
     return 1;
