@@ -3,9 +3,11 @@
 # (tests/e2e/corpus/*.tex) and on every complete example (examples/*.tex), prints one line per
 # file and then `N passed, M failed`; exits 0 only if every file passed.
 #
-# usage: run_corpus.sh TEXC TARGET [REPO_ROOT]      e.g. run_corpus.sh build/tools/texc/texc interp
+# usage: run_corpus.sh TEXC TARGET [REPO_ROOT [TEXC_ARGS...]]   e.g. run_corpus.sh build/tools/texc/texc interp
 #
-# Extra arguments for a file come from a `# run-args: ...` comment in it. Examples have realistic
+# TEXC_ARGS are added to every `texc run` (e.g. --repeat 1). Extra arguments for a file come from a
+# `# run-args: ...` comment in it; texc runs in the file's folder, so paths there (e.g. --extern-src
+# of a tensorized op's C kernel) are relative to the file. Examples have realistic
 # sizes, so their params are shrunk for the run: a param above 64 becomes 64 (e.g. -D M=64 -D N=64
 # -D K=64 for a matmul), and in a file that uses conv2d a param above 16 becomes 14.
 set -u
@@ -15,7 +17,10 @@ if [ $# -lt 2 ]; then
 fi
 texc=$1
 target=$2
-root=${3:-$(cd "$(dirname "$0")/../.." && pwd)}
+root=$(cd "${3:-$(dirname "$0")/../..}" && pwd)
+shift $(($# < 3 ? $# : 3))
+common_args=("$@")
+case "$texc" in */*) texc=$(cd "$(dirname "$texc")" && pwd)/$(basename "$texc") ;; esac
 
 shrink_args() {
   local file=$1 limit=64 small=64
@@ -38,7 +43,8 @@ for file in "${files[@]}"; do
     "$root"/examples/*) args="$args $(shrink_args "$file")" ;;
   esac
   # shellcheck disable=SC2086  # args is a list of words
-  output=$(timeout 600 "$texc" run "$file" --target "$target" -I "$root/tests/e2e/corpus" $args 2>&1)
+  output=$(cd "$(dirname "$file")" &&
+    timeout 600 "$texc" run "$file" --target "$target" -I "$root/tests/e2e/corpus" $args "${common_args[@]}" 2>&1)
   status=$?
   name=${file#"$root"/}
   if [ $status -eq 0 ]; then
