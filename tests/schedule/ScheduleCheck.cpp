@@ -4,6 +4,7 @@
 
 #include "backends/interp/InterpError.h"
 #include "backends/interp/LoopInterpreter.h"
+#include "backends/llvm/LLVMBackend.h"
 #include "ir/Diagnostics.h"
 #include "lower/Lower.h"
 
@@ -13,6 +14,20 @@ OpExecutor make_executor(const OpDef& op, const LoweredFunc& func, const std::st
   if (target == "interp") {
     auto interp = std::make_shared<LoopInterpreter>(func);
     return [interp](std::vector<Tensor*>& args) { interp->run(args); };
+  }
+  if (target == "x86") {  // compiled through LLVM and run in process, on the host CPU
+    std::shared_ptr<JitModule> jit;
+    try {
+      jit = JitModule::create({func}, CpuTargetOptions{});
+    } catch (const std::runtime_error& e) {  // e.g. an extern symbol nobody provides
+      throw InterpError(std::string("x86: ") + e.what());
+    }
+    std::string name = func.name;
+    return [jit, name](std::vector<Tensor*>& args) {
+      std::vector<void*> pointers;
+      for (Tensor* t : args) pointers.push_back(t->data());
+      jit->call(name, pointers);
+    };
   }
   throw TargetUnavailable("target '" + target + "' is not wired into the schedule fuzzer yet (op " + op.name + ")");
 }

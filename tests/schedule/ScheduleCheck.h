@@ -2,8 +2,9 @@
 // reference interpreter.
 //
 // make_executor is the one place a target plugs in: "interp" runs the loop AST on the loop
-// interpreter; "x86" is meant to JIT-compile it through backends/llvm (not wired yet: it throws
-// TargetUnavailable, and the fuzzer reports that once instead of a failure per case).
+// interpreter; "x86" JIT-compiles it through backends/llvm (JitModule) and runs it in process.
+// Another target throws TargetUnavailable, and the fuzzer reports that once instead of a failure
+// per case.
 #pragma once
 #include <cstdint>
 #include <stdexcept>
