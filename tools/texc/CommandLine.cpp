@@ -30,11 +30,12 @@ targets: x86 (host), arm, cuda, vdla, interp (texc's own loop interpreter)
 -I DIR             add DIR to the import search path
 --records R.jsonl  use the best knob configuration recorded by `texc tune`
 --no-fuse          no automatic fusion of stages by kind
---repeat N         run: time N runs and report the median
+--repeat N         run: time N runs after the checked one and report the median
+                   (default 10; 1 on interp; 3 for arm under qemu)
 --json             run/tune: one JSON object per op instead of the table
 --inputs DIR       run: read inputs from DIR/OP.NAME.npy instead of random values
 --save-io DIR      run: write every input and output as DIR/OP.NAME.npy
---threads N        run: worker threads of parallel loops (default: every core)
+--threads N        run: worker threads of parallel loops (default: TEXC_NUM_THREADS, else every core)
 --seed S           run/tune: the seed of random inputs and samples (default 0)
 --mcpu CPU, --mattr FEATURES, --arch SM    code generation options of the LLVM targets
 --print-after-each, --print-changed, --time-passes    lowering pass logs (to stderr)
