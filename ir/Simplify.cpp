@@ -294,14 +294,37 @@ class Simplifier : public IRMutator {
 
   // --- integer arithmetic
 
+  // k*c*(r / c) + k*(r % c) -> k*r (floor division, c > 0), repeatedly: the index of a fused
+  // loop, (f / 3500)*3500 + (f % 3500) / 70*70 + f % 70, folds back to f. The partner of r / c is
+  // looked for in the form this simplifier gives r % c.
+  void fold_div_mod_pairs(Linear& l) {
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (size_t i = 0; i < l.terms.size() && !changed; ++i) {
+        const Binary* d = l.terms[i].atom->as<Binary>();
+        if (!d || d->op != BinaryOp::Div || !is_index_type(d->a->type)) continue;
+        auto c = const_int(d->b);
+        if (!c || *c <= 1 || l.terms[i].coeff % *c != 0) continue;
+        int64_t k = l.terms[i].coeff / *c;
+        Expr r = d->a;
+        Expr partner = div_mod(BinaryOp::Mod, r, d->b);
+        for (size_t j = 0; j < l.terms.size(); ++j) {
+          if (j == i || l.terms[j].coeff != k || !same_expr(l.terms[j].atom, partner)) continue;
+          l.terms.erase(l.terms.begin() + std::max(i, j));
+          l.terms.erase(l.terms.begin() + std::min(i, j));
+          l.add(to_linear(r), k);
+          changed = true;
+          break;
+        }
+      }
+    }
+  }
+
   Expr arithmetic(BinaryOp op, Expr a, Expr b) {
     Linear la = to_linear(a), lb = to_linear(b);
-    if (op == BinaryOp::Add) {
-      la.add(lb, 1);
-      return from_linear(la);
-    }
-    if (op == BinaryOp::Sub) {
-      la.add(lb, -1);
+    if (op == BinaryOp::Add || op == BinaryOp::Sub) {
+      la.add(lb, op == BinaryOp::Add ? 1 : -1);
+      if (is_index_type(la.type)) fold_div_mod_pairs(la);
       return from_linear(la);
     }
     if (lb.is_const()) {

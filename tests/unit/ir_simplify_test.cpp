@@ -165,6 +165,20 @@ TEST_CASE("index division and modulo by constants") {
   CHECK(simplifies_to(y % d, y, dv));
 }
 
+TEST_CASE("the index of a fused loop folds back: (x / c)*c + x % c") {
+  Expr x = Variable::make("x"), y = Variable::make("y");
+  CHECK(simplifies_to((x / 8) * 8 + x % 8, x));
+  CHECK(simplifies_to(x % 8 + (x / 8) * 8 + y, x + y));
+  CHECK(simplifies_to((x / 8) * 16 + (x % 8) * 2, x * 2));
+  // Nested: f = ((n*3 + c)*5 + h)*7 + w fused, then split by 16.
+  CHECK(simplifies_to((x / 105) * 105 + (x % 105) / 7 * 7 + x % 7, x));
+  // The modulo's argument in the simplifier's form: (y*16 + x) % 7 is (y*2 + x) % 7.
+  CHECK(simplifies_to((y * 16 + x) / 7 * 7 + (y * 16 + x) % 7, y * 16 + x));
+  // Not a pair: different divisors or coefficients stay.
+  CHECK(!same_expr(simplify((x / 8) * 8 + x % 4), x));
+  CHECK(!same_expr(simplify((x / 8) * 4 + x % 8), x));
+}
+
 TEST_CASE("bound-based folding of comparisons, min, max, select, logic") {
   Expr o = Variable::make("o"), i = Variable::make("i"), x = Variable::make("x");
   VarIntervals vars{{V(o), Interval::range(0, 7)}, {V(i), Interval::range(0, 7)}};
