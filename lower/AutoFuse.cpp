@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <optional>
+#include <unordered_set>
 
 #include "ir/Diagnostics.h"
+#include "ir/ExprOrder.h"
+#include "ir/IROperators.h"
 #include "ir/IRVisitor.h"
+#include "ir/Simplify.h"
 #include "ir/Substitute.h"
 #include "lower/DefaultLoops.h"
 #include "lower/schedule/Primitives.h"
@@ -96,6 +100,49 @@ bool produces_whole_box(const Block* r, const std::vector<const For*>& inner) {
   return true;
 }
 
+std::vector<Expr> conjuncts(const Expr& e) {
+  if (!e) return {};
+  if (const Binary* b = e->as<Binary>(); b && b->op == BinaryOp::And) {
+    std::vector<Expr> out = conjuncts(b->a), rest = conjuncts(b->b);
+    out.insert(out.end(), rest.begin(), rest.end());
+    return out;
+  }
+  return {e};
+}
+
+// True if cond is `binding < min + extent` or `binding >= min` for a spatial axis of R: false
+// only outside R's domain, where E's nest is clamped anyway.
+bool is_domain_bound(const Expr& cond, const Block* r) {
+  const Binary* b = cond->as<Binary>();
+  if (!b || (b->op != BinaryOp::LT && b->op != BinaryOp::GE)) return false;
+  for (size_t i = 0; i < r->iter_vars.size(); ++i) {
+    const IterVar& iv = r->iter_vars[i];
+    if (iv.is_reduce || !same_expr(b->a, r->bindings[i])) continue;
+    Expr limit = b->op == BinaryOp::LT ? simplify(iv.min + iv.extent) : iv.min;
+    if (same_expr(simplify(b->b), limit)) return true;
+  }
+  return false;
+}
+
+// The guards of R that E's nest must share: E runs exactly where R ran in this iteration. R's
+// guards on loops outside the output loop guard E as they are; a guard on a loop inside it must be
+// a domain bound of R (split guards of R's own axes), otherwise E would compute points that R did
+// not produce (a guard of an intermediate split of a fused loop): then nullopt.
+std::optional<Expr> shared_guard(const Block* r, const std::vector<const For*>& outer) {
+  std::unordered_set<const Variable*> outer_vars;
+  for (const For* l : outer) outer_vars.insert(l->var.get());
+  Expr guard;
+  for (const Expr& c : conjuncts(r->predicate)) {
+    bool outer_only = true;
+    for_each_expr(c, [&](const Expr& x) {
+      if (const Variable* v = x->as<Variable>(); v && !outer_vars.count(v)) outer_only = false;
+    });
+    if (outer_only) guard = guard ? logical_and(guard, c) : c;
+    else if (!is_domain_bound(c, r)) return std::nullopt;
+  }
+  return guard;
+}
+
 // Computes E inside R's output loop; returns false (leaving st unchanged) when there is none.
 bool fuse_into(ScheduleState& st, const std::string& e_name, const std::string& r_name) {
   std::optional<StageSite> r_site = find_stage_site(st, r_name);
@@ -121,7 +168,10 @@ bool fuse_into(ScheduleState& st, const std::string& e_name, const std::string& 
   for (BufferAccess& a : find_accesses(st.func.body, st.stages.at(r_name).buffer.get(), false, true))
     if (a.stmt == r_site->block_stmt) writes.push_back(std::move(a));
   Region region = infer_region(writes, outer, st.stages.at(r_name).buffer);
+  std::optional<Expr> guard = shared_guard(r, outer);
+  if (!guard) return false;
   Stmt nest = build_nest_over_region(e_site->block, region, outer);
+  if (*guard) nest = add_block_predicate(nest, *guard);
 
   ScheduleState saved = st;
   std::string loop_name = output_loop->var->name;

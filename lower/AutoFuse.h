@@ -14,9 +14,13 @@
 // R's reduction loops, so R's full tensor is never written (plan_storage then allocates R per
 // iteration of O). This stays correct when the schedule split or reordered R's loops: with a
 // reduction loop outside some spatial loops, O is the loop around the outermost reduction loop
-// and E iterates over the spatial region inside it. When R has no such loop (its outermost loop
-// is a reduction loop) E stays where it is, right after R at the top level. A fusion that would
-// break the data flow (E also reads a stage computed later) is not done.
+// and E iterates over the spatial region inside it. E runs under R's guards on the loops outside
+// O. When R has no such loop (its outermost loop is a reduction loop) E stays where it is, right
+// after R at the top level. Fusion is not done when one iteration of O does not produce a whole box
+// of R (a fused loop split at a factor that is not a multiple of the row), when R is guarded inside
+// O by something other than the bounds of its own axes (a split of an intermediate fused loop), or
+// when it would break the data flow (E also reads a stage computed later): E would compute points
+// that R did not produce in that iteration.
 #pragma once
 #include "lower/schedule/ScheduleState.h"
 

@@ -9,16 +9,17 @@ using namespace texc::testing;
 
 namespace {
 
-std::string conv_relu(const std::string& schedule, int size = 10) {
-  return "import nn.conv2d\n"
-         "op conv_relu(X: f32[1, 3, " +
-         std::to_string(size) + ", " + std::to_string(size) +
-         "], W: f32[4, 3, 3, 3]) -> R {\n"
-         "  compute {\n"
-         "    Y = conv2d(X, W, pad = 1)\n"
-         "    R[n, f, y, x] = max(Y[n, f, y, x], 0.0)\n"
-         "  }\n" +
-         (schedule.empty() ? "" : "  schedule cpu {\n" + schedule + "\n  }\n") + "}\n";
+// The convolution of language.md written out in the op (so that no imported schedule applies):
+// a zero-padding stage Xp, the reduction Y and the elementwise R.
+std::string conv_relu(const std::string& schedule) {
+  return R"(
+op conv_relu(X: f32[1, 3, 10, 10], W: f32[4, 3, 3, 3]) -> R {
+  compute {
+    Xp[n, c, y: 12, x: 12] = select(y >= 1 && y < 11 && x >= 1 && x < 11, X[n, c, y - 1, x - 1], 0.0)
+    Y[n, f, oy: 10, ox: 10] = sum(Xp[n, c, oy + ry, ox + rx] * W[f, c, ry, rx] for c in 0..3, ry in 0..3, rx in 0..3)
+    R[n, f, y, x] = max(Y[n, f, y, x], 0.0)
+  }
+)" + (schedule.empty() ? "" : "  schedule cpu {\n" + schedule + "\n  }\n") + "}\n";
 }
 
 }  // namespace
@@ -70,6 +71,60 @@ op dense_relu(A: f32[13, 16], B: f32[16, 21], bias: f32[21]) -> R {
   std::string planned = ir_after(text, "plan_storage");
   CHECK_CONTAINS(planned, "allocate C: f32[4, 8]");
   CHECK_NOT_CONTAINS(planned, "allocate T");
+}
+
+TEST_CASE("auto-fusion shares the reduction's guards on loops outside its output loop") {
+  // ty3o*2 + ty3i < 85 guards C's iterations past the fused (li1, C.j) range; those map to points
+  // of the next row block (li1 = 5), which Q must not recompute from an unwritten C.
+  std::string text = R"(
+op int8_matmul(A: i8[13, 11], B: i8[11, 17]) -> Q {
+  compute {
+    C[i, j] = sum(i32(A[i, k]) * i32(B[k, j]) for k in 0..11)
+    Q[i, j] = i8(min(max(C[i, j] >> 2, -128), 127))
+  }
+  schedule cpu {
+    lo1, li1 = split(C.i, 5)
+    lf2 = fuse(li1, C.j)
+    tx3o, ty3o, tx3i, ty3i = tile(lo1, lf2, 4, 2)
+    parallel(ty3o)
+  }
+}
+)";
+  check_correct(text);
+  CHECK_CONTAINS(ir_after(text, "plan_storage"), "allocate C: i32[1, 1]");
+}
+
+TEST_CASE("auto-fusion is not done when a guard inside the output loop is not a bound of the reduction") {
+  // fo is the output loop; the guard fo*4 + fi < 85 of the fused (li, j) loop lies inside it and
+  // excludes points of the next row block: Q stays at the top level.
+  std::string text = R"(
+op int8_matmul(A: i8[13, 11], B: i8[11, 17]) -> Q {
+  compute {
+    C[i, j] = sum(i32(A[i, k]) * i32(B[k, j]) for k in 0..11)
+    Q[i, j] = i8(min(max(C[i, j] >> 2, -128), 127))
+  }
+  schedule cpu {
+    lo, li = split(C.i, 5)
+    f = fuse(li, C.j)
+    fo, fi = split(f, 4)
+    reorder(lo, fo, C.k, fi)
+  }
+}
+)";
+  check_correct(text);
+  CHECK_CONTAINS(ir_after(text, "plan_storage"), "allocate C: i32[13, 17]");
+}
+
+TEST_CASE("conv2d imported from the standard library, with relu, is correct with its own schedule") {
+  check_correct(R"(
+import nn.conv2d
+op conv_relu(X: f32[1, 3, 10, 10], W: f32[4, 3, 3, 3]) -> R {
+  compute {
+    Y = conv2d(X, W, pad = 1)
+    R[n, f, y, x] = max(Y[n, f, y, x], 0.0)
+  }
+}
+)");
 }
 
 TEST_CASE("a consumer the schedule names is not fused") {
