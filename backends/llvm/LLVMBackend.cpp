@@ -9,8 +9,6 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
-#include <chrono>
-
 #include "backends/llvm/CodeGenLLVM.h"
 #include "backends/llvm/CpuTargetMachine.h"
 #include "backends/llvm/OptimizeModule.h"
@@ -25,20 +23,16 @@ struct CompiledModule {
   std::unique_ptr<llvm::Module> module;
 };
 
-double milliseconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
-
 std::unique_ptr<CompiledModule> compile(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target,
                                         bool optimize, CpuCompileTimes* times = nullptr) {
-  auto start = std::chrono::steady_clock::now();
+  PhaseClock codegen;
   auto compiled = std::make_unique<CompiledModule>();
   compiled->target_machine = make_cpu_target_machine(target);
   compiled->module = codegen_llvm(funcs, compiled->context, *compiled->target_machine);
-  if (times) times->codegen_ms = milliseconds_since(start);
-  start = std::chrono::steady_clock::now();
+  if (times) times->codegen = codegen.elapsed();
+  PhaseClock optimization;
   if (optimize) optimize_module(*compiled->module, *compiled->target_machine, target.opt_level);
-  if (times) times->optimize_ms = milliseconds_since(start);
+  if (times) times->optimize = optimization.elapsed();
   return compiled;
 }
 
@@ -59,7 +53,7 @@ void emit_machine_code(CompiledModule& compiled, llvm::raw_pwrite_stream& os, ll
 void write_machine_code(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target,
                         const std::string& path, llvm::CodeGenFileType kind, CpuCompileTimes* times = nullptr) {
   auto compiled = compile(funcs, target, true, times);
-  auto start = std::chrono::steady_clock::now();
+  PhaseClock emission;
   std::error_code error;
   llvm::raw_fd_ostream os(path, error, kind == llvm::CodeGenFileType::ObjectFile ? llvm::sys::fs::OF_None
                                                                                   : llvm::sys::fs::OF_Text);
@@ -67,7 +61,7 @@ void write_machine_code(const std::vector<LoweredFunc>& funcs, const CpuTargetOp
   emit_machine_code(*compiled, os, kind);
   os.close();
   if (os.has_error()) throw std::runtime_error("cannot write '" + path + "': " + os.error().message());
-  if (times) times->emit_ms = milliseconds_since(start);
+  if (times) times->emit = emission.elapsed();
 }
 
 }  // namespace

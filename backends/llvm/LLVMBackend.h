@@ -11,6 +11,9 @@
 //
 // This header includes nothing from LLVM.
 #pragma once
+#include <time.h>
+
+#include <chrono>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -36,12 +39,36 @@ class TargetOptionError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Wall-clock milliseconds of the phases of one compilation (texc --time-compile): loop AST to LLVM
-/// IR, the optimization pipeline, and machine-code emission.
+/// How long one phase took: wall-clock and CPU time of the compiling thread, in milliseconds (on a
+/// loaded machine the wall time includes waiting for a CPU; the CPU time does not).
+struct PhaseTime {
+  double wall_ms = 0;
+  double cpu_ms = 0;
+};
+/// Measures one phase: started on construction, read by elapsed().
+class PhaseClock {
+ public:
+  PhaseClock() : wall_(std::chrono::steady_clock::now()), cpu_ms_(thread_cpu_ms()) {}
+  PhaseTime elapsed() const {
+    return {std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall_).count(),
+            thread_cpu_ms() - cpu_ms_};
+  }
+
+ private:
+  static double thread_cpu_ms() {
+    timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return double(t.tv_sec) * 1e3 + double(t.tv_nsec) * 1e-6;
+  }
+  std::chrono::steady_clock::time_point wall_;
+  double cpu_ms_;
+};
+/// The phases of one compilation (texc --time-compile): loop AST to LLVM IR, the optimization
+/// pipeline, and machine-code emission.
 struct CpuCompileTimes {
-  double codegen_ms = 0;
-  double optimize_ms = 0;
-  double emit_ms = 0;
+  PhaseTime codegen;
+  PhaseTime optimize;
+  PhaseTime emit;
 };
 
 /// Throws TargetOptionError unless `target` names a known arch and CPU (a cheap check before compiling).

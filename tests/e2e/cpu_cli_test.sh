@@ -81,7 +81,7 @@ expect 1 "--extern-lib and --extern-src apply to 'texc run' only" -- "$intrinsic
 # --time-compile: a row per phase.
 out=$("$texc" "$matmul" --target x86 $small -o "$work/t" --time-compile 2>&1)
 for phase in frontend "lowering matmul" "LLVM IR generation" "LLVM optimization" "object emission" total; do
-  check "--time-compile reports '$phase'" grep -qE "^  $phase +[0-9]+\.[0-9]+ ms$" <<<"$out"
+  check "--time-compile reports '$phase'" grep -qE "^  $phase +[0-9]+\.[0-9]+ ms +[0-9]+\.[0-9]+ ms$" <<<"$out"
 done
 
 # run on x86 (JIT).
