@@ -11,6 +11,7 @@
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
 #include "lower/passes/FreshCopy.h"
+#include "lower/passes/LinearForm.h"
 
 namespace texc {
 
@@ -27,33 +28,6 @@ void split_conjuncts(const Expr& e, std::vector<Expr>& out) {
   } else {
     out.push_back(e);
   }
-}
-
-// The coefficient of v in e when e is linear in v (sums, differences and products by constants of
-// terms, only one of them mentioning v), else nullopt.
-std::optional<int64_t> linear_coefficient(const Expr& e, const Variable* v) {
-  if (e.get() == v) return 1;
-  if (!uses_var(e, v)) return 0;
-  const Binary* b = e->as<Binary>();
-  if (!b) return std::nullopt;
-  if (b->op == BinaryOp::Add || b->op == BinaryOp::Sub) {
-    auto ka = linear_coefficient(b->a, v), kb = linear_coefficient(b->b, v);
-    if (!ka || !kb) return std::nullopt;
-    int64_t k = b->op == BinaryOp::Add ? *ka + *kb : *ka - *kb;
-    if (k > kMaxMagnitude || k < -kMaxMagnitude) return std::nullopt;
-    return k;
-  }
-  if (b->op == BinaryOp::Mul) {
-    int64_t c;
-    std::optional<int64_t> k;
-    if (is_const_int(b->b, &c)) k = linear_coefficient(b->a, v);
-    else if (is_const_int(b->a, &c)) k = linear_coefficient(b->b, v);
-    if (!k || c > kMaxMagnitude || c < -kMaxMagnitude) return std::nullopt;
-    __int128 p = __int128(*k) * c;
-    if (p > kMaxMagnitude || p < -kMaxMagnitude) return std::nullopt;
-    return int64_t(p);
-  }
-  return std::nullopt;
 }
 
 // The values of v for which `cond` holds whatever values the variables in `others` take in their

@@ -9,6 +9,7 @@
 #include "ir/IRVisitor.h"
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
+#include "lower/passes/LinearForm.h"
 
 namespace texc {
 
@@ -241,11 +242,21 @@ class Vectorizer : public IRMutator {
 };
 
 // The lanes of a vectorized body are independent when every stored buffer is accessed, everywhere
-// in the body, with the same indices, exactly one of them a Ramp of constant non-zero stride and
-// none using a variable bound inside the body.
-bool lanes_are_independent(const Stmt& body, const std::unordered_set<const Variable*>& inner_vars) {
+// in the body, with the same indices: exactly one of them a Ramp of constant non-zero stride s, the
+// others lane-invariant and free of variables bound inside the body. The Ramp's base may use such
+// variables (loops inside the vectorized one) only linearly, with coefficients that are multiples
+// of s*lanes: then lane l at one inner iteration and lane l' != l at another never meet, since
+// their addresses differ by s*(l' - l) plus a multiple of s*lanes.
+bool lanes_are_independent(const Stmt& body, const std::unordered_set<const Variable*>& inner_vars, int lanes) {
   std::unordered_map<const BufferNode*, std::vector<Expr>> stored;
   bool ok = true;
+  auto uses_inner = [&](const Expr& e) {
+    bool found = false;
+    for_each_expr(e, [&](const Expr& x) {
+      if (const Variable* v = x->as<Variable>(); v && inner_vars.count(v)) found = true;
+    });
+    return found;
+  };
   for_each_stmt(body, [&](const Stmt& s) {
     const Store* st = s->as<Store>();
     if (!st || !ok) return;
@@ -253,15 +264,21 @@ bool lanes_are_independent(const Stmt& body, const std::unordered_set<const Vari
     if (!inserted) return;
     int ramps = 0;
     for (const Expr& i : st->indices) {
-      for_each_expr(i, [&](const Expr& x) {
-        if (const Variable* v = x->as<Variable>(); v && inner_vars.count(v)) ok = false;
-      });
-      if (const Ramp* r = i->as<Ramp>()) {
-        int64_t stride;
-        if (is_const_int(r->stride, &stride) && stride != 0) ++ramps;
-        else ok = false;
-      } else if (i->type.is_vector() && !i->as<Broadcast>()) {
+      const Ramp* r = i->as<Ramp>();
+      int64_t stride;
+      if (!r) {
+        if ((i->type.is_vector() && !i->as<Broadcast>()) || uses_inner(i)) ok = false;
+        continue;
+      }
+      ++ramps;
+      if (!is_const_int(r->stride, &stride) || stride == 0 || uses_inner(r->stride)) {
         ok = false;
+        continue;
+      }
+      __int128 period = __int128(stride) * lanes;
+      for (const Variable* v : inner_vars) {
+        auto k = linear_coefficient(r->base, v);
+        if (!k || (*k != 0 && __int128(*k) % period != 0)) ok = false;
       }
     }
     if (ramps != 1) ok = false;
@@ -296,7 +313,7 @@ class LoopVectorizer : public IRMutator {
     if (is_ramp_or_broadcast(loop->min)) return serial();
     Vectorizer vectorizer(loop->var.get(), loop->min, int(lanes));
     Stmt body = vectorizer.mutate_stmt(loop->body);
-    if (vectorizer.failed || !lanes_are_independent(body, vectorizer.inner_vars)) return serial();
+    if (vectorizer.failed || !lanes_are_independent(body, vectorizer.inner_vars, int(lanes))) return serial();
     return body;
   }
 };

@@ -19,10 +19,11 @@
 // Parallel or ThreadBound loop inside, a lane-varying select branch with a Load of a buffer of
 // non-constant shape or an integer division by a non-constant. It also falls back unless the lanes
 // are provably independent: every buffer stored in the body is stored with one index that is a
-// Ramp of constant non-zero stride (the others lane-invariant) that uses no variable bound inside
-// the body, and every access to it in the body uses exactly the same indices (each lane touches
-// only its own elements). Serial and Unrolled loops inside a vectorized body stay loops over vector
-// statements.
+// Ramp of constant non-zero stride s (the others lane-invariant, using no variable bound inside
+// the body) whose base depends on variables bound inside the body (inner loops) only linearly,
+// with coefficients that are multiples of s*L, and every access to the buffer in the body uses
+// exactly the same indices (each lane touches only its own elements). Serial and Unrolled loops
+// inside a vectorized body stay loops over vector statements.
 // Loops of extent 1 become Serial loops; loops of more than 64 lanes or non-constant extent are
 // left as Serial loops.
 #pragma once
