@@ -6,6 +6,7 @@
 #include "backends/interp/LoopInterpreter.h"
 #include "backends/llvm/LLVMBackend.h"
 #include "ir/Diagnostics.h"
+#include "ir/IRVisitor.h"
 #include "lower/Lower.h"
 
 namespace texc {
@@ -55,6 +56,10 @@ CaseOutcome check_scheduled_op(const OpDef& op, bool no_fuse, const std::string&
   } catch (const UserError& e) {
     return {CaseOutcome::Status::Rejected, format_diagnostic(e.diag)};
   }
+  bool vector_code = false;
+  for_each_stmt(func.body, [&](const Stmt& st) {
+    if (const Store* store = st->as<Store>(); store && store->value->type.is_vector()) vector_code = true;
+  });
   RunOptions run;
   run.target = target;
   run.seed = seed;
@@ -64,8 +69,8 @@ CaseOutcome check_scheduled_op(const OpDef& op, bool no_fuse, const std::string&
   } catch (const InterpError& e) {
     return {CaseOutcome::Status::Error, e.what()};
   }
-  if (result.passed) return {CaseOutcome::Status::Passed, ""};
-  return {CaseOutcome::Status::Mismatch, result.message};
+  if (result.passed) return {CaseOutcome::Status::Passed, "", vector_code};
+  return {CaseOutcome::Status::Mismatch, result.message, vector_code};
 }
 
 }  // namespace texc

@@ -28,6 +28,7 @@ struct CaseOutcome {
   enum class Status { Passed, Mismatch, Rejected, Error };
   Status status = Status::Error;
   std::string message;
+  bool vector_code = false;  // the lowered code has vector stores (a vectorized loop was vectorized)
 };
 
 const char* status_name(CaseOutcome::Status s);

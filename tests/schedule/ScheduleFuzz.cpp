@@ -144,6 +144,7 @@ struct CaseReport {
   bool finished = false;
   CaseOutcome outcome;
   bool target_unavailable = false;
+  bool vector_code = false;
 };
 
 // Records on the pipe: "<tag> <length>\n<payload>".
@@ -172,6 +173,8 @@ void apply_record(CaseReport& r, const std::string& tag, const std::string& payl
     r.finished = true;
     r.outcome.status = CaseOutcome::Status(payload[0] - '0');
     r.outcome.message = payload.substr(1);
+  } else if (tag == "vector") {
+    r.vector_code = true;
   } else if (tag == "unavailable") {
     r.finished = true;
     r.target_unavailable = true;
@@ -206,6 +209,7 @@ void run_generated_case(const CorpusOp& c, uint64_t case_seed, const Flags& flag
   try {
     CaseOutcome outcome = check_scheduled_op(op, schedule.no_fuse, flags.target, case_seed, flags.print_changed);
     emit("outcome", std::to_string(int(outcome.status)) + outcome.message);
+    if (outcome.vector_code) emit("vector", "");
   } catch (const TargetUnavailable& e) {
     emit("unavailable", e.what());
   }
@@ -343,7 +347,7 @@ int main(int argc, char** argv) {
 
   // Generated cases.
   auto start = std::chrono::steady_clock::now();
-  int64_t cases = 0, attempted = 0, rejected = 0;
+  int64_t cases = 0, attempted = 0, rejected = 0, with_vector_code = 0;
   std::map<std::string, int64_t> per_op;
   std::vector<std::string> rejection_samples;
   for (int64_t k = flags.only_case >= 0 ? flags.only_case : 0;; ++k) {
@@ -357,6 +361,7 @@ int main(int argc, char** argv) {
     CaseReport r = run_isolated(
         flags, [&](const Emit& emit) { run_generated_case(c, seed, flags, emit); }, &crash);
     ++cases;
+    if (r.vector_code) ++with_vector_code;
     attempted += r.attempted;
     rejected += int64_t(r.rejections.size());
     for (const std::string& msg : r.rejections)
@@ -371,7 +376,7 @@ int main(int argc, char** argv) {
                       (r.no_fuse ? "# schedule_fuzz: --no-fuse\n" : "") + insert_schedule(c.source, r.schedule_text);
     if (flags.verbose) {
       std::cout << "case " << k << " (" << c.op.name << (r.no_fuse ? ", --no-fuse" : "") << "): "
-                << (ok ? "pass" : "FAIL") << "\n"
+                << (ok ? "pass" : "FAIL") << (r.vector_code ? " (vector code)" : "") << "\n"
                 << tex;
       for (const std::string& msg : r.rejections) std::cout << "  rejected: " << msg << "\n";
     }
@@ -400,8 +405,8 @@ int main(int argc, char** argv) {
     std::cout << (first ? "" : ", ") << name << " " << n;
     first = false;
   }
-  std::cout << " passed); the generator's state rejected " << rejected << " of " << attempted << " primitives ("
-            << rate * 100 << "%)\n";
+  std::cout << " passed); " << with_vector_code << " ran vector code; the generator's state rejected " << rejected
+            << " of " << attempted << " primitives (" << rate * 100 << "%)\n";
   for (const std::string& s : rejection_samples) std::cout << "  rejected: " << s << "\n";
   std::cout << passed << " passed, " << failed << " failed" << std::endl;
   if (rate > flags.max_rejection_rate) {
