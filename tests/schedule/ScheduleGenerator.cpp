@@ -525,6 +525,16 @@ class Generator {
       candidates.push_back(l);
     }
     if (candidates.empty()) return false;
+    if (kind == "vectorize") {
+      // Prefer widths a vector unit has (vectorize_loops keeps loops of more than 64 lanes serial).
+      std::vector<LoopSite> narrow;
+      for (const LoopSite& l : candidates) {
+        int64_t extent = 0;
+        is_const_int(l.loop->extent, &extent);
+        if (extent >= 2 && extent <= 32) narrow.push_back(l);
+      }
+      if (!narrow.empty() && chance(0.85)) candidates = narrow;
+    }
     return apply(primitive(kind, {name_arg(pick(candidates).loop->var->name)}));
   }
 
