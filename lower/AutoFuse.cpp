@@ -22,14 +22,25 @@ bool is_elementwise(const ScheduleState& st, const std::string& name) {
   return !st.inlined.count(name) && !is_reduction_stage(st.stages.at(name));
 }
 
+// True if the stage copies another stage at its own indices, T[i..] = S[i..]: the copy-out stage
+// that cache_write leaves, which stands for the reduction it copies.
+bool is_copy_of_stage(const ScheduleState& st, const std::string& name) {
+  const Stage& stage = st.stages.at(name);
+  const Load* load = stage.body->as<Load>();
+  if (!load || stage_of_buffer(st, load->buffer.get()).empty() || load->indices.size() != stage.axes.size()) return false;
+  for (size_t d = 0; d < stage.axes.size(); ++d)
+    if (load->indices[d].get() != stage.axes[d].var.get()) return false;
+  return true;
+}
+
 std::vector<std::string> stage_names(const ScheduleState& st) {
   std::vector<std::string> names;
   for (const Stage& s : st.op.stages) names.push_back(s.name);
   return names;
 }
 
-// The reduction stage R that E's Block reads at E's own indices, when it is the only reduction
-// stage E reads ("" otherwise).
+// The reduction stage R (or cache_write copy of one) that E's Block reads at E's own indices, when
+// it is the only such stage E reads ("" otherwise).
 std::string fusable_reduction(const ScheduleState& st, const Block* e) {
   std::string found;
   bool ok = true;
@@ -37,7 +48,8 @@ std::string fusable_reduction(const ScheduleState& st, const Block* e) {
     const Load* load = x->as<Load>();
     if (!load || !ok) return;
     std::string producer = stage_of_buffer(st, load->buffer.get());
-    if (producer.empty() || producer == e->stage || is_elementwise(st, producer)) return;
+    if (producer.empty() || producer == e->stage) return;
+    if (is_elementwise(st, producer) && !is_copy_of_stage(st, producer)) return;
     if (!found.empty() && found != producer) ok = false;
     found = producer;
     // At E's own indices: R[i, j, ...] with E's iter vars in order, and the same shape.
@@ -156,9 +168,17 @@ bool fuse_into(ScheduleState& st, const std::string& e_name, const std::string& 
       if (r->iter_vars[i].is_reduce == reduce && uses_var(r->bindings[i], l->var.get())) return true;
     return false;
   };
+  // The output loop: around the outermost reduction loop; for a copy (no reduction loops), the
+  // innermost serial or parallel loop driving one of its axes (E stays out of vector lanes).
   size_t first_reduce = 0;
   while (first_reduce < loops.size() && !drives(loops[first_reduce], true)) ++first_reduce;
-  if (first_reduce == 0 || first_reduce == loops.size()) return false;
+  if (first_reduce == loops.size()) {
+    while (first_reduce > 0 && !(drives(loops[first_reduce - 1], false) &&
+                                 (loops[first_reduce - 1]->for_kind == ForKind::Serial ||
+                                  loops[first_reduce - 1]->for_kind == ForKind::Parallel)))
+      --first_reduce;
+  }
+  if (first_reduce == 0) return false;
   const For* output_loop = loops[first_reduce - 1];
   if (!drives(output_loop, false)) return false;
 

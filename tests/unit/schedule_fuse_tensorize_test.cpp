@@ -127,6 +127,29 @@ op conv_relu(X: f32[1, 3, 10, 10], W: f32[4, 3, 3, 3]) -> R {
 )");
 }
 
+TEST_CASE("auto-fusion after cache_write: the consumer follows the copy out of the register tile") {
+  std::string text = R"(
+op mm_relu(A: f32[30, 20], B: f32[20, 27]) -> R {
+  compute {
+    C[i, j] = sum(A[i, k] * B[k, j] for k in 0..20)
+    R[i, j] = max(C[i, j], 0.0)
+  }
+  schedule cpu {
+    CL = cache_write(C, local)
+    io, ii = split(C.i, 8)
+    jo, ji = split(C.j, 8)
+    reorder(io, jo, ii, ji)
+    compute_at(CL, jo)
+    vectorize(ji)
+  }
+}
+)";
+  check_correct(text);
+  std::string planned = ir_after(text, "plan_storage");
+  CHECK_CONTAINS(planned, "allocate C: f32[1, 8]");
+  CHECK_CONTAINS(planned, "allocate CL: f32[8, 8] local");
+}
+
 TEST_CASE("a consumer the schedule names is not fused") {
   std::string text = conv_relu("rxo, rxi = split(R.x, 4)\n");
   check_correct(text);
