@@ -117,9 +117,9 @@ LoweredFunc lower_op(const OpDef& op, const LowerOptions& options) {
         l.state.user_named.insert(renamed == s.prim.stage_renames.end() ? head : renamed->second);
       }
 
-  std::string previous = to_string(l.state.func);
-  if (options.print_after_each || options.print_changed)
-    log << "// ---- after default_loops: one loop nest per stage\n" << previous << "\n";
+  const bool printing = options.print_after_each || options.print_changed;
+  std::string previous = printing ? to_string(l.state.func) : std::string();
+  if (printing) log << "// ---- after default_loops: one loop nest per stage\n" << previous << "\n";
 
   std::vector<std::pair<const char*, double>> times;
   for (const Pass& pass : passes()) {
@@ -134,7 +134,7 @@ LoweredFunc lower_op(const OpDef& op, const LowerOptions& options) {
         TEXC_CHECK(false) << "the IR is invalid after pass '" << pass.name << "': " << *problem << "\n"
                           << to_string(l.state.func);
     }
-    if (options.print_after_each || options.print_changed) {
+    if (printing) {
       std::string now = to_string(l.state.func);
       if (options.print_after_each || now != previous)
         log << "// ---- after " << pass.name << ": " << pass.summary << "\n" << now << "\n";

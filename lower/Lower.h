@@ -17,7 +17,11 @@ struct LowerOptions {
   bool print_after_each = false;  // --print-after-each: the IR after every pass
   bool print_changed = false;     // --print-changed: the IR after each pass that changed it
   bool time_passes = false;       // --time-passes: a table of pass times at the end
-  bool verify = true;             // run the IR verifier after every pass (names the pass that broke it)
+#ifdef NDEBUG
+  bool verify = false;            // run the IR verifier after every pass (names the pass that broke it);
+#else                             // on by default in debug builds, --verify-each turns it on anywhere
+  bool verify = true;
+#endif
   std::ostream* log = nullptr;    // where printing goes (default std::cerr)
 };
 

@@ -30,6 +30,7 @@ targets: x86 (host), arm, cuda, vdla, interp (texc's own loop interpreter)
 -I DIR             add DIR to the import search path
 --records R.jsonl  use the best knob configuration recorded by `texc tune`
 --no-fuse          no automatic fusion of stages by kind
+--verify-each      run the IR verifier after every lowering pass (always on in debug builds)
 --repeat N         run: time N runs after the checked one and report the median
                    (default 10; 1 on interp; 3 for arm under qemu)
 --json             run/tune: one JSON object per op instead of the table
@@ -142,6 +143,9 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     } else if (arg == "--no-fuse") {
       no_value();
       cl.no_fuse = true;
+    } else if (arg == "--verify-each") {
+      no_value();
+      cl.verify_each = true;
     } else if (arg == "--repeat") {
       cl.repeat = parse_count(arg, value(), 1);
     } else if (arg == "--json") {

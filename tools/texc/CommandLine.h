@@ -38,6 +38,7 @@ struct CommandLine {
   std::vector<std::string> include_dirs;    // -I
   std::string records;                      // --records
   bool no_fuse = false;
+  bool verify_each = false;                 // --verify-each
   int repeat = 0;                           // --repeat; 0 = the target's default
   bool json = false;
   std::string inputs_dir;                   // --inputs

@@ -14,6 +14,7 @@ LoweredFunc lower_for_target(const OpDef& op, const CommandLine& cl, const KnobC
   options.print_after_each = cl.print_after_each;
   options.print_changed = cl.print_changed;
   options.time_passes = cl.time_passes;
+  if (cl.verify_each) options.verify = true;
   options.log = &std::cerr;
   return lower_op(op, options);
 }
