@@ -80,7 +80,8 @@ class GuardSolver : public IRVisitor {
     ranges_.erase(op->var.get());
   }
   void visit(const LetStmt* op) override {
-    if (op->value->type.is_integer() && op->value->type.is_scalar()) ranges_[op->var.get()] = bounds_of(op->value, ranges_);
+    if (op->value->type.is_integer() && op->value->type.is_scalar())
+      ranges_[op->var.get()] = bounds_of(op->value, ranges_);
     IRVisitor::visit(op);
     ranges_.erase(op->var.get());
   }
@@ -135,7 +136,8 @@ class Partitioner : public IRMutator {
 
   Stmt mutate(const LetStmt* op, const Stmt& self) override {
     Expr value = mutate_expr(op->value);
-    Interval r = value->type.is_integer() && value->type.is_scalar() ? bounds_of(value, ranges_) : Interval::everything();
+    bool integer = value->type.is_integer() && value->type.is_scalar();
+    Interval r = integer ? bounds_of(value, ranges_) : Interval::everything();
     Stmt body = with_range(op->var.get(), r, [&] { return mutate_stmt(op->body); });
     if (value == op->value && body == op->body) return self;
     return LetStmt::make(op->var, value, body);

@@ -33,6 +33,8 @@ class Vectorizer : public IRMutator {
   bool failed = false;
   // Variables bound inside the body (loops, lets): a stored index must not depend on them.
   std::unordered_set<const Variable*> inner_vars;
+  // Buffers allocated inside the body, widened to one slice per lane.
+  std::unordered_set<const BufferNode*> lane_private_buffers;
 
   Expr mutate_expr(const Expr& e) override {
     if (failed || !e) return e;
@@ -63,6 +65,13 @@ class Vectorizer : public IRMutator {
   }
   bool scalar_int(const Expr& e) const { return e->type.is_scalar() && e->type.is_integer(); }
   Expr ramp(const Expr& base, const Expr& stride) const { return Ramp::make(simplify(base), simplify(stride), lanes_); }
+  // Element i of a widened buffer for every lane: i*lanes + lane.
+  std::vector<Expr> lane_private_index(const Expr& i) {
+    Expr lanes = make_const(i->type.element_of(), double(lanes_));
+    if (!is_vec(i)) return {ramp(i * lanes, make_const(i->type, 1))};
+    return {Binary::make(BinaryOp::Add, Binary::make(BinaryOp::Mul, i, Broadcast::make(lanes, lanes_)),
+                         Ramp::make(make_const(i->type.element_of(), 0), make_const(i->type.element_of(), 1), lanes_))};
+  }
 
   Expr mutate(const Variable* op, const Expr& self) override {
     if (op == var_) return ramp_;
@@ -91,7 +100,8 @@ class Vectorizer : public IRMutator {
     if (op->op == BinaryOp::Add || op->op == BinaryOp::Sub) {
       bool add = op->op == BinaryOp::Add;
       if (ra && rb)
-        return ramp(add ? ra->base + rb->base : ra->base - rb->base, add ? ra->stride + rb->stride : ra->stride - rb->stride);
+        return ramp(add ? ra->base + rb->base : ra->base - rb->base,
+                    add ? ra->stride + rb->stride : ra->stride - rb->stride);
       if (ra && scalar_int(b)) return ramp(add ? ra->base + b : ra->base - b, ra->stride);
       if (rb && scalar_int(a))
         return add ? ramp(a + rb->base, rb->stride) : ramp(a - rb->base, make_const(rb->stride->type, 0) - rb->stride);
@@ -148,12 +158,18 @@ class Vectorizer : public IRMutator {
     bool changed = false;
     auto idx = mutate_exprs(op->indices, &changed);
     if (failed) return self;
+    Buffer buffer = op->buffer;
+    if (auto w = widened_.find(buffer.get()); w != widened_.end()) {
+      buffer = w->second;
+      idx = lane_private_index(idx[0]);
+      changed = true;
+    }
     if (speculative_) {
       // This load may run on lanes (or iterations) the original never evaluated it for: keep every
       // index inside the buffer.
       for (size_t d = 0; d < idx.size(); ++d) {
         int64_t extent;
-        if (!is_const_int(op->buffer->shape[d], &extent) || extent < 1) return fail(self);
+        if (!is_const_int(buffer->shape[d], &extent) || extent < 1) return fail(self);
         Type t = idx[d]->type.element_of();
         Expr lo = make_const(idx[d]->type, 0), hi = make_const(idx[d]->type, double(extent - 1));
         if (t != Index()) return fail(self);
@@ -165,7 +181,7 @@ class Vectorizer : public IRMutator {
     for (const Expr& i : idx) vec = vec || is_vec(i);
     if (vec)
       for (Expr& i : idx) i = widen(i);
-    return changed ? Load::make(op->buffer, std::move(idx)) : self;
+    return changed ? Load::make(buffer, std::move(idx)) : self;
   }
 
   Expr mutate(const Let* op, const Expr& self) override {
@@ -187,12 +203,33 @@ class Vectorizer : public IRMutator {
     auto idx = mutate_exprs(op->indices, &changed);
     Expr value = mutate_expr(op->value);
     if (failed) return self;
+    Buffer buffer = op->buffer;
+    if (auto w = widened_.find(buffer.get()); w != widened_.end()) {
+      buffer = w->second;
+      idx = lane_private_index(idx[0]);
+    }
     bool vec = false;
     for (const Expr& i : idx) vec = vec || is_vec(i);
     // A store that every lane makes to the same place cannot keep the serial order of its lanes.
     if (!vec) return fail(self);
     for (Expr& i : idx) i = widen(i);
-    return Store::make(op->buffer, std::move(idx), widen(value));
+    return Store::make(buffer, std::move(idx), widen(value));
+  }
+
+  // An allocation inside the vectorized loop holds one iteration's values: it gets one slice per
+  // lane, element e of lane l at e*lanes + l, so the lanes never share an element.
+  Stmt mutate(const Allocate* op, const Stmt& self) override {
+    int64_t size;
+    if (op->buffer->ndim() != 1 || !is_const_int(op->buffer->shape[0], &size) || size < 1 ||
+        op->buffer->shape[0]->type != Index())
+      return fail(self);
+    const BufferNode& b = *op->buffer;
+    Buffer wide = BufferNode::make(b.name, b.dtype, {make_int(size * lanes_)}, b.scope, b.role);
+    widened_[op->buffer.get()] = wide;
+    lane_private_buffers.insert(wide.get());
+    Stmt body = mutate_stmt(op->body);
+    if (failed) return self;
+    return Allocate::make(wide, body);
   }
 
   Stmt mutate(const For* op, const Stmt& self) override {
@@ -229,7 +266,6 @@ class Vectorizer : public IRMutator {
     return value == op->value && body == op->body ? self : LetStmt::make(op->var, value, body);
   }
 
-  Stmt mutate(const Allocate*, const Stmt& self) override { return fail(self); }
   Stmt mutate(const Block*, const Stmt& self) override { return fail(self); }
   Stmt mutate(const Evaluate*, const Stmt& self) override { return fail(self); }
 
@@ -238,6 +274,7 @@ class Vectorizer : public IRMutator {
   int lanes_;
   Expr ramp_;
   std::unordered_map<const Variable*, Expr> renamed_;
+  std::unordered_map<const BufferNode*, Buffer> widened_;
   int speculative_ = 0;
 };
 
@@ -247,7 +284,8 @@ class Vectorizer : public IRMutator {
 // variables (loops inside the vectorized one) only linearly, with coefficients that are multiples
 // of s*lanes: then lane l at one inner iteration and lane l' != l at another never meet, since
 // their addresses differ by s*(l' - l) plus a multiple of s*lanes.
-bool lanes_are_independent(const Stmt& body, const std::unordered_set<const Variable*>& inner_vars, int lanes) {
+bool lanes_are_independent(const Stmt& body, const std::unordered_set<const Variable*>& inner_vars, int lanes,
+                           const std::unordered_set<const BufferNode*>& lane_private) {
   std::unordered_map<const BufferNode*, std::vector<Expr>> stored;
   bool ok = true;
   auto uses_inner = [&](const Expr& e) {
@@ -259,7 +297,7 @@ bool lanes_are_independent(const Stmt& body, const std::unordered_set<const Vari
   };
   for_each_stmt(body, [&](const Stmt& s) {
     const Store* st = s->as<Store>();
-    if (!st || !ok) return;
+    if (!st || !ok || lane_private.count(st->buffer.get())) return;
     auto [it, inserted] = stored.emplace(st->buffer.get(), st->indices);
     if (!inserted) return;
     int ramps = 0;
@@ -290,7 +328,9 @@ bool lanes_are_independent(const Stmt& body, const std::unordered_set<const Vari
     return true;
   };
   for_each_stmt(body, [&](const Stmt& s) {
-    if (const Store* st = s->as<Store>(); st && !same_indices(st->indices, stored.at(st->buffer.get()))) ok = false;
+    const Store* st = s->as<Store>();
+    if (st && !lane_private.count(st->buffer.get()) && !same_indices(st->indices, stored.at(st->buffer.get())))
+      ok = false;
   });
   for_each_expr(body, [&](const Expr& e) {
     const Load* ld = e->as<Load>();
@@ -313,7 +353,9 @@ class LoopVectorizer : public IRMutator {
     if (is_ramp_or_broadcast(loop->min)) return serial();
     Vectorizer vectorizer(loop->var.get(), loop->min, int(lanes));
     Stmt body = vectorizer.mutate_stmt(loop->body);
-    if (vectorizer.failed || !lanes_are_independent(body, vectorizer.inner_vars, int(lanes))) return serial();
+    if (vectorizer.failed ||
+        !lanes_are_independent(body, vectorizer.inner_vars, int(lanes), vectorizer.lane_private_buffers))
+      return serial();
     return body;
   }
 };

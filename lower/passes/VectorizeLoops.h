@@ -13,8 +13,11 @@
 // lanes evaluates both branches for every lane, so every Load in its branches (and in the second
 // operand of a lane-varying && or ||) gets its indices clamped into the buffer's constant shape;
 // the clamped lanes are never selected.
+// A one-dimensional Allocate of constant size n inside the body (a producer computed at the loop)
+// holds one iteration's values: it becomes n*L elements, element e of lane l at e*L + l, so each
+// lane has its own slice.
 // The loop falls back to a Serial loop (same variable, same body) when its body has something with
-// no vector form: an if whose condition depends on the loop variable, an Allocate, an extern call,
+// no vector form: an if whose condition depends on the loop variable, another Allocate, an extern call,
 // vector code already (a nested vectorized loop), a loop whose bounds depend on the variable, a
 // Parallel or ThreadBound loop inside, a lane-varying select branch with a Load of a buffer of
 // non-constant shape or an integer division by a non-constant. It also falls back unless the lanes
@@ -22,7 +25,8 @@
 // Ramp of constant non-zero stride s (the others lane-invariant, using no variable bound inside
 // the body) whose base depends on variables bound inside the body (inner loops) only linearly,
 // with coefficients that are multiples of s*L, and every access to the buffer in the body uses
-// exactly the same indices (each lane touches only its own elements). Serial and Unrolled loops
+// exactly the same indices (each lane touches only its own elements); widened allocations are
+// lane-private by construction. Serial and Unrolled loops
 // inside a vectorized body stay loops over vector statements.
 // Loops of extent 1 become Serial loops; loops of more than 64 lanes or non-constant extent are
 // left as Serial loops.

@@ -302,7 +302,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (corpus.empty()) usage("no ops found in " + flags.ops_dir + (flags.only_op.empty() ? "" : " named " + flags.only_op));
+  if (corpus.empty())
+    usage("no ops found in " + flags.ops_dir + (flags.only_op.empty() ? "" : " named " + flags.only_op));
 
   int64_t passed = 0, failed = 0;
   bool unavailable_reported = false;
