@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "frontend/Ast.h"
-#include "frontend/Interval.h"
+#include "frontend/AttainedBounds.h"
 #include "frontend/Scope.h"
 #include "ir/IR.h"
 

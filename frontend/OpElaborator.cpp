@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "frontend/ConstExpr.h"
-#include "frontend/Interval.h"
+#include "frontend/AttainedBounds.h"
 #include "frontend/ScheduleElaborator.h"
 #include "frontend/Suggest.h"
 #include "ir/IRVisitor.h"
@@ -301,7 +301,7 @@ void OpElaborator::tensor_definition(const ast::TensorDef& def, OpState& state) 
     for (size_t k = 0; k < read.indices.size(); ++k) {
       int64_t extent = 0;
       if (!is_const_int(read.buffer->shape[k], &extent)) continue;
-      auto b = bounds_of(read.indices[k], ranges);
+      auto b = attained_bounds_of(read.indices[k], ranges);
       if (b && b->exact && (b->lo < 0 || b->hi >= extent)) {
         throw_error(DiagId::OutOfBoundsRead, read.index_locs[k], read.buffer->name, k + 1, b->lo, b->hi, extent);
       }

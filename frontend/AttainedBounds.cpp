@@ -1,4 +1,4 @@
-#include "frontend/Interval.h"
+#include "frontend/AttainedBounds.h"
 
 #include <algorithm>
 
@@ -51,7 +51,7 @@ std::optional<IndexInterval> corners(BinaryOp op, const IndexInterval& a, const 
 
 }  // namespace
 
-std::optional<IndexInterval> bounds_of(const Expr& e, const VarRanges& ranges) {
+std::optional<IndexInterval> attained_bounds_of(const Expr& e, const VarRanges& ranges) {
   if (!e || !e->type.is_scalar()) return std::nullopt;
   if (const IntImm* imm = e->as<IntImm>()) return IndexInterval{imm->value, imm->value, true, {}};
   if (const Variable* v = e->as<Variable>()) {
@@ -63,8 +63,8 @@ std::optional<IndexInterval> bounds_of(const Expr& e, const VarRanges& ranges) {
   }
   const Binary* b = e->as<Binary>();
   if (!b) return std::nullopt;
-  auto a = bounds_of(b->a, ranges);
-  auto c = bounds_of(b->b, ranges);
+  auto a = attained_bounds_of(b->a, ranges);
+  auto c = attained_bounds_of(b->b, ranges);
   if (!a || !c) return std::nullopt;
   switch (b->op) {
     case BinaryOp::Add:

@@ -1,6 +1,7 @@
-// A small interval evaluator for index expressions, used to prove out-of-bounds reads.
+// Attained bounds of index expressions, used to prove out-of-bounds reads. Unlike ir/Bounds.h,
+// which over-approximates (safe for sizing buffers), this says when both ends are really reached.
 //
-// bounds_of(e, ranges) gives [lo, hi] containing every value of e when each variable ranges over
+// attained_bounds_of(e, ranges) gives [lo, hi] containing every value of e when each variable ranges over
 // its interval, and says whether both ends are attained (`exact`): true when e is built from
 // constants and variables each used once, with +, -, * and floor division by positive constants
 // (monotone in each variable) and % of a range lying within one period. Only exact intervals
@@ -23,6 +24,6 @@ struct IndexInterval {
 
 using VarRanges = std::unordered_map<const Variable*, IndexInterval>;
 
-std::optional<IndexInterval> bounds_of(const Expr& e, const VarRanges& ranges);
+std::optional<IndexInterval> attained_bounds_of(const Expr& e, const VarRanges& ranges);
 
 }  // namespace texc
