@@ -128,7 +128,7 @@ SchedPrimitive primitive(std::string name, std::vector<SchedArg> args, std::vect
 class Generator {
  public:
   Generator(const OpDef& op, std::mt19937_64& rng, const GeneratorOptions& options)
-      : op_(op), rng_(rng), options_(options), st_(ScheduleState::create(op, "interp")) {}
+      : rng_(rng), options_(options), st_(ScheduleState::create(op, "interp")) {}
 
   GeneratedSchedule run() {
     out_.no_fuse = chance(options_.no_fuse_probability);
@@ -550,7 +550,6 @@ class Generator {
     }
   }
 
-  const OpDef& op_;
   std::mt19937_64& rng_;
   GeneratorOptions options_;
   ScheduleState st_;
