@@ -488,9 +488,14 @@ def write_markdown(run, path, ref_path):
     out.append("<details><summary>load averages per process</summary>\n")
     out.extend(f"- {l}" for l in loads)
     out.append("\n</details>\n")
-    out.append("A load above ~0.5 before a process means its figures are likely low (especially the 2-thread ones "
-               "and the long-running workloads: short calls often fit between preemptions, long ones rarely do). "
-               "Re-run on a quiet machine for figures to quote.")
+    out.append("A load above ~0.5 before a process means its figures are likely low. 1-thread figures taken while "
+               "the process was preempted are marked †; long calls suffer most (short ones often fit between "
+               "preemptions). 2-thread figures suffer more: oneDNN splits work statically across its OpenMP threads, so "
+               "when one thread is descheduled every barrier waits a scheduler time slice and a call can take 10-100x "
+               "longer; OpenBLAS and Halide's thread pool degrade more gracefully, but a busy second CPU still leaves "
+               "them one. **With the load shown, the 2-thread tables and the texc/peer ratios at 2 threads are not "
+               "fit to quote**; re-run on a quiet machine (`--wait-load 0.5`, or `--quick` for a subset) for figures "
+               "to quote.")
 
     out.append("\n## Machine peak (bench_peak)\n")
     out.append("Independent FMA chains (acc = acc·a + b) on 8, 12 or 16 vector accumulators, threads pinned to distinct CPUs; "
