@@ -334,8 +334,8 @@ def ratio_tables(run, out):
                    "once it exists.")
         return
     out.append("Ratio of GFLOP/s, texc / peer, same run, same thread count (> 1: texc faster). For matrix "
-               "products the peer is the fastest of OpenBLAS (either kernel choice) and oneDNN (sgemm, matmul) "
-               "for that workload.")
+               "products the peer is the fastest of OpenBLAS and oneDNN (sgemm, matmul) for that workload. † = either figure "
+               "was taken while preempted (see below).")
     order = workload_order(run)
     for kind in ["gemm", "conv", "dwconv"]:
         for t in sorted({m["threads"] for m in texc}):
@@ -361,7 +361,8 @@ def ratio_tables(run, out):
                         continue
                     r = mine["gflops"] / peer["gflops"]
                     per_col[i].append(r)
-                    row.append(f"{r:.2f}" + (f" ({peer['peer']} {peer['variant']})" if kind == "gemm" and i == 0 else ""))
+                    row.append(f"{r:.2f}" + (f" ({peer['peer']} {peer['variant']})" if kind == "gemm" and i == 0 else "")
+                               + (" †" if preempted(mine) or preempted(peer) else ""))
                 out.append(f"| {w} | " + " | ".join(row) + " |")
             out.append("| **geomean** | " + " | ".join(f"**{fmt(geomean(per_col[i]), 2)}**" for i in range(len(cols))) + " |")
 
