@@ -476,4 +476,16 @@ bool can_prove(const Expr& cond, const VarIntervals& vars) {
   return b.is_point() && *b.min == 1;
 }
 
+Expr union_min(const Expr& a, const Expr& b) {
+  int64_t d;
+  if (is_const_int(simplify(b - a), &d)) return d >= 0 ? a : b;
+  return simplify(min(a, b));
+}
+
+Expr union_max(const Expr& a, const Expr& b) {
+  int64_t d;
+  if (is_const_int(simplify(b - a), &d)) return d >= 0 ? b : a;
+  return simplify(max(a, b));
+}
+
 }  // namespace texc

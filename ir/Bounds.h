@@ -63,6 +63,11 @@ using SymVarIntervals = std::unordered_map<const Variable*, SymInterval>;
 /// Symbolic bounds of an integer expression, relaxing only the variables in `relaxed`.
 SymInterval sym_bounds_of(const Expr& e, const SymVarIntervals& relaxed);
 
+/// The union of two symbolic bounds, per end: min(a, b) / max(a, b), folded to one side when
+/// their difference simplifies to a constant (io*8 vs io*8 + 3).
+Expr union_min(const Expr& a, const Expr& b);
+Expr union_max(const Expr& a, const Expr& b);
+
 /// True only if the bool expression cond provably holds for all values of the variables in vars.
 bool can_prove(const Expr& cond, const VarIntervals& vars = {});
 

@@ -11,6 +11,7 @@
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
 #include "lower/DefaultLoops.h"
+#include "lower/passes/LinearForm.h"
 #include "lower/schedule/Primitives.h"
 #include "lower/schedule/StageNest.h"
 
@@ -62,25 +63,6 @@ std::string fusable_reduction(const ScheduleState& st, const Block* e) {
     }
   });
   return ok ? found : "";
-}
-
-// The coefficient of v in e when e is linear in v (sums, differences, products by constants).
-std::optional<int64_t> linear_coefficient(const Expr& e, const Variable* v) {
-  if (e.get() == v) return 1;
-  if (!uses_var(e, v)) return 0;
-  const Binary* b = e->as<Binary>();
-  if (!b) return std::nullopt;
-  if (b->op == BinaryOp::Add || b->op == BinaryOp::Sub) {
-    auto ka = linear_coefficient(b->a, v), kb = linear_coefficient(b->b, v);
-    if (!ka || !kb) return std::nullopt;
-    return b->op == BinaryOp::Add ? *ka + *kb : *ka - *kb;
-  }
-  int64_t c;
-  if (b->op == BinaryOp::Mul && is_const_int(b->b, &c))
-    if (auto k = linear_coefficient(b->a, v)) return *k * c;
-  if (b->op == BinaryOp::Mul && is_const_int(b->a, &c))
-    if (auto k = linear_coefficient(b->b, v)) return *k * c;
-  return std::nullopt;
 }
 
 // True if one iteration of R's output loop produces a whole box of R, so that E may be computed

@@ -68,18 +68,6 @@ struct Plan {
   const For* site = nullptr;  // allocate inside this loop (null = function root)
 };
 
-// min(a, b) / max(a, b) that folds when the difference is a known constant.
-Expr union_min(const Expr& a, const Expr& b) {
-  int64_t d;
-  if (is_const_int(simplify(b - a), &d)) return d >= 0 ? a : b;
-  return simplify(min(a, b));
-}
-Expr union_max(const Expr& a, const Expr& b) {
-  int64_t d;
-  if (is_const_int(simplify(b - a), &d)) return d >= 0 ? b : a;
-  return simplify(max(a, b));
-}
-
 Plan plan_buffer(const Buffer& buf, const std::vector<Access>& accesses) {
   // The innermost loop enclosing every access.
   size_t common = accesses.front().loops.size();

@@ -128,18 +128,6 @@ class AccessFinder : public IRVisitor {
   std::vector<const For*> loops_;
 };
 
-// min(a, b) / max(a, b) that fold when the difference is a known constant.
-Expr union_min(const Expr& a, const Expr& b) {
-  int64_t d;
-  if (is_const_int(simplify(b - a), &d)) return d >= 0 ? a : b;
-  return simplify(min(a, b));
-}
-Expr union_max(const Expr& a, const Expr& b) {
-  int64_t d;
-  if (is_const_int(simplify(b - a), &d)) return d >= 0 ? b : a;
-  return simplify(max(a, b));
-}
-
 bool mentions_only(const Expr& e, const std::unordered_set<const Variable*>& allowed) {
   bool ok = true;
   for_each_expr(e, [&](const Expr& x) {
