@@ -461,6 +461,9 @@ def reference_section(run, ref_path, out):
                 out.append(f"| {kind} | {t} | {ours} (ref: {theirs}) | {len(pairs)} of {seen} | {a:.0f}% | {b:.0f}% | {a / b:.2f} | {ga / gb:.2f} |")
 
 
+KEEP_MARKER = "<!-- run_bench.py: everything below this line is written by hand and kept on re-runs -->"
+
+
 def write_markdown(run, path, ref_path):
     meta = run["meta"]
     peaks = peak_by_threads(run)
@@ -544,8 +547,19 @@ def write_markdown(run, path, ref_path):
                    + (f"error: {m['error']}" if m.get("error") else f"not verified, max_rel_err {m.get('max_rel_err')}"))
     for p in failed:
         out.append(f"- process {p['label']} exited with {p['rc']}: {p['stderr'][-300:]!r}")
+    # Hand-written sections (the analysis of misses, the compile-time table of
+    # tools/compile_time_table.sh) live after KEEP_MARKER and survive a re-run.
+    kept = ""
+    try:
+        old = open(path).read()
+        if KEEP_MARKER in old:
+            kept = old[old.index(KEEP_MARKER):]
+    except OSError:
+        pass
+    if not kept:
+        kept = KEEP_MARKER + "\n"
     with open(path, "w") as f:
-        f.write("\n".join(out) + "\n")
+        f.write("\n".join(out) + "\n\n" + kept)
     log(f"wrote {path}")
 
 

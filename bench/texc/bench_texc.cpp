@@ -9,9 +9,13 @@
 //   stdlib  the stdlib schedule as shipped: every knob at its first value (no tuning records)
 //   tuned   the knob configuration recorded for W in bench/texc/tuned_knobs.txt (only workloads
 //           listed there; knobs not listed keep their first value)
+//   nchwc, nchwc_e2e (convolutions): the blocked-layout path, see compile_blocked; knobs from the
+//           line `W:nchwc ...` / `W:nchwc_e2e ...` of tuned_knobs.txt if there is one
 // Threads: texrt_set_num_threads(--threads), before the first call.
 #include "bench/common/Harness.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -29,7 +33,12 @@ using namespace bench;
 
 namespace {
 
-const std::string kSource = TEXC_BENCH_SOURCE_DIR;
+// Where stdlib/, bench/texc_workloads/ and bench/texc/tuned_knobs.txt are read from at run time:
+// $TEXC_BENCH_ROOT if set (a snapshot, or a copy with experimental schedules), else the source tree.
+const std::string kSource = [] {
+  const char *r = std::getenv("TEXC_BENCH_ROOT");
+  return std::string(r && *r ? r : TEXC_BENCH_SOURCE_DIR);
+}();
 
 // tuned_knobs.txt: lines `W KNOB=VALUE ...`; `#` starts a comment. true/false are 1/0.
 std::map<std::string, texc::KnobConfig> read_tuned_knobs(const std::string &path) {
@@ -88,6 +97,109 @@ Compiled compile_workload(const Workload &w, const texc::KnobConfig &knobs) {
 }
 
 using Fn3 = void (*)(const float *, const float *, float *);
+using Fn2 = void (*)(const float *, float *);
+
+// The blocked-layout path of a convolution (stdlib nn.conv2d_nchwc): activations NCHW[CI]c with
+// CI = min(16, IC) input channels per block (C1's 3 channels are one block of 3, not padded to 16),
+// 16 output channels per block, weights OIHW[CI]i[16]o. Ops, generated for the workload's shape:
+//   wpack(Wt) -> Wb        weights re-laid out once, outside the timed call
+//   xpack(X) -> Xb         NCHW -> NCHW[CI]c (outside the timed call for the `nchwc` variant)
+//   conv(Xb, Wb) -> Yb     the convolution alone, blocked in and out (variant `nchwc`)
+//   yunpack(Yb) -> Y       NCHW[16]c -> NCHW (for the check)
+//   e2e(X, Wb) -> Y        NCHW in, NCHW out: xpack, conv, yunpack in one op (variant `nchwc_e2e`)
+struct Blocked {
+  std::unique_ptr<texc::JitModule> jit;
+  Fn2 wpack = nullptr, xpack = nullptr, yunpack = nullptr;
+  Fn3 conv = nullptr, e2e = nullptr;
+  int64_t CI = 0, CB = 0, FB = 0;
+};
+
+Blocked compile_blocked(const Workload &w, const texc::KnobConfig &knobs) {
+  Blocked b;
+  b.CI = std::min<int64_t>(16, w.IC);
+  b.CB = (w.IC + b.CI - 1) / b.CI;
+  b.FB = (w.OC + 15) / 16;
+  auto s = [](int64_t v) { return std::to_string(v); };
+  std::string X = "f32[1, " + s(w.IC) + ", " + s(w.H) + ", " + s(w.W) + "]";
+  std::string Xb = "f32[1, " + s(b.CB) + ", " + s(w.H) + ", " + s(w.W) + ", " + s(b.CI) + "]";
+  std::string Wt = "f32[" + s(w.OC) + ", " + s(w.IC) + ", " + s(w.KH) + ", " + s(w.KW) + "]";
+  std::string Wb = "f32[" + s(b.FB) + ", " + s(b.CB) + ", " + s(w.KH) + ", " + s(w.KW) + ", " + s(b.CI) + ", 16]";
+  std::string Yb = "f32[1, " + s(b.FB) + ", " + s(w.OH()) + ", " + s(w.OW()) + ", 16]";
+  std::string conv = "conv2d_nchwc(Xb, Wb, stride = " + s(w.stride) + ", pad = " + s(w.pad) + ")";
+  std::string src =
+      "import nn.conv2d_nchwc\n"
+      "op wpack(Wt: " + Wt + ") -> Wb {\n  compute { Wb = oihw_to_oihwio(Wt, in_block = " + s(b.CI) + ", out_block = 16) }\n}\n"
+      "op xpack(X: " + X + ") -> Xb {\n  compute { Xb = nchw_to_nchwc(X, block = " + s(b.CI) + ") }\n}\n"
+      "op conv(Xb: " + Xb + ", Wb: " + Wb + ") -> Yb {\n  compute { Yb = " + conv + " }\n}\n"
+      "op yunpack(Yb: " + Yb + ") -> Y {\n  compute { Y = nchwc_to_nchw(Yb, channels = " + s(w.OC) + ") }\n}\n"
+      "op e2e(X: " + X + ", Wb: " + Wb + ") -> Y {\n  compute {\n    Xb = nchw_to_nchwc(X, block = " + s(b.CI) +
+      ")\n    Yb = " + conv + "\n    Y = nchwc_to_nchw(Yb, channels = " + s(w.OC) + ")\n  }\n}\n";
+  texc::FrontendOptions fo;
+  fo.stdlib_dir = kSource + "/stdlib";
+  texc::Program p = texc::compile_source(w.name + "_nchwc.tex", src, fo);
+  std::vector<texc::LoweredFunc> fs;
+  for (const auto &op : p.ops) {
+    texc::LowerOptions lo;
+    lo.target = "x86";
+    lo.knobs = knobs;
+    fs.push_back(texc::lower_op(op, lo));
+  }
+  texc::CpuTargetOptions t;
+  t.arch = "x86";
+  b.jit = texc::JitModule::create(fs, t);
+  b.wpack = reinterpret_cast<Fn2>(b.jit->lookup("wpack"));
+  b.xpack = reinterpret_cast<Fn2>(b.jit->lookup("xpack"));
+  b.yunpack = reinterpret_cast<Fn2>(b.jit->lookup("yunpack"));
+  b.conv = reinterpret_cast<Fn3>(b.jit->lookup("conv"));
+  b.e2e = reinterpret_cast<Fn3>(b.jit->lookup("e2e"));
+  if (!b.wpack || !b.xpack || !b.yunpack || !b.conv || !b.e2e) throw std::runtime_error("JIT: missing blocked ops");
+  return b;
+}
+
+// The `nchwc` and `nchwc_e2e` variants of a convolution.
+bool measure_blocked(const Options &o, const Workload &w, const std::string &variant, const texc::KnobConfig &knobs) {
+  Blocked b;
+  std::string error;
+  try {
+    b = compile_blocked(w, knobs);
+  } catch (const std::exception &e) {
+    error = std::string("compile: ") + e.what();
+  }
+  Floats in(w.IC * w.H * w.W), wt(w.OC * w.IC * w.KH * w.KW), out(w.OC * w.OH() * w.OW());
+  fill_random(in, 3);
+  fill_random(wt, 4);
+  Floats Wb(b.FB * b.CB * w.KH * w.KW * b.CI * 16), Xb(b.CB * b.CI * w.H * w.W), Yb(b.FB * 16 * w.OH() * w.OW());
+  if (error.empty()) {
+    b.wpack(wt.data(), Wb.data());  // constant weights: re-laid out once, untimed
+    b.xpack(in.data(), Xb.data());
+  }
+  const std::string common = "stdlib nn.conv2d_nchwc (generated op at the workload's shape), " + knobs_text(knobs) +
+                             "; weights re-laid out once outside the timed call to OIHW[" + std::to_string(b.CI) +
+                             "]i[16]o; x86 JIT (LLVM 19, host CPU) outside the timed call; texrt threads=" +
+                             std::to_string(texrt_get_num_threads());
+  auto check_nchw = [&] { return check_conv(w, in.data(), wt.data(), out.data()); };
+  if (variant == "nchwc") {
+    auto call = [&] {
+      if (!b.conv) throw std::runtime_error(error);
+      b.conv(Xb.data(), Wb.data(), Yb.data());
+    };
+    auto check = [&] {
+      b.yunpack(Yb.data(), out.data());  // untimed: back to NCHW for the float64 check
+      return check_nchw();
+    };
+    return measure(o, w, "texc", variant, call, check,
+                   "preferred layout: the convolution alone on NCHW[" + std::to_string(b.CI) +
+                       "]c input (transformed outside the timed call), NCHW[16]c output (transformed back for the check only); " +
+                       common);
+  }
+  auto call = [&] {
+    if (!b.e2e) throw std::runtime_error(error);
+    b.e2e(in.data(), Wb.data(), out.data());
+  };
+  return measure(o, w, "texc", variant, call, check_nchw,
+                 "NCHW in and out: NCHW -> NCHW[" + std::to_string(b.CI) + "]c, convolution, NCHW[16]c -> NCHW, all in the timed call; " +
+                     common);
+}
 
 }  // namespace
 
@@ -107,6 +219,10 @@ int main(int argc, char **argv) {
     std::vector<std::pair<std::string, texc::KnobConfig>> variants;
     if (o.want_variant("stdlib")) variants.push_back({"stdlib", {}});
     if (o.want_variant("tuned") && tuned.count(w.name)) variants.push_back({"tuned", tuned.at(w.name)});
+    if (w.kind == Kind::Conv) {
+      for (const std::string v : {"nchwc", "nchwc_e2e"})
+        if (o.want_variant(v)) ok &= measure_blocked(o, w, v, tuned.count(w.name + ":" + v) ? tuned.at(w.name + ":" + v) : texc::KnobConfig{});
+    }
     for (const auto &[variant, knobs] : variants) {
       Compiled c;
       std::string error;
