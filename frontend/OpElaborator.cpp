@@ -75,6 +75,29 @@ void rename_stages(std::vector<SchedItem>& items, const std::map<std::string, st
   }
 }
 
+/// Gives the names a carried schedule binds (loops, cache stages) the prefix `<call-lhs>_`, so that
+/// two calls of one scheduled op do not bind the same names. Uses of those names are renamed too;
+/// names bound inside an `if` stay visible after it, as in the block itself.
+void prefix_bound_names(std::vector<SchedItem>& items, const std::string& prefix,
+                        std::map<std::string, std::string>& bound) {
+  for (SchedItem& item : items) {
+    if (auto* p = std::get_if<SchedPrimitive>(&item)) {
+      for (SchedArg& a : p->args) {
+        if (!a.is_name()) continue;
+        auto dot = a.name.find('.');
+        auto it = bound.find(a.name.substr(0, dot));
+        if (it != bound.end()) a.name = it->second + (dot == std::string::npos ? "" : a.name.substr(dot));
+      }
+      for (std::string& r : p->results) r = bound[r] = prefix + r;
+    } else if (auto* f = std::get_if<std::shared_ptr<SchedIf>>(&item)) {
+      auto copy = std::make_shared<SchedIf>(**f);
+      prefix_bound_names(copy->then_items, prefix, bound);
+      prefix_bound_names(copy->else_items, prefix, bound);
+      *f = copy;
+    }
+  }
+}
+
 /// A call of an op anywhere inside e (where only a whole right-hand side may call an op).
 const ast::Call* find_op_call(const ast::Expr& e, const CallableNames& callables) {
   if (auto* c = e.as<ast::Call>()) {
@@ -442,7 +465,10 @@ void OpElaborator::op_call(const ast::Assign& assign, const ast::Call& c, OpStat
     state.def.stages.push_back(std::move(copy));
   }
   for (ScheduleBlock block : expanded.schedules) {
+    std::map<std::string, std::string> bound;
+    prefix_bound_names(block.items, lhs + "_", bound);
     rename_stages(block.items, renames);
+    block.origin = block.origin.empty() ? lhs : lhs + "_" + block.origin;
     carried.blocks.push_back(std::move(block));
   }
   state.carried.push_back(std::move(carried));

@@ -389,9 +389,20 @@ std::optional<std::string> dataflow_problem(const ScheduleState& st, const std::
   std::optional<StageSite> site = find_stage_site(st, stage);
   if (!site) return std::nullopt;
   const Stmt& root = st.func.body;
+  // A loop enclosing a stage constrains its readers only if the stage is computed there for a
+  // reader inside it (compute_at). A loop that holds other stages, but no reader, is the stage's
+  // own loop with its producers computed inside (cache_write, packing), and the stage is complete
+  // after it.
   auto attached_outside = [&](const StageSite& producer, const StmtNode* reader) -> const For* {
-    for (const For* l : producer.attach_loops)
-      if (!encloses(root, l, reader)) return l;
+    const BufferNode* buffer = st.stages.at(producer.block->stage).buffer.get();
+    for (const For* l : producer.attach_loops) {
+      bool read_inside = false;
+      for_each_stmt(l->body, [&](const Stmt& s) {
+        if (s.get() != producer.block && (s->as<Block>() || s->as<Evaluate>()) && reads_buffer(s, buffer))
+          read_inside = true;
+      });
+      if (read_inside && !encloses(root, l, reader)) return l;
+    }
     return nullptr;
   };
   // The stages this one reads.
