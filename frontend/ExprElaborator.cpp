@@ -244,10 +244,12 @@ ExprElaborator::Typed ExprElaborator::call(const ast::Call& c) {
   const std::string& f = c.callee;
   bool is_reduction_name = kReductions.count(f) > 0;
   if (!c.fors.empty() && !is_reduction_name) throw_error(DiagId::ForNotAllowed, c.fors.front().var.loc, f);
-  if (callables_.ops.count(f)) throw_error(DiagId::OpCallInExpression, c.loc, f, f);
-  if (callables_.intrinsics.count(f)) throw_error(DiagId::CallOfIntrinsic, c.loc, f);
   bool known = is_reduction_name || f == "select" || f == "abs" || f == "pow" || kUnaryFloatMath.count(f) ||
                Type::parse(f).has_value();
+  // Inside an expression an op can never be called, so a built-in function wins over an op that
+  // shares its name (an op called `tanh` does not hide tanh(x)).
+  if (!known && callables_.ops.count(f)) throw_error(DiagId::OpCallInExpression, c.loc, f, f);
+  if (!known && callables_.intrinsics.count(f)) throw_error(DiagId::CallOfIntrinsic, c.loc, f);
   if (!known) {
     std::vector<std::string> candidates = builtin_function_names();
     candidates.insert(candidates.end(), callables_.ops.begin(), callables_.ops.end());
