@@ -3,12 +3,18 @@
 namespace texc {
 
 int64_t floor_div(int64_t a, int64_t b) {
+  if (b == -1) return int64_t(uint64_t(0) - uint64_t(a));  // INT64_MIN / -1 wraps instead of trapping
   int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
 }
 
-int64_t floor_mod(int64_t a, int64_t b) { return a - floor_div(a, b) * b; }
+int64_t floor_mod(int64_t a, int64_t b) {
+  if (b == -1) return 0;  // INT64_MIN % -1 would trap
+  int64_t r = a % b;      // no overflow: |r| < |b|
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
 
 static int64_t wrap(Type t, int64_t v) {
   if (t.is_bool()) return v != 0;

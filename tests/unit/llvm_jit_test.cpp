@@ -124,7 +124,7 @@ void check_floor_div_mod(Type t, int lanes) {
     CAPTURE(i);
     CAPTURE(int64_t(a[i]));
     CAPTURE(int64_t(b[i]));
-    int64_t expected_q = b[i] == 0 ? 0 : (b[i] == -1 ? int64_t(wrap(-int64_t(a[i]))) : floor_div(a[i], b[i]));
+    int64_t expected_q = b[i] == 0 ? 0 : (b[i] == -1 ? int64_t(wrap(int64_t(uint64_t(0) - uint64_t(int64_t(a[i]))))) : floor_div(a[i], b[i]));
     int64_t expected_r = (b[i] == 0 || b[i] == -1) ? 0 : floor_mod(a[i], b[i]);
     CHECK(int64_t(outs[0][i]) == int64_t(wrap(expected_q)));
     CHECK(int64_t(outs[1][i]) == expected_r);
