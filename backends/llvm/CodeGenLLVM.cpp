@@ -7,6 +7,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include <optional>
@@ -74,6 +75,10 @@ class CodeGen {
   CodeGen(llvm::LLVMContext& context, llvm::Module& module, llvm::TargetMachine& tm, const CodeGenOptions& options)
       : context_(context), module_(module), b_(context), options_(options), cpu_(tm.getTargetCPU().str()),
         features_(tm.getTargetFeatureString().str()) {
+    if (const llvm::MCSubtargetInfo* sti = tm.getMCSubtargetInfo(); sti && tm.getTargetTriple().isX86()) {
+      masked_32_64_ = sti->checkFeatures("+avx512f");
+      masked_8_16_ = sti->checkFeatures("+avx512bw");
+    }
     llvm::FastMathFlags fmf;
     fmf.setAllowContract(true);  // a*b+c may become an FMA
     b_.setFastMathFlags(fmf);
@@ -157,8 +162,37 @@ class CodeGen {
   llvm::LLVMContext& context_;
   llvm::Module& module_;
   llvm::IRBuilder<> b_;
+  // Dense vector loads whose lane count is not a power of two (the tail of a split: 31, 12, 7
+  // lanes): LLVM legalizes such a load or store as pieces of 16, 8, 4, 2 and 1 lanes and rebuilds
+  // the vector lane by lane (hundreds of inserts and spills in a register tile). Where the target
+  // has masked moves for the element size (AVX-512), such a load is emitted instead as one masked
+  // load of the next power of two, whose extra lanes are not read.
+  bool pad_to_masked(int lanes, Type elem) const {
+    if (lanes < 3 || (lanes & (lanes - 1)) == 0 || elem.is_bool()) return false;
+    int bytes = elem.bytes();
+    return ((bytes == 4 || bytes == 8) && masked_32_64_) || ((bytes == 1 || bytes == 2) && masked_8_16_);
+  }
+  // Only loads, and only of operands (inputs, packed or padded copies in memory), never of local
+  // tiles or outputs: LLVM keeps an accumulator in registers across a loop (LICM promotion, SROA)
+  // only when it is accessed with plain loads and stores.
+  static bool read_only_operand(const BufferNode& b) {
+    return b.role == BufferRole::Input || (b.role == BufferRole::Intermediate && b.scope != "local");
+  }
+  Value* padded_lane_mask(int lanes) {
+    int padded = int(llvm::PowerOf2Ceil(uint64_t(lanes)));
+    std::vector<llvm::Constant*> bits;
+    for (int i = 0; i < padded; ++i) bits.push_back(b_.getInt1(i < lanes));
+    return llvm::ConstantVector::get(bits);
+  }
+  std::vector<int> shuffle_indices(int n, int valid) {
+    std::vector<int> idx;
+    for (int i = 0; i < n; ++i) idx.push_back(i < valid ? i : -1);
+    return idx;
+  }
+
   CodeGenOptions options_;
   std::string cpu_, features_;
+  bool masked_32_64_ = false, masked_8_16_ = false;
   llvm::PointerType* ptr_type_;
   llvm::IntegerType* i64_;
 
@@ -681,10 +715,19 @@ Value* CodeGen::emit_load(const Load* op) {
     if (ramp && is_const_int(ramp->stride, 1)) {
       Value* ptr = b_.CreateInBoundsGEP(elem_mem, buf.ptr, emit_index(ramp->base));
       llvm::Align align(uint64_t(vector_alignment(buf, ramp->base, elem)));
-      if (vector_mask_)
+      if (vector_mask_) {
         inst = b_.CreateMaskedLoad(mem, ptr, align, vector_mask_, zero_of(mem));
-      else
+      } else if (pad_to_masked(lanes, elem) && read_only_operand(*op->buffer)) {
+        int padded = int(llvm::PowerOf2Ceil(uint64_t(lanes)));
+        llvm::Type* wide = llvm::FixedVectorType::get(elem_mem, unsigned(padded));
+        inst = b_.CreateMaskedLoad(wide, ptr, align, padded_lane_mask(lanes), llvm::PoisonValue::get(wide));
+        attach_alias_metadata(inst, op->buffer.get());
+        raw = b_.CreateShuffleVector(inst, shuffle_indices(lanes, lanes));
+        if (elem.is_bool()) return b_.CreateICmpNE(raw, zero_of(raw->getType()));
+        return raw;
+      } else {
         inst = b_.CreateAlignedLoad(mem, ptr, align);
+      }
     } else {
       Value* ptrs = b_.CreateInBoundsGEP(elem_mem, buf.ptr, emit_index(index));
       Value* mask = vector_mask_ ? vector_mask_ : llvm::Constant::getAllOnesValue(llvm::FixedVectorType::get(b_.getInt1Ty(), lanes));
