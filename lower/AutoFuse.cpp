@@ -137,6 +137,25 @@ std::optional<Expr> shared_guard(const Block* r, const std::vector<const For*>& 
   return guard;
 }
 
+size_t reduction_axis_count(const Block* b) {
+  size_t n = 0;
+  for (const IterVar& iv : b->iter_vars) n += iv.is_reduce;
+  return n;
+}
+
+// The nest with its innermost loop (of a constant extent of 2 to 64) marked vectorized.
+Stmt vectorize_innermost_loop(const Stmt& nest) {
+  const For* f = nest->as<For>();
+  if (!f) return nest;
+  if (f->body->as<For>()) {
+    Stmt inner = vectorize_innermost_loop(f->body);
+    return inner == f->body ? nest : For::make(f->var, f->min, f->extent, f->for_kind, inner, f->thread_tag);
+  }
+  int64_t extent;
+  if (f->for_kind != ForKind::Serial || !is_const_int(f->extent, &extent) || extent < 2 || extent > 64) return nest;
+  return For::make(f->var, f->min, f->extent, ForKind::Vectorized, f->body, f->thread_tag);
+}
+
 // Computes E inside R's output loop; returns false (leaving st unchanged) when there is none.
 bool fuse_into(ScheduleState& st, const std::string& e_name, const std::string& r_name) {
   std::optional<StageSite> r_site = find_stage_site(st, r_name);
@@ -174,6 +193,11 @@ bool fuse_into(ScheduleState& st, const std::string& e_name, const std::string& 
   if (!guard) return false;
   Stmt nest = build_nest_over_region(e_site->block, region, outer);
   if (*guard) nest = add_block_predicate(nest, *guard);
+  // When R produced its innermost axis with vector lanes, E consumes it the same way.
+  const Expr& last_axis = r->bindings[r->iter_vars.size() - 1 - reduction_axis_count(r)];
+  for (size_t i = first_reduce; i < loops.size(); ++i)
+    if (loops[i]->for_kind == ForKind::Vectorized && uses_var(last_axis, loops[i]->var.get()))
+      nest = vectorize_innermost_loop(nest);
 
   ScheduleState saved = st;
   std::string loop_name = output_loop->var->name;
