@@ -5,13 +5,32 @@
 // atomic counter, in chunks of about n / (16 * threads), until none are left, and the caller returns
 // once every worker has left the job (it lives on the caller's stack). Parallel loops started inside a
 // task, or while another thread owns the pool, run serially on their caller: correct, never a deadlock.
+//
+// Waking: a job is published by bumping an atomic generation counter. A worker that has just left a
+// job spins on that counter (with a pause instruction) for a bounded time, TEXC_SPIN_US microseconds
+// (default 50), so that back-to-back short parallel loops do not pay a futex wake-up and a sleep each;
+// after that it blocks on a condition variable (idle workers never spin for long: the machine may be
+// shared). The caller waits for the workers the same way: a bounded spin, then a condition variable.
+// Lost wake-ups are excluded by a Dekker-style handshake on sequentially consistent atomics: a sleeper
+// announces itself (sleepers_ / caller_sleeping_) before re-checking the condition under the mutex, and
+// the publisher changes the condition before checking for sleepers, notifying under the mutex.
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define TEXRT_CPU_RELAX() _mm_pause()
+#elif defined(__aarch64__)
+#define TEXRT_CPU_RELAX() asm volatile("yield" ::: "memory")
+#else
+#define TEXRT_CPU_RELAX() ((void)0)
+#endif
 
 #include "runtime/texrt.h"
 
@@ -34,6 +53,38 @@ struct Job {
 
 thread_local bool t_inside_parallel_loop = false;
 
+int64_t spin_nanoseconds() {
+  static const int64_t ns = [] {
+    int64_t us = 50;
+    if (const char* env = std::getenv("TEXC_SPIN_US")) {
+      long v = std::atol(env);
+      if (v >= 0) us = v > 10000 ? 10000 : v;  // bounded: never spin for long
+    }
+    return us * 1000;
+  }();
+  return ns;
+}
+
+// Spins until done() or the spin budget is spent; true when done() became true.
+template <typename Pred>
+bool spin_until(Pred done) {
+  const int64_t budget = spin_nanoseconds();
+  if (budget == 0) return done();
+  auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    for (int i = 0; i < 32; ++i) {
+      if (done()) return true;
+      TEXRT_CPU_RELAX();
+    }
+    // Let a thread that shares this CPU run (the other side of this wait, when the machine is
+    // oversubscribed); on an otherwise idle CPU this returns at once.
+    std::this_thread::yield();
+    if (std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count() >=
+        budget)
+      return done();
+  }
+}
+
 class ThreadPool {
  public:
   explicit ThreadPool(int num_threads) : num_threads_(num_threads < 1 ? 1 : num_threads) {
@@ -43,7 +94,7 @@ class ThreadPool {
   ~ThreadPool() {
     {
       std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
+      stop_.store(true);
     }
     wake_.notify_all();
     for (std::thread& t : workers_) t.join();
@@ -52,19 +103,24 @@ class ThreadPool {
   int num_threads() const { return num_threads_; }
 
   void run(Job& job) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      job_ = &job;
-      ++generation_;
-      workers_in_job_ = int(workers_.size());
+    workers_in_job_.store(int(workers_.size()));
+    job_.store(&job);
+    generation_.fetch_add(1);  // seq_cst: publishes job_ and orders before the sleepers_ check
+    if (sleepers_.load() > 0) {
+      { std::lock_guard<std::mutex> lock(mu_); }
+      wake_.notify_all();
     }
-    wake_.notify_all();
     t_inside_parallel_loop = true;
     job.drain();
     t_inside_parallel_loop = false;
-    std::unique_lock<std::mutex> lock(mu_);
-    done_.wait(lock, [this] { return workers_in_job_ == 0; });
-    job_ = nullptr;
+    auto all_left = [this] { return workers_in_job_.load() == 0; };
+    if (!spin_until(all_left)) {
+      std::unique_lock<std::mutex> lock(mu_);
+      caller_sleeping_.store(true);
+      done_.wait(lock, all_left);
+      caller_sleeping_.store(false);
+    }
+    job_.store(nullptr);
   }
 
  private:
@@ -72,17 +128,22 @@ class ThreadPool {
     t_inside_parallel_loop = true;
     uint64_t seen = 0;
     for (;;) {
-      Job* job;
-      {
+      auto woken = [&] { return stop_.load() || generation_.load() != seen; };
+      if (!spin_until(woken)) {
         std::unique_lock<std::mutex> lock(mu_);
-        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
-        if (stop_) return;
-        seen = generation_;
-        job = job_;
+        sleepers_.fetch_add(1);
+        wake_.wait(lock, woken);
+        sleepers_.fetch_sub(1);
       }
+      if (stop_.load()) return;
+      seen = generation_.load();
+      Job* job = job_.load();
       job->drain();
-      std::lock_guard<std::mutex> lock(mu_);
-      if (--workers_in_job_ == 0) done_.notify_one();
+      // After this decrement the job (on the caller's stack) may be gone: touch only the pool.
+      if (workers_in_job_.fetch_sub(1) == 1 && caller_sleeping_.load()) {
+        { std::lock_guard<std::mutex> lock(mu_); }
+        done_.notify_one();
+      }
     }
   }
 
@@ -90,10 +151,12 @@ class ThreadPool {
   std::vector<std::thread> workers_;
   std::mutex mu_;
   std::condition_variable wake_, done_;
-  Job* job_ = nullptr;
-  uint64_t generation_ = 0;
-  int workers_in_job_ = 0;
-  bool stop_ = false;
+  std::atomic<Job*> job_{nullptr};
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<int> workers_in_job_{0};
+  std::atomic<int> sleepers_{0};
+  std::atomic<bool> caller_sleeping_{false};
+  std::atomic<bool> stop_{false};
 };
 
 int default_num_threads() {
@@ -104,7 +167,6 @@ int default_num_threads() {
   unsigned hw = std::thread::hardware_concurrency();
   return hw == 0 ? 1 : int(hw);
 }
-
 // Owning g_pool_mutex means owning the pool: one parallel loop at a time, process-wide.
 std::mutex g_pool_mutex;
 std::unique_ptr<ThreadPool> g_pool;
