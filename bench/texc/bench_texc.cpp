@@ -11,6 +11,7 @@
 //           listed there; knobs not listed keep their first value)
 //   nchwc, nchwc_e2e (convolutions): the blocked-layout path, see compile_blocked; knobs from the
 //           line `W:nchwc ...` / `W:nchwc_e2e ...` of tuned_knobs.txt if there is one
+//   nchwc (depthwise): nn.depthwise_conv2d_nchwc on NCHW[16]c, see measure_dw_blocked
 // Threads: texrt_set_num_threads(--threads), before the first call.
 #include "bench/common/Harness.h"
 
@@ -201,6 +202,77 @@ bool measure_blocked(const Options &o, const Workload &w, const std::string &var
                      common);
 }
 
+// The channel-blocked path of a depthwise convolution (stdlib nn.depthwise_conv2d_nchwc, variant
+// `nchwc`): activations NCHW[16]c (channels padded with zeros to a multiple of 16), weights
+// [C/16][KH][KW][16], both re-laid out outside the timed call; the output NCHW[16]c is converted
+// back to NCHW for the check only: the analogue of oneDNN `any` (nChw16c).
+bool measure_dw_blocked(const Options &o, const Workload &w, const texc::KnobConfig &knobs) {
+  const int64_t CB = (w.IC + 15) / 16;
+  auto s = [](int64_t v) { return std::to_string(v); };
+  std::string X = "f32[1, " + s(w.IC) + ", " + s(w.H) + ", " + s(w.W) + "]";
+  std::string Xb = "f32[1, " + s(CB) + ", " + s(w.H) + ", " + s(w.W) + ", 16]";
+  std::string Wt = "f32[" + s(w.OC) + ", 1, " + s(w.KH) + ", " + s(w.KW) + "]";
+  std::string Wb = "f32[" + s(CB) + ", " + s(w.KH) + ", " + s(w.KW) + ", 16]";
+  std::string Yb = "f32[1, " + s(CB) + ", " + s(w.OH()) + ", " + s(w.OW()) + ", 16]";
+  std::string src =
+      "import nn.conv2d_nchwc\nimport nn.depthwise_conv2d\n"
+      "op wpack(Wt: " + Wt + ") -> Wb {\n  compute {\n    Wb[cb: " + s(CB) + ", ry: " + s(w.KH) + ", rx: " + s(w.KW) +
+      ", ci: 16] = select(cb*16 + ci < " + s(w.OC) + ", Wt[cb*16 + ci, 0, ry, rx], 0.0)\n  }\n}\n"
+      "op xpack(X: " + X + ") -> Xb {\n  compute { Xb = nchw_to_nchwc(X, block = 16) }\n}\n"
+      "op conv(Xb: " + Xb + ", Wb: " + Wb + ") -> Yb {\n  compute { Yb = depthwise_conv2d_nchwc(Xb, Wb, stride = " +
+      s(w.stride) + ", pad = " + s(w.pad) + ") }\n}\n"
+      "op yunpack(Yb: " + Yb + ") -> Y {\n  compute { Y = nchwc_to_nchw(Yb, channels = " + s(w.OC) + ") }\n}\n";
+  std::unique_ptr<texc::JitModule> jit;
+  Fn2 wpack = nullptr, xpack = nullptr, yunpack = nullptr;
+  Fn3 conv = nullptr;
+  std::string error;
+  try {
+    texc::FrontendOptions fo;
+    fo.stdlib_dir = kSource + "/stdlib";
+    texc::Program p = texc::compile_source(w.name + "_dw_nchwc.tex", src, fo);
+    std::vector<texc::LoweredFunc> fs;
+    for (const auto &op : p.ops) {
+      texc::LowerOptions lo;
+      lo.target = "x86";
+      lo.knobs = knobs;
+      fs.push_back(texc::lower_op(op, lo));
+    }
+    texc::CpuTargetOptions t;
+    t.arch = "x86";
+    jit = texc::JitModule::create(fs, t);
+    wpack = reinterpret_cast<Fn2>(jit->lookup("wpack"));
+    xpack = reinterpret_cast<Fn2>(jit->lookup("xpack"));
+    yunpack = reinterpret_cast<Fn2>(jit->lookup("yunpack"));
+    conv = reinterpret_cast<Fn3>(jit->lookup("conv"));
+    if (!wpack || !xpack || !yunpack || !conv) throw std::runtime_error("JIT: missing blocked ops");
+  } catch (const std::exception &e) {
+    error = std::string("compile: ") + e.what();
+    conv = nullptr;
+  }
+  Floats in(w.IC * w.H * w.W), wt(w.OC * w.KH * w.KW), out(w.OC * w.OH() * w.OW());
+  fill_random(in, 3);
+  fill_random(wt, 4);
+  Floats Wbuf(CB * w.KH * w.KW * 16), Xbuf(CB * 16 * w.H * w.W), Ybuf(CB * 16 * w.OH() * w.OW());
+  if (error.empty()) {
+    wpack(wt.data(), Wbuf.data());
+    xpack(in.data(), Xbuf.data());
+  }
+  auto call = [&] {
+    if (!conv) throw std::runtime_error(error);
+    conv(Xbuf.data(), Wbuf.data(), Ybuf.data());
+  };
+  auto check = [&] {
+    yunpack(Ybuf.data(), out.data());  // untimed: back to NCHW for the float64 check
+    return check_conv(w, in.data(), wt.data(), out.data());
+  };
+  return measure(o, w, "texc", "nchwc", call, check,
+                 "preferred layout: stdlib nn.depthwise_conv2d_nchwc (generated op at the workload's shape) alone on "
+                 "NCHW[16]c input (transformed outside the timed call), NCHW[16]c output (transformed back for the check "
+                 "only), weights re-laid out once to [C/16][KH][KW][16]; " + knobs_text(knobs) +
+                     "; x86 JIT (LLVM 19, host CPU) outside the timed call; texrt threads=" +
+                     std::to_string(texrt_get_num_threads()));
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -223,6 +295,8 @@ int main(int argc, char **argv) {
       for (const std::string v : {"nchwc", "nchwc_e2e"})
         if (o.want_variant(v)) ok &= measure_blocked(o, w, v, tuned.count(w.name + ":" + v) ? tuned.at(w.name + ":" + v) : texc::KnobConfig{});
     }
+    if (w.kind == Kind::DwConv && o.want_variant("nchwc"))
+      ok &= measure_dw_blocked(o, w, tuned.count(w.name + ":nchwc") ? tuned.at(w.name + ":nchwc") : texc::KnobConfig{});
     for (const auto &[variant, knobs] : variants) {
       Compiled c;
       std::string error;
