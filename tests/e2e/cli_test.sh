@@ -9,25 +9,7 @@ root=$2
 op=$root/tests/e2e/corpus/ew_add.tex
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failures=0
-
-# expect EXIT_CODE PATTERN -- ARGS...: runs texc ARGS, checks the exit code and that the combined
-# output matches the extended regular expression PATTERN.
-expect() {
-  local code=$1 pattern=$2
-  shift 3
-  local out status
-  out=$("$texc" "$@" 2>&1)
-  status=$?
-  if [ "$status" -ne "$code" ] || ! grep -qE -- "$pattern" <<<"$out"; then
-    echo "FAIL: texc $* -> exit $status (want $code), output:"
-    sed 's/^/    /' <<<"$out"
-    echo "    (wanted /$pattern/)"
-    failures=$((failures + 1))
-  else
-    echo "ok: texc $*"
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
 
 expect 0 '^texc [0-9]+\.[0-9]+' -- --version
 expect 0 'texc run  FILE.tex --target T' -- --help

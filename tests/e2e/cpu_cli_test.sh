@@ -15,25 +15,7 @@ intrinsic=$root/examples/05_intrinsic.tex
 dot16=$root/examples/05_intrinsic_dot16.c
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failures=0
-
-# expect EXIT_CODE PATTERN -- ARGS...: runs texc ARGS, checks the exit code and that the combined
-# output matches the extended regular expression PATTERN.
-expect() {
-  local code=$1 pattern=$2
-  shift 3
-  local out status
-  out=$("$texc" "$@" 2>&1)
-  status=$?
-  if [ "$status" -ne "$code" ] || ! grep -qE -- "$pattern" <<<"$out"; then
-    echo "FAIL: texc $* -> exit $status (want $code), output:"
-    sed 's/^/    /' <<<"$out"
-    echo "    (wanted /$pattern/)"
-    failures=$((failures + 1))
-  else
-    echo "ok: texc $*"
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
 
 # check DESCRIPTION COMMAND...: a shell check that must succeed.
 check() {
