@@ -12,34 +12,18 @@
 #include "backends/interp/Npy.h"
 #include "backends/interp/RunOp.h"
 #include "ir/IROperators.h"
+#include "tests/unit/interp_test_ops.h"
 
 using namespace texc;
+using namespace texc::interp_test;
 
 namespace {
-
-Buffer buffer(const std::string& name, Type t, std::vector<int64_t> shape, BufferRole role) {
-  std::vector<Expr> dims;
-  for (int64_t e : shape) dims.push_back(make_int(e));
-  return BufferNode::make(name, t, dims, "global", role);
-}
 
 /// C[i, j] = sum(A[i, k] * B[k, j] for k in 0..K)
 OpDef matmul(int64_t M, int64_t N, int64_t K, Type t = Float(32)) {
   Buffer A = buffer("A", t, {M, K}, BufferRole::Input), B = buffer("B", t, {K, N}, BufferRole::Input);
   Buffer C = buffer("C", t, {M, N}, BufferRole::Output);
-  Var i = Variable::make("i"), j = Variable::make("j"), k = Variable::make("k");
-  Stage s;
-  s.name = "C";
-  s.buffer = C;
-  s.axes = {IterVar{i, make_int(0), make_int(M)}, IterVar{j, make_int(0), make_int(N)}};
-  s.body = Reduce::make(ReduceKind::Sum, Load::make(A, {i, k}) * Load::make(B, {k, j}),
-                        {IterVar{k, make_int(0), make_int(K), true}});
-  OpDef op;
-  op.name = "matmul";
-  op.inputs = {A, B};
-  op.outputs = {C};
-  op.stages = {s};
-  return op;
+  return matmul_op(A, B, C, M, N, K);
 }
 
 /// The matmul computed as compiled f32 code would: accumulating in float, over k in [k_lo, k_hi).

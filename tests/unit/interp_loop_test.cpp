@@ -13,36 +13,15 @@
 #include "backends/interp/LoopInterpreter.h"
 #include "backends/interp/ReferenceInterpreter.h"
 #include "ir/IROperators.h"
+#include "tests/unit/interp_test_ops.h"
 
 using namespace texc;
+using namespace texc::interp_test;
 
 namespace {
 
-Buffer buffer(const std::string& name, Type t, std::vector<int64_t> shape, BufferRole role, MemScope scope = "global") {
-  std::vector<Expr> dims;
-  for (int64_t e : shape) dims.push_back(make_int(e));
-  return BufferNode::make(name, t, dims, scope, role);
-}
-
 Stmt loop(const Var& v, int64_t extent, Stmt body, ForKind kind = ForKind::Serial) {
   return For::make(v, make_int(0), make_int(extent), kind, std::move(body));
-}
-
-/// The matmul op C[i, j] = sum(A[i, k] * B[k, j]) as an OpDef (for the reference).
-OpDef matmul_op(const Buffer& A, const Buffer& B, const Buffer& C, int64_t M, int64_t N, int64_t K) {
-  Var i = Variable::make("i"), j = Variable::make("j"), k = Variable::make("k");
-  Stage s;
-  s.name = "C";
-  s.buffer = C;
-  s.axes = {IterVar{i, make_int(0), make_int(M)}, IterVar{j, make_int(0), make_int(N)}};
-  s.body = Reduce::make(ReduceKind::Sum, Load::make(A, {i, k}) * Load::make(B, {k, j}),
-                        {IterVar{k, make_int(0), make_int(K), true}});
-  OpDef op;
-  op.name = "matmul";
-  op.inputs = {A, B};
-  op.outputs = {C};
-  op.stages = {s};
-  return op;
 }
 
 /// Runs `func` on random inputs and checks every output against `op`'s reference.
