@@ -5,6 +5,7 @@
 #include "frontend/ConstExpr.h"
 #include "frontend/AttainedBounds.h"
 #include "frontend/ScheduleElaborator.h"
+#include "frontend/StdlibIndex.h"
 #include "frontend/Suggest.h"
 #include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
@@ -139,7 +140,7 @@ IntrinsicDef OpElaborator::intrinsic(const ast::OpDecl& decl) {
 }
 
 OpDef OpElaborator::elaborate(const ast::OpDecl& decl, const CallSite* call) {
-  OpState state(program_.globals);
+  OpState state(program_.file_scopes.at(decl.name.loc.file));
   state.def.name = decl.name.text;
   state.def.loc = decl.name.loc;
   bind_signature(decl, call, state);
@@ -158,6 +159,9 @@ OpDef OpElaborator::elaborate(const ast::OpDecl& decl, const CallSite* call) {
     if (c && program_.ops.count(c->callee) && !state.scope.lookup(c->callee)) {
       if (decl.is_intrinsic) throw_error(DiagId::IntrinsicCannotCall, c->loc, decl.name.text);
       op_call(assign, *c, state);
+    } else if (c && !program_.callables.intrinsics.count(c->callee) && !is_builtin_function(c->callee) &&
+               !state.scope.lookup(c->callee)) {
+      unknown_op(*c);
     } else {
       size_definition(assign, state);
     }
@@ -420,8 +424,10 @@ void OpElaborator::op_call(const ast::Assign& assign, const ast::Call& c, OpStat
   }
   call_stack_.pop_back();
 
-  // Callee stage names -> caller stage names.
+  // Callee names -> caller names: its tensor parameters become the arguments (so a carried
+  // `cache_read(B, ...)` reads what the caller passed as B), its outputs the call's results.
   std::map<std::string, std::string> renames;
+  for (size_t k = 0; k < tensor_params.size(); ++k) renames[tensor_params[k]->name.text] = site.tensor_names[k];
   std::set<std::string> callee_outputs;
   for (size_t k = 0; k < callee.outputs.size(); ++k) {
     renames[callee.outputs[k].text] = assign.targets[k].text;
@@ -474,6 +480,20 @@ void OpElaborator::op_call(const ast::Assign& assign, const ast::Call& c, OpStat
   state.carried.push_back(std::move(carried));
 }
 
+void OpElaborator::unknown_op(const ast::Call& c) const {
+  std::map<std::string, std::string> stdlib = stdlib_op_modules(program_.stdlib_dir);
+  if (auto it = stdlib.find(c.callee); it != stdlib.end())
+    throw_error(DiagId::OpNotImported, c.loc, c.callee, it->second, it->second);
+  std::vector<std::string> candidates(program_.callables.ops.begin(), program_.callables.ops.end());
+  std::string loaded = closest_name(c.callee, candidates);
+  if (!loaded.empty()) throw_error(DiagId::UnknownOpSuggest, c.loc, c.callee, loaded);
+  candidates.clear();
+  for (const auto& [name, module] : stdlib) candidates.push_back(name);
+  std::string in_stdlib = closest_name(c.callee, candidates);
+  if (!in_stdlib.empty()) throw_error(DiagId::UnknownOpSuggestImport, c.loc, c.callee, in_stdlib, stdlib.at(in_stdlib));
+  throw_error(DiagId::UnknownOp, c.loc, c.callee);
+}
+
 void OpElaborator::check_outputs(const ast::OpDecl& decl, OpState& state) {
   for (const ast::Name& out : decl.outputs) {
     const Stage* stage = state.def.find_stage(out.text);
@@ -489,7 +509,9 @@ void OpElaborator::check_outputs(const ast::OpDecl& decl, OpState& state) {
 void OpElaborator::schedules(const ast::OpDecl& decl, OpState& state) {
   ScheduleContext context;
   for (const Stage& s : state.def.stages) context.stages.push_back({s.name, loop_names(s)});
-  for (const Buffer& b : state.def.inputs) context.inputs.insert(b->name);
+  // The op's own names for its inputs (when it is being called, its input buffers are the caller's).
+  for (const ast::OpParam& p : decl.params)
+    if (p.type.text != "int") context.inputs.insert(p.name.text);
   for (const auto& [name, intrinsic] : program_.intrinsics) context.intrinsics.insert(name);
   context.sizes = &state.scope;
   std::vector<CheckedSchedule> own;
