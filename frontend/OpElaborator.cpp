@@ -114,6 +114,20 @@ const ast::Call* find_op_call(const ast::Expr& e, const CallableNames& callables
   return nullptr;
 }
 
+/// The first float literal in e (an int attribute given `pad = 1.5`), or null.
+const ast::FloatLit* find_float_literal(const ast::Expr& e) {
+  if (auto* f = e.as<ast::FloatLit>()) return f;
+  if (auto* b = e.as<ast::Binary>()) {
+    if (auto* found = find_float_literal(*b->lhs)) return found;
+    return find_float_literal(*b->rhs);
+  }
+  if (auto* u = e.as<ast::Unary>()) return find_float_literal(*u->operand);
+  if (auto* c = e.as<ast::Call>())
+    for (const ast::CallArg& a : c->args)
+      if (auto* found = find_float_literal(*a.value)) return found;
+  return nullptr;
+}
+
 Symbol index_symbol(Var v, int axis) {
   Symbol s;
   s.kind = Symbol::Kind::Index;
@@ -388,6 +402,8 @@ void OpElaborator::op_call(const ast::Assign& assign, const ast::Call& c, OpStat
     if (given.count(param->name.text)) throw_error(DiagId::CallDuplicateAttribute, arg_loc, param->name.text);
     given[param->name.text] = arg_loc;
     if (param->type.text == "int") {
+      if (const ast::FloatLit* f = find_float_literal(*arg.value))
+        throw_error(DiagId::CallAttributeNotInt, f->loc, param->name.text, c.callee, f->text);
       site.attributes[param->name.text] = eval_const_int(*arg.value, state.scope);
       continue;
     }
@@ -508,14 +524,33 @@ void OpElaborator::check_outputs(const ast::OpDecl& decl, OpState& state) {
 
 void OpElaborator::schedules(const ast::OpDecl& decl, OpState& state) {
   ScheduleContext context;
-  for (const Stage& s : state.def.stages) context.stages.push_back({s.name, loop_names(s)});
+  for (const Stage& s : state.def.stages) {
+    context.stages.push_back({s.name, loop_names(s)});
+    // Its hidden reduction stages (`O_red` of `O[i] = sum(...) / Z[i]`): its axes and the reduction's.
+    std::vector<const Reduce*> hidden = hidden_reductions(s.body);
+    for (size_t k = 0; k < hidden.size(); ++k) {
+      std::vector<std::string> loops;
+      for (const IterVar& a : s.axes) loops.push_back(a.var->name);
+      for (const IterVar& a : hidden[k]->axes) loops.push_back(a.var->name);
+      context.stages.push_back({hidden_reduction_stage_name(s.name, int(k)), loops});
+    }
+  }
   // The op's own names for its inputs (when it is being called, its input buffers are the caller's).
   for (const ast::OpParam& p : decl.params)
     if (p.type.text != "int") context.inputs.insert(p.name.text);
   for (const auto& [name, intrinsic] : program_.intrinsics) context.intrinsics.insert(name);
   context.sizes = &state.scope;
   std::vector<CheckedSchedule> own;
-  for (const ast::ScheduleBlock& block : decl.schedules) own.push_back(elaborate_schedule(block, context));
+  std::map<std::string, SourceLoc> targets;
+  for (const ast::ScheduleBlock& block : decl.schedules) {
+    auto [previous, first] = targets.emplace(block.target.text, block.target.loc);
+    if (!first) {
+      throw_with_note(make_diagnostic(DiagId::DuplicateScheduleBlock, block.target.loc, decl.name.text,
+                                      block.target.text, block.target.text),
+                      previous->second, fmt::format("the first 'schedule {}' is here", block.target.text));
+    }
+    own.push_back(elaborate_schedule(block, context));
+  }
 
   for (const OpState::Carried& carried : state.carried) {
     for (const ScheduleBlock& block : carried.blocks) {
