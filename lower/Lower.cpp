@@ -36,13 +36,12 @@ struct Lowering {
   bool storage_planned = false;
 };
 
-struct Pass {
+// A pass over the scheduling state (stages, Blocks, the schedule's steps): the common prefix.
+struct SchedulePass {
   const char* name;
   const char* summary;
   std::function<void(Lowering&)> run;
 };
-
-Stmt& body(Lowering& l) { return l.state.func.body; }
 
 // Until plan_storage places them, intermediate stage buffers are allocated nowhere: verify the
 // function as if they were allocated around the whole body.
@@ -55,9 +54,9 @@ LoweredFunc function_to_verify(const Lowering& l) {
   return f;
 }
 
-// The passes, in order.
-const std::vector<Pass>& passes() {
-  static const std::vector<Pass> list = {
+// The schedule passes, in order (every target).
+const std::vector<SchedulePass>& schedule_passes() {
+  static const std::vector<SchedulePass> list = {
       {"auto_inline", "inline the elementwise stages the schedule does not name (not with --no-fuse)",
        [](Lowering& l) {
          if (!l.options.no_fuse) inline_injective_stages(l.state);
@@ -72,39 +71,97 @@ const std::vector<Pass>& passes() {
        [](Lowering& l) {
          if (!l.options.no_fuse) fuse_into_reductions(l.state);
        }},
-      {"lower_blocks", "replace Blocks by stores: substitute bindings, guard predicates, hoist reduction inits",
-       [](Lowering& l) {
-         body(l) = lower_blocks(body(l));
-         l.blocks_lowered = true;
-       }},
-      {"plan_storage", "allocate each intermediate where it is used, sized by the region it needs",
-       [](Lowering& l) {
-         body(l) = plan_storage(body(l), l.state.func.args);
-         l.storage_planned = true;
-       }},
-      {"flatten_storage", "make every buffer one-dimensional (row-major offsets)",
-       [](Lowering& l) { l.state.func = flatten_storage(l.state.func); }},
-      {"simplify", "fold constants and provable conditions, drop trivial loops",
-       [](Lowering& l) { body(l) = simplify(body(l)); }},
-      {"partition_loops", "split loops into a guard-free steady part and guarded tails",
-       [](Lowering& l) { body(l) = partition_loops(body(l)); }},
-      {"vectorize_loops", "turn vectorized loops into Ramp/Broadcast vector code (or serial loops)",
-       [](Lowering& l) { body(l) = vectorize_loops(body(l)); }},
-      {"unroll_loops", "replace unrolled loops of small constant extent by copies of their body",
-       [](Lowering& l) { body(l) = unroll_loops(body(l)); }},
-      {"remove_no_ops", "drop dead allocations, self-stores, empty loops, ifs and seqs",
-       [](Lowering& l) { body(l) = remove_no_ops(body(l)); }},
-      {"simplify_final", "fold what unrolling and partitioning exposed",
-       [](Lowering& l) { body(l) = simplify(body(l)); }},
   };
   return list;
 }
 
+LoweredFunc on_body(LoweredFunc f, Stmt (*pass)(const Stmt&)) {
+  f.body = pass(f.body);
+  return f;
+}
+
+// The function passes every target runs once the schedule is applied.
+const std::vector<FunctionPass>& common_function_passes() {
+  static const std::vector<FunctionPass> list = {
+      {"lower_blocks", "replace Blocks by stores: substitute bindings, guard predicates, hoist reduction inits",
+       [](LoweredFunc f) { return on_body(std::move(f), lower_blocks); }},
+      {"plan_storage", "allocate each intermediate where it is used, sized by the region it needs",
+       [](LoweredFunc f) {
+         // The function's buffers that are not intermediates (a pass test's `temp` buffers are).
+         std::vector<Buffer> args;
+         for (const Buffer& b : f.args)
+           if (b->role != BufferRole::Intermediate) args.push_back(b);
+         f.body = plan_storage(f.body, args);
+         return f;
+       }},
+      {"flatten_storage", "make every buffer one-dimensional (row-major offsets)",
+       [](LoweredFunc f) { return flatten_storage(f); }},
+      {"simplify", "fold constants and provable conditions, drop trivial loops",
+       [](LoweredFunc f) { return on_body(std::move(f), simplify); }},
+  };
+  return list;
+}
+
+// The CPU targets' passes (x86, arm, interp): loop partitioning for guard-free steady states,
+// vector code, unrolling, clean-up.
+const std::vector<FunctionPass>& cpu_function_passes() {
+  static const std::vector<FunctionPass> list = {
+      {"partition_loops", "split loops into a guard-free steady part and guarded tails",
+       [](LoweredFunc f) { return on_body(std::move(f), partition_loops); }},
+      {"vectorize_loops", "turn vectorized loops into Ramp/Broadcast vector code (or serial loops)",
+       [](LoweredFunc f) { return on_body(std::move(f), vectorize_loops); }},
+      {"unroll_loops", "replace unrolled loops of small constant extent by copies of their body",
+       [](LoweredFunc f) { return on_body(std::move(f), unroll_loops); }},
+      {"remove_no_ops", "drop dead allocations, self-stores, empty loops, ifs and seqs",
+       [](LoweredFunc f) { return on_body(std::move(f), remove_no_ops); }},
+      {"simplify_final", "fold what unrolling and partitioning exposed",
+       [](LoweredFunc f) { return on_body(std::move(f), simplify); }},
+  };
+  return list;
+}
+
+// The stages a schedule names (no automatic fusion for them): the heads of its name arguments
+// (a stage, or a loop of it, "C.i"), under the caller's name when the schedule came with an
+// imported op; a reduction loop of a hidden stage named through its consumer ("O.j" for O_red.j)
+// names the hidden stage.
+std::set<std::string> stages_named_by(const std::vector<SchedStep>& steps, const ScheduleState& st) {
+  std::set<std::string> named;
+  for (const SchedStep& s : steps)
+    for (const SchedArg& a : s.prim.args) {
+      if (!a.is_name()) continue;
+      auto dot = a.name.find('.');
+      std::string head = a.name.substr(0, dot);
+      auto renamed = s.prim.stage_renames.find(head);
+      if (renamed != s.prim.stage_renames.end()) head = renamed->second;
+      named.insert(head);
+      if (dot == std::string::npos || st.find_loop(head + a.name.substr(dot))) continue;
+      for (int i = 0; st.stages.count(hidden_reduction_stage_name(head, i)); ++i)
+        if (st.find_loop(hidden_reduction_stage_name(head, i) + a.name.substr(dot)))
+          named.insert(hidden_reduction_stage_name(head, i));
+    }
+  return named;
+}
+
 }  // namespace
 
-std::vector<std::string> lowering_pass_names() {
+std::vector<FunctionPass> function_passes(const std::string& target) {
+  (void)target;  // every target so far is a CPU target; cuda and vdla will add their own lists
+  std::vector<FunctionPass> list = common_function_passes();
+  for (const FunctionPass& p : cpu_function_passes()) list.push_back(p);
+  return list;
+}
+
+const FunctionPass* find_function_pass(const std::string& name) {
+  for (const auto* list : {&common_function_passes(), &cpu_function_passes()})
+    for (const FunctionPass& p : *list)
+      if (name == p.name) return &p;
+  return nullptr;
+}
+
+std::vector<std::string> lowering_pass_names(const std::string& target) {
   std::vector<std::string> names = {"default_loops"};
-  for (const Pass& p : passes()) names.push_back(p.name);
+  for (const SchedulePass& p : schedule_passes()) names.push_back(p.name);
+  for (const FunctionPass& p : function_passes(target)) names.push_back(p.name);
   return names;
 }
 
@@ -112,29 +169,26 @@ LoweredFunc lower_op(const OpDef& op, const LowerOptions& options) {
   std::ostream& log = options.log ? *options.log : std::cerr;
   Lowering l{options, ScheduleState::create(op, options.target), {}};
   l.steps = instantiate_schedule(select_schedule_blocks(l.state.op.schedules, options.target), options.knobs);
-  for (const SchedStep& s : l.steps)
-    for (const SchedArg& a : s.prim.args)
-      if (a.is_name()) {
-        // A stage (or a loop of it, "C.i"), under the caller's name when the schedule came with an
-        // imported op.
-        auto dot = a.name.find('.');
-        std::string head = a.name.substr(0, dot);
-        auto renamed = s.prim.stage_renames.find(head);
-        if (renamed != s.prim.stage_renames.end()) head = renamed->second;
-        l.state.user_named.insert(head);
-        // "O.j", a reduction loop of O's hidden stage O_red (not a loop of O), names that stage.
-        if (dot == std::string::npos || l.state.find_loop(head + a.name.substr(dot))) continue;
-        for (int i = 0; l.state.stages.count(hidden_reduction_stage_name(head, i)); ++i)
-          if (l.state.find_loop(hidden_reduction_stage_name(head, i) + a.name.substr(dot)))
-            l.state.user_named.insert(hidden_reduction_stage_name(head, i));
-      }
+  l.state.user_named = stages_named_by(l.steps, l.state);
+
+  // Every pass as one step over the Lowering: the schedule passes, then the target's function passes.
+  std::vector<SchedulePass> steps = schedule_passes();
+  for (const FunctionPass& p : function_passes(options.target)) {
+    steps.push_back({p.name, p.summary, [p](Lowering& l) {
+                       l.state.func = p.run(std::move(l.state.func));
+                       // What the verifier may require from here on.
+                       if (std::string(p.name) == "lower_blocks") l.blocks_lowered = true;
+                       if (std::string(p.name) == "plan_storage") l.storage_planned = true;
+                     }});
+  }
 
   const bool printing = options.print_after_each || options.print_changed;
   std::string previous = printing ? to_string(l.state.func) : std::string();
   if (printing) log << "// ---- after default_loops: one loop nest per stage\n" << previous << "\n";
+  if (options.after_pass) options.after_pass("default_loops", l.state.func);
 
   std::vector<std::pair<const char*, double>> times;
-  for (const Pass& pass : passes()) {
+  for (const SchedulePass& pass : steps) {
     auto start = std::chrono::steady_clock::now();
     pass.run(l);
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -152,6 +206,7 @@ LoweredFunc lower_op(const OpDef& op, const LowerOptions& options) {
         log << "// ---- after " << pass.name << ": " << pass.summary << "\n" << now << "\n";
       previous = std::move(now);
     }
+    if (options.after_pass) options.after_pass(pass.name, l.state.func);
   }
   if (options.time_passes) {
     log << "// ---- pass times (ms)\n";

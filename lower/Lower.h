@@ -1,8 +1,19 @@
 // lower_op: an elaborated op and a target in, a lowered loop AST out. The passes are listed in
-// order in Lower.cpp; that list is the table of contents of texc's lowering.
+// order in Lower.cpp; those lists are the table of contents of texc's lowering:
+//
+//   default_loops                 one loop nest per stage (lower/DefaultLoops.h)
+//   schedule passes (every target) auto_inline, apply_schedule, attach_hidden_reductions,
+//                                 fuse_into_reductions: rewrites of the Block-level loop AST
+//   common function passes        lower_blocks, plan_storage, flatten_storage, simplify
+//   the target's function passes  CPU (x86, arm, interp): partition_loops, vectorize_loops,
+//                                 unroll_loops, remove_no_ops, simplify_final
+//
+// A new target adds its own list of function passes in Lower.cpp (function_passes).
 #pragma once
+#include <functional>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "ir/Function.h"
 #include "ir/Op.h"
@@ -23,12 +34,27 @@ struct LowerOptions {
   bool verify = true;
 #endif
   std::ostream* log = nullptr;    // where printing goes (default std::cerr)
+  /// Called after every pass (and after default_loops) with the pass's name and the loop AST: how
+  /// callers (the tuner's features, tests) see the IR at any step without parsing printed logs.
+  std::function<void(const std::string& pass, const LoweredFunc& func)> after_pass;
 };
+
+/// A pass from a loop AST without schedule state to another: everything after the schedule.
+struct FunctionPass {
+  const char* name;
+  const char* summary;
+  std::function<LoweredFunc(LoweredFunc)> run;
+};
+
+/// The function passes lower_op runs for `target`, in order: the common ones, then the target's.
+std::vector<FunctionPass> function_passes(const std::string& target);
+/// A function pass of any target by name (pass tests run one pass on IR text), or null.
+const FunctionPass* find_function_pass(const std::string& name);
 
 /// Lowers one op. Throws UserError for schedule mistakes (located at the primitive).
 LoweredFunc lower_op(const OpDef& op, const LowerOptions& options);
 
-/// The names of the passes, in order (for --help and the pass tests).
-std::vector<std::string> lowering_pass_names();
+/// The names of every pass lower_op runs for `target`, in order (for --help and --print-after-each).
+std::vector<std::string> lowering_pass_names(const std::string& target);
 
 }  // namespace texc

@@ -15,7 +15,8 @@
 // before the first `// pass:` and other comments are ignored. A directory argument runs every .txt
 // file in it. Prints `N passed, M failed`; the exit status is 1 if any case failed.
 //
-// To test another pass, add one line to kPasses below.
+// A case may name any function pass of lower/Lower.h (find_function_pass): the passes lower_op
+// runs after the schedule, for every target.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -28,35 +29,13 @@
 #include "ir/Diagnostics.h"
 #include "ir/IRParser.h"
 #include "ir/IRPrinter.h"
-#include "ir/Simplify.h"
 #include "ir/StructuralEqual.h"
 #include "ir/Verifier.h"
-#include "lower/passes/FlattenStorage.h"
-#include "lower/passes/LowerBlocks.h"
-#include "lower/passes/PartitionLoops.h"
-#include "lower/passes/PlanStorage.h"
-#include "lower/passes/RemoveNoOps.h"
-#include "lower/passes/UnrollLoops.h"
-#include "lower/passes/VectorizeLoops.h"
+#include "lower/Lower.h"
 
 namespace {
 
 using namespace texc;
-
-using PassFn = std::function<LoweredFunc(LoweredFunc)>;
-
-// Every pass a case can name. A pass takes the parsed `before` func and returns its result.
-const std::vector<std::pair<std::string, PassFn>> kPasses = {
-    {"simplify", [](LoweredFunc f) { f.body = simplify(f.body); return f; }},
-    {"lower_blocks", [](LoweredFunc f) { f.body = lower_blocks(f.body); return f; }},
-    // plan_storage: `temp` buffers of the header stand for the intermediates it places (not arguments).
-    {"plan_storage", [](LoweredFunc f) { std::vector<Buffer> args; for (const Buffer& b : f.args) if (b->role != BufferRole::Intermediate) args.push_back(b); f.body = plan_storage(f.body, args); return f; }},
-    {"flatten_storage", [](LoweredFunc f) { return flatten_storage(f); }},
-    {"partition_loops", [](LoweredFunc f) { f.body = partition_loops(f.body); return f; }},
-    {"vectorize_loops", [](LoweredFunc f) { f.body = vectorize_loops(f.body); return f; }},
-    {"unroll_loops", [](LoweredFunc f) { f.body = unroll_loops(f.body); return f; }},
-    {"remove_no_ops", [](LoweredFunc f) { f.body = remove_no_ops(f.body); return f; }},
-};
 
 struct Section {
   std::string text;
@@ -108,8 +87,8 @@ LoweredFunc parse_section(const Section& s, const std::string& path) {
 
 bool run_case(const Case& c, const std::string& path) {
   std::string where = path + ":" + std::to_string(c.line);
-  auto pass = std::find_if(kPasses.begin(), kPasses.end(), [&](const auto& p) { return p.first == c.pass; });
-  if (pass == kPasses.end()) {
+  const FunctionPass* pass = find_function_pass(c.pass);
+  if (!pass) {
     std::cout << "FAIL " << where << ": unknown pass '" << c.pass << "'\n";
     return false;
   }
@@ -125,7 +104,7 @@ bool run_case(const Case& c, const std::string& path) {
     std::cout << "FAIL " << where << ": the `before` func is invalid IR: " << *problem << "\n";
     return false;
   }
-  LoweredFunc after = pass->second(before);
+  LoweredFunc after = pass->run(before);
   if (auto problem = verify(after)) {
     std::cout << "FAIL " << where << ": '" << c.pass << "' produced invalid IR: " << *problem << "\n"
               << to_string(after);

@@ -2,6 +2,7 @@
 // run the loop AST with the loop interpreter and compare every output with the reference
 // interpreter; get the diagnostic a schedule raises; look at the lowered loop AST as text.
 #pragma once
+#include <optional>
 #include <doctest/doctest.h>
 
 #include <sstream>
@@ -55,18 +56,16 @@ inline LoweredFunc check_correct(const std::string& text, bool no_fuse = false) 
 /// The loop AST right after lowering pass `pass` (e.g. "plan_storage", before flattening).
 inline std::string ir_after(const std::string& text, const std::string& pass, bool no_fuse = false) {
   OpDef op = compile_op(text);
-  std::ostringstream log;
   LowerOptions options;
   options.target = "interp";
   options.no_fuse = no_fuse;
-  options.print_after_each = true;
-  options.log = &log;
+  std::optional<std::string> ir;
+  options.after_pass = [&](const std::string& name, const LoweredFunc& func) {
+    if (name == pass) ir = to_string(func);
+  };
   lower_op(op, options);
-  std::string all = log.str();
-  size_t start = all.find("// ---- after " + pass + ":");
-  REQUIRE(start != std::string::npos);
-  size_t end = all.find("// ---- after", start + 1);
-  return all.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  REQUIRE(ir.has_value());
+  return *ir;
 }
 
 /// The diagnostic that compiling and lowering `text` raises (fails the test if there is none).
