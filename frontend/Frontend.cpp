@@ -28,7 +28,9 @@ std::set<std::string> definable_names(const std::vector<const ast::File*>& files
 
 /// Params are lexically scoped: an op sees the params of its own file and of the files that file
 /// imports (directly or not), never those of a file that imports it — a caller's `param H` does not
-/// change the `H` of an imported op's signature. Files come in dependency order, so each file's
+/// change the `H` of an imported op's signature. A file's own param shadows an imported one of the
+/// same name (in that file and the files importing it); two imported files that both declare it
+/// are an error where both become visible. Files come in dependency order, so each file's
 /// imports have their params evaluated before its own.
 void declare_params(const ModuleLoader& loader, const std::map<std::string, int64_t>& defines,
                     ProgramSymbols& program) {
@@ -36,9 +38,12 @@ void declare_params(const ModuleLoader& loader, const std::map<std::string, int6
   for (const ast::File* f : loader.files_in_dependency_order()) {
     std::vector<const ast::ParamDecl*>& mine = visible[f];
     Scope& scope = program.file_scopes[f->file_id];
+    std::set<std::string> own;
+    for (const ast::ParamDecl& p : f->params) own.insert(p.name.text);
     for (const ast::File* imported : loader.imports_of(*f)) {
       for (const ast::ParamDecl* p : visible.at(imported)) {
         if (std::find(mine.begin(), mine.end(), p) != mine.end()) continue;  // reached by two paths
+        if (own.count(p->name.text)) continue;  // the file's own param of that name shadows it
         scope.define(p->name.text, p->name.loc, *program.file_scopes.at(p->name.loc.file).lookup(p->name.text));
         mine.push_back(p);
       }

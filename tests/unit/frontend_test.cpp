@@ -470,3 +470,35 @@ TEST_CASE("--op selects one entry op; an unknown one is an error") {
   CHECK(d.id == DiagId::UnknownEntryOp);
   CHECK(d.message == "--op nope: the file defines no op named 'nope'");
 }
+
+TEST_CASE("params are scoped by file: an op sees its file's params and its imports', never its importer's") {
+  auto dir = std::filesystem::temp_directory_path() / "texc_frontend_test_param_scope";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "shapes.tex") << "param D = 8\nop scale(X: f32[D]) -> Y { compute { Y[i] = X[i] * 2.0 } }\n";
+  std::ofstream(dir / "act.tex") << "op act(X: f32[N, H]) -> Y { compute { Y[n, h] = max(X[n, h], 0.0) } }\n";
+  FrontendOptions o = stdlib_options();
+  o.include_dirs.push_back(dir.string());
+  // The importer's H does not bind the H of act's signature: it is act's own dimension variable.
+  Program p = compile("import \"act.tex\"\nparam H = 8\nop f(X: f32[2, 5]) -> Y { compute { Y = act(X) } }\n", o);
+  CHECK(shape_of(p.ops[0].outputs[0]) == std::vector<int64_t>{2, 5});
+  // An imported param is visible to the importer; its own param of the same name shadows it there,
+  // while the imported op keeps its file's value.
+  p = compile("import \"shapes.tex\"\nop f(A: f32[D]) -> B { compute { B = scale(A) } }\n", o);
+  CHECK(shape_of(p.ops[0].inputs[0]) == std::vector<int64_t>{8});
+  p = compile("import \"shapes.tex\"\nparam D = 16\nop f(A: f32[8], Z: f32[D]) -> B { compute { B = scale(A) } }\n", o);
+  CHECK(shape_of(p.ops[0].inputs[1]) == std::vector<int64_t>{16});
+  std::string bad = "import \"shapes.tex\"\nparam D = 16\nop f(A: f32[D]) -> B { compute { B = scale(A) } }\n";
+  Diagnostic d = error_of(bad, o);
+  CHECK(d.id == DiagId::CallShapeMismatch);
+}
+
+TEST_CASE("a carried schedule names the callee's own inputs, whatever the caller calls them") {
+  // matmul's schedule packs its input B; the caller passes its own B as matmul's A.
+  Program p = compile("import linalg.matmul\nop f(B: f32[8, 4], A: f32[4, 6]) -> C { compute { C = matmul(B, A) } }\n");
+  REQUIRE(!p.ops[0].schedules.empty());
+  bool renamed = false;
+  for (const SchedItem& item : p.ops[0].schedules[0].items)
+    if (auto* prim = std::get_if<SchedPrimitive>(&item); prim && !prim->stage_renames.empty())
+      renamed = prim->stage_renames.at("A") == "B" && prim->stage_renames.at("B") == "A";
+  CHECK(renamed);
+}
