@@ -1,5 +1,6 @@
 #include "lower/passes/VectorizeLoops.h"
 
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -9,6 +10,7 @@
 #include "ir/IRVisitor.h"
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
+#include "lower/analysis/BufferAccess.h"
 #include "lower/passes/LinearForm.h"
 
 namespace texc {
@@ -286,8 +288,6 @@ class Vectorizer : public IRMutator {
 // their addresses differ by s*(l' - l) plus a multiple of s*lanes.
 bool lanes_are_independent(const Stmt& body, const std::unordered_set<const Variable*>& inner_vars, int lanes,
                            const std::unordered_set<const BufferNode*>& lane_private) {
-  std::unordered_map<const BufferNode*, std::vector<Expr>> stored;
-  bool ok = true;
   auto uses_inner = [&](const Expr& e) {
     bool found = false;
     for_each_expr(e, [&](const Expr& x) {
@@ -295,50 +295,42 @@ bool lanes_are_independent(const Stmt& body, const std::unordered_set<const Vari
     });
     return found;
   };
-  for_each_stmt(body, [&](const Stmt& s) {
-    const Store* st = s->as<Store>();
-    if (!st || !ok || lane_private.count(st->buffer.get())) return;
-    auto [it, inserted] = stored.emplace(st->buffer.get(), st->indices);
-    if (!inserted) return;
+  // The indices of a store: one Ramp of constant stride whose base moves by multiples of the
+  // period with the inner loops; the other indices lane-invariant.
+  auto distinct_lanes = [&](const std::vector<Expr>& indices) {
     int ramps = 0;
-    for (const Expr& i : st->indices) {
+    for (const Expr& i : indices) {
       const Ramp* r = i->as<Ramp>();
       int64_t stride;
       if (!r) {
-        if ((i->type.is_vector() && !i->as<Broadcast>()) || uses_inner(i)) ok = false;
+        if ((i->type.is_vector() && !i->as<Broadcast>()) || uses_inner(i)) return false;
         continue;
       }
       ++ramps;
-      if (!is_const_int(r->stride, &stride) || stride == 0 || uses_inner(r->stride)) {
-        ok = false;
-        continue;
-      }
+      if (!is_const_int(r->stride, &stride) || stride == 0 || uses_inner(r->stride)) return false;
       __int128 period = __int128(stride) * lanes;
       for (const Variable* v : inner_vars) {
         auto k = linear_coefficient(r->base, v);
-        if (!k || (*k != 0 && __int128(*k) % period != 0)) ok = false;
+        if (!k || (*k != 0 && __int128(*k) % period != 0)) return false;
       }
     }
-    if (ramps != 1) ok = false;
-  });
-  if (!ok) return false;
+    return ramps == 1;
+  };
   auto same_indices = [](const std::vector<Expr>& a, const std::vector<Expr>& b) {
     for (size_t d = 0; d < a.size(); ++d)
       if (!same_expr(a[d], b[d])) return false;
     return true;
   };
-  for_each_stmt(body, [&](const Stmt& s) {
-    const Store* st = s->as<Store>();
-    if (st && !lane_private.count(st->buffer.get()) && !same_indices(st->indices, stored.at(st->buffer.get())))
-      ok = false;
-  });
-  for_each_expr(body, [&](const Expr& e) {
-    const Load* ld = e->as<Load>();
-    if (!ld) return;
-    auto it = stored.find(ld->buffer.get());
-    if (it != stored.end() && !same_indices(ld->indices, it->second)) ok = false;
-  });
-  return ok;
+  AccessMap accesses = collect_accesses(body, lane_private);
+  for (const Buffer& b : accesses.order) {
+    const std::vector<BufferAccess>& list = accesses.by_buffer.at(b.get());
+    auto store = std::find_if(list.begin(), list.end(), [](const BufferAccess& a) { return a.is_store; });
+    if (store == list.end()) continue;  // only read: any lanes may read it
+    if (!distinct_lanes(store->indices)) return false;
+    for (const BufferAccess& a : list)
+      if (a.whole_buffer || !same_indices(a.indices, store->indices)) return false;
+  }
+  return true;
 }
 
 class LoopVectorizer : public IRMutator {

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "lower/analysis/BufferAccess.h"
+#include "lower/analysis/Region.h"
 #include "lower/schedule/ScheduleState.h"
 
 namespace texc {
@@ -47,30 +49,6 @@ bool is_memory_scope(const std::string& scope);
 bool is_op_output(const ScheduleState& st, const std::string& stage);
 /// The stage whose buffer is `buffer` ("" for op inputs and unknown buffers).
 std::string stage_of_buffer(const ScheduleState& st, const BufferNode* buffer);
-
-/// One access of a buffer by a Block (or by an extern call left by tensorize).
-struct BufferAccess {
-  Stmt stmt;                      // the Block or the Evaluate of the extern call
-  std::string stage;              // the Block's stage ("" for an extern call)
-  std::vector<Expr> indices;      // with the Block's iter vars replaced by their bindings
-  std::vector<const For*> loops;  // enclosing loops, outermost first
-  bool is_store = false;
-  bool whole_buffer = false;  // an extern call argument: any element may be touched
-};
-
-/// Every load (and/or store) of `buffer` under root.
-std::vector<BufferAccess> find_accesses(const Stmt& root, const BufferNode* buffer, bool loads, bool stores);
-
-/// A box of a buffer: [min[d], min[d] + extent[d]) per dimension.
-struct Region {
-  std::vector<Expr> min;
-  std::vector<int64_t> extent;
-};
-
-/// The region of `buffer` the accesses touch during one iteration of the innermost loop of
-/// `outer` (every access must lie inside all of `outer`, which lists loops outermost first).
-Region infer_region(const std::vector<BufferAccess>& accesses, const std::vector<const For*>& outer,
-                    const Buffer& buffer);
 
 /// A fresh nest for the stage of `block`: spatial loops "<stage>.<axis>" over [0, extent[d])
 /// bound to region.min[d] + loop, reduction loops over their whole domains, and a predicate that

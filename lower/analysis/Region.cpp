@@ -1,0 +1,94 @@
+#include "lower/analysis/Region.h"
+
+#include <unordered_set>
+
+#include "ir/Bounds.h"
+#include "ir/Diagnostics.h"
+#include "ir/IROperators.h"
+#include "ir/IRVisitor.h"
+#include "ir/Simplify.h"
+#include "lower/LoopBounds.h"
+
+namespace texc {
+
+namespace {
+
+bool mentions_only(const Expr& e, const std::unordered_set<const Variable*>& allowed) {
+  bool ok = true;
+  for_each_expr(e, [&](const Expr& x) {
+    if (const Variable* v = x->as<Variable>(); v && !allowed.count(v)) ok = false;
+  });
+  return ok;
+}
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+}  // namespace
+
+bool relaxes_over_thread(const std::string& scope, const std::string& thread_tag) {
+  if (thread_tag.empty()) return false;
+  bool block = starts_with(thread_tag, "blockIdx");
+  bool thread = starts_with(thread_tag, "threadIdx") || thread_tag == "vthread";
+  if (scope == "global") return block || thread;
+  if (scope == "shared") return thread;
+  return false;
+}
+
+Region infer_region(const std::vector<BufferAccess>& accesses, const std::vector<const For*>& outer,
+                    const Buffer& buffer) {
+  // The loops of `outer` that stay symbolic; thread loops the buffer is shared over are relaxed.
+  std::vector<const For*> kept;
+  std::unordered_set<const Variable*> kept_vars;
+  for (const For* l : outer) {
+    if (l->for_kind == ForKind::ThreadBound && relaxes_over_thread(buffer->scope, l->thread_tag)) continue;
+    kept.push_back(l);
+    kept_vars.insert(l->var.get());
+  }
+  size_t nd = buffer->ndim();
+  std::vector<Expr> lo(nd), hi(nd);
+  std::vector<bool> whole(nd, false);
+  for (const BufferAccess& a : accesses) {
+    SymVarIntervals relaxed;
+    for (size_t i = 0; i < a.loops.size(); ++i) {
+      const For* l = a.loops[i];
+      if (i < outer.size() && kept_vars.count(l->var.get())) continue;
+      SymInterval first = sym_bounds_of(l->min, relaxed),
+                  last = sym_bounds_of(simplify(l->min + l->extent - 1), relaxed);
+      relaxed[l->var.get()] = SymInterval{first.min, last.max};
+    }
+    for (size_t d = 0; d < nd; ++d) {
+      if (a.whole_buffer) {
+        whole[d] = true;
+        continue;
+      }
+      SymInterval r = sym_bounds_of(a.indices[d], relaxed);
+      if (!r.is_bounded() || !mentions_only(r.min, kept_vars) || !mentions_only(r.max, kept_vars)) {
+        whole[d] = true;
+        continue;
+      }
+      lo[d] = lo[d] ? union_min(lo[d], r.min) : r.min;
+      hi[d] = hi[d] ? union_max(hi[d], r.max) : r.max;
+    }
+  }
+  Region region;
+  for (size_t d = 0; d < nd; ++d) {
+    int64_t full = 0;
+    TEXC_CHECK(is_const_int(buffer->shape[d], &full)) << "buffer " << buffer->name << " has a non-constant extent";
+    std::optional<int64_t> extent;
+    if (!whole[d] && lo[d]) {
+      Expr e = simplify(hi[d] - lo[d] + 1);
+      int64_t c;
+      extent = is_const_int(e, &c) ? std::optional<int64_t>(c) : constant_upper_bound(e, kept);
+    }
+    if (!extent || *extent >= full) {
+      region.min.push_back(make_int(0));
+      region.extent.push_back(full);
+    } else {
+      region.min.push_back(lo[d]);
+      region.extent.push_back(std::max<int64_t>(*extent, 1));
+    }
+  }
+  return region;
+}
+
+}  // namespace texc
