@@ -8,6 +8,7 @@
 #include "frontend/StdlibIndex.h"
 #include "frontend/Suggest.h"
 #include "ir/IRVisitor.h"
+#include "ir/Target.h"
 #include "ir/Substitute.h"
 
 namespace texc {
@@ -37,10 +38,11 @@ struct OpElaborator::OpState {
 
 namespace {
 
-bool is_cpu_target(const std::string& t) { return t == "x86" || t == "arm"; }
-
+/// Do two schedule blocks apply to a common target ("cpu" and "x86" do)?
 bool targets_overlap(const std::string& a, const std::string& b) {
-  return a == b || (a == "cpu" && is_cpu_target(b)) || (b == "cpu" && is_cpu_target(a));
+  for (const Target& t : all_targets())
+    if (schedule_applies(a, t.name) && schedule_applies(b, t.name)) return true;
+  return false;
 }
 
 /// The names of the loops of a stage: its axes, then the reduction variables of its body.
@@ -252,7 +254,7 @@ void OpElaborator::bind_signature(const ast::OpDecl& decl, const CallSite* call,
       if (value <= 0) throw_error(DiagId::NonPositiveDimension, dim.loc, d + 1, name, value);
       shape.push_back(IntImm::make(Index(), value));
     }
-    Buffer buffer = call ? arg : BufferNode::make(name, *type, shape, "global", BufferRole::Input);
+    Buffer buffer = call ? arg : BufferNode::make(name, *type, shape, MemScope::Global, BufferRole::Input);
     state.scope.define(name, param.name.loc, Symbol::tensor(buffer, param.name.loc));
     state.def.inputs.push_back(buffer);
     ++tensor_index;
@@ -350,7 +352,7 @@ void OpElaborator::tensor_definition(const ast::TensorDef& def, OpState& state) 
   }
 
   BufferRole role = state.outputs.count(name) ? BufferRole::Output : BufferRole::Intermediate;
-  Buffer buffer = BufferNode::make(name, body->type.element_of(), shape, "global", role);
+  Buffer buffer = BufferNode::make(name, body->type.element_of(), shape, MemScope::Global, role);
   state.def.stages.push_back(Stage{name, buffer, axes, body, def.name.loc, ""});
   state.scope.define(name, def.name.loc, Symbol::tensor(buffer, def.name.loc));
   state.scope.defined_now(name);

@@ -6,6 +6,7 @@
 #include "frontend/ConstExpr.h"
 #include "frontend/Suggest.h"
 #include "ir/IROperators.h"
+#include "ir/Target.h"
 
 namespace texc {
 
@@ -44,11 +45,19 @@ const std::vector<PrimitiveSignature>& primitive_signatures() {
 
 constexpr int64_t kMaxFactorsArgument = int64_t(1) << 40;
 
-const std::vector<std::string> kTargets = {"cpu", "x86", "arm", "cuda", "vdla"};
-const std::vector<std::string> kScopes = {"global", "local", "shared", "vdla.inp", "vdla.wgt", "vdla.acc"};
-const std::vector<std::string> kThreadTags = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z", "threadIdx.x",
-                                              "threadIdx.y", "threadIdx.z", "vthread"};
-const std::vector<std::string> kBuiltinIntrinsics = {"vdla.gemm"};
+// The names the schedule language knows, from the target table (ir/Target.h).
+const std::vector<std::string>& kTargets = schedule_block_names();
+const std::vector<std::string>& kThreadTags = all_thread_tags();
+const std::vector<std::string> kScopes = [] {
+  std::vector<std::string> names;
+  for (MemScope s : all_mem_scopes()) names.push_back(mem_scope_name(s));
+  return names;
+}();
+const std::vector<std::string> kBuiltinIntrinsics = [] {
+  std::vector<std::string> names;
+  for (const Target& t : all_targets()) names.insert(names.end(), t.builtin_intrinsics.begin(), t.builtin_intrinsics.end());
+  return names;
+}();
 
 bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();

@@ -10,6 +10,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,9 +66,15 @@ struct Variable : ExprNode {
   static Var make(std::string name, Type t = Index());
 };
 
-/// Where a buffer lives. "global" is ordinary memory; "local" is a stack/register buffer on CPUs
-/// and per-thread memory on GPUs; "shared" is GPU block memory; "vdla.*" are accelerator buffers.
-using MemScope = std::string;
+/// Where a buffer lives. `global` is ordinary memory; `local` is a stack/register buffer on CPUs
+/// and per-thread memory on GPUs; `shared` is GPU block memory; `vdla.*` are accelerator buffers.
+enum class MemScope : uint8_t { Global, Local, Shared, VdlaInp, VdlaWgt, VdlaAcc };
+/// "global", "local", "shared", "vdla.inp", "vdla.wgt", "vdla.acc".
+const char* mem_scope_name(MemScope s);
+/// The scope a name spells, or nullopt.
+std::optional<MemScope> parse_mem_scope(const std::string& name);
+/// Every scope, in the order above.
+const std::vector<MemScope>& all_mem_scopes();
 
 enum class BufferRole : uint8_t { Input, Output, Intermediate };
 
@@ -80,9 +87,9 @@ struct BufferNode {
   std::string name;
   Type dtype;                 // scalar element type
   std::vector<Expr> shape;    // extents, outermost first
-  MemScope scope = "global";
+  MemScope scope = MemScope::Global;
   BufferRole role = BufferRole::Intermediate;
-  static Buffer make(std::string name, Type dtype, std::vector<Expr> shape, MemScope scope = "global",
+  static Buffer make(std::string name, Type dtype, std::vector<Expr> shape, MemScope scope = MemScope::Global,
                      BufferRole role = BufferRole::Intermediate);
   size_t ndim() const { return shape.size(); }
 };

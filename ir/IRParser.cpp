@@ -804,8 +804,13 @@ class Parser {
       std::string r = next().text;
       role = r == "input" ? BufferRole::Input : (r == "output" ? BufferRole::Output : BufferRole::Intermediate);
     }
-    MemScope scope = "global";
-    if (peek().kind == Tok::Ident && !(at_word("dims") && at("(", 1))) scope = next().text;
+    MemScope scope = MemScope::Global;
+    if (peek().kind == Tok::Ident && !(at_word("dims") && at("(", 1))) {
+      const Token& t = next();
+      std::optional<MemScope> s = parse_mem_scope(t.text);
+      if (!s) syntax_error(t.loc, "unknown memory scope '" + t.text + "'");
+      scope = *s;
+    }
     bool has_dims = false;
     std::vector<int64_t> dims;
     if (at_word("dims") && at("(", 1)) {

@@ -487,7 +487,7 @@ class Printer {
     os << buffer_name(b.get()) << ": " << b->dtype.str();
     indices(b->shape);
     if (is_arg || b->role != BufferRole::Intermediate) os << " " << role_word(b->role);
-    if (!is_arg || b->scope != "global") os << " " << b->scope;
+    if (!is_arg || b->scope != MemScope::Global) os << " " << mem_scope_name(b->scope);
   }
 
   void func(const LoweredFunc& f) {

@@ -5,6 +5,7 @@
 #include "ir/ConstEval.h"
 #include "ir/Diagnostics.h"
 #include "ir/IRVisitor.h"
+#include "ir/Target.h"
 
 namespace texc {
 
@@ -22,11 +23,10 @@ int64_t eval_schedule_int(const Expr& e, const VarValues& values, SourceLoc loc,
 }
 }  // namespace
 
-static bool is_cpu_target(const std::string& t) { return t == "x86" || t == "arm" || t == "interp" || t == "host"; }
-
 int schedule_specificity(const std::string& block_target, const std::string& target) {
+  const Target* t = find_target(target);
   if (block_target == target) return 2;
-  if (block_target == "cpu" && is_cpu_target(target)) return 1;
+  if (t && block_target == t->schedule_family) return 1;
   return 0;
 }
 

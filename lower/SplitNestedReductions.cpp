@@ -27,7 +27,7 @@ class ReductionExtractor : public IRMutator {
     }
     Stage hidden;
     hidden.name = name;
-    hidden.buffer = BufferNode::make(name, op->type, shape, "global", BufferRole::Intermediate);
+    hidden.buffer = BufferNode::make(name, op->type, shape, MemScope::Global, BufferRole::Intermediate);
     hidden.axes = axes;
     hidden.body = substitute(self, rename);
     hidden.loc = stage_.loc;

@@ -176,7 +176,7 @@ class CodeGen {
   // tiles or outputs: LLVM keeps an accumulator in registers across a loop (LICM promotion, SROA)
   // only when it is accessed with plain loads and stores.
   static bool read_only_operand(const BufferNode& b) {
-    return b.role == BufferRole::Input || (b.role == BufferRole::Intermediate && b.scope != "local");
+    return b.role == BufferRole::Input || (b.role == BufferRole::Intermediate && b.scope != MemScope::Local);
   }
   Value* padded_lane_mask(int lanes) {
     int padded = int(llvm::PowerOf2Ceil(uint64_t(lanes)));
@@ -946,7 +946,7 @@ void CodeGen::emit_allocate(const Allocate* op) {
   std::optional<int64_t> elements = constant_size_of(buffer);
   std::optional<int64_t> bytes;
   if (elements && *elements >= 0 && *elements <= (int64_t(1) << 40)) bytes = *elements * elem_bytes;
-  int64_t stack_limit = buffer->scope == "local" ? kMaxStackBytesLocal : kMaxStackBytesGlobal;
+  int64_t stack_limit = buffer->scope == MemScope::Local ? kMaxStackBytesLocal : kMaxStackBytesGlobal;
 
   Value* ptr;
   Value* heap_ptr = nullptr;

@@ -7,6 +7,7 @@
 #include "ir/IROperators.h"
 #include "ir/IRVisitor.h"
 #include "ir/Simplify.h"
+#include "ir/Target.h"
 #include "lower/LoopBounds.h"
 
 namespace texc {
@@ -21,16 +22,13 @@ bool mentions_only(const Expr& e, const std::unordered_set<const Variable*>& all
   return ok;
 }
 
-bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
-
 }  // namespace
 
-bool relaxes_over_thread(const std::string& scope, const std::string& thread_tag) {
-  if (thread_tag.empty()) return false;
-  bool block = starts_with(thread_tag, "blockIdx");
-  bool thread = starts_with(thread_tag, "threadIdx") || thread_tag == "vthread";
-  if (scope == "global") return block || thread;
-  if (scope == "shared") return thread;
+bool relaxes_over_thread(MemScope scope, const std::string& thread_tag) {
+  ThreadLevel level = thread_level(thread_tag);
+  bool thread = level == ThreadLevel::Thread || level == ThreadLevel::Virtual;
+  if (scope == MemScope::Global) return level == ThreadLevel::Block || thread;
+  if (scope == MemScope::Shared) return thread;
   return false;
 }
 

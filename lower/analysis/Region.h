@@ -30,7 +30,7 @@ struct Region {
 
 /// True if a loop of the attach path bound to `thread_tag` must be relaxed for a buffer in
 /// memory scope `scope` (see above). Serial, parallel, vectorized and unrolled loops never are.
-bool relaxes_over_thread(const std::string& scope, const std::string& thread_tag);
+bool relaxes_over_thread(MemScope scope, const std::string& thread_tag);
 
 /// The region of `buffer` the accesses touch during one iteration of the innermost loop of
 /// `outer` (every access must lie inside all of `outer`).

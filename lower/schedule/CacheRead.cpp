@@ -65,8 +65,7 @@ void apply_cache_read(ScheduleState& st, const SchedStep& step) {
       if (b->name == tensor) buffer = b;
     if (!buffer) throw_error(DiagId::UnknownStage, tensor_arg.loc, tensor);
   }
-  const SchedArg& scope = name_arg(step, 1);
-  if (!is_memory_scope(scope.name)) throw_error(DiagId::BadScope, scope.loc, scope.name);
+  MemScope scope = scope_arg(step, 1);
   std::string consumer = stage_arg(st, step, 2);
   const std::string& copy_name = p.results[0];
   st.check_fresh_name(copy_name, p.result_locs.empty() ? p.loc : p.result_locs[0]);
@@ -79,7 +78,7 @@ void apply_cache_read(ScheduleState& st, const SchedStep& step) {
   Stage copy;
   copy.name = copy_name;
   copy.loc = p.loc;
-  copy.buffer = BufferNode::make(copy_name, buffer->dtype, buffer->shape, scope.name, BufferRole::Intermediate);
+  copy.buffer = BufferNode::make(copy_name, buffer->dtype, buffer->shape, scope, BufferRole::Intermediate);
   std::vector<Expr> index;
   std::vector<std::string> axis_names = copy_axis_names(st, tensor, buffer, site.block);
   for (size_t d = 0; d < buffer->ndim(); ++d) {

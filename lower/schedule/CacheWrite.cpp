@@ -27,8 +27,7 @@ void apply_cache_write(ScheduleState& st, const SchedStep& step) {
   for (const Buffer& b : st.op.inputs)
     if (b->name == tensor) throw_error(DiagId::CacheOfInput, loc, tensor);
   std::string name = stage_arg(st, step, 0);
-  const SchedArg& scope = name_arg(step, 1);
-  if (!is_memory_scope(scope.name)) throw_error(DiagId::BadScope, scope.loc, scope.name);
+  MemScope scope = scope_arg(step, 1);
   const std::string& cache_name = p.results[0];
   st.check_fresh_name(cache_name, p.result_locs.empty() ? p.loc : p.result_locs[0]);
 
@@ -45,7 +44,7 @@ void apply_cache_write(ScheduleState& st, const SchedStep& step) {
   cache.name = cache_name;
   cache.loc = p.loc;
   cache.buffer =
-      BufferNode::make(cache_name, stage.buffer->dtype, stage.buffer->shape, scope.name, BufferRole::Intermediate);
+      BufferNode::make(cache_name, stage.buffer->dtype, stage.buffer->shape, scope, BufferRole::Intermediate);
   VarMap fresh;
   std::unordered_map<const Variable*, Var> fresh_var;
   std::vector<IterVar> cache_iter_vars;

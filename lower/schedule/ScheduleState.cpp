@@ -163,6 +163,13 @@ std::string stage_arg(const ScheduleState& st, const SchedStep& step, size_t i) 
   return name;
 }
 
+MemScope scope_arg(const SchedStep& step, size_t i) {
+  const SchedArg& a = name_arg(step, i);
+  std::optional<MemScope> scope = parse_mem_scope(a.name);
+  if (!scope) throw_error(DiagId::BadScope, a.loc, a.name);
+  return *scope;
+}
+
 int64_t int_arg(const SchedStep& step, size_t i) {
   if (i >= step.int_args.size() || !step.int_args[i])
     throw_error(DiagId::ScheduleExpectedInt, step.prim.args.at(i).loc, i + 1, step.prim.primitive);

@@ -58,6 +58,8 @@ Stmt replace_stmt(const Stmt& root, const StmtNode* target, const Stmt& replacem
 std::string stage_arg(const ScheduleState& st, const SchedStep& step, size_t arg_index);
 /// The name argument `arg` (a loop name, scope or thread tag), or a diagnostic.
 const SchedArg& name_arg(const SchedStep& step, size_t arg_index);
+/// The memory scope named by argument `arg` (global, local, shared, vdla.*), or a diagnostic.
+MemScope scope_arg(const SchedStep& step, size_t arg_index);
 /// The integer argument `arg`, or a diagnostic.
 int64_t int_arg(const SchedStep& step, size_t arg_index);
 /// A loop argument after the call's stage renaming ("conv2d's Y.x" -> "Y.x").

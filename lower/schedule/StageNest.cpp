@@ -165,12 +165,6 @@ bool is_unscheduled_nest(const StageSite& site, std::string* first_changed) {
   return true;
 }
 
-bool is_memory_scope(const std::string& scope) {
-  for (const char* s : {"global", "local", "shared", "vdla.inp", "vdla.wgt", "vdla.acc"})
-    if (scope == s) return true;
-  return false;
-}
-
 bool is_op_output(const ScheduleState& st, const std::string& stage) {
   for (const Buffer& b : st.op.outputs)
     if (b->name == stage) return true;

@@ -44,8 +44,6 @@ StageSite require_stage_site(const ScheduleState& st, const std::string& stage, 
 /// *first_changed to the name of the first loop that is not (or the stage name if loops are missing).
 bool is_unscheduled_nest(const StageSite& site, std::string* first_changed);
 
-/// global, local, shared, vdla.inp, vdla.wgt or vdla.acc (language.md).
-bool is_memory_scope(const std::string& scope);
 bool is_op_output(const ScheduleState& st, const std::string& stage);
 /// The stage whose buffer is `buffer` ("" for op inputs and unknown buffers).
 std::string stage_of_buffer(const ScheduleState& st, const BufferNode* buffer);

@@ -159,7 +159,7 @@ TEST_CASE("vector ramp loads and stores, broadcast, and a flattened 1-D argument
 TEST_CASE("Allocate, LetStmt, Let, IfThenElse, Select, casts and integer wrap-around") {
   // T = local[8]; T[i] = A[i] + 1; B[i] = i < 4 ? T[7 - i] * 2 : let t = T[i] in t * t
   Buffer A = buffer("A", Int(8), {8}, BufferRole::Input), B = buffer("B", Int(8), {8}, BufferRole::Output);
-  Buffer T = buffer("T", Int(8), {8}, BufferRole::Intermediate, "local");
+  Buffer T = buffer("T", Int(8), {8}, BufferRole::Intermediate, MemScope::Local);
   Var i = Variable::make("i"), j = Variable::make("j"), t = Variable::make("t", Int(8)), n = Variable::make("n");
   Stmt fill = loop(i, 8, Store::make(T, {i}, Load::make(A, {i}) + make_int(1, Int(8))));
   Expr squared = Let::make(t, Load::make(T, {j}), Expr(t) * Expr(t));
@@ -196,7 +196,7 @@ TEST_CASE("Allocate, LetStmt, Let, IfThenElse, Select, casts and integer wrap-ar
 
 TEST_CASE("reading an allocated buffer before writing it gives NaN; using it outside its Allocate is an error") {
   Buffer B = buffer("B", Float(32), {2}, BufferRole::Output);
-  Buffer T = buffer("T", Float(32), {2}, BufferRole::Intermediate, "local");
+  Buffer T = buffer("T", Float(32), {2}, BufferRole::Intermediate, MemScope::Local);
   Var i = Variable::make("i");
   Stmt body = Allocate::make(T, loop(i, 2, Store::make(B, {i}, Load::make(T, {i}))));
   Tensor b(Float(32), {2});

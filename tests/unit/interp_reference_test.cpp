@@ -19,7 +19,7 @@ namespace {
 Buffer input(const std::string& name, Type t, std::vector<int64_t> shape) {
   std::vector<Expr> dims;
   for (int64_t e : shape) dims.push_back(make_int(e));
-  return BufferNode::make(name, t, dims, "global", BufferRole::Input);
+  return BufferNode::make(name, t, dims, MemScope::Global, BufferRole::Input);
 }
 
 /// name[axes...] = body, with axis extents `extents`.
@@ -32,7 +32,7 @@ Stage stage(const std::string& name, Type t, const std::vector<Var>& axes, std::
     dims.push_back(make_int(extents[d]));
     s.axes.push_back(IterVar{axes[d], make_int(0), make_int(extents[d]), false});
   }
-  s.buffer = BufferNode::make(name, t, dims, "global", role);
+  s.buffer = BufferNode::make(name, t, dims, MemScope::Global, role);
   s.body = std::move(body);
   return s;
 }

@@ -9,7 +9,7 @@
 namespace texc::interp_test {
 
 inline Buffer buffer(const std::string& name, Type t, std::vector<int64_t> shape, BufferRole role,
-                     MemScope scope = "global") {
+                     MemScope scope = MemScope::Global) {
   std::vector<Expr> dims;
   for (int64_t e : shape) dims.push_back(make_int(e));
   return BufferNode::make(name, t, dims, scope, role);

@@ -291,9 +291,9 @@ TEST_CASE("structural equality is alpha-equivalence") {
 TEST_CASE("an op prints in index notation") {
   OpDef op;
   op.name = "matmul";
-  Buffer a = BufferNode::make("A", Float(32), {i64(64), i64(32)}, "global", BufferRole::Input);
-  Buffer b = BufferNode::make("B", Float(32), {i64(32), i64(16)}, "global", BufferRole::Input);
-  Buffer c = BufferNode::make("C", Float(32), {i64(64), i64(16)}, "global", BufferRole::Output);
+  Buffer a = BufferNode::make("A", Float(32), {i64(64), i64(32)}, MemScope::Global, BufferRole::Input);
+  Buffer b = BufferNode::make("B", Float(32), {i64(32), i64(16)}, MemScope::Global, BufferRole::Input);
+  Buffer c = BufferNode::make("C", Float(32), {i64(64), i64(16)}, MemScope::Global, BufferRole::Output);
   op.inputs = {a, b};
   op.outputs = {c};
   Var i = Variable::make("i"), j = Variable::make("j"), k = Variable::make("k");

@@ -59,7 +59,7 @@ TEST_CASE("valid functions pass") {
 }
 
 TEST_CASE("unbound variables and re-bound variables") {
-  Buffer a = BufferNode::make("A", Float(32), {i64(8)}, "global", BufferRole::Output);
+  Buffer a = BufferNode::make("A", Float(32), {i64(8)}, MemScope::Global, BufferRole::Output);
   Var i = Variable::make("i");
   CHECK(problem(func_of({a}, Store::make(a, {i}, make_float(1.0)))) ==
         "variable 'i' is used outside any loop, let or block that binds it in `A[i] = 1.0f`");
@@ -77,8 +77,8 @@ TEST_CASE("unbound variables and re-bound variables") {
 }
 
 TEST_CASE("buffers must be arguments or allocated around their use") {
-  Buffer a = BufferNode::make("A", Float(32), {i64(8)}, "global", BufferRole::Output);
-  Buffer t = BufferNode::make("T", Float(32), {i64(8)}, "local");
+  Buffer a = BufferNode::make("A", Float(32), {i64(8)}, MemScope::Global, BufferRole::Output);
+  Buffer t = BufferNode::make("T", Float(32), {i64(8)}, MemScope::Local);
   CHECK(problem(func_of({a}, Store::make(t, {i64(0)}, make_float(1.0)))) ==
         "store of buffer 'T', which is neither an argument nor allocated here in `T[0] = 1.0f`");
   Stmt after_scope = Seq::make({Allocate::make(t, Store::make(t, {i64(0)}, make_float(1.0))),
@@ -88,7 +88,7 @@ TEST_CASE("buffers must be arguments or allocated around their use") {
 }
 
 TEST_CASE("ranks and types") {
-  Buffer a = BufferNode::make("A", Float(32), {i64(8), i64(8)}, "global", BufferRole::Output);
+  Buffer a = BufferNode::make("A", Float(32), {i64(8), i64(8)}, MemScope::Global, BufferRole::Output);
   // Nodes built without make() to get past its checks, as a buggy pass might.
   Stmt bad_rank = std::make_shared<const Store>(a, std::vector<Expr>{i64(0)}, make_float(1.0));
   CHECK(problem(func_of({a}, bad_rank)) == "store of 'A' with 1 indices, but it has rank 2 in `A[0] = 1.0f`");
@@ -108,7 +108,7 @@ TEST_CASE("ranks and types") {
 }
 
 TEST_CASE("no reductions in a loop AST") {
-  Buffer a = BufferNode::make("A", Float(32), {i64(8)}, "global", BufferRole::Output);
+  Buffer a = BufferNode::make("A", Float(32), {i64(8)}, MemScope::Global, BufferRole::Output);
   Var k = Variable::make("k");
   Expr red = Reduce::make(ReduceKind::Sum, make_float(1.0), {{k, i64(0), i64(4)}});
   CHECK(problem(func_of({a}, Store::make(a, {i64(0)}, red))) ==

@@ -173,7 +173,7 @@ TEST_CASE("local and heap allocations") {
   // for i: allocate T: f32[8] local { for k: T[k] = A[i] * k;  Out[i] = T[3] + T[7] }
   const int64_t n = 10;
   Buffer a = input("A", Float(32), n), out = output("Out", Float(32), n);
-  Buffer t = BufferNode::make("T", Float(32), {i64(8)}, "local");
+  Buffer t = BufferNode::make("T", Float(32), {i64(8)}, MemScope::Local);
   Var i = Variable::make("i"), k = Variable::make("k");
   Stmt fill = loop(k, 0, 8, store(t, k, load(a, i) * Cast::make(Float(32), k)));
   Stmt body = Allocate::make(t, Seq::make({fill, store(out, i, load(t, i64(3)) + load(t, i64(7)))}));

@@ -11,7 +11,7 @@
 namespace texc::llvm_test {
 
 inline Buffer arg(const std::string& name, Type t, int64_t size, BufferRole role) {
-  return BufferNode::make(name, t, {make_int(size)}, "global", role);
+  return BufferNode::make(name, t, {make_int(size)}, MemScope::Global, role);
 }
 inline Buffer input(const std::string& name, Type t, int64_t size) { return arg(name, t, size, BufferRole::Input); }
 inline Buffer output(const std::string& name, Type t, int64_t size) { return arg(name, t, size, BufferRole::Output); }

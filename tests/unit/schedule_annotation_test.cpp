@@ -15,7 +15,7 @@ namespace {
 ScheduleState state_with_symbolic_loop() {
   ScheduleState st;
   Var n = Variable::make("n"), l = Variable::make("L");
-  Buffer x = BufferNode::make("X", Float(32), {make_int(64)}, "global", BufferRole::Output);
+  Buffer x = BufferNode::make("X", Float(32), {make_int(64)}, MemScope::Global, BufferRole::Output);
   Stmt store = Store::make(x, {l}, make_float(0.0));
   st.func.name = "f";
   st.func.args = {x};

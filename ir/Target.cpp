@@ -1,0 +1,60 @@
+#include "ir/Target.h"
+
+namespace texc {
+
+const std::vector<std::string>& all_thread_tags() {
+  static const std::vector<std::string> tags = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z", "threadIdx.x",
+                                                "threadIdx.y", "threadIdx.z", "vthread"};
+  return tags;
+}
+
+const std::vector<Target>& all_targets() {
+  const std::vector<std::string>& kGpuThreadTags = all_thread_tags();
+  const std::vector<MemScope> kCpuScopes = {MemScope::Global, MemScope::Local};
+  const std::vector<MemScope> kGpuScopes = {MemScope::Global, MemScope::Shared, MemScope::Local};
+  const std::vector<MemScope> kVdlaScopes = {MemScope::Global, MemScope::VdlaInp, MemScope::VdlaWgt, MemScope::VdlaAcc};
+  // CPUs: `vthread` is accepted and means a serial loop there, as in TVM.
+  static const std::vector<Target> targets = {
+      {TargetKind::Interp, "interp", "cpu", "texc's own loop interpreter", {"vthread"}, kCpuScopes, {}, {}},
+      {TargetKind::X86, "x86", "cpu", "x86-64 through LLVM (the host's CPU by default)", {"vthread"}, kCpuScopes, {}, {}},
+      {TargetKind::Arm, "arm", "cpu", "64-bit Arm (AArch64, NEON) through LLVM", {"vthread"}, kCpuScopes, {}, {}},
+      {TargetKind::Cuda, "cuda", "", "NVIDIA GPUs: PTX through LLVM's NVPTX backend", kGpuThreadTags, kGpuScopes, {},
+       {1024, 48 * 1024}},
+      {TargetKind::CudaInterp, "cuda-interp", "cuda", "the CUDA-lowered loops run with GPU semantics", kGpuThreadTags,
+       kGpuScopes, {}, {1024, 48 * 1024}},
+      {TargetKind::Vdla, "vdla", "", "the VDLA accelerator (instruction stream + simulator)", {"vthread"}, kVdlaScopes,
+       {"vdla.gemm"}, {}},
+  };
+  return targets;
+}
+
+const Target* find_target(const std::string& name) {
+  for (const Target& t : all_targets())
+    if (name == t.name) return &t;
+  return nullptr;
+}
+
+std::string target_names() {
+  std::string out;
+  for (const Target& t : all_targets()) out += (out.empty() ? "" : ", ") + std::string(t.name);
+  return out;
+}
+
+const std::vector<std::string>& schedule_block_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n = {"cpu"};
+    for (const Target& t : all_targets())
+      if (t.kind != TargetKind::CudaInterp && t.kind != TargetKind::Interp) n.push_back(t.name);
+    return n;
+  }();
+  return names;
+}
+
+ThreadLevel thread_level(const std::string& tag) {
+  if (tag.rfind("blockIdx.", 0) == 0) return ThreadLevel::Block;
+  if (tag.rfind("threadIdx.", 0) == 0) return ThreadLevel::Thread;
+  if (tag == "vthread") return ThreadLevel::Virtual;
+  return ThreadLevel::None;
+}
+
+}  // namespace texc

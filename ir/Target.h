@@ -1,0 +1,51 @@
+// Targets as data: what each `--target` is, which schedule blocks apply to it, which thread tags
+// `bind` accepts there, which memory scopes and built-in intrinsics it has, and its limits.
+//
+// Every part of texc that asks "is this a CPU target", "is this a valid thread tag" or "which
+// targets are there" asks this table, so a new target is one entry here plus its backend (see
+// docs/architecture.md, "Adding a target").
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/IR.h"
+
+namespace texc {
+
+enum class TargetKind : uint8_t { Interp, X86, Arm, Cuda, CudaInterp, Vdla };
+
+/// Which level of the GPU's thread hierarchy a thread tag names.
+enum class ThreadLevel : uint8_t { None, Block, Thread, Virtual };
+
+struct TargetLimits {
+  int64_t max_threads_per_block = 0;  // 0: no thread binding
+  int64_t shared_bytes = 0;           // per block
+};
+
+struct Target {
+  TargetKind kind;
+  const char* name;                   // as --target spells it
+  const char* schedule_family;        // the schedule block that applies besides its own name ("cpu"), or ""
+  const char* description;            // for --help and error messages
+  std::vector<std::string> thread_tags;            // what bind(L, TAG) accepts
+  std::vector<MemScope> scopes;                    // what cache_read/cache_write may use
+  std::vector<std::string> builtin_intrinsics;     // tensorize targets that need no declaration
+  TargetLimits limits;
+};
+
+/// Every target, in the order --help lists them.
+const std::vector<Target>& all_targets();
+/// The target named `name`, or null.
+const Target* find_target(const std::string& name);
+/// "interp, x86, arm, cuda, cuda-interp, vdla": for messages listing the valid values.
+std::string target_names();
+/// The names a `schedule NAME { }` block may use: "cpu" and every target's own name.
+const std::vector<std::string>& schedule_block_names();
+
+/// The level a thread tag names: Block for blockIdx.*, Thread for threadIdx.*, Virtual for vthread.
+ThreadLevel thread_level(const std::string& tag);
+/// Every thread tag any target knows (blockIdx.x/y/z, threadIdx.x/y/z, vthread).
+const std::vector<std::string>& all_thread_tags();
+
+}  // namespace texc
