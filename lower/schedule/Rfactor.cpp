@@ -16,7 +16,9 @@
 // binding over those loops; where the loops cover more than the reduction's domain (non-dividing
 // splits), the predicate the splits left keeps the update from running, so such points contribute
 // the identity and never read out of bounds (SF is the identity where no point contributes). The
-// predicate is part of SF's Block body, so primitives that rebuild SF's nest keep it. SF's nest is
+// predicate is part of SF's Block body (an `if` around the update; a select of the source or the
+// identity when L is the whole reduction and SF is elementwise), so primitives that rebuild SF's
+// nest keep it. SF's nest is
 // its unscheduled nest over its whole domain (loops `SF.<axis>`: S's axes, L's axis, then the
 // reduction axes), inserted at the top level before the statement that holds S; SF is registered
 // like a cache stage and counts as named by the schedule.
@@ -229,9 +231,9 @@ void apply_rfactor(ScheduleState& st, const SchedStep& step) {
   Stmt sf_init, sf_body;
   if (sf_reduce.empty()) {
     // L was the whole reduction: SF is the reduction's source, the identity where it is guarded off.
+    // One store, as every elementwise stage (inline substitutes its value).
     sf.body = guarded_source;
-    sf_body = Store::make(sf.buffer, sf_index, source);
-    if (sf_predicate) sf_body = IfThenElse::make(sf_predicate, sf_body, Store::make(sf.buffer, sf_index, identity));
+    sf_body = Store::make(sf.buffer, sf_index, guarded_source);
   } else {
     sf.body = Reduce::make(reduce->reduce_kind, guarded_source, sf_reduce);
     sf_init = Store::make(sf.buffer, sf_index, identity);
@@ -262,13 +264,12 @@ void apply_rfactor(ScheduleState& st, const SchedStep& step) {
   Stmt s_block = Block::make(name, s_iter_vars, s_bindings, conjunction(kept_terms), block->init, s_body);
   Stmt s_loop = For::make(partial_loop, make_int(0), make_int(factor_extent), ForKind::Serial, s_block);
 
+  // The definition uses the Block's variables, as every stage's does (cache_write relies on it).
   Stage s_def = stage;
   std::vector<Expr> def_read;
   for (const IterVar& a : stage.axes) def_read.push_back(a.var);
-  Var def_partial = Variable::make(factor_axis, factor_loop->var->type);
-  def_read.push_back(def_partial);
-  s_def.body = Reduce::make(reduce->reduce_kind, Load::make(sf.buffer, def_read),
-                            {IterVar{def_partial, make_int(0), make_int(factor_extent), true}});
+  def_read.push_back(partial);
+  s_def.body = Reduce::make(reduce->reduce_kind, Load::make(sf.buffer, def_read), {s_iter_vars.back()});
 
   st.replace(reduction_loops.front(), s_loop);
   st.func.body = insert_before_first_reader(st.func.body, sf_nest, sf.buffer.get());

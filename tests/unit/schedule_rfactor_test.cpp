@@ -93,7 +93,8 @@ op p(A: i32[6, 9]) -> P {
 }
 
 TEST_CASE("rfactor over a fused reduction loop whose guard involves only the factored loop") {
-  // f covers 12 points of a 10-point reduction: SF is the identity at f >= 10 (not left unset).
+  // f covers 12 points of a 10-point reduction: SF is the identity at f >= 10 (not left unset),
+  // and it stays one store of a value, so that SF can be inlined.
   std::string text = R"(
 op m(A: f32[6, 10]) -> S {
   compute { S[i] = max(A[i, k] for k in 0..10) }
@@ -105,8 +106,11 @@ op m(A: f32[6, 10]) -> S {
 }
 )";
   check_correct(text);
+  std::string inlined = text;
+  inlined.replace(inlined.find("SF = rfactor(S, f)"), 18, "SF = rfactor(S, f)\n    inline(SF)");
+  check_correct(inlined);
   std::string scheduled = ir_after(text, "apply_schedule");
-  CHECK_CONTAINS(scheduled, "} else {\n          SF[i, f] = -inff");
+  CHECK_CONTAINS(scheduled, "SF[i, f] = select(f/3*3 + f%3 < 10, A[i, f/3*3 + f%3], -inff)");
 }
 
 TEST_CASE("rfactor with two reduction axes and of a hidden reduction stage") {
