@@ -134,10 +134,11 @@ void apply_rfactor(ScheduleState& st, const SchedStep& step) {
       if (uses_var(block->bindings[i], l->var.get())) (block->iter_vars[i].is_reduce ? reduction : spatial) = true;
     if (reduction && !spatial) {
       reduction_loops.push_back(l);
-    } else {
-      if (!reduction_loops.empty() && (spatial || reduction))
-        throw_error(DiagId::RfactorLoopOrder, stage_loc, name, reduction_loops.back()->var->name,
-                    "encloses loop '" + l->var->name + "'", name);
+    } else if (spatial && reduction) {
+      throw_error(DiagId::RfactorLoopOrder, stage_loc, name, l->var->name, "also drives a spatial axis", name);
+    } else if (spatial && !reduction_loops.empty()) {
+      throw_error(DiagId::RfactorLoopOrder, stage_loc, name, reduction_loops.back()->var->name,
+                  "encloses loop '" + l->var->name + "'", name);
     }
   }
   if (std::find(reduction_loops.begin(), reduction_loops.end(), factor_loop) == reduction_loops.end())
