@@ -1,5 +1,7 @@
 #include "frontend/ExprElaborator.h"
 
+#include <algorithm>
+
 #include <cmath>
 
 #include "frontend/ConstExpr.h"
@@ -47,6 +49,11 @@ std::vector<std::string> builtin_function_names() {
 }
 
 }  // namespace
+
+bool is_builtin_function(const std::string& name) {
+  std::vector<std::string> names = builtin_function_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
 
 SourceLoc start_loc(const ast::Expr& e) {
   if (auto* b = e.as<ast::Binary>()) return start_loc(*b->lhs);

@@ -21,6 +21,9 @@
 namespace texc {
 
 /// Names of callables other than the built-in functions, for messages.
+/// Is `name` a function built into expressions (math, select, reductions, casts)?
+bool is_builtin_function(const std::string& name);
+
 struct CallableNames {
   std::set<std::string> ops;
   std::set<std::string> intrinsics;

@@ -1,6 +1,8 @@
 // compile_file / compile_source: load, declare, evaluate params, elaborate intrinsics and entry ops.
 #include "frontend/Frontend.h"
 
+#include <algorithm>
+
 #include "frontend/ConstExpr.h"
 #include "frontend/ModuleLoader.h"
 #include "frontend/OpElaborator.h"
@@ -22,6 +24,32 @@ std::set<std::string> definable_names(const std::vector<const ast::File*>& files
     }
   }
   return names;
+}
+
+/// Params are lexically scoped: an op sees the params of its own file and of the files that file
+/// imports (directly or not), never those of a file that imports it — a caller's `param H` does not
+/// change the `H` of an imported op's signature. Files come in dependency order, so each file's
+/// imports have their params evaluated before its own.
+void declare_params(const ModuleLoader& loader, const std::map<std::string, int64_t>& defines,
+                    ProgramSymbols& program) {
+  std::map<const ast::File*, std::vector<const ast::ParamDecl*>> visible;  // own params and imported ones
+  for (const ast::File* f : loader.files_in_dependency_order()) {
+    std::vector<const ast::ParamDecl*>& mine = visible[f];
+    Scope& scope = program.file_scopes[f->file_id];
+    for (const ast::File* imported : loader.imports_of(*f)) {
+      for (const ast::ParamDecl* p : visible.at(imported)) {
+        if (std::find(mine.begin(), mine.end(), p) != mine.end()) continue;  // reached by two paths
+        scope.define(p->name.text, p->name.loc, *program.file_scopes.at(p->name.loc.file).lookup(p->name.text));
+        mine.push_back(p);
+      }
+    }
+    for (const ast::ParamDecl& p : f->params) {
+      auto d = defines.find(p.name.text);
+      int64_t value = d != defines.end() ? d->second : eval_const_int(*p.value, scope);
+      scope.define(p.name.text, p.name.loc, Symbol::size(value, p.name.loc));
+      mine.push_back(&p);
+    }
+  }
 }
 
 Program elaborate_program(const ModuleLoader& loader, const ast::File& main, const FrontendOptions& options) {
@@ -49,13 +77,8 @@ Program elaborate_program(const ModuleLoader& loader, const ast::File& main, con
       }
     }
   }
-  for (const ast::File* f : files) {
-    for (const ast::ParamDecl& p : f->params) {
-      auto d = options.defines.find(p.name.text);
-      int64_t value = d != options.defines.end() ? d->second : eval_const_int(*p.value, program.globals);
-      program.globals.define(p.name.text, p.name.loc, Symbol::size(value, p.name.loc));
-    }
-  }
+  declare_params(loader, options.defines, program);
+  program.stdlib_dir = options.stdlib_dir.empty() ? default_stdlib_dir() : options.stdlib_dir;
 
   OpElaborator elaborator(program, options.defines);
   for (const ast::File* f : files) {

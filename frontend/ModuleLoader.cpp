@@ -83,6 +83,7 @@ const ast::File& ModuleLoader::load(const std::string& key, const std::string& d
   ast::File& f = *file;
   files_[key] = std::move(file);
   stack_.push_back({key, display_path, {}});
+  std::vector<const ast::File*>& direct_imports = imports_[&f];
   for (const ast::Import& import : f.imports) {
     std::string path = resolve(import, dir);
     std::string imported_key = canonical(path);
@@ -96,10 +97,13 @@ const ast::File& ModuleLoader::load(const std::string& key, const std::string& d
       throw_with_note(make_diagnostic(DiagId::ImportCycle, stack_[i].current_import, chain), import.loc,
                       fmt::format("'{}' imports '{}' here", file_name(display_path), file_name(path)));
     }
-    if (files_.count(imported_key)) continue;  // loaded already (and so not on the stack)
+    if (auto loaded = files_.find(imported_key); loaded != files_.end()) {  // loaded already (not on the stack)
+      direct_imports.push_back(loaded->second.get());
+      continue;
+    }
     std::string imported_text;
     if (!read_file(path, &imported_text)) throw_error(DiagId::CannotOpenFile, import.loc, path);
-    load(imported_key, path, imported_text, parent_dir(path));
+    direct_imports.push_back(&load(imported_key, path, imported_text, parent_dir(path)));
   }
   stack_.pop_back();
   order_.push_back(&f);

@@ -26,6 +26,8 @@ class ModuleLoader {
 
   /// Every loaded file, each after the files it imports (the main file last).
   const std::vector<const ast::File*>& files_in_dependency_order() const { return order_; }
+  /// The files `file` imports directly, in the order of its import statements.
+  const std::vector<const ast::File*>& imports_of(const ast::File& file) const { return imports_.at(&file); }
 
  private:
   const ast::File& load(const std::string& key, const std::string& display_path, const std::string& text,
@@ -36,6 +38,7 @@ class ModuleLoader {
   std::vector<std::string> include_dirs_;
   std::map<std::string, std::unique_ptr<ast::File>> files_;  // by canonical path
   std::vector<const ast::File*> order_;
+  std::map<const ast::File*, std::vector<const ast::File*>> imports_;
   struct Loading {
     std::string key;           // canonical path
     std::string display_path;  // as given or resolved

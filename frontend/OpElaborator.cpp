@@ -5,6 +5,7 @@
 #include "frontend/ConstExpr.h"
 #include "frontend/AttainedBounds.h"
 #include "frontend/ScheduleElaborator.h"
+#include "frontend/StdlibIndex.h"
 #include "frontend/Suggest.h"
 #include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
@@ -113,6 +114,20 @@ const ast::Call* find_op_call(const ast::Expr& e, const CallableNames& callables
   return nullptr;
 }
 
+/// The first float literal in e (an int attribute given `pad = 1.5`), or null.
+const ast::FloatLit* find_float_literal(const ast::Expr& e) {
+  if (auto* f = e.as<ast::FloatLit>()) return f;
+  if (auto* b = e.as<ast::Binary>()) {
+    if (auto* found = find_float_literal(*b->lhs)) return found;
+    return find_float_literal(*b->rhs);
+  }
+  if (auto* u = e.as<ast::Unary>()) return find_float_literal(*u->operand);
+  if (auto* c = e.as<ast::Call>())
+    for (const ast::CallArg& a : c->args)
+      if (auto* found = find_float_literal(*a.value)) return found;
+  return nullptr;
+}
+
 Symbol index_symbol(Var v, int axis) {
   Symbol s;
   s.kind = Symbol::Kind::Index;
@@ -139,7 +154,7 @@ IntrinsicDef OpElaborator::intrinsic(const ast::OpDecl& decl) {
 }
 
 OpDef OpElaborator::elaborate(const ast::OpDecl& decl, const CallSite* call) {
-  OpState state(program_.globals);
+  OpState state(program_.file_scopes.at(decl.name.loc.file));
   state.def.name = decl.name.text;
   state.def.loc = decl.name.loc;
   bind_signature(decl, call, state);
@@ -158,6 +173,9 @@ OpDef OpElaborator::elaborate(const ast::OpDecl& decl, const CallSite* call) {
     if (c && program_.ops.count(c->callee) && !state.scope.lookup(c->callee)) {
       if (decl.is_intrinsic) throw_error(DiagId::IntrinsicCannotCall, c->loc, decl.name.text);
       op_call(assign, *c, state);
+    } else if (c && !program_.callables.intrinsics.count(c->callee) && !is_builtin_function(c->callee) &&
+               !state.scope.lookup(c->callee)) {
+      unknown_op(*c);
     } else {
       size_definition(assign, state);
     }
@@ -384,6 +402,8 @@ void OpElaborator::op_call(const ast::Assign& assign, const ast::Call& c, OpStat
     if (given.count(param->name.text)) throw_error(DiagId::CallDuplicateAttribute, arg_loc, param->name.text);
     given[param->name.text] = arg_loc;
     if (param->type.text == "int") {
+      if (const ast::FloatLit* f = find_float_literal(*arg.value))
+        throw_error(DiagId::CallAttributeNotInt, f->loc, param->name.text, c.callee, f->text);
       site.attributes[param->name.text] = eval_const_int(*arg.value, state.scope);
       continue;
     }
@@ -420,8 +440,10 @@ void OpElaborator::op_call(const ast::Assign& assign, const ast::Call& c, OpStat
   }
   call_stack_.pop_back();
 
-  // Callee stage names -> caller stage names.
+  // Callee names -> caller names: its tensor parameters become the arguments (so a carried
+  // `cache_read(B, ...)` reads what the caller passed as B), its outputs the call's results.
   std::map<std::string, std::string> renames;
+  for (size_t k = 0; k < tensor_params.size(); ++k) renames[tensor_params[k]->name.text] = site.tensor_names[k];
   std::set<std::string> callee_outputs;
   for (size_t k = 0; k < callee.outputs.size(); ++k) {
     renames[callee.outputs[k].text] = assign.targets[k].text;
@@ -474,6 +496,20 @@ void OpElaborator::op_call(const ast::Assign& assign, const ast::Call& c, OpStat
   state.carried.push_back(std::move(carried));
 }
 
+void OpElaborator::unknown_op(const ast::Call& c) const {
+  std::map<std::string, std::string> stdlib = stdlib_op_modules(program_.stdlib_dir);
+  if (auto it = stdlib.find(c.callee); it != stdlib.end())
+    throw_error(DiagId::OpNotImported, c.loc, c.callee, it->second, it->second);
+  std::vector<std::string> candidates(program_.callables.ops.begin(), program_.callables.ops.end());
+  std::string loaded = closest_name(c.callee, candidates);
+  if (!loaded.empty()) throw_error(DiagId::UnknownOpSuggest, c.loc, c.callee, loaded);
+  candidates.clear();
+  for (const auto& [name, module] : stdlib) candidates.push_back(name);
+  std::string in_stdlib = closest_name(c.callee, candidates);
+  if (!in_stdlib.empty()) throw_error(DiagId::UnknownOpSuggestImport, c.loc, c.callee, in_stdlib, stdlib.at(in_stdlib));
+  throw_error(DiagId::UnknownOp, c.loc, c.callee);
+}
+
 void OpElaborator::check_outputs(const ast::OpDecl& decl, OpState& state) {
   for (const ast::Name& out : decl.outputs) {
     const Stage* stage = state.def.find_stage(out.text);
@@ -488,12 +524,33 @@ void OpElaborator::check_outputs(const ast::OpDecl& decl, OpState& state) {
 
 void OpElaborator::schedules(const ast::OpDecl& decl, OpState& state) {
   ScheduleContext context;
-  for (const Stage& s : state.def.stages) context.stages.push_back({s.name, loop_names(s)});
-  for (const Buffer& b : state.def.inputs) context.inputs.insert(b->name);
+  for (const Stage& s : state.def.stages) {
+    context.stages.push_back({s.name, loop_names(s)});
+    // Its hidden reduction stages (`O_red` of `O[i] = sum(...) / Z[i]`): its axes and the reduction's.
+    std::vector<const Reduce*> hidden = hidden_reductions(s.body);
+    for (size_t k = 0; k < hidden.size(); ++k) {
+      std::vector<std::string> loops;
+      for (const IterVar& a : s.axes) loops.push_back(a.var->name);
+      for (const IterVar& a : hidden[k]->axes) loops.push_back(a.var->name);
+      context.stages.push_back({hidden_reduction_stage_name(s.name, int(k)), loops});
+    }
+  }
+  // The op's own names for its inputs (when it is being called, its input buffers are the caller's).
+  for (const ast::OpParam& p : decl.params)
+    if (p.type.text != "int") context.inputs.insert(p.name.text);
   for (const auto& [name, intrinsic] : program_.intrinsics) context.intrinsics.insert(name);
   context.sizes = &state.scope;
   std::vector<CheckedSchedule> own;
-  for (const ast::ScheduleBlock& block : decl.schedules) own.push_back(elaborate_schedule(block, context));
+  std::map<std::string, SourceLoc> targets;
+  for (const ast::ScheduleBlock& block : decl.schedules) {
+    auto [previous, first] = targets.emplace(block.target.text, block.target.loc);
+    if (!first) {
+      throw_with_note(make_diagnostic(DiagId::DuplicateScheduleBlock, block.target.loc, decl.name.text,
+                                      block.target.text, block.target.text),
+                      previous->second, fmt::format("the first 'schedule {}' is here", block.target.text));
+    }
+    own.push_back(elaborate_schedule(block, context));
+  }
 
   for (const OpState::Carried& carried : state.carried) {
     for (const ScheduleBlock& block : carried.blocks) {

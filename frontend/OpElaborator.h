@@ -31,7 +31,8 @@ struct ProgramSymbols {
   std::map<std::string, const ast::OpDecl*> intrinsic_decls;
   std::map<std::string, IntrinsicDef> intrinsics;        // elaborated
   CallableNames callables;
-  Scope globals;                                         // params
+  std::map<uint32_t, Scope> file_scopes;                 // by file id: the params an op of that file sees
+  std::string stdlib_dir;                                // for "add `import nn.activation`" hints
 };
 
 class OpElaborator {
@@ -54,6 +55,7 @@ class OpElaborator {
   void size_definition(const ast::Assign& assign, OpState& state);
   void tensor_definition(const ast::TensorDef& def, OpState& state);
   void op_call(const ast::Assign& assign, const ast::Call& call, OpState& state);
+  [[noreturn]] void unknown_op(const ast::Call& call) const;
   void check_outputs(const ast::OpDecl& decl, OpState& state);
   void schedules(const ast::OpDecl& decl, OpState& state);
 

@@ -88,6 +88,15 @@ void SyntaxErrorListener::syntaxError(antlr4::Recognizer* recognizer, antlr4::To
     }
     throw_error(DiagId::SyntaxError, loc, fmt::format("unexpected character '{}'", first));
   }
+  // `knob T in range(1, 8)` or `knob T in 1..8`: say how knob values are written.
+  if (antlr4::TokenStream* tokens = parser->getTokenStream(); tokens && offending_symbol) {
+    size_t i = offending_symbol->getTokenIndex();
+    if (i >= 3 && i < tokens->size() && tokens->get(i - 1)->getText() == "in" &&
+        tokens->get(i - 3)->getText() == "knob") {
+      throw_error(DiagId::KnobValuesSyntax, loc, tokens->get(i - 2)->getText(), tokens->get(i - 2)->getText(),
+                  tokens->get(i - 2)->getText());
+    }
+  }
   std::string found = describe_found(offending_symbol);
   std::string expected = describe_expected(parser);
   if (expected.empty()) throw_error(DiagId::SyntaxError, loc, fmt::format("unexpected {}", found));

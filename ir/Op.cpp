@@ -5,6 +5,28 @@
 
 namespace texc {
 
+std::string hidden_reduction_stage_name(const std::string& stage, int i) {
+  return i == 0 ? stage + "_red" : stage + "_red" + std::to_string(i);
+}
+
+namespace {
+// The Reduce nodes of an expression that are not inside another Reduce, left to right.
+class OutermostReductions : public IRVisitor {
+ public:
+  std::vector<const Reduce*> found;
+
+ protected:
+  void visit(const Reduce* op) override { found.push_back(op); }
+};
+}  // namespace
+
+std::vector<const Reduce*> hidden_reductions(const Expr& body) {
+  if (body->as<Reduce>()) return {};
+  OutermostReductions v;
+  v.visit_expr(body);
+  return v.found;
+}
+
 const Stage* OpDef::find_stage(const std::string& n) const {
   for (const Stage& s : stages)
     if (s.name == n) return &s;

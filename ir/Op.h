@@ -47,6 +47,15 @@ struct OpDef {
   const Stage* find_stage(const std::string& name) const;
 };
 
+/// A stage whose body holds reductions but is not one (`A[i] = sum(X[i, k] for k in 0..K) / 9.0`)
+/// gets a hidden stage per outermost reduction when it is lowered (lower/SplitNestedReductions.h):
+/// the i-th, from left to right, is named `<stage>_red` (i = 0), then `<stage>_red1`, ... Schedules
+/// may name them.
+std::string hidden_reduction_stage_name(const std::string& stage, int i);
+/// The reductions of a stage body that become hidden stages: none when the body is one Reduce,
+/// else every Reduce not inside another, from left to right.
+std::vector<const Reduce*> hidden_reductions(const Expr& body);
+
 /// Counts multiply-adds as 2 flops: the floating-point/integer arithmetic of one evaluation of
 /// every stage over its whole domain (used for GFLOP/s figures).
 double count_flops(const OpDef& op);

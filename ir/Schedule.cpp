@@ -4,8 +4,23 @@
 
 #include "ir/ConstEval.h"
 #include "ir/Diagnostics.h"
+#include "ir/IRVisitor.h"
 
 namespace texc {
+
+namespace {
+// The value of a knob expression; a division by zero in it, or anything not constant, is an error
+// at loc saying so.
+int64_t eval_schedule_int(const Expr& e, const VarValues& values, SourceLoc loc, const char* what) {
+  if (auto v = eval_int(e, values)) return *v;
+  for_each_expr(e, [&](const Expr& x) {
+    const Binary* b = x->as<Binary>();
+    if (b && (b->op == BinaryOp::Div || b->op == BinaryOp::Mod) && eval_int(b->b, values) == 0)
+      throw_error(DiagId::DivisionByZero, loc, binary_op_symbol(b->op));
+  });
+  throw_error(DiagId::ScheduleError, loc, what);
+}
+}  // namespace
 
 static bool is_cpu_target(const std::string& t) { return t == "x86" || t == "arm" || t == "interp" || t == "host"; }
 
@@ -65,9 +80,8 @@ struct Instantiator {
         int64_t v = (c != config.end()) ? c->second : (k->values.empty() ? 0 : k->values.front());
         values[k->var.get()] = v;
       } else if (auto* f = std::get_if<std::shared_ptr<SchedIf>>(&it)) {
-        auto c = eval_int((*f)->cond, values);
-        if (!c) throw_error(DiagId::ScheduleError, (*f)->loc, "the condition of 'if' must be a constant of knobs");
-        run(*c ? (*f)->then_items : (*f)->else_items);
+        int64_t c = eval_schedule_int((*f)->cond, values, (*f)->loc, "the condition of 'if' must be a constant of knobs");
+        run(c ? (*f)->then_items : (*f)->else_items);
       } else {
         const SchedPrimitive& p = std::get<SchedPrimitive>(it);
         SchedStep step{p, {}};
@@ -76,9 +90,8 @@ struct Instantiator {
             step.int_args.push_back(std::nullopt);
             continue;
           }
-          auto v = eval_int(a.value, values);
-          if (!v) throw_error(DiagId::ScheduleError, a.loc, "this argument must be a constant of params and knobs");
-          step.int_args.push_back(*v);
+          step.int_args.push_back(
+              eval_schedule_int(a.value, values, a.loc, "this argument must be a constant of params and knobs"));
         }
         steps.push_back(std::move(step));
       }

@@ -13,6 +13,7 @@
 #include "ir/IRPrinter.h"
 #include "ir/Simplify.h"
 #include "ir/Verifier.h"
+#include "lower/AttachHiddenReductions.h"
 #include "lower/AutoFuse.h"
 #include "lower/passes/FlattenStorage.h"
 #include "lower/passes/LowerBlocks.h"
@@ -63,6 +64,10 @@ const std::vector<Pass>& passes() {
        }},
       {"apply_schedule", "apply the schedule block's primitives in order (lower/schedule/)",
        [](Lowering& l) { apply_schedule(l.state, l.steps); }},
+      {"attach_hidden_reductions", "compute unnamed hidden reduction stages at their scheduled consumer's loop (not with --no-fuse)",
+       [](Lowering& l) {
+         if (!l.options.no_fuse) attach_hidden_reductions(l.state);
+       }},
       {"fuse_into_reductions", "compute unnamed elementwise consumers in their reduction's loops (not with --no-fuse)",
        [](Lowering& l) {
          if (!l.options.no_fuse) fuse_into_reductions(l.state);
@@ -112,9 +117,16 @@ LoweredFunc lower_op(const OpDef& op, const LowerOptions& options) {
       if (a.is_name()) {
         // A stage (or a loop of it, "C.i"), under the caller's name when the schedule came with an
         // imported op.
-        std::string head = a.name.substr(0, a.name.find('.'));
+        auto dot = a.name.find('.');
+        std::string head = a.name.substr(0, dot);
         auto renamed = s.prim.stage_renames.find(head);
-        l.state.user_named.insert(renamed == s.prim.stage_renames.end() ? head : renamed->second);
+        if (renamed != s.prim.stage_renames.end()) head = renamed->second;
+        l.state.user_named.insert(head);
+        // "O.j", a reduction loop of O's hidden stage O_red (not a loop of O), names that stage.
+        if (dot == std::string::npos || l.state.find_loop(head + a.name.substr(dot))) continue;
+        for (int i = 0; l.state.stages.count(hidden_reduction_stage_name(head, i)); ++i)
+          if (l.state.find_loop(hidden_reduction_stage_name(head, i) + a.name.substr(dot)))
+            l.state.user_named.insert(hidden_reduction_stage_name(head, i));
       }
 
   const bool printing = options.print_after_each || options.print_changed;

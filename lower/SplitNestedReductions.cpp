@@ -5,10 +5,6 @@
 
 namespace texc {
 
-std::string hidden_reduction_stage_name(const std::string& stage, int i) {
-  return i == 0 ? stage + "_red" : stage + "_red" + std::to_string(i);
-}
-
 namespace {
 // Replaces each Reduce by a Load of a new hidden stage over the enclosing stage's axes.
 class ReductionExtractor : public IRMutator {

@@ -14,7 +14,4 @@ namespace texc {
 
 OpDef split_nested_reductions(const OpDef& op);
 
-/// The name of the i-th hidden reduction stage of `stage` (i = 0 -> "<stage>_red").
-std::string hidden_reduction_stage_name(const std::string& stage, int i);
-
 }  // namespace texc

@@ -23,6 +23,8 @@ void apply_fuse(ScheduleState& st, const SchedStep& step) {
   if (uses_var(b->min, a->var.get()) || uses_var(b->extent, a->var.get()))
     throw_error(DiagId::ScheduleError, p.loc, "cannot fuse '" + a->var->name + "' and '" + b->var->name +
                                                   "': the bounds of the inner loop depend on the outer");
+  st.record_replaced(a->var->name, "fuse", p.results);
+  st.record_replaced(b->var->name, "fuse", p.results);
   Var fused = Variable::make(p.results[0], a->var->type);
   Expr outer_value = fused / b->extent, inner_value = fused % b->extent;
   if (!is_const_int(a->min, int64_t(0))) outer_value = outer_value + a->min;

@@ -40,7 +40,16 @@ const For* ScheduleState::loop(const std::string& name, SourceLoc loc) const {
     for (int i = 0; i < 8; ++i)
       if (const For* f = find_loop(hidden_reduction_stage_name(stage_name, i) + "." + axis)) return f;
   }
+  if (auto it = replaced_loops.find(name); it != replaced_loops.end())
+    throw_error(DiagId::LoopReplaced, loc, name, it->second);
   throw_error(DiagId::UnknownLoop, loc, name);
+}
+
+void ScheduleState::record_replaced(const std::string& loop, const std::string& primitive,
+                                    const std::vector<std::string>& by) {
+  std::string names;
+  for (size_t i = 0; i < by.size(); ++i) names += (i == 0 ? "'" : i + 1 == by.size() ? " and '" : ", '") + by[i] + "'";
+  replaced_loops[loop] = primitive + " replaced it by " + names;
 }
 
 void ScheduleState::check_fresh_name(const std::string& name, SourceLoc loc) const {

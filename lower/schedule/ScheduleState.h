@@ -22,6 +22,9 @@ struct ScheduleState {
   LoweredFunc func;                     // the loop AST being scheduled
   std::map<std::string, Stage> stages;  // current definition of every stage, by name
   std::set<std::string> inlined;        // stages inlined into their consumers
+  /// Loops that a primitive replaced, with what replaced them ("split replaced it by 'io' and
+  /// 'ii'"), so that a later use of the old name says so.
+  std::map<std::string, std::string> replaced_loops;
   std::set<std::string> user_named;     // stages the user's schedule mentions (no auto-fusion)
   std::string target;                   // "x86", "arm", "interp", "cuda", "vdla"
 
@@ -35,6 +38,8 @@ struct ScheduleState {
   /// nullptr if there is no such loop.
   const For* find_loop(const std::string& name) const;
   /// Fails with a diagnostic if a loop or stage is already called `name`.
+  /// Notes that `primitive` replaced `loop` by the loops `by` (for the message of a later use).
+  void record_replaced(const std::string& loop, const std::string& primitive, const std::vector<std::string>& by);
   void check_fresh_name(const std::string& name, SourceLoc loc) const;
   /// The loops enclosing `node` (outermost first), or nullopt-like empty+false if absent.
   bool path_to(const StmtNode* node, std::vector<const For*>* loops) const;

@@ -74,6 +74,7 @@ void apply_split(ScheduleState& st, const SchedStep& step) {
   } else if (!p.args[1].keyword.empty()) {
     throw_error(DiagId::ScheduleError, p.args[1].loc, "split takes a factor or 'nparts = P', not '" + p.args[1].keyword + "'");
   }
+  st.record_replaced(l->var->name, p.primitive, p.results);
   st.replace(l, split_loop(l, factor, p.results[0], p.results[1]));
 }
 

@@ -20,6 +20,8 @@ void apply_tile(ScheduleState& st, const SchedStep& step) {
   split_y.prim.result_locs = {loc_of(1), loc_of(3)};
   apply_split(st, split_x);
   apply_split(st, split_y);
+  st.record_replaced(loop_name_arg(step, 0), "tile", {p.results[0], p.results[2]});
+  st.record_replaced(loop_name_arg(step, 1), "tile", {p.results[1], p.results[3]});
   reorder.prim.primitive = "reorder";
   reorder.prim.results.clear();
   reorder.prim.result_locs.clear();

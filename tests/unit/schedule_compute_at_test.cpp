@@ -261,3 +261,35 @@ op f(X: f32[8, 8]) -> C {
     CHECK(d.message == "cannot compute_root 'Q' there: it reads 'P', which would be computed after it");
   }
 }
+
+// A hidden reduction stage (O_red of `O[..] = sum(..) / Z[..]`) follows its scheduled consumer
+// (lower/AttachHiddenReductions.h), and schedules can name it.
+namespace {
+std::string hidden_reduction(const std::string& schedule) {
+  return "op f(S: f32[19, 32], V: f32[32, 8], Z: f32[19]) -> O {\n"
+         "  compute { O[i, e] = sum(S[i, j] * V[j, e] for j in 0..32) / Z[i] }\n"
+         "  schedule cpu {\n" +
+         schedule + "\n  }\n}\n";
+}
+}  // namespace
+
+TEST_CASE("an unnamed hidden reduction stage is computed at its consumer's outermost loop") {
+  std::string text = hidden_reduction("io, ii = split(O.i, 4)\nparallel(io)\n");
+  check_correct(text);
+  std::string planned = ir_after(text, "plan_storage");
+  // Inside the parallel loop, 4 rows per iteration, not the whole tensor before it.
+  CHECK_CONTAINS(planned, "parallel io in 0..5 {\n    allocate O_red: f32[4, 8]");
+  CHECK_NOT_CONTAINS(planned, "O_red: f32[19, 8]");
+  // --no-fuse keeps the default (computed once at the top level).
+  CHECK_CONTAINS(ir_after(text, "plan_storage", true), "allocate O_red: f32[19, 8]");
+}
+
+TEST_CASE("a hidden reduction stage can be named, directly or through its consumer's reduction loop") {
+  std::string named = hidden_reduction("io, ii = split(O.i, 4)\ncompute_at(O_red, ii)\n");
+  check_correct(named);
+  CHECK_CONTAINS(ir_after(named, "plan_storage"), "allocate O_red: f32[1, 8]");
+  // Splitting O.j (O_red's loop) names O_red: it stays at the top level with its split loops.
+  std::string by_loop = hidden_reduction("io, ii = split(O.i, 4)\njo, ji = split(O.j, 8)\n");
+  check_correct(by_loop);
+  CHECK_CONTAINS(ir_after(by_loop, "plan_storage"), "allocate O_red: f32[19, 8]");
+}
