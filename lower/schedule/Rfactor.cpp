@@ -24,7 +24,8 @@
 // like a cache stage and counts as named by the schedule.
 //
 // S keeps its Block's other loops, bindings and the predicate terms that do not involve its
-// reduction loops; its reduction loops are replaced by one loop named L (over L's extent) in which
+// reduction loops; its reduction loops are replaced by one loop named L (over L's extent; a later
+// use of another one's name says which loop of SF replaced it) in which
 // S combines SF[axes.., l] into its init'ed accumulator. Its stage definition is rewritten the same
 // way (S[axes] = reduce(SF[axes, l] for l)).
 #include <algorithm>
@@ -36,7 +37,6 @@
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
 #include "lower/DefaultLoops.h"
-#include "lower/SplitNestedReductions.h"
 #include "lower/schedule/Primitives.h"
 #include "lower/schedule/StageNest.h"
 
@@ -272,6 +272,8 @@ void apply_rfactor(ScheduleState& st, const SchedStep& step) {
   def_read.push_back(partial);
   s_def.body = Reduce::make(reduce->reduce_kind, Load::make(sf.buffer, def_read), {s_iter_vars.back()});
 
+  for (const For* l : reduction_loops)
+    if (l != factor_loop) st.record_replaced(l->var->name, "rfactor", {sf_name + "." + axis_name(l->var->name, step)});
   st.replace(reduction_loops.front(), s_loop);
   st.func.body = insert_before_first_reader(st.func.body, sf_nest, sf.buffer.get());
   st.stages[name] = s_def;
