@@ -39,6 +39,7 @@ const std::vector<PrimitiveSignature>& primitive_signatures() {
       {"vectorize", {K::Loop}, false, 0, false},
       {"unroll", {K::Loop}, false, 0, false},
       {"tensorize", {K::Loop, K::Intrinsic}, false, 0, false},
+      {"rfactor", {K::Stage, K::Loop}, false, 1, true},
   };
   return table;
 }

@@ -19,6 +19,7 @@ void apply_parallel(ScheduleState& st, const SchedStep& step);      // Parallel.
 void apply_vectorize(ScheduleState& st, const SchedStep& step);     // Vectorize.cpp
 void apply_unroll(ScheduleState& st, const SchedStep& step);        // Unroll.cpp
 void apply_tensorize(ScheduleState& st, const SchedStep& step);     // Tensorize.cpp
+void apply_rfactor(ScheduleState& st, const SchedStep& step);       // Rfactor.cpp
 
 /// Applies the steps in order (dispatching on the primitive's name).
 void apply_schedule(ScheduleState& st, const std::vector<SchedStep>& steps);

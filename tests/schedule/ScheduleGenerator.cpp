@@ -311,7 +311,7 @@ class Generator {
         {25, &Generator::split},       {8, &Generator::tile},         {12, &Generator::reorder},
         {8, &Generator::fuse},         {18, &Generator::compute_at},  {7, &Generator::inline_stage},
         {6, &Generator::cache_read},   {6, &Generator::cache_write},  {3, &Generator::compute_root},
-        {4, &Generator::annotate_any},
+        {4, &Generator::annotate_any}, {7, &Generator::rfactor},
     };
     int total = 0;
     for (auto& k : kinds) total += k.first;
@@ -494,6 +494,72 @@ class Generator {
     }
     if (candidates.empty()) return false;
     return apply(primitive("compute_root", {name_arg(pick(candidates))}));
+  }
+
+  // A reduction stage's reduction loops, outermost first, when rfactor can factor it: they drive
+  // only reduction axes, lie inside the stage's other loops and form a chain of serial loops
+  // down to its Block (empty otherwise).
+  std::vector<const For*> factorable_loops(const std::string& stage) const {
+    std::vector<const For*> own;
+    BlockSite site;
+    if (!live_stage(stage) || !st_.stages.at(stage).body->as<Reduce>() || !own_loops(stage, &own, &site)) return {};
+    const Block* b = site.block;
+    std::vector<const For*> reduction;
+    for (const For* l : site.path) {
+      bool spatial = false, reduce = false;
+      for (size_t i = 0; i < b->iter_vars.size(); ++i)
+        if (uses_var(b->bindings[i], l->var.get())) (b->iter_vars[i].is_reduce ? reduce : spatial) = true;
+      if (reduce && !spatial) {
+        reduction.push_back(l);
+      } else if ((reduce || spatial) && !reduction.empty()) {
+        return {};
+      }
+    }
+    for (size_t i = 0; i < reduction.size(); ++i) {
+      const StmtNode* next = i + 1 < reduction.size() ? static_cast<const StmtNode*>(reduction[i + 1]) : b;
+      if (reduction[i]->for_kind != ForKind::Serial || reduction[i]->body.get() != next) return {};
+    }
+    return reduction;
+  }
+
+  // SF = rfactor(S, L), usually right after a split of one of S's reduction loops, with L one of
+  // the split's loops; then often SF's loop over L moved innermost (so that the trailing
+  // vectorize may pick it).
+  bool rfactor() {
+    std::vector<std::string> candidates;
+    for (const std::string& stage : named_)
+      if (!factorable_loops(stage).empty()) candidates.push_back(stage);
+    if (candidates.empty()) return false;
+    std::string stage = pick(candidates);
+    std::vector<const For*> reduction = factorable_loops(stage);
+    std::vector<std::string> choices;
+    if (chance(0.75)) {
+      const For* l = pick(reduction);
+      int64_t extent = -1;
+      is_const_int(l->extent, &extent);
+      std::string n = std::to_string(++counter_);
+      if (!apply(primitive("split", {name_arg(l->var->name), int_arg(random_factor(extent))}, {"lo" + n, "li" + n})))
+        return false;
+      choices = {"lo" + n, "li" + n, "li" + n};
+    } else {
+      for (const For* l : reduction) choices.push_back(l->var->name);
+    }
+    std::string factored = fresh("rf");
+    if (!apply(primitive("rfactor", {name_arg(stage), name_arg(pick(choices))}, {factored}))) return false;
+    if (chance(0.5)) {
+      // SF's loops: its spatial axes, the factored axis, then its reduction loops.
+      std::vector<const For*> own;
+      BlockSite site;
+      if (!own_loops(factored, &own, &site) || own.size() != site.block->iter_vars.size()) return true;
+      size_t spatial = 0;
+      while (spatial < site.block->iter_vars.size() && !site.block->iter_vars[spatial].is_reduce) ++spatial;
+      if (spatial == own.size()) return true;
+      std::vector<SchedArg> order;
+      for (size_t i = spatial; i < own.size(); ++i) order.push_back(name_arg(own[i]->var->name));
+      order.push_back(name_arg(own[spatial - 1]->var->name));
+      apply(primitive("reorder", order));
+    }
+    return true;
   }
 
   // An annotation in the middle of the schedule (later primitives then move the loop around).

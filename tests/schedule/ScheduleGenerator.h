@@ -9,7 +9,10 @@
 // elementwise intermediate; cache_read of a tensor for one of its readers and cache_write of a
 // stage still at its unscheduled top-level nest, both in local memory; vectorize and unroll of
 // constant-extent loops (vectorize: innermost spatial loops); parallel of a spatial loop with no
-// parallel loop around or inside it), and applies it to its state. A primitive the state rejects
+// parallel loop around or inside it; rfactor of a reduction stage whose reduction loops are
+// innermost, serial and perfectly nested, mostly over a loop of a fresh split of one of them, and
+// then often a reorder that moves the factored loop of the new stage innermost), and applies it
+// to its state. A primitive the state rejects
 // with a UserError is a legality the generator failed to model: it is counted (rejections) and
 // dropped, and the schedule goes on from the previous state.
 //
