@@ -17,7 +17,9 @@ static bool valid_thread_tag(const std::string& t) {
   return false;
 }
 
-static bool is_cpu_target(const std::string& target) { return target == "x86" || target == "arm" || target == "interp"; }
+static bool is_cpu_target(const std::string& target) {
+  return target == "x86" || target == "arm" || target == "interp" || target == "host";
+}
 
 void apply_bind(ScheduleState& st, const SchedStep& step) {
   const SchedPrimitive& p = step.prim;
