@@ -6,6 +6,7 @@
 #include "frontend/ConstExpr.h"
 #include "frontend/ModuleLoader.h"
 #include "frontend/OpElaborator.h"
+#include "frontend/Suggest.h"
 
 namespace texc {
 
@@ -95,13 +96,27 @@ Program elaborate_program(const ModuleLoader& loader, const ast::File& main, con
   Program out;
   out.main_file = main.path;
   bool found = options.only_op.empty();
+  std::vector<std::string> op_names;
   for (const ast::OpDecl& op : main.ops) {
     if (op.is_intrinsic) continue;
+    op_names.push_back(op.name.text);
     if (!options.only_op.empty() && op.name.text != options.only_op) continue;
     found = true;
-    out.ops.push_back(elaborator.entry(op));
+    try {
+      out.ops.push_back(elaborator.entry(op));
+    } catch (const UserError& e) {
+      bool unbound = e.diag.id == DiagId::UnboundDimension || e.diag.id == DiagId::MissingAttributeEntry;
+      if (!options.skip_unbound_ops || !options.only_op.empty() || !unbound) throw;
+      out.skipped.push_back({op.name.text, e.diag});
+    }
   }
-  if (!found) throw_error(DiagId::UnknownEntryOp, SourceLoc{}, options.only_op, options.only_op);
+  if (!found) {
+    std::string suggestion = closest_name(options.only_op, op_names);
+    if (!suggestion.empty())
+      throw_error(DiagId::UnknownEntryOpSuggest, SourceLoc{}, options.only_op, options.only_op, suggestion);
+    throw_error(DiagId::UnknownEntryOp, SourceLoc{}, options.only_op, options.only_op);
+  }
+  if (out.ops.empty() && !out.skipped.empty()) throw UserError(out.skipped.front().reason);
   return out;
 }
 

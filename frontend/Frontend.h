@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/Diagnostics.h"
 #include "ir/Op.h"
 
 namespace texc {
@@ -21,11 +22,22 @@ struct FrontendOptions {
                                             // variables of entry ops that are otherwise unbound)
   std::string stdlib_dir;                   // "" = default_stdlib_dir()
   std::string only_op;                      // --op NAME: elaborate only this entry op ("" = all)
+  /// Without --op: leave out the entry ops whose dimension variables or attributes nothing binds
+  /// (helper ops, bound only when another op calls them) as long as another op can be elaborated;
+  /// they are listed in Program::skipped. When no op can be, the first one's error is thrown.
+  bool skip_unbound_ops = false;
+};
+
+/// An entry op left out by FrontendOptions::skip_unbound_ops, and why (its unbound dimension).
+struct SkippedOp {
+  std::string name;
+  Diagnostic reason;
 };
 
 struct Program {
   std::string main_file;
   std::vector<OpDef> ops;  // the entry ops: every op defined in the main file, in source order
+  std::vector<SkippedOp> skipped;
 };
 
 /// Parses, checks and elaborates `path`. Throws UserError on any error in the input.

@@ -5,7 +5,8 @@
 // cache_read/cache_write earlier in the block), loop names (`S.x` must be an axis or reduction
 // variable of stage S; a bare name must be bound earlier in the block by a primitive's results),
 // knob references, memory scopes, thread tags and intrinsic names. Knobs get one Var each;
-// `factors(N)` is expanded to the divisors of N in increasing order; params and sizes in integer
+// `factors(N)` is expanded to the divisors of N: first the default, the largest divisor up to 32,
+// then the others in increasing order; params and sizes in integer
 // arguments are replaced by their values. Whether a primitive can apply is lower/schedule's job.
 #pragma once
 #include <set>

@@ -76,9 +76,10 @@ RunResult run_op(const OpDef& op, const OpExecutor& execute, const RunOptions& o
   tensors.reserve(op.inputs.size() + op.outputs.size());
   for (size_t i = 0; i < op.inputs.size(); ++i) {
     const Buffer& b = op.inputs[i];
-    if (!options.inputs_dir.empty()) {
+    if (!options.inputs_dir.empty() && std::filesystem::exists(io_path(options.inputs_dir, op, b))) {
       tensors.push_back(load_input(io_path(options.inputs_dir, op, b), b, op));
     } else {
+      if (!options.inputs_dir.empty()) r.random_inputs.push_back(b->name);  // no file for it: random
       tensors.emplace_back(b->dtype, buffer_shape(b));
       tensors.back().fill_random(input_seed(options.seed, i));
     }

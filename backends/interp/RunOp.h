@@ -1,6 +1,7 @@
 // RunOp: the "run an op and check it" logic behind `texc run` (cli.md), shared by every target.
 //
-// run_op prepares one tensor per input (seeded random values, or DIR/OP.NAME.npy with --inputs)
+// run_op prepares one tensor per input (DIR/OP.NAME.npy with --inputs when that file exists, else
+// seeded random values)
 // and per output (filled with NaN / a byte pattern, so unwritten elements fail), executes the op
 // once and checks every output against the reference interpreter (Check.h; an expensive op is
 // checked on a sample, see full_check_max_flops), then, if repeat > 1,
@@ -28,7 +29,7 @@ struct RunOptions {
   std::string target = "interp";  // reported only
   int repeat = 1;
   uint64_t seed = 0;
-  std::string inputs_dir;   // "" = random inputs
+  std::string inputs_dir;   // "" = random inputs; else the inputs that have a file there
   std::string save_io_dir;  // "" = save nothing
   int threads = 1;          // reported only; the executor decides how many it uses
   CheckOptions check;
@@ -49,6 +50,7 @@ struct RunResult {
   int64_t points_checked = 0;
   bool sampled = false;  // some output was checked on a sample of points
   std::string message;   // why it failed ("" when it passed)
+  std::vector<std::string> random_inputs;  // with inputs_dir: the inputs it has no file for
 };
 
 RunResult run_op(const OpDef& op, const OpExecutor& execute, const RunOptions& options);

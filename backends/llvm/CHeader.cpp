@@ -1,5 +1,8 @@
-// emit_c_header: the C declarations of compiled ops (cli.md `--emit header`).
+// emit_c_header: the C declarations of compiled ops (cli.md `--emit header`), and a #define of
+// each argument's rank, dimensions, size and shape.
 #include <cctype>
+#include <optional>
+#include <set>
 #include <sstream>
 
 #include "backends/llvm/LLVMBackend.h"
@@ -51,6 +54,42 @@ std::string shape_text(const LoweredFunc& func, size_t i) {
   return os.str();
 }
 
+/// The constant dimensions of argument i, or nothing if one is not a constant.
+std::optional<std::vector<int64_t>> constant_dims(const LoweredFunc& func, size_t i) {
+  if (i < func.arg_dims.size() && !func.arg_dims[i].empty()) return func.arg_dims[i];
+  std::vector<int64_t> dims;
+  for (const Expr& e : func.args[i]->shape) {
+    int64_t v;
+    if (!is_const_int(e, &v)) return std::nullopt;
+    dims.push_back(v);
+  }
+  return dims;
+}
+
+std::string upper(std::string s) {
+  for (char& c : s) c = char(toupper((unsigned char)c));
+  return s;
+}
+
+/// The shape macros of argument i: OP_ARG_RANK, OP_ARG_DIM0.., OP_ARG_SIZE (elements) and
+/// OP_ARG_SHAPE (a brace initializer), names upper-cased. A prefix already used in this header
+/// (arguments `a` and `A`) gets none.
+void shape_macros(std::ostream& os, const LoweredFunc& func, size_t i, std::set<std::string>& prefixes) {
+  std::optional<std::vector<int64_t>> dims = constant_dims(func, i);
+  std::string prefix = upper(c_identifier(func.name) + "_" + c_identifier(func.args[i]->name));
+  if (!dims || !prefixes.insert(prefix).second) return;
+  int64_t size = 1;
+  std::string shape;
+  os << "#define " << prefix << "_RANK " << dims->size() << "\n";
+  for (size_t d = 0; d < dims->size(); ++d) {
+    os << "#define " << prefix << "_DIM" << d << " " << (*dims)[d] << "\n";
+    size *= (*dims)[d];
+    shape += (d ? ", " : "") + std::to_string((*dims)[d]);
+  }
+  os << "#define " << prefix << "_SIZE " << size << "\n";
+  os << "#define " << prefix << "_SHAPE {" << shape << "}\n";
+}
+
 }  // namespace
 
 std::string emit_c_header(const std::vector<LoweredFunc>& funcs) {
@@ -59,7 +98,9 @@ std::string emit_c_header(const std::vector<LoweredFunc>& funcs) {
      << "// (-lstdc++ -lpthread -lm when linking with a C compiler). Each argument points to a dense\n"
      << "// row-major array of the shape given below; inputs are read-only, outputs are overwritten;\n"
      << "// buffers must not overlap; pointers need only the element type's alignment. Parallel loops\n"
-     << "// use TEXC_NUM_THREADS threads (default: every core).\n"
+     << "// use TEXC_NUM_THREADS threads (default: every core). For each argument ARG of op OP the\n"
+     << "// macros OP_ARG_RANK, OP_ARG_DIM0.., OP_ARG_SIZE (elements) and OP_ARG_SHAPE ({d0, d1, ...})\n"
+     << "// give its shape (names upper-cased).\n"
      << "#pragma once\n"
      << "#include <stdint.h>\n"
      << "#ifndef __cplusplus\n"
@@ -68,6 +109,7 @@ std::string emit_c_header(const std::vector<LoweredFunc>& funcs) {
      << "#ifdef __cplusplus\n"
      << "extern \"C\" {\n"
      << "#endif\n";
+  std::set<std::string> macro_prefixes;
   for (const LoweredFunc& func : funcs) {
     os << "\n// " << func.name << "\n";
     bool any_f16 = false;
@@ -78,6 +120,7 @@ std::string emit_c_header(const std::vector<LoweredFunc>& funcs) {
          << (b->role == BufferRole::Input ? " (input)" : " (output)") << "\n";
     }
     if (any_f16) os << "//   f16 elements are IEEE binary16 values passed as their uint16_t bits.\n";
+    for (size_t i = 0; i < func.args.size(); ++i) shape_macros(os, func, i, macro_prefixes);
     os << "void " << func.name << "(";
     for (size_t i = 0; i < func.args.size(); ++i) {
       const Buffer& b = func.args[i];

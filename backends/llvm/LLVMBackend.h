@@ -87,7 +87,8 @@ void write_assembly(const std::vector<LoweredFunc>& funcs, const CpuTargetOption
 std::string emit_assembly(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target);
 
 /// C declarations of every op (inputs `const`), each with its arguments' shapes and element types
-/// documented in a comment. Usable from C and C++.
+/// documented in a comment and defined as macros (OP_ARG_RANK, OP_ARG_DIM0.., OP_ARG_SIZE,
+/// OP_ARG_SHAPE). Usable from C and C++.
 std::string emit_c_header(const std::vector<LoweredFunc>& funcs);
 /// The C spelling of an element type in the header and drivers ("float", "int8_t", "bool", f16 as
 /// "uint16_t").

@@ -4,8 +4,9 @@
  * examples/01_elementwise.tex (see build_and_run.sh for the commands); the program links both objects
  * with one libtexrt.a (the runtime: thread pool, allocator; C++, hence -lstdc++):
  *   cc main.c matmul.o scale_relu.o libtexrt.a -lstdc++ -lpthread -lm
- * The sizes are the -D values given to texc (MATMUL_M ... here). Prints "c_api example: ok" and
- * exits 0 when every value matches. */
+ * The sizes are the -D values given to texc; each header defines them as macros (MATMUL_A_DIM0 is
+ * the first dimension of matmul's argument A). Prints "c_api example: ok" and exits 0 when every
+ * value matches. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,10 +14,8 @@
 #include "matmul.h"
 #include "scale_relu.h"
 
-#ifndef MATMUL_M
-#error "compile with -DMATMUL_M=.. -DMATMUL_N=.. -DMATMUL_K=.. -DSCALE_RELU_N=.., the sizes given to texc"
-#endif
-enum { M = MATMUL_M, N = MATMUL_N, K = MATMUL_K, L = SCALE_RELU_N };
+enum { M = MATMUL_A_DIM0, K = MATMUL_A_DIM1, N = MATMUL_B_DIM1, L = SCALE_RELU_A_SIZE };
+_Static_assert(MATMUL_C_DIM0 == M && MATMUL_C_DIM1 == N && MATMUL_C_SIZE == M * N, "matmul's output is C[M, N]");
 
 static int close_enough(float got, float expected) { return fabsf(got - expected) <= 1e-4f * (1.0f + fabsf(expected)); }
 

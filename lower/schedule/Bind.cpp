@@ -1,6 +1,11 @@
 // bind(L, blockIdx.x | threadIdx.y | vthread | ...): L becomes a GPU block/thread index or a
 // virtual thread. Reduction loops cannot be bound (no cross-thread reduction), and one thread
 // tag is bound once per nest.
+//
+// On the CPU targets (x86, arm, interp) there are no GPU indices: binding blockIdx/threadIdx is a
+// diagnostic at the tag that points to `schedule cuda` and to parallel(L). A virtual thread keeps
+// TVM's CPU meaning: L stays an ordinary serial loop (the same legality checks apply: not a
+// reduction loop, not already annotated), so a schedule written with vthreads compiles everywhere.
 #include "ir/Diagnostics.h"
 #include "lower/schedule/Primitives.h"
 
@@ -12,6 +17,10 @@ static bool valid_thread_tag(const std::string& t) {
   return false;
 }
 
+static bool is_cpu_target(const std::string& target) {
+  return target == "x86" || target == "arm" || target == "interp" || target == "host";
+}
+
 void apply_bind(ScheduleState& st, const SchedStep& step) {
   const SchedPrimitive& p = step.prim;
   expect_arity(step, 2, 2, 0);
@@ -20,6 +29,12 @@ void apply_bind(ScheduleState& st, const SchedStep& step) {
   if (!valid_thread_tag(tag.name)) throw_error(DiagId::BadThreadTag, tag.loc, tag.name);
   std::string stage;
   if (is_reduction_loop(l, &stage)) throw_error(DiagId::ReductionLoopAnnotation, p.args[0].loc, "bind", l->var->name, stage);
+  const bool cpu = is_cpu_target(st.target);
+  if (cpu && tag.name != "vthread") throw_error(DiagId::GpuThreadTagOnCpu, tag.loc, tag.name, st.target, l->var->name);
+  if (cpu) {
+    annotate_loop(st, step, ForKind::Serial, "");  // a virtual thread on a CPU: the loop stays serial
+    return;
+  }
   if (tag.name != "vthread") {
     std::vector<const For*> path;
     st.path_to(l, &path);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks the texc command line (shared/spec/cli.md) on the interp target: exit codes (0 success,
 # 1 user error or failed check, 2 missing target/tool), messages of bad command lines, --json,
-# --save-io / --inputs round trips, a wrong input file, and --emit loops.
+# --save-io / --inputs round trips (and partial --inputs), a wrong input file, --emit loops, --op
+# suggestions, files without ops, skipped helper ops, and --knob.
 # usage: cli_test.sh TEXC REPO_ROOT
 set -u
 texc=$1
@@ -12,9 +13,8 @@ trap 'rm -rf "$work"' EXIT
 source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
 
 expect 0 '^texc [0-9]+\.[0-9]+' -- --version
-expect 0 'texc run  FILE.tex --target T' -- --help
+expect 0 'texc run  FILE.tex \[--target T\]' -- --help
 expect 1 'no input file' --
-expect 1 'no target' -- run "$op"
 expect 1 "unknown target 'gpu'" -- run "$op" --target gpu
 expect 1 "unknown option '--frobnicate'" -- run "$op" --target interp --frobnicate
 expect 1 "-D needs NAME=VALUE, not 'M'" -- run "$op" --target interp -D M
@@ -41,6 +41,54 @@ expect 1 "input 'A' of op 'ew_add' must be f32\[32, 48\] \(dtype '<f4'\), but '.
 expect 0 '' -- "$op" --target interp --emit loops -o "$work/ew"
 grep -q 'func ew_add(' "$work/ew.loops.txt" || { echo "FAIL: --emit loops wrote no loops"; failures=$((failures + 1)); }
 expect 1 "generates no code" -- "$op" --target interp --emit obj
+
+# --op with a typo: a suggestion.
+expect 1 "--op ew_ad: the file defines no op named 'ew_ad'; did you mean 'ew_add'\?" -- run "$op" --target interp --op ew_ad
+# A file without ops says so.
+printf 'param N = 4\n' >"$work/no_ops.tex"
+expect 1 "no_ops.tex' defines no op, so there is nothing to compile or run" -- run "$work/no_ops.tex" --target interp
+expect 1 "no_ops.tex' defines no op" -- "$work/no_ops.tex" --target interp
+
+# A helper op whose dimension only its callers bind is skipped (with a note); the others run.
+printf '%s\n' 'op scale(X: f32[N]) -> Y {' '  compute { Y[i] = X[i] * 2.0 }' '}' \
+  'op scale_plus_one(A: f32[64]) -> B {' '  compute {' '    S = scale(A)' '    B[i] = S[i] + 1.0' '  }' '}' \
+  >"$work/helper.tex"
+expect 0 "helper.tex:1:17: note: skipped op 'scale': dimension 'N' of entry op 'scale' is unknown" \
+  -- run "$work/helper.tex" --target interp
+expect 0 '^scale_plus_one +interp +PASS' -- run "$work/helper.tex" --target interp
+expect 0 "^scale +interp +PASS" -- run "$work/helper.tex" --target interp -D N=8
+expect 1 "helper.tex:1:17: error: dimension 'N' of entry op 'scale' is unknown" \
+  -- run "$work/helper.tex" --target interp --op scale
+expect 0 "note: skipped op 'scale'" -- "$work/helper.tex" --target interp -o "$work/helper"
+grep -q 'func scale_plus_one(' "$work/helper.loops.txt" ||
+  { echo "FAIL: helper.tex: scale_plus_one not compiled"; failures=$((failures + 1)); }
+
+# --inputs may give some of the inputs: the others are random (seeded), with a note.
+rm -f "$work/io/ew_add.B.npy"
+expect 0 "note: --inputs .* has no ew_add.B.npy; input 'B' of op 'ew_add' is random \(seed 6\)" \
+  -- run "$op" --target interp -D M=8 --inputs "$work/io" --seed 6 --save-io "$work/io3"
+cmp -s "$work/io/ew_add.A.npy" "$work/io3/ew_add.A.npy" || { echo "FAIL: --inputs: A was not read"; failures=$((failures + 1)); }
+cmp -s "$work/io2/ew_add.B.npy" "$work/io3/ew_add.B.npy" && { echo "FAIL: --inputs: B was not random"; failures=$((failures + 1)); }
+expect 1 "--inputs .*/nowhere: no such directory" -- run "$op" --target interp --inputs "$work/nowhere"
+
+# --knob NAME=VALUE: the knob's value is used; unknown knobs and values are errors. factors(512)
+# defaults to 32 (jo: 512 / 32 = 16 iterations).
+knobs=$root/examples/04_knobs.tex
+expect 0 '' -- "$knobs" --target interp -o "$work/k_default"
+grep -qE 'jo in 0\.\.16 ' "$work/k_default.loops.txt" ||
+  { echo "FAIL: factors(512) did not default to 32"; failures=$((failures + 1)); }
+expect 0 '' -- "$knobs" --target interp --knob TI=64 --knob TJ=128 --knob UK=false -o "$work/k_set"
+grep -qE 'io in 0\.\.8 ' "$work/k_set.loops.txt" && grep -qE 'jo in 0\.\.4 ' "$work/k_set.loops.txt" ||
+  { echo "FAIL: --knob TI=64 --knob TJ=128 not applied"; failures=$((failures + 1)); }
+expect 0 '^matmul_tuned +interp +PASS' -- run "$knobs" --target interp -D M=16 -D N=24 -D K=8 --knob TJ=6 --knob UK=false
+expect 1 "04_knobs.tex:17:10: error: --knob TI=7: knob 'TI' takes one of 8, 16, 32, 64" \
+  -- "$knobs" --target interp --knob TI=7
+expect 1 "04_knobs.tex:19:10: error: --knob UK=1: knob 'UK' takes true or false" -- run "$knobs" --target interp --knob UK=1
+expect 1 "--knob TJJ: no schedule for target 'interp' declares a knob named 'TJJ'; did you mean 'TJ'\? \(the knobs are matmul_tuned: TI, TJ, UK\)" \
+  -- run "$knobs" --target interp --knob TJJ=8
+expect 1 "--knob TI: no schedule for target 'interp' declares a knob named 'TI' \(its schedules for this target declare no knobs\)" \
+  -- run "$op" --target interp --knob TI=8
+expect 1 "--knob needs NAME=VALUE, not 'TI'" -- run "$knobs" --target interp --knob TI
 
 echo "$failures failed"
 [ "$failures" -eq 0 ]

@@ -4,7 +4,8 @@
 # --mcpu (exit 1), --time-compile, `texc run --target x86` (JIT: --json, --threads,
 # TEXC_NUM_THREADS), `texc run --target arm` (emulated timing label; a missing aarch64 runtime is
 # exit 2), extern functions of a tensorized op (--extern-src, --extern-lib, none given: exit 1),
-# and cuda/vdla exit codes.
+# cuda/vdla exit codes, the host as default target, -o NAME.o and -o -, the header's shape macros, bind
+# on a CPU, and --knob.
 # usage: cpu_cli_test.sh TEXC REPO_ROOT
 set -u
 texc=$1
@@ -49,6 +50,48 @@ check "arm.o is an aarch64 object" grep -q 'ARM aarch64' <(file "$work/arm.o")
 check "arm.s uses NEON registers" grep -qE 'v[0-9]+\.4s' "$work/arm.s"
 expect 0 '' -- "$matmul" --target host $small -o "$work/host"
 check "--target host is x86" grep -q 'x86-64' <(file "$work/host.o")
+
+# Without --target: the host (x86 here, arm on aarch64).
+host=x86 host_elf=x86-64
+[ "$(uname -m)" = aarch64 ] && host=arm host_elf=aarch64
+expect 0 '' -- "$matmul" $small -o "$work/default_target"
+check "no --target compiles for the host" grep -q "$host_elf" <(file "$work/default_target.o")
+expect 0 "^matmul +$host +PASS" -- run "$matmul" $small --repeat 1
+
+# -o NAME with an output's extension takes the name as given; -o - sends one text output to stdout.
+expect 0 '' -- "$matmul" --target x86 $small -o "$work/given.o"
+check "-o given.o writes given.o" test -s "$work/given.o"
+check "-o given.o writes given.h beside it" test -s "$work/given.h"
+check "-o given.o writes no given.o.o" test ! -e "$work/given.o.o"
+expect 0 '' -- "$matmul" --target x86 $small --emit llvm -o "$work/only.ll"
+check "-o only.ll --emit llvm writes only.ll" test -s "$work/only.ll"
+expect 0 '^void matmul\(const float\* A, const float\* B, float\* C\);' -- "$matmul" --target x86 $small --emit header -o -
+expect 0 '^matmul:' -- "$matmul" --target x86 $small --emit asm -o -
+expect 1 "-o - writes one text output to stdout, but the outputs are 'obj,header'" -- "$matmul" --target x86 $small -o -
+expect 1 "-o - writes one text output to stdout, but the outputs are 'obj'" -- "$matmul" --target x86 $small --emit obj -o -
+
+# The header #defines every argument's shape; a C program compiles against it.
+cat >"$work/shapes.c" <<'C'
+#include "mm.h"
+_Static_assert(MATMUL_A_RANK == 2 && MATMUL_A_DIM0 == 40 && MATMUL_A_DIM1 == 24, "A is f32[40, 24]");
+_Static_assert(MATMUL_B_DIM0 == 24 && MATMUL_B_DIM1 == 72 && MATMUL_B_SIZE == 24 * 72, "B is f32[24, 72]");
+_Static_assert(MATMUL_C_SIZE == 40 * 72, "C is f32[40, 72]");
+static const int c_shape[MATMUL_C_RANK] = MATMUL_C_SHAPE;
+int main(void) { return c_shape[0] == 40 && c_shape[1] == 72 ? 0 : 1; }
+C
+check "a C program compiles against mm.h's shape macros" ${CC:-cc} -std=c11 -Wall -Werror -I"$work" -o "$work/shapes" "$work/shapes.c"
+check "MATMUL_C_SHAPE is {40, 72}" "$work/shapes"
+
+# bind on a CPU: a GPU index is a located error, a virtual thread a serial loop (checked on x86).
+printf '%s\n' 'op f(A: f32[16, 16]) -> B {' '  compute { B[i, j] = A[i, j] * 2.0 }' '  schedule cpu {' \
+  '    io, ii = split(B.i, 4)' '    bind(io, vthread)' '    bind(ii, vthread)' '  }' '}' >"$work/vthread.tex"
+expect 0 '^f +x86 +PASS' -- run "$work/vthread.tex" --target x86
+sed 's/bind(io, vthread)/bind(io, threadIdx.x)/' "$work/vthread.tex" >"$work/threadidx.tex"
+expect 1 "threadidx.tex:5:14: error: 'threadIdx.x' is a GPU index, which target 'arm' does not have" \
+  -- "$work/threadidx.tex" --target arm -o "$work/threadidx"
+
+# --knob on the LLVM targets.
+expect 0 '^matmul_tuned +x86 +PASS' -- run "$root/examples/04_knobs.tex" --target x86 -D M=64 -D N=48 -D K=16 --knob TJ=16 --knob TI=32
 
 # Mistakes.
 expect 1 "unknown CPU 'pentium9' for target x86" -- "$matmul" --target x86 --mcpu pentium9 -o "$work/bad"
@@ -103,6 +146,7 @@ echo 'this is not C' >"$work/broken.c"
 expect 1 "--extern-src .*broken.c does not compile" -- run "$intrinsic" --target x86 --extern-src "$work/broken.c"
 expect 1 "--extern-lib: cannot open file" -- run "$intrinsic" --target x86 --extern-lib "$work/none.so"
 if [ $arm_runs = yes ]; then
+  expect 0 '^f +arm +PASS' -- run "$work/vthread.tex" --target arm --repeat 1
   expect 0 '^int8_rows +arm +PASS' -- run "$intrinsic" --target arm -D M=8 --repeat 1 --extern-src "$dot16"
 fi
 

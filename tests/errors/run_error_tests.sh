@@ -3,7 +3,10 @@
 #
 # usage: run_error_tests.sh TEXC [CASES_DIR]
 #
-# Each case's first line is `# expect: LINE:COL: error: MESSAGE`. A case passes when texc
+# Each case's first line is `# expect: LINE:COL: error: MESSAGE`. Optional next lines:
+# `# target: T` compiles it for target T (x86 or arm: --emit obj) instead of interp (--emit loops),
+# for mistakes that only a code-generating target could trip over; `# args: ARGS` adds command-line
+# arguments (`--knob TI=7`) for mistakes in them that point into the file. A case passes when texc
 #   - exits with code exactly 1,
 #   - prints `CASE.tex:LINE:COL: error: MESSAGE` on stderr (the whole line),
 #   - followed by the case's source line LINE and a caret line with the caret in column COL,
@@ -32,7 +35,13 @@ for case in *.tex; do
     line_no=${expect%%:*}
     rest=${expect#*:}
     col_no=${rest%%:*}
-    "$texc" "$case" --target interp --emit loops -o "$tmp/out" >"$tmp/stdout" 2>"$tmp/stderr"
+    target=$(sed -n '2,3s/^# target: //p' "$case")
+    args=$(sed -n '2,3s/^# args: //p' "$case")
+    target=${target:-interp}
+    emit=loops
+    [ "$target" = interp ] || emit=obj
+    # shellcheck disable=SC2086 # ARGS are split into words
+    "$texc" "$case" --target "$target" --emit "$emit" -o "$tmp/out" $args >"$tmp/stdout" 2>"$tmp/stderr"
     rc=$?
     [ "$rc" -eq 1 ] || problems+=("exit code $rc (expected 1)")
     if grep -q "internal error" "$tmp/stderr"; then problems+=("texc reported an internal error"); fi

@@ -253,14 +253,34 @@ op k(A: f32[N]) -> B {
 )");
   const auto& items = p.ops[0].schedules[0].items;
   auto& t = std::get<SchedKnob>(items[0]);
-  CHECK(t.values == std::vector<int64_t>{1, 2, 3, 4, 6, 12});
+  CHECK(t.values == std::vector<int64_t>{12, 1, 2, 3, 4, 6});  // the default first: the largest divisor <= 32
   auto& u = std::get<SchedKnob>(items[1]);
   CHECK(u.is_bool);
   CHECK(u.values == std::vector<int64_t>{1, 0});
   auto steps = instantiate_schedule({&p.ops[0].schedules[0]}, {{"U", 0}});
   REQUIRE(steps.size() == 2);
   CHECK(steps[1].prim.primitive == "vectorize");
-  CHECK(steps[0].int_args[1] == 1);
+  CHECK(steps[0].int_args[1] == 12);  // T takes its first value
+}
+
+TEST_CASE("factors(N): the default is the largest divisor up to 32, then the others in increasing order") {
+  auto factors = [](int n) {
+    Program p = compile("param N = " + std::to_string(n) + R"(
+op k(A: f32[N]) -> B {
+  compute { B[i] = A[i] }
+  schedule cpu {
+    knob T in factors(N)
+    o, i2 = split(B.i, T)
+  }
+}
+)");
+    return std::get<SchedKnob>(p.ops[0].schedules[0].items[0]).values;
+  };
+  CHECK(factors(512) == std::vector<int64_t>{32, 1, 2, 4, 8, 16, 64, 128, 256, 512});
+  CHECK(factors(96) == std::vector<int64_t>{32, 1, 2, 3, 4, 6, 8, 12, 16, 24, 48, 96});
+  CHECK(factors(49) == std::vector<int64_t>{7, 1, 49});
+  CHECK(factors(37) == std::vector<int64_t>{1, 37});  // a prime above 32: only 1 is small enough
+  CHECK(factors(1) == std::vector<int64_t>{1});
 }
 
 TEST_CASE("schedule values: params, sizes and knobs with arithmetic, min and max") {

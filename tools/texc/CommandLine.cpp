@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
 
 namespace texc {
 
@@ -14,27 +15,31 @@ const std::vector<std::string>& emit_kinds() {
 
 std::string usage_text() {
   return R"(usage:
-  texc FILE.tex --target T [-o OUT] [--emit KINDS] [--op NAME] [-D NAME=VALUE]... [-I DIR]...
-                [--records R.jsonl] [--no-fuse]
-  texc run  FILE.tex --target T [--op NAME] [-D ...] [--records R.jsonl] [--repeat N] [--json]
-                [--inputs DIR] [--save-io DIR] [--threads N] [--seed S]
+  texc FILE.tex [--target T] [-o OUT] [--emit KINDS] [--op NAME] [-D NAME=VALUE]... [-I DIR]...
+                [--records R.jsonl] [--knob NAME=VALUE]... [--no-fuse]
+  texc run  FILE.tex [--target T] [--op NAME] [-D ...] [--records R.jsonl] [--knob NAME=VALUE]...
+                [--repeat N] [--json] [--inputs DIR] [--save-io DIR] [--threads N] [--seed S]
                 [--extern-lib LIB]... [--extern-src FILE.c]...
-  texc tune FILE.tex --target T --trials N --records R.jsonl [--op NAME] [--seed S] [--json]
+  texc tune FILE.tex [--target T] --trials N --records R.jsonl [--op NAME] [--seed S] [--json]
   texc --version | --help
 
-targets: x86 (host), arm, cuda, vdla, interp (texc's own loop interpreter)
+targets: x86, arm, host (the default: x86 on x86-64, arm on aarch64), cuda, vdla,
+         interp (texc's own loop interpreter)
 --emit KINDS       comma-separated: obj header llvm asm ptx vdla loops (default obj,header; interp: loops)
--o OUT             output stem (default: the input file's stem in the current directory)
+-o OUT             output stem (default: the input file's stem in the current directory); a name
+                   ending in an emitted kind's extension is taken as given (-o mm.o: mm.o, mm.h);
+                   -o - writes the one text output asked for (header, llvm, asm, loops) to stdout
 --op NAME          only this op of the file
 -D NAME=VALUE      override a param (or bind a dimension variable of an entry op)
 -I DIR             add DIR to the import search path
 --records R.jsonl  use the best knob configuration recorded by `texc tune`
+--knob NAME=VALUE  give a schedule knob one of its values (repeatable; bool knobs: true or false)
 --no-fuse          no automatic fusion of stages by kind
 --verify-each      run the IR verifier after every lowering pass (always on in debug builds)
 --repeat N         run: time N runs after the checked one and report the median
                    (default 10; 1 on interp; 3 for arm under qemu)
 --json             run/tune: one JSON object per op instead of the table
---inputs DIR       run: read inputs from DIR/OP.NAME.npy instead of random values
+--inputs DIR       run: read inputs from DIR/OP.NAME.npy; inputs without a file there are random
 --save-io DIR      run: write every input and output as DIR/OP.NAME.npy
 --threads N        run: worker threads of parallel loops (default: TEXC_NUM_THREADS, else every core)
 --seed S           run/tune: the seed of random inputs and samples (default 0)
@@ -62,6 +67,13 @@ int64_t parse_int(const std::string& flag, const std::string& text) {
   return v;
 }
 
+void add_knob(CommandLine& cl, const std::string& text) {
+  size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw CommandLineError("--knob needs NAME=VALUE, not '" + text + "'");
+  cl.knobs.emplace_back(text.substr(0, eq), text.substr(eq + 1));
+}
+
 int parse_count(const std::string& flag, const std::string& text, int min) {
   int64_t v = parse_int(flag, text);
   if (v < min || v > 1000000000) throw CommandLineError(flag + " must be at least " + std::to_string(min) + ", not " + text);
@@ -80,6 +92,16 @@ void add_define(CommandLine& cl, const std::string& text) {
 }
 
 }  // namespace
+
+std::string host_target() {
+#if defined(__x86_64__) || defined(_M_X64)
+  return "x86";
+#elif defined(__aarch64__)
+  return "arm";
+#else
+  return "";
+#endif
+}
 
 CommandLine parse_command_line(int argc, const char* const* argv) {
   CommandLine cl;
@@ -140,6 +162,8 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     } else if (arg == "--records") {
       cl.records = value();
       saw_records = true;
+    } else if (arg == "--knob") {
+      add_knob(cl, value());
     } else if (arg == "--no-fuse") {
       no_value();
       cl.no_fuse = true;
@@ -195,8 +219,12 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   }
 
   if (cl.file.empty()) throw CommandLineError("no input file");
-  if (cl.target.empty()) throw CommandLineError("no target; pass --target x86, arm, cuda, vdla or interp");
-  if (cl.target == "host") cl.target = "x86";
+  if (cl.target.empty() || cl.target == "host") {
+    if (host_target().empty())
+      throw CommandLineError(std::string(cl.target.empty() ? "no target" : "--target host") +
+                             ": this machine is neither x86-64 nor aarch64; pass --target x86, arm, cuda, vdla or interp");
+    cl.target = host_target();
+  }
   static const char* targets[] = {"x86", "arm", "cuda", "vdla", "interp"};
   if (std::find(std::begin(targets), std::end(targets), cl.target) == std::end(targets))
     throw CommandLineError("unknown target '" + cl.target + "' (expected x86, host, arm, cuda, vdla or interp)");
@@ -204,6 +232,8 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     throw CommandLineError("--emit and -o apply to compiling, not to 'texc run' or 'texc tune'");
   if (cl.command != Command::Run && (cl.repeat || !cl.inputs_dir.empty() || !cl.save_io_dir.empty() || cl.threads))
     throw CommandLineError("--repeat, --inputs, --save-io and --threads apply to 'texc run' only");
+  if (!cl.inputs_dir.empty() && !std::filesystem::is_directory(cl.inputs_dir))
+    throw CommandLineError("--inputs " + cl.inputs_dir + ": no such directory");
   if (cl.command == Command::Tune && (!cl.trials || !saw_records))
     throw CommandLineError("'texc tune' needs --trials N and --records R.jsonl");
   if (cl.command != Command::Tune && cl.trials) throw CommandLineError("--trials applies to 'texc tune' only");

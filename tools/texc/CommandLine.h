@@ -1,15 +1,16 @@
 // CommandLine: the parsed arguments of `texc` (shared/spec/cli.md), and the parser.
 //
-//   texc FILE.tex --target T [-o OUT] [--emit KINDS] [--op NAME] [-D NAME=VALUE]... [-I DIR]...
-//                 [--records R.jsonl] [--no-fuse]
-//   texc run  FILE.tex --target T [--op NAME] [-D ...] [--records R.jsonl] [--repeat N] [--json]
-//                 [--inputs DIR] [--save-io DIR] [--threads N]
-//   texc tune FILE.tex --target T --trials N --records R.jsonl [--op NAME] [--seed S] [--json]
+//   texc FILE.tex [--target T] [-o OUT] [--emit KINDS] [--op NAME] [-D NAME=VALUE]... [-I DIR]...
+//                 [--records R.jsonl] [--knob NAME=VALUE]... [--no-fuse]
+//   texc run  FILE.tex [--target T] [--op NAME] [-D ...] [--records R.jsonl] [--knob ...] [--repeat N]
+//                 [--json] [--inputs DIR] [--save-io DIR] [--threads N]
+//   texc tune FILE.tex [--target T] --trials N --records R.jsonl [--op NAME] [--seed S] [--json]
 //   texc --version | --help
 // plus --print-after-each, --print-changed, --time-passes, --seed, --mcpu, --mattr, --arch, and the
 // extensions --time-compile, --extern-lib LIB, --extern-src FILE.c (docs/cli.md).
 // Values are given as `--flag VALUE` or `--flag=VALUE`; `-D NAME=VALUE` and `-I DIR` also attached
-// (`-DNAME=VALUE`, `-IDIR`). A mistake throws CommandLineError with a message for the user.
+// (`-DNAME=VALUE`, `-IDIR`). --target defaults to the host (x86 on x86-64, arm on aarch64).
+// A mistake throws CommandLineError with a message for the user.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -30,13 +31,16 @@ enum class Command { Compile, Run, Tune, Version, Help };
 struct CommandLine {
   Command command = Command::Compile;
   std::string file;
-  std::string target;                       // required except for --version/--help
-  std::string output_stem;                  // -o; "" = the input file's stem in the current directory
+  std::string target;                       // --target; default: the host (host_target())
+  std::string output_stem;                  // -o; "" = the input file's stem in the current directory,
+                                            // "-" = stdout (one text output)
   std::vector<std::string> emit;            // --emit, split at commas; empty = the target's default
   std::string op;                           // --op
   std::map<std::string, int64_t> defines;   // -D
   std::vector<std::string> include_dirs;    // -I
   std::string records;                      // --records
+  std::vector<std::pair<std::string, std::string>> knobs;  // --knob NAME=VALUE, in order (checked
+                                                           // against the ops' knobs: KnobOptions.h)
   bool no_fuse = false;
   bool verify_each = false;                 // --verify-each
   int repeat = 0;                           // --repeat; 0 = the target's default
@@ -60,6 +64,9 @@ CommandLine parse_command_line(int argc, const char* const* argv);
 
 /// The --help text.
 std::string usage_text();
+
+/// The target of the machine texc runs on: "x86" on x86-64, "arm" on aarch64, "" elsewhere.
+std::string host_target();
 
 /// The output kinds --emit accepts.
 const std::vector<std::string>& emit_kinds();

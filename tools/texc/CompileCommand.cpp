@@ -3,12 +3,14 @@
 // AST of every op) is written for any target; it is the only output of `interp`, which generates
 // no code. x86 and arm (backends/llvm) write, for all ops of the file together, OUT.o (one object),
 // OUT.h (one C function per op), OUT.ll and OUT.s. cuda (ptx) and vdla have no code generator in
-// this build: asking for them is an EnvironmentError (exit 2). --time-compile prints the time of
-// each phase (CompileTimes.h).
+// this build: asking for them is an EnvironmentError (exit 2). -o OUT is the stem of the output
+// files (output_path: `-o mm.o` is taken as given, `-o -` is stdout). --time-compile prints the
+// time of each phase (CompileTimes.h).
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 
 #include "backends/interp/Npy.h"
 #include "backends/llvm/LLVMBackend.h"
@@ -17,6 +19,7 @@
 #include "tools/texc/CompileTimes.h"
 #include "tools/texc/CpuTarget.h"
 #include "tools/texc/EnvironmentError.h"
+#include "tools/texc/LoadProgram.h"
 #include "tools/texc/LowerForTarget.h"
 
 namespace texc {
@@ -38,9 +41,51 @@ KnobConfig knobs_from_records(const CommandLine& cl, const OpDef& op) {
 namespace {
 
 void write_text(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::cout << text << std::flush;
+    return;
+  }
   std::ofstream out(path);
   out << text;
   if (!out) throw EnvironmentError("cannot write '" + path + "'");
+}
+
+/// The file name extension of each output kind (cli.md).
+const std::map<std::string, std::string>& output_extensions() {
+  static const std::map<std::string, std::string> extensions = {
+      {"obj", ".o"}, {"header", ".h"}, {"llvm", ".ll"}, {"asm", ".s"}, {"loops", ".loops.txt"},
+      {"ptx", ".ptx"}, {"vdla", ".vdla"}};
+  return extensions;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+/// Where output `kind` goes: "-" (stdout), else STEM + the kind's extension. -o OUT is the stem,
+/// except that a name ending in the extension of an emitted kind is taken as given (`-o mm.o`
+/// writes mm.o, and mm.h beside it); -o - sends the one text output asked for to stdout.
+std::string output_path(const CommandLine& cl, const std::vector<std::string>& emit, const std::string& kind) {
+  if (cl.output_stem == "-") return "-";
+  std::string stem = cl.output_stem.empty() ? std::filesystem::path(cl.file).stem().string() : cl.output_stem;
+  for (const std::string& k : emit) {
+    const std::string& extension = output_extensions().at(k);
+    if (!cl.output_stem.empty() && ends_with(stem, extension)) {
+      stem.resize(stem.size() - extension.size());
+      break;
+    }
+  }
+  return stem + output_extensions().at(kind);
+}
+
+/// -o - takes exactly one text output.
+void check_stdout_output(const CommandLine& cl, const std::vector<std::string>& emit) {
+  if (cl.output_stem != "-") return;
+  std::string kinds;
+  for (const std::string& k : emit) kinds += (kinds.empty() ? "" : ",") + k;
+  if (emit.size() != 1 || emit[0] == "obj")
+    throw CommandLineError("-o - writes one text output to stdout, but the outputs are '" + kinds +
+                           "'; pick one with --emit header, llvm, asm or loops");
 }
 
 /// The outputs a target can write (cli.md): interp only loops; cuda and vdla are not built yet.
@@ -68,6 +113,7 @@ int compile_command(const CommandLine& cl) {
   std::vector<std::string> emit = cl.emit;
   if (emit.empty()) emit = cl.target == "interp" ? std::vector<std::string>{"loops"} : std::vector<std::string>{"obj", "header"};
   check_emit_kinds(cl, emit);
+  check_stdout_output(cl, emit);
   std::optional<CpuTargetOptions> cpu;
   if (is_cpu_target(cl.target)) cpu = cpu_target_options(cl);  // a bad --mcpu fails before any work
 
@@ -75,9 +121,9 @@ int compile_command(const CommandLine& cl) {
   times.file = cl.file;
   times.target = cl.target;
   PhaseClock frontend;
-  Program program = compile_file(cl.file, frontend_options(cl));
+  Program program = load_program(cl);
   times.frontend = frontend.elapsed();
-  std::string stem = cl.output_stem.empty() ? std::filesystem::path(cl.file).stem().string() : cl.output_stem;
+  auto path = [&](const std::string& kind) { return output_path(cl, emit, kind); };
   std::vector<LoweredFunc> funcs;
   for (const OpDef& op : program.ops) {
     PhaseClock lowering;
@@ -88,19 +134,20 @@ int compile_command(const CommandLine& cl) {
   if (emits(emit, "loops")) {
     std::string loops;
     for (const LoweredFunc& func : funcs) loops += to_string(func) + "\n";
-    write_text(stem + ".loops.txt", loops);
+    write_text(path("loops"), loops);
   }
   if (cpu) {
     try {
-      if (emits(emit, "obj")) write_object(funcs, *cpu, stem + ".o", &times.llvm.emplace());
-      if (emits(emit, "asm")) write_assembly(funcs, *cpu, stem + ".s");
+      if (emits(emit, "obj")) write_object(funcs, *cpu, path("obj"), &times.llvm.emplace());
+      if (emits(emit, "asm") && path("asm") == "-") write_text("-", emit_assembly(funcs, *cpu));
+      else if (emits(emit, "asm")) write_assembly(funcs, *cpu, path("asm"));
     } catch (const TargetOptionError&) {
       throw;
     } catch (const std::runtime_error& e) {  // the backend could not write a file
       throw EnvironmentError(e.what());
     }
-    if (emits(emit, "llvm")) write_text(stem + ".ll", emit_llvm_ir(funcs, *cpu));
-    if (emits(emit, "header")) write_text(stem + ".h", emit_c_header(funcs));
+    if (emits(emit, "llvm")) write_text(path("llvm"), emit_llvm_ir(funcs, *cpu));
+    if (emits(emit, "header")) write_text(path("header"), emit_c_header(funcs));
   }
   times.total = whole_command.elapsed();
   if (cl.time_compile) print_compile_times(std::cerr, times);

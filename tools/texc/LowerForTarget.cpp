@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "lower/Lower.h"
+#include "tools/texc/KnobOptions.h"
 
 namespace texc {
 
@@ -10,6 +11,7 @@ LoweredFunc lower_for_target(const OpDef& op, const CommandLine& cl, const KnobC
   LowerOptions options;
   options.target = cl.target;
   options.knobs = knobs;
+  for (const auto& [name, value] : knob_options_for(cl, op)) options.knobs[name] = value;  // --knob wins
   options.no_fuse = cl.no_fuse;
   options.print_after_each = cl.print_after_each;
   options.print_changed = cl.print_changed;

@@ -1,5 +1,5 @@
 // lower_for_target: the one place where the driver calls the lowering (lower/Lower.h), with the
-// options of the command line (target, --no-fuse, --print-after-each, --print-changed,
+// options of the command line (target, --knob, --no-fuse, --print-after-each, --print-changed,
 // --time-passes). Every command (compile, run, tune) lowers through it.
 #pragma once
 #include "ir/Function.h"
@@ -9,7 +9,8 @@
 
 namespace texc {
 
-/// Lowers `op` for cl.target with the knob configuration `knobs` (empty: every knob's first value).
+/// Lowers `op` for cl.target with the knob configuration `knobs` (empty: every knob's first value),
+/// overridden by the --knob values of the knobs `op` declares.
 /// Throws UserError for a schedule mistake.
 LoweredFunc lower_for_target(const OpDef& op, const CommandLine& cl, const KnobConfig& knobs = {});
 

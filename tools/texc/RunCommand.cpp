@@ -26,6 +26,7 @@
 #include "tools/texc/EnvironmentError.h"
 #include "tools/texc/ExternFunctions.h"
 #include "tools/texc/JitExecutor.h"
+#include "tools/texc/LoadProgram.h"
 #include "tools/texc/LowerForTarget.h"
 
 namespace texc {
@@ -103,7 +104,7 @@ int run_command(const CommandLine& cl) {
     options.repeat = 1;  // one execution = one run of the driver, which times its own calls
   }
 
-  Program program = compile_file(cl.file, frontend_options(cl));
+  Program program = load_program(cl);
   int failed = 0;
   for (const OpDef& op : program.ops) {
     RunResult result;
@@ -115,6 +116,9 @@ int run_command(const CommandLine& cl) {
       result.threads = options.threads;
       result.message = e.what();
     }
+    for (const std::string& input : result.random_inputs)
+      std::cerr << "texc: note: --inputs " << cl.inputs_dir << " has no " << op.name << "." << input
+                << ".npy; input '" << input << "' of op '" << op.name << "' is random (seed " << cl.seed << ")\n";
     if (!result.passed) ++failed;
     std::string text = cl.json ? format_result_json(result) : format_result_line(result);
     if (cl.target == "arm" && !target.arm_timing->times_ms.empty()) {

@@ -1,0 +1,23 @@
+// --knob NAME=VALUE (cli.md): fixing a schedule knob from the command line, without the tuner.
+//
+// A knob is looked up in the schedule blocks that apply to the target, in every op of the file
+// (imported ops' knobs included); it applies to every op that declares it. A name no op declares is
+// an error that lists the ops' knobs (with a "did you mean"); a value outside the knob's list is an
+// error located at the knob's declaration that lists the allowed values; bool knobs take true or
+// false. Given twice, the last value wins.
+#pragma once
+#include <vector>
+
+#include "ir/Op.h"
+#include "ir/Schedule.h"
+#include "tools/texc/CommandLine.h"
+
+namespace texc {
+
+/// Checks every --knob against the knobs of `ops` for cl.target. Throws UserError.
+void check_knob_options(const CommandLine& cl, const std::vector<OpDef>& ops);
+
+/// The --knob values of the knobs `op` declares for cl.target (checked by check_knob_options).
+KnobConfig knob_options_for(const CommandLine& cl, const OpDef& op);
+
+}  // namespace texc

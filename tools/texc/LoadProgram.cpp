@@ -1,0 +1,28 @@
+#include "tools/texc/LoadProgram.h"
+
+#include <iostream>
+
+#include "ir/SourceLoc.h"
+#include "tools/texc/Commands.h"
+#include "tools/texc/KnobOptions.h"
+
+namespace texc {
+
+Program load_program(const CommandLine& cl) {
+  FrontendOptions options = frontend_options(cl);
+  options.skip_unbound_ops = true;
+  Program program = compile_file(cl.file, options);
+  if (program.ops.empty()) throw_error(DiagId::NoEntryOps, SourceLoc{}, cl.file);
+  for (const SkippedOp& skipped : program.skipped) {
+    const SourceLoc& loc = skipped.reason.loc;
+    if (loc.valid())
+      std::cerr << SourceManager::get().path(loc.file) << ":" << loc.line << ":" << loc.col << ": ";
+    else
+      std::cerr << "texc: ";
+    std::cerr << "note: skipped op '" << skipped.name << "': " << skipped.reason.message << "\n";
+  }
+  check_knob_options(cl, program.ops);
+  return program;
+}
+
+}  // namespace texc

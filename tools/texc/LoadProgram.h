@@ -1,0 +1,14 @@
+// load_program: the front end as every command calls it (cli.md). Compiles the file with the
+// command line's -I, -D and --op; without --op, an op whose dimensions nothing binds (a helper that
+// other ops call) is skipped with a note on stderr as long as another op can be compiled. A file
+// with no op is an error (exit 1). Checks every --knob against the ops (KnobOptions.h).
+#pragma once
+#include "frontend/Frontend.h"
+#include "tools/texc/CommandLine.h"
+
+namespace texc {
+
+/// The ops of cl.file to compile or run. Throws UserError.
+Program load_program(const CommandLine& cl);
+
+}  // namespace texc
