@@ -4,6 +4,9 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
+
+#include "runtime/texrt.h"
 
 namespace texc {
 
@@ -58,13 +61,15 @@ int64_t parse_int(const std::string& flag, const std::string& text) {
   char* end = nullptr;
   errno = 0;
   long long v = std::strtoll(text.c_str(), &end, 10);
-  if (*end != '\0' || errno == ERANGE) throw CommandLineError(flag + " needs an integer value, not '" + text + "'");
+  if (errno == ERANGE) throw CommandLineError(flag + ": '" + text + "' is out of range");
+  if (*end != '\0') throw CommandLineError(flag + " needs an integer value, not '" + text + "'");
   return v;
 }
 
-int parse_count(const std::string& flag, const std::string& text, int min) {
+int parse_count(const std::string& flag, const std::string& text, int min, int max = 1000000000) {
   int64_t v = parse_int(flag, text);
-  if (v < min || v > 1000000000) throw CommandLineError(flag + " must be at least " + std::to_string(min) + ", not " + text);
+  if (v < min) throw CommandLineError(flag + " must be at least " + std::to_string(min) + ", not " + text);
+  if (v > max) throw CommandLineError(flag + " must be at most " + std::to_string(max) + ", not " + text);
   return int(v);
 }
 
@@ -98,8 +103,10 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       arg = arg.substr(0, arg.find('='));
     }
     auto value = [&]() -> std::string {
+      if (attached && attached->empty()) throw CommandLineError(arg + " needs a value, not an empty string");
       if (attached) return *attached;
       if (i + 1 >= args.size()) throw CommandLineError(arg + " needs a value");
+      if (args[i + 1].empty()) throw CommandLineError(arg + " needs a value, not an empty string");
       return args[++i];
     };
     auto no_value = [&]() {
@@ -156,7 +163,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     } else if (arg == "--save-io") {
       cl.save_io_dir = value();
     } else if (arg == "--threads") {
-      cl.threads = parse_count(arg, value(), 1);
+      cl.threads = parse_count(arg, value(), 1, TEXRT_MAX_THREADS);
     } else if (arg == "--trials") {
       cl.trials = parse_count(arg, value(), 1);
     } else if (arg == "--seed") {
@@ -200,6 +207,12 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   static const char* targets[] = {"x86", "arm", "cuda", "vdla", "interp"};
   if (std::find(std::begin(targets), std::end(targets), cl.target) == std::end(targets))
     throw CommandLineError("unknown target '" + cl.target + "' (expected x86, host, arm, cuda, vdla or interp)");
+  if (!cl.output_stem.empty()) {
+    std::string name = std::filesystem::path(cl.output_stem).filename().string();
+    if (name.empty() || name == "." || name == ".." || std::filesystem::is_directory(cl.output_stem))
+      throw CommandLineError("-o takes an output stem (e.g. 'out/matmul' for out/matmul.o and out/matmul.h), not the "
+                             "directory '" + cl.output_stem + "'");
+  }
   if (cl.command != Command::Compile && (!cl.emit.empty() || !cl.output_stem.empty()))
     throw CommandLineError("--emit and -o apply to compiling, not to 'texc run' or 'texc tune'");
   if (cl.command != Command::Run && (cl.repeat || !cl.inputs_dir.empty() || !cl.save_io_dir.empty() || cl.threads))
