@@ -74,18 +74,27 @@ RunResult run_op(const OpDef& op, const OpExecutor& execute, const RunOptions& o
 
   std::vector<Tensor> tensors;
   tensors.reserve(op.inputs.size() + op.outputs.size());
-  for (size_t i = 0; i < op.inputs.size(); ++i) {
-    const Buffer& b = op.inputs[i];
-    if (!options.inputs_dir.empty()) {
-      tensors.push_back(load_input(io_path(options.inputs_dir, op, b), b, op));
-    } else {
-      tensors.emplace_back(b->dtype, buffer_shape(b));
-      tensors.back().fill_random(input_seed(options.seed, i));
+  const Buffer* allocating = nullptr;  // whose tensor is being made (for a failed allocation's message)
+  try {
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+      const Buffer& b = op.inputs[i];
+      allocating = &b;
+      if (!options.inputs_dir.empty()) {
+        tensors.push_back(load_input(io_path(options.inputs_dir, op, b), b, op));
+      } else {
+        tensors.emplace_back(b->dtype, buffer_shape(b));
+        tensors.back().fill_random(input_seed(options.seed, i));
+      }
     }
-  }
-  for (const Buffer& b : op.outputs) {
-    tensors.emplace_back(b->dtype, buffer_shape(b));
-    tensors.back().fill_poison();
+    for (const Buffer& b : op.outputs) {
+      allocating = &b;
+      tensors.emplace_back(b->dtype, buffer_shape(b));
+      tensors.back().fill_poison();
+    }
+  } catch (const AllocationError& e) {
+    r.message = std::string(e.what()) + ((*allocating)->role == BufferRole::Input ? " (input '" : " (output '") +
+                (*allocating)->name + "')";
+    return r;
   }
   std::vector<Tensor*> args;
   for (Tensor& t : tensors) args.push_back(&t);
@@ -114,6 +123,12 @@ RunResult run_op(const OpDef& op, const OpExecutor& execute, const RunOptions& o
   } catch (const InterpError& e) {
     r.message = "reference: " + std::string(e.what());
     return r;
+  } catch (const AllocationError& e) {
+    r.message = "reference: " + std::string(e.what());
+    return r;
+  } catch (const std::bad_alloc&) {
+    r.message = "reference: out of memory while evaluating the op's stages";
+    return r;
   }
 
   // The first run is checked (and timed when it is the only one).
@@ -123,6 +138,9 @@ RunResult run_op(const OpDef& op, const OpExecutor& execute, const RunOptions& o
     execute(args);
     times.push_back(elapsed_ms(start));
   } catch (const InterpError& e) {
+    r.message = e.what();
+    return r;
+  } catch (const AllocationError& e) {
     r.message = e.what();
     return r;
   }

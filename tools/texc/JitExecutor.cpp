@@ -104,7 +104,7 @@ OpExecutor make_jit_executor(const LoweredFunc& func, const CpuTargetOptions& ta
     }
     if (WIFSIGNALED(status))
       throw InterpError("the compiled op '" + name + "' crashed (" + signal_description(WTERMSIG(status)) +
-                        "); texc ran it in a child process, so only that process died");
+                        ") in the child process that ran it");
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
       throw InterpError("the process running the compiled op '" + name + "' exited with status " +
                         std::to_string(WEXITSTATUS(status)));
