@@ -36,7 +36,8 @@ int texrt_get_num_threads(void);
 /// only, saturated at 10^9), else 0 (not a thread count).
 long texrt_parse_num_threads(const char* text);
 
-/// At least `bytes` bytes aligned to 64 (never null for bytes >= 0 unless memory is exhausted).
+/// At least `bytes` bytes aligned to 64, never null: when memory is exhausted it prints
+/// "texrt: cannot allocate N bytes ..." on stderr and aborts (compiled code does not check).
 void* texrt_alloc(int64_t bytes);
 void texrt_free(void* p);
 
