@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <new>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -129,6 +131,9 @@ RunResult run_op(const OpDef& op, const OpExecutor& execute, const RunOptions& o
   } catch (const std::bad_alloc&) {
     r.message = "reference: out of memory while evaluating the op's stages";
     return r;
+  } catch (const std::length_error&) {
+    r.message = "reference: a stage of the op is too large to evaluate";
+    return r;
   }
 
   // The first run is checked (and timed when it is the only one).
@@ -142,6 +147,9 @@ RunResult run_op(const OpDef& op, const OpExecutor& execute, const RunOptions& o
     return r;
   } catch (const AllocationError& e) {
     r.message = e.what();
+    return r;
+  } catch (const std::bad_alloc&) {
+    r.message = "out of memory while running the op";
     return r;
   }
 

@@ -96,6 +96,14 @@ expect_robust 1 "^int8_rows +x86 +FAIL.*
 .*the compiled op 'int8_rows' crashed \(SIGSEGV" \
   -- run "$root/examples/05_intrinsic.tex" --target x86 --extern-src "$work/crash_dot16.c"
 
+if [ "$(uname -m)" = aarch64 ] || { command -v qemu-aarch64 && command -v aarch64-linux-gnu-gcc; } >/dev/null; then
+  expect_robust 1 "^int8_rows +arm +FAIL.*
+.*running the arm driver failed \(crashed: SIGSEGV" \
+    -- run "$root/examples/05_intrinsic.tex" --target arm -D M=8 --repeat 1 --extern-src "$work/crash_dot16.c"
+else
+  echo "skipped: arm crash (no qemu-aarch64 or aarch64-linux-gnu-gcc)"
+fi
+
 # --- 2. sizes ------------------------------------------------------------------------------------
 cat >"$work/bigshape.tex" <<'EOF'
 param M = 18014398509481984
@@ -126,6 +134,17 @@ op convpad(X: f32[1, 3, 8, 8], W: f32[4, 3, 3, 3]) -> Y {
 EOF
 expect_robust 1 "cannot allocate [0-9]+ bytes for f32\[1, 4, 200006, 200006\] \(output 'Y'\)" \
   -- run "$work/convpad.tex" --target x86
+
+# An intermediate tensor of 2^40 elements behind a 4-element output.
+cat >"$work/hugemid.tex" <<'EOF'
+op hugemid(A: f32[4]) -> B {
+  compute { T[i: 1099511627776] = A[0] + 1.0
+            B[j: 4] = T[j] }
+}
+EOF
+for target in x86 interp; do
+  expect_robust 1 "^hugemid +$target +FAIL" -- run "$work/hugemid.tex" --target $target --no-fuse
+done
 
 # --- 6. threads and CPU options ------------------------------------------------------------------
 matmul=$root/examples/02_matmul.tex
