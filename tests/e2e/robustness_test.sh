@@ -95,6 +95,9 @@ EOF
 expect_robust 1 "^int8_rows +x86 +FAIL.*
 .*the compiled op 'int8_rows' crashed \(SIGSEGV" \
   -- run "$root/examples/05_intrinsic.tex" --target x86 --extern-src "$work/crash_dot16.c"
+expect_robust 1 "^int8_rows +interp +FAIL.*
+.*op 'int8_rows' \(with its extern functions\) crashed \(SIGSEGV" \
+  -- run "$root/examples/05_intrinsic.tex" --target interp --extern-src "$work/crash_dot16.c"
 
 if [ "$(uname -m)" = aarch64 ] || { command -v qemu-aarch64 && command -v aarch64-linux-gnu-gcc; } >/dev/null; then
   expect_robust 1 "^int8_rows +arm +FAIL.*

@@ -2,14 +2,13 @@
 // JitModule), as the OpExecutor that `texc run --target x86` hands to run_op.
 //
 // The op is compiled (and linked, so a missing extern symbol is reported here) in texc's process
-// when the executor is made. Each execution forks: the child calls the op once on copies of the
-// tensors in shared memory (op.inputs then op.outputs, LoweredFunc::args order) and then `repeat`
-// more times under its own clock, and exits; the parent copies the outputs back and leaves the
-// child's times in *timing. So compiled code that faults (an out-of-bounds access the reference
-// could not see, e.g. at an unchecked point) kills the child, never texc: a child ended by a signal
-// is thrown as an InterpError naming the signal, which run_op reports as a failed check. Memory
-// that cannot be allocated for the shared copies is an InterpError too ("cannot allocate N bytes
-// for ..."). Parallel loops use the child's own texrt thread pool (runtime/texrt.h).
+// when the executor is made. Each execution runs in a child process (ChildProcess.h): the child
+// calls the op once on the tensors (op.inputs then op.outputs, LoweredFunc::args order) and then
+// `repeat` more times under its own clock; the outputs come back to the parent, the child's times
+// are left in *timing. So compiled code that faults (an out-of-bounds access the reference could
+// not see, e.g. at an unchecked point) kills the child, never texc: it is an InterpError naming
+// the signal, which run_op reports as a failed check. Parallel loops use the child's own texrt
+// thread pool (runtime/texrt.h). A module LLJIT cannot link is an InterpError too.
 #pragma once
 #include <map>
 #include <memory>

@@ -3,7 +3,8 @@
 // line (or, with --json, one JSON object) per op. Exits 0 only if every op passed.
 //
 //   interp  the lowered loop AST on the loop interpreter (serially, whatever --threads says: it
-//           reports 1 thread).
+//           reports 1 thread); in a child process (ChildProcess.h) when it calls extern functions
+//           from --extern-lib/--extern-src, which may fault.
 //   x86     JIT-compiled in texc's process and run in a child process (JitExecutor.h), so a
 //           faulting kernel is a FAIL line; --threads N, else TEXC_NUM_THREADS, else every core; the
 //           time is the child's own median.
@@ -23,6 +24,7 @@
 #include "backends/llvm/ArmRunner.h"
 #include "runtime/texrt.h"
 #include "tools/texc/ArmExecutor.h"
+#include "tools/texc/ChildProcess.h"
 #include "tools/texc/Commands.h"
 #include "tools/texc/CpuTarget.h"
 #include "tools/texc/EnvironmentError.h"
@@ -71,7 +73,15 @@ struct RunTarget {
     if (cl.target == "interp") {
       externs.register_with_loop_interpreter(func);
       auto interp = std::make_shared<LoopInterpreter>(func);
-      return [interp](std::vector<Tensor*>& args) { interp->run(args); };
+      bool calls_libraries = !extern_calls({func}).empty() && (!cl.extern_libs.empty() || !cl.extern_srcs.empty());
+      if (!calls_libraries) return [interp](std::vector<Tensor*>& args) { interp->run(args); };
+      // C functions from --extern-lib/--extern-src can fault: the interpreter runs in a child.
+      std::string what = "op '" + op.name + "' (with its extern functions)";
+      size_t num_inputs = op.inputs.size();
+      return [interp, what, num_inputs](std::vector<Tensor*>& args) {
+        std::vector<Tensor*> outputs(args.begin() + std::min(num_inputs, args.size()), args.end());
+        run_in_child_process(what, outputs, [&] { interp->run(args); });
+      };
     }
     if (cl.target == "x86") return make_jit_executor(func, *cpu, externs.jit_symbols(func), jit_repeat, jit_timing);
     ArmRunOptions options = arm;
