@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "ir/ConstEval.h"
 
 namespace texc {
@@ -40,6 +42,32 @@ int64_t checked_int_op(const std::string& op, int64_t a, int64_t b, SourceLoc lo
   }
   if (overflow) throw_error(DiagId::IntegerOverflow, loc, op, a, b);
   return r;
+}
+
+void check_tensor_size(const std::string& name, Type dtype, const std::vector<int64_t>& shape, SourceLoc loc) {
+  int64_t element_bytes = dtype.is_bool() ? 1 : dtype.bytes();
+  int64_t elements = 1, bytes = 0;
+  bool overflow = false;
+  for (int64_t extent : shape) overflow = overflow || __builtin_mul_overflow(elements, extent, &elements);
+  overflow = overflow || __builtin_mul_overflow(elements, element_bytes, &bytes);
+  if (!overflow) return;
+  // The element count in the message: exact up to 2^128, else approximate.
+  unsigned __int128 exact = 1;
+  bool exact_overflow = false;
+  double approximate = 1;
+  for (int64_t extent : shape) {
+    exact_overflow = exact_overflow || __builtin_mul_overflow(exact, (unsigned __int128)extent, &exact);
+    approximate *= double(extent);
+  }
+  std::string count;
+  if (exact_overflow) {
+    count = fmt::format("about {:.3g}", approximate);
+  } else {
+    for (; exact > 0; exact /= 10) count.insert(count.begin(), char('0' + int(exact % 10)));
+  }
+  std::string shape_text = "[";
+  for (size_t d = 0; d < shape.size(); ++d) shape_text += (d ? ", " : "") + std::to_string(shape[d]);
+  throw_error(DiagId::TensorTooLarge, loc, name, shape_text + "]", count, element_bytes);
 }
 
 int64_t eval_const_int(const ast::Expr& e, const Scope& scope) {

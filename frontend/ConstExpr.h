@@ -4,15 +4,22 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "frontend/Ast.h"
 #include "frontend/Scope.h"
+#include "ir/Type.h"
 
 namespace texc {
 
 /// Evaluates literals, sizes visible in `scope`, unary -, + - * / % << >> (floor division and
 /// modulo) and min/max(a, b). Anything else is a located error.
 int64_t eval_const_int(const ast::Expr& e, const Scope& scope);
+
+/// Throws TensorTooLarge at `loc` (the tensor's declaration) unless a tensor of `dtype` with `shape`
+/// (positive extents) has a size in bytes that fits in int64: past that, element and byte counts
+/// computed anywhere later would wrap around.
+void check_tensor_size(const std::string& name, Type dtype, const std::vector<int64_t>& shape, SourceLoc loc);
 
 /// a op b for op in + - * / % << >> min max, checked; errors point at `loc` (the operator).
 int64_t checked_int_op(const std::string& op, int64_t a, int64_t b, SourceLoc loc);

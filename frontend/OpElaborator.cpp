@@ -226,6 +226,7 @@ void OpElaborator::bind_signature(const ast::OpDecl& decl, const CallSite* call,
       }
     }
     std::vector<Expr> shape;
+    std::vector<int64_t> extents;
     for (size_t d = 0; d < param.dims.size(); ++d) {
       const ast::Expr& dim = *param.dims[d];
       int64_t arg_extent = 0;
@@ -253,7 +254,9 @@ void OpElaborator::bind_signature(const ast::OpDecl& decl, const CallSite* call,
       }
       if (value <= 0) throw_error(DiagId::NonPositiveDimension, dim.loc, d + 1, name, value);
       shape.push_back(IntImm::make(Index(), value));
+      extents.push_back(value);
     }
+    check_tensor_size(name, *type, extents, param.name.loc);
     Buffer buffer = call ? arg : BufferNode::make(name, *type, shape, MemScope::Global, BufferRole::Input);
     state.scope.define(name, param.name.loc, Symbol::tensor(buffer, param.name.loc));
     state.def.inputs.push_back(buffer);
@@ -333,12 +336,15 @@ void OpElaborator::tensor_definition(const ast::TensorDef& def, OpState& state) 
   // Reads provably outside their tensor, unless a select guards them.
   VarRanges ranges = elaborator.reduction_ranges();
   std::vector<Expr> shape;
+  std::vector<int64_t> extents;
   for (const IterVar& a : axes) {
     int64_t extent = 0;
     is_const_int(a.extent, &extent);
     ranges[a.var.get()] = IndexInterval{0, extent - 1, true, {}};
     shape.push_back(a.extent);
+    extents.push_back(extent);
   }
+  check_tensor_size(name, body->type.element_of(), extents, def.name.loc);
   for (const TensorRead& read : elaborator.reads()) {
     if (read.guarded) continue;
     for (size_t k = 0; k < read.indices.size(); ++k) {

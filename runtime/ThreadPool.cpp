@@ -14,12 +14,16 @@
 // Lost wake-ups are excluded by a Dekker-style handshake on sequentially consistent atomics: a sleeper
 // announces itself (sleepers_ / caller_sleeping_) before re-checking the condition under the mutex, and
 // the publisher changes the condition before checking for sleepers, notifying under the mutex.
+#include <pthread.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -87,8 +91,18 @@ bool spin_until(Pred done) {
 
 class ThreadPool {
  public:
-  explicit ThreadPool(int num_threads) : num_threads_(num_threads < 1 ? 1 : num_threads) {
-    for (int i = 1; i < num_threads_; ++i) workers_.emplace_back([this] { worker_loop(); });
+  // Starts num_threads - 1 workers, or as many as the system lets it start (a thread that cannot be
+  // created is not an error: the pool is smaller, never a crash).
+  explicit ThreadPool(int num_threads) {
+    int wanted = num_threads < 1 ? 1 : num_threads;
+    for (int i = 1; i < wanted; ++i) {
+      try {
+        workers_.emplace_back([this] { worker_loop(); });
+      } catch (const std::system_error&) {
+        break;
+      }
+    }
+    num_threads_ = int(workers_.size()) + 1;
   }
 
   ~ThreadPool() {
@@ -147,7 +161,7 @@ class ThreadPool {
     }
   }
 
-  const int num_threads_;
+  int num_threads_ = 1;
   std::vector<std::thread> workers_;
   std::mutex mu_;
   std::condition_variable wake_, done_;
@@ -159,19 +173,36 @@ class ThreadPool {
   std::atomic<bool> stop_{false};
 };
 
+int clamp_threads(long n) { return n > TEXRT_MAX_THREADS ? TEXRT_MAX_THREADS : int(n); }
+
 int default_num_threads() {
   if (const char* env = std::getenv("TEXC_NUM_THREADS")) {
-    int n = std::atoi(env);
-    if (n > 0) return n;
+    long n = texrt_parse_num_threads(env);
+    if (n > 0) return clamp_threads(n);
+    // A library cannot refuse to run: say once that the value is not used.
+    static bool warned = false;
+    if (!warned)
+      std::fprintf(stderr, "texrt: ignoring TEXC_NUM_THREADS='%s' (expected a whole number from 1 to %d)\n", env,
+                   TEXRT_MAX_THREADS);
+    warned = true;
   }
   unsigned hw = std::thread::hardware_concurrency();
-  return hw == 0 ? 1 : int(hw);
+  return hw == 0 ? 1 : clamp_threads(long(hw));
 }
 // Owning g_pool_mutex means owning the pool: one parallel loop at a time, process-wide.
 std::mutex g_pool_mutex;
 std::unique_ptr<ThreadPool> g_pool;
 int g_requested_threads = 0;  // 0: default_num_threads()
 std::atomic<int> g_pool_threads{0};  // the pool's size once created, readable without the mutex
+
+// A forked child has only the thread that forked: the pool's workers are not there, so the child
+// abandons the parent's pool (without joining threads it does not have) and starts its own when it
+// first needs one. fork() is to be called outside parallel loops (then g_pool_mutex is free).
+void abandon_pool_in_child() {
+  (void)g_pool.release();
+  g_pool_threads = 0;
+}
+const bool g_atfork_registered = pthread_atfork(nullptr, nullptr, abandon_pool_in_child) == 0;
 
 ThreadPool& pool_locked() {
   if (!g_pool) {
@@ -202,13 +233,26 @@ extern "C" void texrt_parallel_for(int64_t n, texrt_task_fn fn, void* closure) {
 
 extern "C" void texrt_set_num_threads(int n) {
   std::lock_guard<std::mutex> lock(g_pool_mutex);
-  g_requested_threads = n > 0 ? n : 0;
+  g_requested_threads = n > 0 ? clamp_threads(n) : 0;
   g_pool.reset();
   g_pool_threads = 0;
 }
 
 extern "C" int texrt_get_num_threads(void) {
   if (int n = g_pool_threads.load()) return n;  // also safe inside a parallel loop (mutex held)
+  // No pool yet: the size it would be started with (starting it here would leave idle threads in a
+  // process that may only fork children to run compiled code).
   std::lock_guard<std::mutex> lock(g_pool_mutex);
-  return pool_locked().num_threads();
+  return g_requested_threads > 0 ? g_requested_threads : default_num_threads();
+}
+
+extern "C" long texrt_parse_num_threads(const char* text) {
+  if (!text || !*text) return 0;
+  long n = 0;
+  for (const char* p = text; *p; ++p) {
+    if (*p < '0' || *p > '9') return 0;
+    n = n * 10 + (*p - '0');
+    if (n > 1000000000L) n = 1000000000L;  // no overflow; far above any limit
+  }
+  return n;
 }

@@ -2,18 +2,61 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <map>
 #include <sstream>
 #include <unordered_set>
 
 #include "backends/interp/InterpError.h"
+#include "ir/IRVisitor.h"
 
 namespace texc {
 
-double tolerance_for(Type t) {
+namespace {
+
+int64_t saturating_mul(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+int64_t saturating_add(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+}  // namespace
+
+double tolerance_for(Type t, int64_t accumulation_length) {
   if (!t.is_float()) return 0;
-  if (t.bits == 16) return 1e-2;
-  if (t.bits == 32) return 1e-4;
-  return 1e-9;
+  double base = t.bits == 16 ? 1e-2 : t.bits == 32 ? 1e-4 : 1e-9;
+  double unit_roundoff = std::ldexp(1.0, t.bits == 16 ? -11 : t.bits == 32 ? -24 : -53);
+  return std::max(base, double(accumulation_length) * unit_roundoff);
+}
+
+int64_t accumulation_length(const OpDef& op, const std::string& name) {
+  std::map<std::string, int64_t> known;  // stage name -> its length, as computed
+  std::function<int64_t(const Stage&)> length_of = [&](const Stage& stage) -> int64_t {
+    if (auto it = known.find(stage.name); it != known.end()) return it->second;
+    known[stage.name] = 0;  // stages are acyclic; this only guards against a malformed op
+    int64_t own = 0, inherited = 0;
+    for_each_expr(stage.body, [&](const Expr& e) {
+      if (const Reduce* r = e->as<Reduce>()) {
+        if (r->reduce_kind != ReduceKind::Sum && r->reduce_kind != ReduceKind::Prod) return;
+        int64_t terms = 1;
+        for (const IterVar& axis : r->axes) {
+          int64_t extent = 1;
+          if (is_const_int(axis.extent, &extent) && extent > 0) terms = saturating_mul(terms, extent);
+        }
+        own = saturating_add(own, terms);
+      } else if (const Load* load = e->as<Load>()) {
+        if (const Stage* read = op.find_stage(load->buffer->name); read && read != &stage)
+          inherited = std::max(inherited, length_of(*read));
+      }
+    });
+    return known[stage.name] = saturating_add(own, inherited);
+  };
+  const Stage* stage = op.find_stage(name);
+  return stage ? length_of(*stage) : 0;
 }
 
 namespace {
@@ -24,6 +67,15 @@ std::string format_value(Type t, Value v) {
   os.precision(9);
   os << v.f;
   return os.str();
+}
+
+std::vector<int64_t> unflatten(const std::vector<int64_t>& shape, int64_t flat) {
+  std::vector<int64_t> index(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    index[d] = shape[d] ? flat % shape[d] : 0;
+    flat = shape[d] ? flat / shape[d] : 0;
+  }
+  return index;
 }
 
 std::vector<int64_t> points_to_check(int64_t n, const CheckOptions& options, bool* sampled) {
@@ -48,29 +100,45 @@ std::vector<int64_t> points_to_check(int64_t n, const CheckOptions& options, boo
 
 }  // namespace
 
-CheckResult check_output(ReferenceInterpreter& reference, const std::string& name, const Tensor& actual,
-                         const CheckOptions& options) {
-  CheckResult r;
-  Type t = reference.stage_dtype(name);
-  std::vector<int64_t> shape = reference.stage_shape(name);
-  if (actual.dtype() != t || actual.shape() != shape) {
-    r.passed = false;
-    r.message = "output '" + name + "' is " + actual.describe() + ", expected " + t.str() + shape_string(shape);
-    return r;
-  }
-  std::vector<int64_t> points = points_to_check(actual.num_elements(), options, &r.sampled);
-  std::vector<Value> expected;
-  expected.reserve(points.size());
+ExpectedOutput expected_output(ReferenceInterpreter& reference, const std::string& name,
+                               const CheckOptions& options) {
+  ExpectedOutput e;
+  e.name = name;
+  e.dtype = reference.stage_dtype(name);
+  e.shape = reference.stage_shape(name);
+  int64_t n = 1;
+  for (int64_t extent : e.shape) n *= extent;
+  e.points = points_to_check(n, options, &e.sampled);
+  e.values.reserve(e.points.size());
   try {
-    for (int64_t p : points) expected.push_back(reference.evaluate_point(name, actual.unflatten(p)));
-  } catch (const InterpError& e) {
+    for (int64_t p : e.points) e.values.push_back(reference.evaluate_point(name, unflatten(e.shape, p)));
+  } catch (const InterpError& error) {
+    e.error = "reference: " + std::string(error.what());
+  }
+  return e;
+}
+
+CheckResult compare_output(const ExpectedOutput& expected_output, const Tensor& actual, const CheckOptions& options) {
+  CheckResult r;
+  const std::string& name = expected_output.name;
+  Type t = expected_output.dtype;
+  if (actual.dtype() != t || actual.shape() != expected_output.shape) {
     r.passed = false;
-    r.message = "reference: " + std::string(e.what());
+    r.message = "output '" + name + "' is " + actual.describe() + ", expected " + t.str() +
+                shape_string(expected_output.shape);
     return r;
   }
+  if (!expected_output.error.empty()) {
+    r.passed = false;
+    r.message = expected_output.error;
+    return r;
+  }
+  const std::vector<int64_t>& points = expected_output.points;
+  const std::vector<Value>& expected = expected_output.values;
+  r.sampled = expected_output.sampled;
   r.points_checked = int64_t(points.size());
 
-  double tol = tolerance_for(t);
+  double tol = tolerance_for(t, options.accumulation_length);
   double scale = 1e-12;
   if (t.is_float()) {
     double sum = 0;
@@ -115,6 +183,11 @@ CheckResult check_output(ReferenceInterpreter& reference, const std::string& nam
                  " checked elements differ)";
   }
   return r;
+}
+
+CheckResult check_output(ReferenceInterpreter& reference, const std::string& name, const Tensor& actual,
+                         const CheckOptions& options) {
+  return compare_output(expected_output(reference, name, options), actual, options);
 }
 
 }  // namespace texc

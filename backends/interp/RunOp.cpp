@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <new>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -74,22 +76,66 @@ RunResult run_op(const OpDef& op, const OpExecutor& execute, const RunOptions& o
 
   std::vector<Tensor> tensors;
   tensors.reserve(op.inputs.size() + op.outputs.size());
-  for (size_t i = 0; i < op.inputs.size(); ++i) {
-    const Buffer& b = op.inputs[i];
-    if (!options.inputs_dir.empty() && std::filesystem::exists(io_path(options.inputs_dir, op, b))) {
-      tensors.push_back(load_input(io_path(options.inputs_dir, op, b), b, op));
-    } else {
-      if (!options.inputs_dir.empty()) r.random_inputs.push_back(b->name);  // no file for it: random
-      tensors.emplace_back(b->dtype, buffer_shape(b));
-      tensors.back().fill_random(input_seed(options.seed, i));
+  const Buffer* allocating = nullptr;  // whose tensor is being made (for a failed allocation's message)
+  try {
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+      const Buffer& b = op.inputs[i];
+      allocating = &b;
+      if (!options.inputs_dir.empty() && std::filesystem::exists(io_path(options.inputs_dir, op, b))) {
+        tensors.push_back(load_input(io_path(options.inputs_dir, op, b), b, op));
+      } else {
+        if (!options.inputs_dir.empty()) r.random_inputs.push_back(b->name);  // no file for it: random
+        tensors.emplace_back(b->dtype, buffer_shape(b));
+        tensors.back().fill_random(input_seed(options.seed, i));
+      }
     }
-  }
-  for (const Buffer& b : op.outputs) {
-    tensors.emplace_back(b->dtype, buffer_shape(b));
-    tensors.back().fill_poison();
+    for (const Buffer& b : op.outputs) {
+      allocating = &b;
+      tensors.emplace_back(b->dtype, buffer_shape(b));
+      tensors.back().fill_poison();
+    }
+  } catch (const AllocationError& e) {
+    r.message = std::string(e.what()) + ((*allocating)->role == BufferRole::Input ? " (input '" : " (output '") +
+                (*allocating)->name + "')";
+    return r;
   }
   std::vector<Tensor*> args;
   for (Tensor& t : tensors) args.push_back(&t);
+
+  // The reference first: its values at the checked points, and whatever it proves wrong with the
+  // op on these inputs (an out-of-bounds read, a division by zero) before any compiled code runs.
+  std::vector<const Tensor*> inputs(args.begin(), args.begin() + op.inputs.size());
+  double flops = count_flops(op);
+  std::vector<ExpectedOutput> expected;
+  std::vector<CheckOptions> checks;
+  try {
+    ReferenceInterpreter reference(op, inputs);
+    for (size_t o = 0; o < op.outputs.size(); ++o) {
+      CheckOptions check = options.check;
+      check.seed = options.seed * 31 + o;
+      check.accumulation_length = accumulation_length(op, op.outputs[o]->name);
+      if (flops > options.full_check_max_flops)
+        check.full_check_limit = std::min(check.full_check_limit, check.sample_points);
+      expected.push_back(expected_output(reference, op.outputs[o]->name, check));
+      checks.push_back(check);
+      if (!expected.back().error.empty()) {
+        r.message = expected.back().error + " (so the op was not run)";
+        return r;
+      }
+    }
+  } catch (const InterpError& e) {
+    r.message = "reference: " + std::string(e.what());
+    return r;
+  } catch (const AllocationError& e) {
+    r.message = "reference: " + std::string(e.what());
+    return r;
+  } catch (const std::bad_alloc&) {
+    r.message = "reference: out of memory while evaluating the op's stages";
+    return r;
+  } catch (const std::length_error&) {
+    r.message = "reference: a stage of the op is too large to evaluate";
+    return r;
+  }
 
   // The first run is checked (and timed when it is the only one).
   std::vector<double> times;
@@ -100,30 +146,24 @@ RunResult run_op(const OpDef& op, const OpExecutor& execute, const RunOptions& o
   } catch (const InterpError& e) {
     r.message = e.what();
     return r;
+  } catch (const AllocationError& e) {
+    r.message = e.what();
+    return r;
+  } catch (const std::bad_alloc&) {
+    r.message = "out of memory while running the op";
+    return r;
   }
 
-  std::vector<const Tensor*> inputs(args.begin(), args.begin() + op.inputs.size());
-  double flops = count_flops(op);
   r.passed = true;
-  try {
-    ReferenceInterpreter reference(op, inputs);
-    for (size_t o = 0; o < op.outputs.size(); ++o) {
-      CheckOptions check = options.check;
-      check.seed = options.seed * 31 + o;
-      if (flops > options.full_check_max_flops)
-        check.full_check_limit = std::min(check.full_check_limit, check.sample_points);
-      CheckResult c = check_output(reference, op.outputs[o]->name, *args[op.inputs.size() + o], check);
-      r.max_rel_err = std::max(r.max_rel_err, c.max_rel_err);
-      r.points_checked += c.points_checked;
-      r.sampled = r.sampled || c.sampled;
-      if (!c.passed && r.passed) {
-        r.passed = false;
-        r.message = c.message;
-      }
+  for (size_t o = 0; o < op.outputs.size(); ++o) {
+    CheckResult c = compare_output(expected[o], *args[op.inputs.size() + o], checks[o]);
+    r.max_rel_err = std::max(r.max_rel_err, c.max_rel_err);
+    r.points_checked += c.points_checked;
+    r.sampled = r.sampled || c.sampled;
+    if (!c.passed && r.passed) {
+      r.passed = false;
+      r.message = c.message;
     }
-  } catch (const InterpError& e) {
-    r.passed = false;
-    r.message = "reference: " + std::string(e.what());
   }
 
   if (options.repeat > 1) {

@@ -2,9 +2,12 @@
 //
 // run_op prepares one tensor per input (DIR/OP.NAME.npy with --inputs when that file exists, else
 // seeded random values)
-// and per output (filled with NaN / a byte pattern, so unwritten elements fail), executes the op
-// once and checks every output against the reference interpreter (Check.h; an expensive op is
-// checked on a sample, see full_check_max_flops), then, if repeat > 1,
+// and per output (filled with NaN / a byte pattern, so unwritten elements fail), evaluates the
+// reference interpreter at the points it will check (Check.h; an expensive op is checked on a
+// sample, see full_check_max_flops; the tolerance follows each output's accumulation length) —
+// when the reference proves the op wrong on these inputs (an out-of-bounds read, a division by
+// zero) that is the failure, and the op is not run — then executes the op once and compares every
+// output with those values, then, if repeat > 1,
 // executes it `repeat` more times and reports the median time (else the time of the one run).
 // With save_io_dir it writes every input and output as DIR/OP.NAME.npy. GFLOP/s come from
 // ir::count_flops. An InterpError from the executor (e.g. an out-of-bounds access found by the

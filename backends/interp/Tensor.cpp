@@ -15,13 +15,21 @@ void Tensor::FreeDeleter::operator()(void* p) const { std::free(p); }
 Tensor::Tensor(Type dtype, std::vector<int64_t> shape) : dtype_(dtype), shape_(std::move(shape)) {
   TEXC_CHECK(dtype_.is_scalar()) << "tensor of vector type " << dtype_.str();
   num_elements_ = 1;
+  bool overflow = false;
   for (int64_t e : shape_) {
     TEXC_CHECK(e >= 0) << "negative extent in tensor shape " << shape_string(shape_);
-    num_elements_ *= e;
+    overflow = overflow || __builtin_mul_overflow(num_elements_, e, &num_elements_);
   }
-  size_t bytes = (std::max<size_t>(num_bytes(), 1) + 63) / 64 * 64;
+  int64_t payload = 0;
+  overflow = overflow || __builtin_mul_overflow(num_elements_, int64_t(element_bytes()), &payload) ||
+             payload > INT64_MAX - 64;
+  if (overflow) {
+    num_elements_ = 0;
+    throw AllocationError("cannot allocate " + describe() + ": its size in bytes does not fit in 64 bits");
+  }
+  size_t bytes = (std::max<size_t>(size_t(payload), 1) + 63) / 64 * 64;
   data_.reset(static_cast<uint8_t*>(std::aligned_alloc(64, bytes)));
-  TEXC_CHECK(data_) << "out of memory allocating " << bytes << " bytes";
+  if (!data_) throw AllocationError("cannot allocate " + std::to_string(bytes) + " bytes for " + describe());
   std::memset(data_.get(), 0, bytes);
 }
 

@@ -10,6 +10,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -17,10 +18,18 @@
 
 namespace texc {
 
+/// Memory for a tensor could not be allocated (or its size does not fit in 64 bits). Not a crash and
+/// not a bug: `texc run` reports it as the op's failure, "cannot allocate N bytes for ...".
+class AllocationError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class Tensor {
  public:
   Tensor() = default;
-  /// A zero-filled tensor. dtype must be scalar; every extent >= 0.
+  /// A zero-filled tensor. dtype must be scalar; every extent >= 0. Throws AllocationError when the
+  /// memory cannot be allocated or its size overflows 64 bits.
   Tensor(Type dtype, std::vector<int64_t> shape);
   Tensor(const Tensor& other);
   Tensor& operator=(const Tensor& other);

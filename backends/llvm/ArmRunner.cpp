@@ -1,9 +1,12 @@
 #include "backends/llvm/ArmRunner.h"
 
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -77,7 +80,18 @@ void run_command(const std::string& command, const fs::path& log, const std::str
     std::ifstream in(log);
     std::stringstream text;
     text << in.rdbuf();
-    throw std::runtime_error(what + " failed (status " + std::to_string(status) + "): " + command + "\n" + text.str());
+    // The shell reports a program killed by signal S as exit status 128 + S (so does qemu-aarch64
+    // for the guest's uncaught signals).
+    std::string how = "status " + std::to_string(status);
+    if (WIFEXITED(status) && WEXITSTATUS(status) > 128 && WEXITSTATUS(status) < 128 + NSIG) {
+      int sig = WEXITSTATUS(status) - 128;
+      const char* abbrev = sigabbrev_np(sig);
+      how = std::string("crashed: ") + (abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig)) + ", " +
+            strsignal(sig);
+    } else if (WIFEXITED(status)) {
+      how = "exit status " + std::to_string(WEXITSTATUS(status));
+    }
+    throw std::runtime_error(what + " failed (" + how + "): " + command + "\n" + text.str());
   }
 }
 

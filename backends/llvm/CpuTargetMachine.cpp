@@ -3,19 +3,55 @@
 #include <llvm/ADT/StringMap.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/ErrorHandling.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
+#include <vector>
 
 namespace texc {
+
+namespace {
+
+// What the user chose for the target machine being built ("" when nothing: the defaults), so that
+// an LLVM failure can be blamed on the choice or reported as texc's own bug.
+std::mutex g_user_choice_mutex;
+std::string g_user_choice;
+
+/// LLVM's fatal errors (report_fatal_error) end the process; this handler makes that a message
+/// instead of "LLVM ERROR" and an abort: a user error (exit 1) when --mcpu/--mattr chose the
+/// target, else an internal error.
+void on_llvm_fatal_error(void*, const char* reason, bool) {
+  std::string choice;
+  {
+    std::lock_guard<std::mutex> lock(g_user_choice_mutex);
+    choice = g_user_choice;
+  }
+  if (!choice.empty()) {
+    std::fprintf(stderr, "texc: error: LLVM cannot generate code for %s: %s\n", choice.c_str(), reason);
+    std::fflush(stderr);
+    _exit(1);
+  }
+  std::fprintf(stderr, "texc: internal error: LLVM failed: %s\n(this is a bug in texc, not in your program)\n", reason);
+  std::fflush(stderr);
+  std::abort();
+}
+
+}  // namespace
 
 void initialize_llvm_targets() {
   static std::once_flag once;
   std::call_once(once, [] {
+    llvm::install_fatal_error_handler(on_llvm_fatal_error, nullptr);
     llvm::InitializeAllTargetInfos();
     llvm::InitializeAllTargets();
     llvm::InitializeAllTargetMCs();
@@ -33,6 +69,50 @@ std::string host_feature_string() {
     features += (feature.second ? "+" : "-") + feature.first().str();
   }
   return features;
+}
+
+/// The (at most 3) names in `names` closest to `name`, as "'a', 'b' or 'c'".
+template <typename KV>
+std::string closest_names(const std::string& name, llvm::ArrayRef<KV> names) {
+  std::vector<std::pair<unsigned, std::string>> scored;
+  for (const KV& kv : names) scored.emplace_back(llvm::StringRef(kv.Key).edit_distance(name), kv.Key);
+  std::sort(scored.begin(), scored.end());
+  std::string out;
+  size_t n = std::min<size_t>(3, scored.size());
+  for (size_t i = 0; i < n; ++i) out += (i == 0 ? "'" : i + 1 == n ? "' or '" : "', '") + scored[i].second;
+  return n ? out + "'" : out;
+}
+
+/// Throws TargetOptionError unless every entry of `mattr` is +NAME or -NAME with a NAME the target
+/// knows.
+void check_feature_list(const std::string& mattr, const llvm::MCSubtargetInfo& subtarget, const std::string& arch) {
+  size_t start = 0;
+  while (start <= mattr.size() && !mattr.empty()) {
+    size_t comma = std::min(mattr.find(',', start), mattr.size());
+    std::string entry = mattr.substr(start, comma - start);
+    start = comma + 1;
+    if (entry.size() < 2 || (entry[0] != '+' && entry[0] != '-'))
+      throw TargetOptionError("--mattr entries are +FEATURE (enable) or -FEATURE (disable), not '" + entry + "'");
+    std::string name = entry.substr(1);
+    bool known = false;
+    for (const llvm::SubtargetFeatureKV& f : subtarget.getAllProcessorFeatures()) known = known || name == f.Key;
+    if (!known)
+      throw TargetOptionError("unknown feature '" + name + "' in --mattr for target " + arch + " (did you mean " +
+                              closest_names(name, subtarget.getAllProcessorFeatures()) + "?)");
+  }
+}
+
+/// The features the code texc generates (and the ABI of the ops it calls) cannot do without, as an
+/// LLVM feature string, and why.
+struct RequiredFeatures {
+  const char* features;
+  const char* why;
+};
+RequiredFeatures required_features(const std::string& arch) {
+  if (arch == "x86" || arch == "host")
+    return {"+64bit,+64bit-mode,-soft-float",
+            "x86-64 code needs a 64-bit CPU in 64-bit mode with hardware floating point"};
+  return {"", ""};
 }
 
 std::string joined(const std::string& a, const std::string& b) {
@@ -74,10 +154,26 @@ std::unique_ptr<llvm::TargetMachine> make_cpu_target_machine(const CpuTargetOpti
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(resolved.triple, error);
   if (!target) throw TargetOptionError("LLVM has no target for '" + resolved.triple + "': " + error);
 
-  // Reject an unknown --mcpu here instead of letting LLVM warn and ignore it.
+  // Reject an unknown --mcpu, an unknown --mattr feature, or a choice the generated code cannot
+  // run with here, before LLVM warns and ignores it or fails inside code generation.
   std::unique_ptr<llvm::MCSubtargetInfo> subtarget(target->createMCSubtargetInfo(resolved.triple, "", ""));
   if (subtarget && !subtarget->isCPUStringValid(resolved.cpu))
-    throw TargetOptionError("unknown CPU '" + resolved.cpu + "' for target " + options.arch);
+    throw TargetOptionError("unknown CPU '" + resolved.cpu + "' for target " + options.arch + " (did you mean " +
+                            closest_names(resolved.cpu, subtarget->getAllProcessorDescriptions()) + "?)");
+  if (subtarget) check_feature_list(options.mattr, *subtarget, options.arch);
+  RequiredFeatures required = required_features(options.arch);
+  std::unique_ptr<llvm::MCSubtargetInfo> chosen(
+      target->createMCSubtargetInfo(resolved.triple, resolved.cpu, resolved.features));
+  std::string choice;  // "--mcpu i386 --mattr -sse2", or "" for the defaults
+  if (!options.mcpu.empty()) choice = "--mcpu " + options.mcpu;
+  if (!options.mattr.empty()) choice += (choice.empty() ? "--mattr " : " --mattr ") + options.mattr;
+  if (chosen && *required.features && !chosen->checkFeatures(required.features))
+    throw TargetOptionError("target " + options.arch + " cannot use " + choice + ": " + required.why + " (" +
+                            required.features + ")");
+  {
+    std::lock_guard<std::mutex> lock(g_user_choice_mutex);
+    g_user_choice = choice.empty() ? "" : "target " + options.arch + " " + choice;
+  }
 
   llvm::CodeGenOptLevel level = llvm::CodeGenOptLevel::Aggressive;
   switch (options.opt_level) {

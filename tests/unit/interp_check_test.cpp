@@ -65,6 +65,37 @@ TEST_CASE("f32 rounding of 1024- and 4096-long dot products passes; a missing te
   }
 }
 
+TEST_CASE("a 10^6-term f32 sum computed sequentially passes with its accumulation length; wrong sums fail") {
+  const int64_t K = 1000000;
+  OpDef op = matmul(2, 2, K);
+  CHECK(accumulation_length(op, "C") == K);
+  Tensor a(Float(32), {2, K}), b(Float(32), {K, 2});
+  for (int64_t k = 0; k < K; ++k) {
+    a.set_double(k, 0.3);       // the same term a million times: the rounding error is systematic
+    a.set_double(K + k, -0.7);
+    b.set_double(k * 2, 1.0);
+    b.set_double(k * 2 + 1, 0.5);
+  }
+  ReferenceInterpreter ref(op, {&a, &b});
+  CheckOptions options;
+  options.accumulation_length = accumulation_length(op, "C");
+  Tensor sequential = float_matmul(a, b, 0, K);
+  CheckResult good = check_output(ref, "C", sequential, options);
+  CHECK(good.passed);
+  CHECK(good.max_rel_err > 1e-4);  // more than the base tolerance allows ...
+  CHECK(!check_output(ref, "C", sequential).passed);  // ... so without the length it would fail
+  CHECK(good.max_rel_err <= tolerance_for(Float(32), K));
+  // A kernel that drops a tenth of the terms, or computes a wrong value, still fails.
+  CHECK(!check_output(ref, "C", float_matmul(a, b, 0, K - K / 10), options).passed);
+  Tensor wrong = sequential;
+  wrong.set_double(3, wrong.get_double(3) * 1.2);
+  CHECK(!check_output(ref, "C", wrong, options).passed);
+  // Short reductions keep the base tolerance: n * u is below it.
+  CHECK(tolerance_for(Float(32), 1024) == 1e-4);
+  CHECK(tolerance_for(Float(32), K) == doctest::Approx(K * 0x1p-24));
+  CHECK(tolerance_for(Int(32), K) == 0);
+}
+
 TEST_CASE("integers must match exactly; shape and type mismatches fail") {
   OpDef op = matmul(3, 3, 3, Int(32));
   Tensor a(Int(32), {3, 3}), b(Int(32), {3, 3});

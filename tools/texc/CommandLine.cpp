@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "runtime/texrt.h"
+
 namespace texc {
 
 const std::vector<std::string>& emit_kinds() {
@@ -63,7 +65,8 @@ int64_t parse_int(const std::string& flag, const std::string& text) {
   char* end = nullptr;
   errno = 0;
   long long v = std::strtoll(text.c_str(), &end, 10);
-  if (*end != '\0' || errno == ERANGE) throw CommandLineError(flag + " needs an integer value, not '" + text + "'");
+  if (errno == ERANGE) throw CommandLineError(flag + ": '" + text + "' is out of range");
+  if (*end != '\0') throw CommandLineError(flag + " needs an integer value, not '" + text + "'");
   return v;
 }
 
@@ -74,9 +77,10 @@ void add_knob(CommandLine& cl, const std::string& text) {
   cl.knobs.emplace_back(text.substr(0, eq), text.substr(eq + 1));
 }
 
-int parse_count(const std::string& flag, const std::string& text, int min) {
+int parse_count(const std::string& flag, const std::string& text, int min, int max = 1000000000) {
   int64_t v = parse_int(flag, text);
-  if (v < min || v > 1000000000) throw CommandLineError(flag + " must be at least " + std::to_string(min) + ", not " + text);
+  if (v < min) throw CommandLineError(flag + " must be at least " + std::to_string(min) + ", not " + text);
+  if (v > max) throw CommandLineError(flag + " must be at most " + std::to_string(max) + ", not " + text);
   return int(v);
 }
 
@@ -120,8 +124,10 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       arg = arg.substr(0, arg.find('='));
     }
     auto value = [&]() -> std::string {
+      if (attached && attached->empty()) throw CommandLineError(arg + " needs a value, not an empty string");
       if (attached) return *attached;
       if (i + 1 >= args.size()) throw CommandLineError(arg + " needs a value");
+      if (args[i + 1].empty()) throw CommandLineError(arg + " needs a value, not an empty string");
       return args[++i];
     };
     auto no_value = [&]() {
@@ -180,7 +186,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     } else if (arg == "--save-io") {
       cl.save_io_dir = value();
     } else if (arg == "--threads") {
-      cl.threads = parse_count(arg, value(), 1);
+      cl.threads = parse_count(arg, value(), 1, TEXRT_MAX_THREADS);
     } else if (arg == "--trials") {
       cl.trials = parse_count(arg, value(), 1);
     } else if (arg == "--seed") {
@@ -228,6 +234,12 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   static const char* targets[] = {"x86", "arm", "cuda", "vdla", "interp"};
   if (std::find(std::begin(targets), std::end(targets), cl.target) == std::end(targets))
     throw CommandLineError("unknown target '" + cl.target + "' (expected x86, host, arm, cuda, vdla or interp)");
+  if (!cl.output_stem.empty()) {
+    std::string name = std::filesystem::path(cl.output_stem).filename().string();
+    if (name.empty() || name == "." || name == ".." || std::filesystem::is_directory(cl.output_stem))
+      throw CommandLineError("-o takes an output stem (e.g. 'out/matmul' for out/matmul.o and out/matmul.h), not the "
+                             "directory '" + cl.output_stem + "'");
+  }
   if (cl.command != Command::Compile && (!cl.emit.empty() || !cl.output_stem.empty()))
     throw CommandLineError("--emit and -o apply to compiling, not to 'texc run' or 'texc tune'");
   if (cl.command != Command::Run && (cl.repeat || !cl.inputs_dir.empty() || !cl.save_io_dir.empty() || cl.threads))

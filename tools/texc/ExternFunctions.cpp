@@ -116,33 +116,40 @@ ExternFunctions::ExternFunctions(const CommandLine& cl) : target_(cl.target) {
     if (!mkdtemp(pattern.data())) throw EnvironmentError("cannot create a temporary directory " + pattern);
     work_dir_ = pattern;
   }
-  for (size_t i = 0; i < cl.extern_srcs.size(); ++i) {
-    const std::string& source = cl.extern_srcs[i];
-    std::string stem = fs::path(source).stem().string() + "." + std::to_string(i);
-    if (target_ == "arm") {
-      std::string object = (fs::path(work_dir_) / (stem + ".o")).string();
-      compile_c("aarch64-linux-gnu-gcc", "-O2 -c", source, object);
-      link_inputs_.push_back(object);
-    } else {
-      const char* cc = std::getenv("CC");
-      std::string library = (fs::path(work_dir_) / ("lib" + stem + ".so")).string();
-      compile_c(cc && *cc ? cc : "cc", "-O2 -fPIC -shared", source, library);
-      void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (!handle) throw CommandLineError("--extern-src " + source + ": cannot load the compiled library: " + dlerror());
+  // A failure leaves nothing behind: the destructor does not run for a constructor that throws.
+  try {
+    for (size_t i = 0; i < cl.extern_srcs.size(); ++i) {
+      const std::string& source = cl.extern_srcs[i];
+      std::string stem = fs::path(source).stem().string() + "." + std::to_string(i);
+      if (target_ == "arm") {
+        std::string object = (fs::path(work_dir_) / (stem + ".o")).string();
+        compile_c("aarch64-linux-gnu-gcc", "-O2 -c", source, object);
+        link_inputs_.push_back(object);
+      } else {
+        const char* cc = std::getenv("CC");
+        std::string library = (fs::path(work_dir_) / ("lib" + stem + ".so")).string();
+        compile_c(cc && *cc ? cc : "cc", "-O2 -fPIC -shared", source, library);
+        void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (!handle) throw CommandLineError("--extern-src " + source + ": cannot load the compiled library: " + dlerror());
+        handles_.push_back(handle);
+      }
+    }
+    for (const std::string& library : cl.extern_libs) {
+      if (!fs::exists(library)) throw CommandLineError("--extern-lib: cannot open file '" + library + "'");
+      if (target_ == "arm") {
+        link_inputs_.push_back(fs::absolute(library).string());
+        continue;
+      }
+      // dlopen searches the library path for a name without '/': name the file itself.
+      std::string path = fs::absolute(library).string();
+      void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (!handle) throw CommandLineError("--extern-lib: cannot load '" + library + "': " + dlerror());
       handles_.push_back(handle);
     }
-  }
-  for (const std::string& library : cl.extern_libs) {
-    if (!fs::exists(library)) throw CommandLineError("--extern-lib: cannot open file '" + library + "'");
-    if (target_ == "arm") {
-      link_inputs_.push_back(fs::absolute(library).string());
-      continue;
-    }
-    // dlopen searches the library path for a name without '/': name the file itself.
-    std::string path = fs::absolute(library).string();
-    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) throw CommandLineError("--extern-lib: cannot load '" + library + "': " + dlerror());
-    handles_.push_back(handle);
+  } catch (...) {
+    std::error_code ignored;
+    if (!work_dir_.empty()) fs::remove_all(work_dir_, ignored);
+    throw;
   }
 }
 

@@ -1,18 +1,63 @@
 #include "tools/texc/JitExecutor.h"
 
-#include <memory>
+#include <algorithm>
+#include <chrono>
+
+#include "backends/interp/InterpError.h"
+#include "tools/texc/ChildProcess.h"
 
 namespace texc {
 
+namespace {
+
+using PackedFn = void (*)(void**);
+
+/// The times of the timed calls, written by the child into shared memory.
+struct ChildTimes {
+  int count;
+  double ms[1];  // `repeat` entries: the memory is allocated with room for them
+};
+
+}  // namespace
+
 OpExecutor make_jit_executor(const LoweredFunc& func, const CpuTargetOptions& target,
-                             const std::map<std::string, void*>& extern_symbols) {
-  std::shared_ptr<JitModule> jit = JitModule::create({func}, target, extern_symbols);
-  std::string name = func.name;
-  return [jit, name](std::vector<Tensor*>& args) {
-    std::vector<void*> pointers;
-    pointers.reserve(args.size());
-    for (Tensor* t : args) pointers.push_back(t->data());
-    jit->call(name, pointers);
+                             const std::map<std::string, void*>& extern_symbols, int repeat,
+                             std::shared_ptr<JitTiming> timing) {
+  std::shared_ptr<JitModule> jit;
+  try {
+    jit = JitModule::create({func}, target, extern_symbols);
+  } catch (const TargetOptionError&) {
+    throw;
+  } catch (const std::runtime_error& e) {  // LLJIT could not link the module: this op fails, not texc
+    throw InterpError(e.what());
+  }
+  auto packed = reinterpret_cast<PackedFn>(jit->lookup(func.name + ".packed"));
+  if (!packed) throw InterpError("the compiled module has no op named '" + func.name + "'");
+  std::string what = "the compiled op '" + func.name + "'";
+  size_t num_inputs = 0;
+  for (const Buffer& b : func.args) num_inputs += b->role == BufferRole::Input;
+  repeat = std::max(repeat, 0);
+  return [jit, packed, what, num_inputs, repeat, timing](std::vector<Tensor*>& args) {
+    SharedMemory times_memory(sizeof(ChildTimes) + sizeof(double) * size_t(repeat), "the times of " + what);
+    auto* times = static_cast<ChildTimes*>(times_memory.data());
+    times->count = 0;
+    std::vector<Tensor*> outputs(args.begin() + std::min(num_inputs, args.size()), args.end());
+    run_in_child_process(what, outputs, [&] {
+      std::vector<void*> pointers;
+      for (Tensor* t : args) pointers.push_back(t->data());
+      packed(pointers.data());  // the checked call, which also warms up
+      for (int k = 0; k < repeat; ++k) {
+        auto start = std::chrono::steady_clock::now();
+        packed(pointers.data());
+        times->ms[k] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        times->count = k + 1;
+      }
+    });
+    timing->times_ms.assign(times->ms, times->ms + times->count);
+    std::vector<double> sorted = timing->times_ms;
+    std::sort(sorted.begin(), sorted.end());
+    size_t n = sorted.size();
+    timing->median_ms = n == 0 ? 0 : n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
   };
 }
 

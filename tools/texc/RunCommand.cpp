@@ -3,8 +3,11 @@
 // line (or, with --json, one JSON object) per op. Exits 0 only if every op passed.
 //
 //   interp  the lowered loop AST on the loop interpreter (serially, whatever --threads says: it
-//           reports 1 thread).
-//   x86     compiled in process (JitExecutor.h); --threads N, else TEXC_NUM_THREADS, else every core.
+//           reports 1 thread); in a child process (ChildProcess.h) when it calls extern functions
+//           from --extern-lib/--extern-src, which may fault.
+//   x86     JIT-compiled in texc's process and run in a child process (JitExecutor.h), so a
+//           faulting kernel is a FAIL line; --threads N, else TEXC_NUM_THREADS, else every core; the
+//           time is the child's own median.
 //   arm     the arm runner (ArmExecutor.h): natively on aarch64, else cross-linked and run under
 //           qemu-aarch64; the time is the driver's own median, labelled "emulated" under qemu.
 //   cuda    exits 2 with "no CUDA device" (this build has no CUDA support); vdla: exits 2, not
@@ -21,6 +24,7 @@
 #include "backends/llvm/ArmRunner.h"
 #include "runtime/texrt.h"
 #include "tools/texc/ArmExecutor.h"
+#include "tools/texc/ChildProcess.h"
 #include "tools/texc/Commands.h"
 #include "tools/texc/CpuTarget.h"
 #include "tools/texc/EnvironmentError.h"
@@ -33,10 +37,22 @@ namespace texc {
 
 namespace {
 
+/// The threads the user asked for: --threads, else TEXC_NUM_THREADS (which must then be a whole
+/// number from 1 to TEXRT_MAX_THREADS: anything else is a mistake, not a value to ignore), else 0.
+int requested_threads(const CommandLine& cl) {
+  if (cl.threads) return cl.threads;
+  const char* env = std::getenv("TEXC_NUM_THREADS");
+  if (!env) return 0;
+  long n = texrt_parse_num_threads(env);
+  if (n < 1 || n > TEXRT_MAX_THREADS)
+    throw CommandLineError("TEXC_NUM_THREADS must be a whole number from 1 to " + std::to_string(TEXRT_MAX_THREADS) +
+                           ", not '" + env + "'");
+  return int(n);
+}
+
 /// How many threads a compiled arm program uses: --threads, else TEXC_NUM_THREADS, else every core.
 int arm_threads(const CommandLine& cl) {
-  if (cl.threads) return cl.threads;
-  if (const char* env = std::getenv("TEXC_NUM_THREADS"); env && std::atoi(env) > 0) return std::atoi(env);
+  if (int n = requested_threads(cl)) return n;
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
@@ -47,6 +63,8 @@ struct RunTarget {
   ExternFunctions externs;
   ArmRunOptions arm;
   std::shared_ptr<ArmRunResult> arm_timing = std::make_shared<ArmRunResult>();
+  int jit_repeat = 10;
+  std::shared_ptr<JitTiming> jit_timing = std::make_shared<JitTiming>();
 
   explicit RunTarget(const CommandLine& command_line) : cl(command_line), externs(command_line) {}
 
@@ -56,9 +74,17 @@ struct RunTarget {
     if (cl.target == "interp") {
       externs.register_with_loop_interpreter(func);
       auto interp = std::make_shared<LoopInterpreter>(func);
-      return [interp](std::vector<Tensor*>& args) { interp->run(args); };
+      bool calls_libraries = !extern_calls({func}).empty() && (!cl.extern_libs.empty() || !cl.extern_srcs.empty());
+      if (!calls_libraries) return [interp](std::vector<Tensor*>& args) { interp->run(args); };
+      // C functions from --extern-lib/--extern-src can fault: the interpreter runs in a child.
+      std::string what = "op '" + op.name + "' (with its extern functions)";
+      size_t num_inputs = op.inputs.size();
+      return [interp, what, num_inputs](std::vector<Tensor*>& args) {
+        std::vector<Tensor*> outputs(args.begin() + std::min(num_inputs, args.size()), args.end());
+        run_in_child_process(what, outputs, [&] { interp->run(args); });
+      };
     }
-    if (cl.target == "x86") return make_jit_executor(func, *cpu, externs.jit_symbols(func));
+    if (cl.target == "x86") return make_jit_executor(func, *cpu, externs.jit_symbols(func), jit_repeat, jit_timing);
     ArmRunOptions options = arm;
     options.extra_link_inputs = externs.arm_link_inputs(func);
     return make_arm_executor(func, *cpu, options, arm_timing);
@@ -90,8 +116,10 @@ int run_command(const CommandLine& cl) {
   options.save_io_dir = cl.save_io_dir;
   options.threads = 1;
   if (cl.target == "x86") {
-    if (cl.threads) texrt_set_num_threads(cl.threads);
+    if (int n = requested_threads(cl)) texrt_set_num_threads(n);
     options.threads = texrt_get_num_threads();
+    target.jit_repeat = options.repeat;
+    options.repeat = 1;  // one execution = one child process, which times its own calls
   } else if (cl.target == "arm") {
     check_arm_tools();  // a missing cross compiler or emulator: exit 2 before compiling anything
     target.arm.num_threads = arm_threads(cl);
@@ -121,6 +149,12 @@ int run_command(const CommandLine& cl) {
                 << ".npy; input '" << input << "' of op '" << op.name << "' is random (seed " << cl.seed << ")\n";
     if (!result.passed) ++failed;
     std::string text = cl.json ? format_result_json(result) : format_result_line(result);
+    if (cl.target == "x86" && !target.jit_timing->times_ms.empty()) {
+      result.median_ms = target.jit_timing->median_ms;
+      result.gflops = result.median_ms > 0 ? count_flops(op) / (result.median_ms * 1e6) : 0;
+      text = cl.json ? format_result_json(result) : format_result_line(result);
+    }
+    *target.jit_timing = JitTiming();
     if (cl.target == "arm" && !target.arm_timing->times_ms.empty()) {
       result.median_ms = target.arm_timing->median_ms;
       result.gflops = result.median_ms > 0 ? count_flops(op) / (result.median_ms * 1e6) : 0;

@@ -1,0 +1,93 @@
+// Unit tests of runtime/texrt.h that do not need compiled code: thread counts (parsing
+// TEXC_NUM_THREADS, the cap), a forked child running parallel loops with its own pool, a pool that
+// cannot start every thread it was asked for, and texrt_alloc's failure message.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+
+#include "runtime/texrt.h"
+
+namespace {
+
+std::atomic<int64_t> g_sum{0};
+void add_task(int64_t task, void*) { g_sum += task; }
+
+/// Runs a parallel loop over [0, n) and returns whether every task ran once.
+bool parallel_sum_ok(int64_t n) {
+  g_sum = 0;
+  texrt_parallel_for(n, add_task, nullptr);
+  return g_sum == n * (n - 1) / 2;
+}
+
+/// Runs `body` in a forked child (limited to 20 s) and returns its wait status.
+template <typename F>
+int in_child(F body) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    alarm(20);
+    _exit(body() ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return status;
+}
+
+}  // namespace
+
+TEST_CASE("TEXC_NUM_THREADS values: whole numbers only") {
+  CHECK(texrt_parse_num_threads("8") == 8);
+  CHECK(texrt_parse_num_threads("1024") == 1024);
+  CHECK(texrt_parse_num_threads("abc") == 0);
+  CHECK(texrt_parse_num_threads("-1") == 0);
+  CHECK(texrt_parse_num_threads("0") == 0);
+  CHECK(texrt_parse_num_threads("") == 0);
+  CHECK(texrt_parse_num_threads("4x") == 0);
+  CHECK(texrt_parse_num_threads("99999999999999999999") == 1000000000);
+}
+
+TEST_CASE("thread counts are capped at TEXRT_MAX_THREADS") {
+  texrt_set_num_threads(100000);
+  CHECK(texrt_get_num_threads() == TEXRT_MAX_THREADS);
+  texrt_set_num_threads(3);
+  CHECK(texrt_get_num_threads() == 3);
+}
+
+TEST_CASE("a forked child runs parallel loops with its own pool (the parent's workers are not there)") {
+  texrt_set_num_threads(4);
+  REQUIRE(parallel_sum_ok(10000));  // the parent's pool now exists, with 3 workers
+  int status = in_child([] { return parallel_sum_ok(10000) && parallel_sum_ok(777); });
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(parallel_sum_ok(5000));  // the parent's pool still works
+}
+
+TEST_CASE("a pool that cannot start every thread runs with those it has") {
+  int status = in_child([] {
+    rlimit limit{size_t(512) << 20, size_t(512) << 20};  // 512 MiB: not 1023 thread stacks of 8 MiB
+    if (setrlimit(RLIMIT_AS, &limit) != 0) return false;
+    texrt_set_num_threads(TEXRT_MAX_THREADS);
+    return parallel_sum_ok(100000);
+  });
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+}
+
+TEST_CASE("texrt_alloc: aligned memory, or a message and an abort when there is none") {
+  void* p = texrt_alloc(100);
+  CHECK(reinterpret_cast<uintptr_t>(p) % 64 == 0);
+  texrt_free(p);
+  int status = in_child([] {
+    rlimit limit{size_t(256) << 20, size_t(256) << 20};
+    if (setrlimit(RLIMIT_AS, &limit) != 0) return false;
+    std::freopen("/dev/null", "w", stderr);
+    return texrt_alloc(int64_t(1) << 40) != nullptr;
+  });
+  CHECK(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGABRT);
+}
