@@ -36,6 +36,20 @@ struct OpElaborator::OpState {
 
 namespace {
 
+/// Tensors have at most kMaxRank dimensions and fewer than 2^63 bytes (docs/language.md,
+/// "Limits"): index arithmetic is i64, and lowering's work grows with the rank.
+constexpr size_t kMaxRank = 64;
+
+void check_tensor_size(const std::string& name, Type element, const std::vector<Expr>& shape, SourceLoc loc) {
+  if (shape.size() > kMaxRank) throw_error(DiagId::TooManyDimensions, loc, name, shape.size(), kMaxRank);
+  int64_t bytes = element.bytes();
+  for (const Expr& e : shape) {
+    int64_t extent = 0;
+    if (is_const_int(e, &extent) && __builtin_mul_overflow(bytes, extent, &bytes))
+      throw_error(DiagId::TensorTooLarge, loc, name);
+  }
+}
+
 bool is_cpu_target(const std::string& t) { return t == "x86" || t == "arm"; }
 
 bool targets_overlap(const std::string& a, const std::string& b) {
@@ -234,6 +248,7 @@ void OpElaborator::bind_signature(const ast::OpDecl& decl, const CallSite* call,
       if (value <= 0) throw_error(DiagId::NonPositiveDimension, dim.loc, d + 1, name, value);
       shape.push_back(IntImm::make(Index(), value));
     }
+    if (!call) check_tensor_size(name, *type, shape, param.name.loc);
     Buffer buffer = call ? arg : BufferNode::make(name, *type, shape, "global", BufferRole::Input);
     state.scope.define(name, param.name.loc, Symbol::tensor(buffer, param.name.loc));
     state.def.inputs.push_back(buffer);
@@ -332,6 +347,7 @@ void OpElaborator::tensor_definition(const ast::TensorDef& def, OpState& state) 
   }
 
   BufferRole role = state.outputs.count(name) ? BufferRole::Output : BufferRole::Intermediate;
+  check_tensor_size(name, body->type.element_of(), shape, def.name.loc);
   Buffer buffer = BufferNode::make(name, body->type.element_of(), shape, "global", role);
   state.def.stages.push_back(Stage{name, buffer, axes, body, def.name.loc, ""});
   state.scope.define(name, def.name.loc, Symbol::tensor(buffer, def.name.loc));
@@ -360,9 +376,14 @@ void OpElaborator::op_call(const ast::Assign& assign, const ast::Call& c, OpStat
   }
   std::map<std::string, SourceLoc> given;
   size_t positional = 0;
+  const ast::Name* first_keyword = nullptr;
   for (const ast::CallArg& arg : c.args) {
     const ast::OpParam* param = nullptr;
     SourceLoc arg_loc = start_loc(*arg.value);
+    if (!arg.keyword.text.empty() && !first_keyword) first_keyword = &arg.keyword;
+    if (arg.keyword.text.empty() && first_keyword) {
+      throw_error(DiagId::CallPositionalAfterKeyword, arg_loc, first_keyword->text);
+    }
     if (arg.keyword.text.empty()) {
       if (positional >= callee.params.size()) {
         throw_error(DiagId::CallTooManyArgs, arg_loc, c.callee, callee.params.size(), c.args.size());

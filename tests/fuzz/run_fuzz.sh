@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds tex_fuzz (clang-14, libFuzzer + AddressSanitizer, the front end instrumented for coverage)
-# in its own build directory and fuzzes the front end for a fixed time, seeded with every .tex file
-# of the repository. A diagnostic (UserError) is fine; a crash, a sanitizer report, an internal
+# Builds tex_fuzz (clang-14, libFuzzer + AddressSanitizer, texc instrumented for coverage) in its
+# own build directory and fuzzes the compiler (front end, lowering with the verifier, LLVM IR
+# generation; see tex_fuzz.cpp) for a fixed time, seeded with every .tex file of the repository. A diagnostic (UserError) is fine; a crash, a sanitizer report, an internal
 # error or an input slower than the timeout is a finding: libFuzzer writes it to
 # $BUILD/findings/ and this script exits non-zero.
 #
