@@ -11,7 +11,8 @@
 // would double the expression per stage. Inlining that would grow a reader's stored value past
 // kMaxInlinedNodes expression nodes is a diagnostic (automatic inlining then keeps S stored). Only
 // the readers' Blocks and definitions are rewritten, so a chain of n stages costs O(n) walks of
-// the loop AST's statements, not O(n) walks of every expression.
+// the loop AST's statements, not O(n) walks of every expression. On a diagnostic the state is
+// unchanged.
 #include <map>
 #include <set>
 
@@ -93,15 +94,26 @@ void apply_inline(ScheduleState& st, const SchedStep& step) {
       throw_error(DiagId::InlineTooLarge, loc, name, static_cast<const Block*>(reader)->stage, grown, kMaxInlinedNodes);
   }
 
+  // On a diagnostic the state is left as it was (automatic inlining relies on it).
+  Stmt old_body = st.func.body;
+  std::map<std::string, Expr> old_defs;
   LoadInliner inliner(stage.buffer.get(), block->iter_vars, store->value, readers);
   st.replace(site.nest_top.get(), nullptr);
   st.func.body = inliner.mutate_stmt(st.func.body);
   for (const std::string& reader : readers) {
     Stage& def = st.stages.at(reader);
+    old_defs[reader] = def.body;
     def.body = inliner.mutate_expr(def.body);
   }
   st.inlined.insert(name);
-  for (const std::string& reader : readers) check_dataflow(st, reader, "inline", p.loc);
+  try {
+    for (const std::string& reader : readers) check_dataflow(st, reader, "inline", p.loc);
+  } catch (const UserError&) {
+    st.func.body = old_body;
+    for (const auto& [reader, body] : old_defs) st.stages.at(reader).body = body;
+    st.inlined.erase(name);
+    throw;
+  }
 }
 
 }  // namespace texc
