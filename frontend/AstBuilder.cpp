@@ -81,7 +81,10 @@ class AstBuilder {
 
   static std::string dotted_text(P::DottedNameContext* ctx) {
     std::string t;
-    for (auto* id : ctx->ID()) t += (t.empty() ? "" : ".") + id->getText();
+    for (auto* id : ctx->ID()) {
+      if (!t.empty()) t += '.';
+      t += id->getText();
+    }
     return t;
   }
 
