@@ -71,6 +71,7 @@ chain() {  # NAME STAGES BODY(with P for the previous stage)
 }
 chain chain2000 2000 'P[i] * 0.5 + 1.0'
 check chain2000 ok $(compile chain2000 x86 llvm)
+check chain2000_run ok run chain2000.tex --target interp --repeat 1
 chain square40 40 'P[i] * P[i]'  # inlining every stage would double the expression per stage
 check square40 ok run square40.tex --target interp --repeat 1
 
@@ -162,6 +163,7 @@ sum_chain sum300 300
 check sum300 ok run sum300.tex --target interp --repeat 1
 sum_chain sum4097 4097
 check sum4097 ok $(compile sum4097 x86 llvm)
+check sum4097_run ok run sum4097.tex --target interp --repeat 1
 sum_chain sum4098 4098
 check sum4098 "error:more than 4096 operators" $(compile sum4098)
 sum_chain sum200k 200000
