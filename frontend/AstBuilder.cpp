@@ -2,9 +2,12 @@
 
 #include <TexParser.h>
 
+#include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 
+#include "frontend/Parser.h"
 #include "ir/Diagnostics.h"
 
 namespace texc {
@@ -12,9 +15,6 @@ namespace texc {
 namespace {
 
 using P = texc_grammar::TexParser;
-
-/// Deeper expressions are rejected: the checker and the IR passes recurse over them.
-constexpr int kMaxExpressionDepth = 256;
 
 class AstBuilder {
  public:
@@ -71,9 +71,20 @@ class AstBuilder {
     return imp;
   }
 
+  /// A name a C compiler and linker accept: [A-Za-z_][A-Za-z0-9_]*.
+  static bool is_c_identifier(const std::string& s) {
+    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+    for (char ch : s)
+      if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_') return false;
+    return true;
+  }
+
   static std::string dotted_text(P::DottedNameContext* ctx) {
     std::string t;
-    for (auto* id : ctx->ID()) t += (t.empty() ? "" : ".") + id->getText();
+    for (auto* id : ctx->ID()) {
+      if (!t.empty()) t += '.';
+      t += id->getText();
+    }
     return t;
   }
 
@@ -142,6 +153,7 @@ class AstBuilder {
       op.lower_kind = "extern";
       op.lower_symbol = unquote(ext->symbol->getText());
       op.lower_loc = loc(ext->symbol);
+      if (!is_c_identifier(op.lower_symbol)) throw_error(DiagId::ExternSymbolInvalid, op.lower_loc, op.lower_symbol);
     } else if (auto* builtin = dynamic_cast<P::LowerBuiltinContext*>(lower)) {
       if (builtin->dottedName()) {
         op.lower_kind = dotted_text(builtin->dottedName());
@@ -191,10 +203,13 @@ class AstBuilder {
     return out;
   }
 
+  /// An `if` (or an `else if` link of a chain) is one nesting level for its blocks and the links
+  /// after it.
   std::unique_ptr<ast::SchedIf> sched_if(P::SchedIfContext* ctx) {
     auto node = std::make_unique<ast::SchedIf>();
     node->loc = loc(ctx->IF()->getSymbol());
     node->cond = expr(ctx->cond);
+    enter(node->loc);
     node->then_items = sched_items(ctx->then_);
     if (ctx->elseIf) {
       ast::SchedItem nested;
@@ -203,6 +218,7 @@ class AstBuilder {
     } else {
       node->else_items = sched_items(ctx->else_);
     }
+    --depth_;
     return node;
   }
 
@@ -229,29 +245,35 @@ class AstBuilder {
     return int64_t(v);
   }
 
-  ast::ExprPtr expr(P::ExprContext* ctx) {
-    if (++depth_ > kMaxExpressionDepth) throw_error(DiagId::NestingTooDeep, loc(ctx->getStart()), kMaxExpressionDepth);
-    ast::ExprPtr e = expr_node(ctx);
+  /// One more nesting level (kMaxNesting in Parser.h) from here, or a diagnostic at loc.
+  void enter(SourceLoc loc) {
+    if (++depth_ > kMaxNesting) throw_error(DiagId::NestingTooDeep, loc, kMaxNesting);
+  }
+
+  /// An expression one nesting level deeper than the current one.
+  ast::ExprPtr nested(P::ExprContext* ctx) {
+    enter(loc(ctx->getStart()));
+    ast::ExprPtr e = expr(ctx);
     --depth_;
     return e;
   }
 
-  ast::ExprPtr expr_node(P::ExprContext* ctx) {
-    if (auto* p = dynamic_cast<P::ParenExprContext*>(ctx)) return expr(p->inner);
+  ast::ExprPtr expr(P::ExprContext* ctx) {
+    if (auto* p = dynamic_cast<P::ParenExprContext*>(ctx)) return nested(p->inner);
     if (auto* c = dynamic_cast<P::CallExprContext*>(ctx)) {
       std::vector<ast::CallArg> args;
       std::vector<ast::ForClause> fors;
       if (P::CallArgsContext* a = c->callArgs()) {
         for (P::CallArgContext* arg : a->callArg()) {
-          args.push_back({arg->keyword ? name(arg->keyword) : ast::Name{}, expr(arg->value)});
+          args.push_back({arg->keyword ? name(arg->keyword) : ast::Name{}, nested(arg->value)});
         }
-        for (P::ForClauseContext* f : a->forClause()) fors.push_back({name(f->var), expr(f->lo), expr(f->hi)});
+        for (P::ForClauseContext* f : a->forClause()) fors.push_back({name(f->var), nested(f->lo), nested(f->hi)});
       }
       return std::make_unique<ast::Call>(loc(c->callee), c->callee->getText(), std::move(args), std::move(fors));
     }
     if (auto* i = dynamic_cast<P::IndexExprContext*>(ctx)) {
       std::vector<ast::ExprPtr> indices;
-      for (P::ExprContext* e : i->expr()) indices.push_back(expr(e));
+      for (P::ExprContext* e : i->expr()) indices.push_back(nested(e));
       return std::make_unique<ast::Index>(loc(i->tensor), i->tensor->getText(), std::move(indices));
     }
     if (auto* n = dynamic_cast<P::NameExprContext*>(ctx)) {
@@ -263,18 +285,38 @@ class AstBuilder {
     }
     if (auto* f = dynamic_cast<P::FloatLitContext*>(ctx)) {
       antlr4::Token* t = f->FLOAT()->getSymbol();
-      return std::make_unique<ast::FloatLit>(loc(t), std::strtod(t->getText().c_str(), nullptr), t->getText());
+      double value = std::strtod(t->getText().c_str(), nullptr);
+      if (std::isinf(value)) throw_error(DiagId::FloatLiteralTooLarge, loc(t), t->getText());
+      return std::make_unique<ast::FloatLit>(loc(t), value, t->getText());
     }
     if (auto* b = dynamic_cast<P::BoolLitContext*>(ctx)) {
       return std::make_unique<ast::BoolLit>(loc(b->getStart()), b->TRUE() != nullptr);
     }
     if (auto* u = dynamic_cast<P::UnaryExprContext*>(ctx)) {
-      return std::make_unique<ast::Unary>(loc(u->op), u->op->getText(), expr(u->operand));
+      return std::make_unique<ast::Unary>(loc(u->op), u->op->getText(), nested(u->operand));
     }
-    if (auto* b = dynamic_cast<P::BinaryExprContext*>(ctx)) {
-      return std::make_unique<ast::Binary>(loc(b->op), b->op->getText(), expr(b->lhs), expr(b->rhs));
-    }
+    if (auto* b = dynamic_cast<P::BinaryExprContext*>(ctx)) return operator_chain(b);
     throw_error(DiagId::SyntaxError, loc(ctx->getStart()), "malformed expression");
+  }
+
+  /// `a + b * c - d`: the left operands form a chain, built without recursion and at the chain's
+  /// own nesting level (the right operands are of higher precedence, so at most a few deep).
+  ast::ExprPtr operator_chain(P::BinaryExprContext* outermost) {
+    std::vector<P::BinaryExprContext*> chain;
+    P::ExprContext* first = outermost;
+    while (auto* b = dynamic_cast<P::BinaryExprContext*>(first)) {
+      chain.push_back(b);
+      first = b->lhs;
+    }
+    if (chain.size() > size_t(kMaxOperatorChain)) {
+      throw_error(DiagId::ExpressionTooLong, loc(chain[chain.size() - 1 - kMaxOperatorChain]->op), kMaxOperatorChain);
+    }
+    ast::ExprPtr e = expr(first);
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      P::BinaryExprContext* b = *it;
+      e = std::make_unique<ast::Binary>(loc(b->op), b->op->getText(), std::move(e), expr(b->rhs));
+    }
+    return e;
   }
 
   uint32_t file_id_;

@@ -45,6 +45,9 @@ int64_t checked_int_op(const std::string& op, int64_t a, int64_t b, SourceLoc lo
 }
 
 void check_tensor_size(const std::string& name, Type dtype, const std::vector<int64_t>& shape, SourceLoc loc) {
+  // At most kMaxRank dimensions (docs/language.md, "Limits"): lowering's work grows with the rank.
+  constexpr size_t kMaxRank = 64;
+  if (shape.size() > kMaxRank) throw_error(DiagId::TooManyDimensions, loc, name, shape.size(), kMaxRank);
   int64_t element_bytes = dtype.is_bool() ? 1 : dtype.bytes();
   int64_t elements = 1, bytes = 0;
   bool overflow = false;

@@ -16,7 +16,7 @@ namespace texc {
 /// modulo) and min/max(a, b). Anything else is a located error.
 int64_t eval_const_int(const ast::Expr& e, const Scope& scope);
 
-/// Throws TensorTooLarge at `loc` (the tensor's declaration) unless a tensor of `dtype` with `shape`
+/// Throws TooManyDimensions past 64 dimensions, and TensorTooLarge at `loc` (the tensor's declaration) unless a tensor of `dtype` with `shape`
 /// (positive extents) has a size in bytes that fits in int64: past that, element and byte counts
 /// computed anywhere later would wrap around.
 void check_tensor_size(const std::string& name, Type dtype, const std::vector<int64_t>& shape, SourceLoc loc);

@@ -1,8 +1,11 @@
 #include "frontend/ModuleLoader.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "frontend/Parser.h"
 #include "frontend/Scope.h"
@@ -14,15 +17,41 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool read_file(const std::string& path, std::string* text) {
+enum class ReadResult { Ok, CannotOpen, CannotRead };
+
+/// Reads a regular file whole. A file that opens but fails to read (/proc/self/mem, an I/O
+/// error) is CannotRead with *error set, never an empty text.
+ReadResult read_file(const std::string& path, std::string* text, std::string* error) {
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return false;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *text = ss.str();
-  return true;
+  if (!fs::is_regular_file(path, ec)) return ReadResult::CannotOpen;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ReadResult::CannotOpen;
+  text->clear();
+  char chunk[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      *error = std::strerror(errno);
+      ::close(fd);
+      return ReadResult::CannotRead;
+    }
+    if (n == 0) break;
+    text->append(chunk, size_t(n));
+  }
+  ::close(fd);
+  return ReadResult::Ok;
+}
+
+/// The text of `path`, or a diagnostic at loc.
+std::string read_or_throw(const std::string& path, SourceLoc loc) {
+  std::string text, error;
+  switch (read_file(path, &text, &error)) {
+    case ReadResult::Ok: return text;
+    case ReadResult::CannotOpen: throw_error(DiagId::CannotOpenFile, loc, path);
+    case ReadResult::CannotRead: throw_error(DiagId::CannotReadFile, loc, path, error);
+  }
+  return text;
 }
 
 std::string canonical(const std::string& path) {
@@ -41,8 +70,7 @@ std::string parent_dir(const std::string& path) {
 }  // namespace
 
 const ast::File& ModuleLoader::load_main_file(const std::string& path) {
-  std::string text;
-  if (!read_file(path, &text)) throw_error(DiagId::CannotOpenFile, SourceLoc{}, path);
+  std::string text = read_or_throw(path, SourceLoc{});
   return load(canonical(path), path, text, parent_dir(path));
 }
 
@@ -101,8 +129,7 @@ const ast::File& ModuleLoader::load(const std::string& key, const std::string& d
       direct_imports.push_back(loaded->second.get());
       continue;
     }
-    std::string imported_text;
-    if (!read_file(path, &imported_text)) throw_error(DiagId::CannotOpenFile, import.loc, path);
+    std::string imported_text = read_or_throw(path, import.loc);
     direct_imports.push_back(&load(imported_key, path, imported_text, parent_dir(path)));
   }
   stack_.pop_back();

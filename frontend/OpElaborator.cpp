@@ -386,9 +386,14 @@ void OpElaborator::op_call(const ast::Assign& assign, const ast::Call& c, OpStat
   }
   std::map<std::string, SourceLoc> given;
   size_t positional = 0;
+  const ast::Name* first_keyword = nullptr;
   for (const ast::CallArg& arg : c.args) {
     const ast::OpParam* param = nullptr;
     SourceLoc arg_loc = start_loc(*arg.value);
+    if (!arg.keyword.text.empty() && !first_keyword) first_keyword = &arg.keyword;
+    if (arg.keyword.text.empty() && first_keyword) {
+      throw_error(DiagId::CallPositionalAfterKeyword, arg_loc, first_keyword->text);
+    }
     if (arg.keyword.text.empty()) {
       if (positional >= callee.params.size()) {
         throw_error(DiagId::CallTooManyArgs, arg_loc, c.callee, callee.params.size(), c.args.size());

@@ -11,21 +11,65 @@ namespace texc {
 
 namespace {
 
-/// Deeper nesting of brackets or chains of prefix operators is rejected before parsing, so that
-/// no input can exhaust the stack of the (recursive) parser.
-constexpr int kMaxNesting = 200;
-
+/// A lower bound of the AST builder's nesting count (kMaxNesting), from the tokens alone, so that
+/// no input can exhaust the stack of the recursive parser. Counted: each open `(` or `[` (with the
+/// prefix operators written right before it), each `{` beyond the op's and its block's own (schedule
+/// `if` blocks), each `else if` link of a chain (until the chain ends), and a run of prefix
+/// operators. The parameter list's `(` and a shape's `[` are counted here but are no expression
+/// level, so the bound checked is kMaxNesting + 2: this check fires only where the AST builder's
+/// count would exceed kMaxNesting too, with the same message.
 void check_nesting(antlr4::CommonTokenStream& tokens, uint32_t file_id) {
   using P = texc_grammar::TexParser;
-  int depth = 0;
+  struct Level {
+    int weight;        // what the bracket adds to the depth
+    int else_ifs = 0;  // `else if` links of the chain being read at this level
+  };
+  std::vector<Level> stack;
+  int depth = 0;  // sum of weight + else_ifs over the stack
+  int braces = 0;
   int prefix_run = 0;
-  for (antlr4::Token* t : tokens.getTokens()) {
+  bool after_operand = false;
+  const std::vector<antlr4::Token*>& all = tokens.getTokens();
+  for (size_t n = 0; n < all.size(); ++n) {
+    antlr4::Token* t = all[n];
+    size_t type = t->getType();
+    if (type == antlr4::Token::EOF) break;
     std::string text = t->getText();
-    if (text == "(" || text == "[" || text == "{") ++depth;
-    if (text == ")" || text == "]" || text == "}") --depth;
-    bool is_prefix = t->getType() != P::STRING && (text == "-" || text == "!");
-    prefix_run = is_prefix ? prefix_run + 1 : 0;
-    if (depth > kMaxNesting || prefix_run > kMaxNesting) {
+    int current = depth + prefix_run;
+    if (text == "(" || text == "[" || text == "{") {
+      int weight = text == "{" ? (++braces > 2 ? 1 : 0) : 1 + prefix_run;
+      stack.push_back({weight});
+      depth += weight;
+      current = depth;
+      prefix_run = 0;
+      after_operand = false;
+    } else if (text == ")" || text == "]" || text == "}") {
+      if (!stack.empty()) {
+        depth -= stack.back().weight + stack.back().else_ifs;
+        stack.pop_back();
+      }
+      if (text == "}") {
+        --braces;
+        bool chain_goes_on = n + 1 < all.size() && all[n + 1]->getType() == P::ELSE;
+        if (!chain_goes_on && !stack.empty()) {
+          depth -= stack.back().else_ifs;
+          stack.back().else_ifs = 0;
+        }
+      }
+      prefix_run = 0;
+      after_operand = text != "}";
+    } else if (type == P::IF && n > 0 && all[n - 1]->getType() == P::ELSE && !stack.empty()) {
+      ++stack.back().else_ifs;
+      current = ++depth;
+      after_operand = false;
+    } else if ((text == "-" || text == "!") && type != P::STRING && !after_operand) {
+      current = depth + ++prefix_run;
+    } else {
+      after_operand = type == P::ID || type == P::INT || type == P::FLOAT || type == P::STRING ||
+                      type == P::TRUE || type == P::FALSE;
+      prefix_run = 0;
+    }
+    if (current > kMaxNesting + 2) {
       SourceLoc loc{file_id, uint32_t(t->getLine()), uint32_t(t->getCharPositionInLine() + 1)};
       throw_error(DiagId::NestingTooDeep, loc, kMaxNesting);
     }

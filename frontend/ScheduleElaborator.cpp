@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "frontend/ConstExpr.h"
 #include "frontend/Suggest.h"
+#include "ir/ConstEval.h"
 #include "ir/IROperators.h"
 #include "ir/Target.h"
 
@@ -353,6 +355,10 @@ class ScheduleChecker {
           }
         }
         if (x->type != y->type) throw_error(DiagId::TypeMismatch, b->loc, b->op, x->type.str(), y->type.str(), "i64");
+        // A divisor that is 0 whatever the knobs is the operator's fault, not the condition's.
+        if (std::optional<int64_t> divisor = eval_int(y);
+            divisor && *divisor == 0 && (op == BinaryOp::Div || op == BinaryOp::Mod))
+          throw_error(DiagId::DivisionByZero, b->loc, b->op);
         return Binary::make(op, x, y);
       }
       case ast::ExprKind::Call: {

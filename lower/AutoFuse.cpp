@@ -236,11 +236,10 @@ void inline_injective_stages(ScheduleState& st) {
     step.prim.args = {arg};
     step.prim.loc = stage.loc;
     step.int_args = {std::nullopt};
-    ScheduleState saved = st;
     try {
-      apply_inline(st, step);
+      apply_inline(st, step);  // leaves st unchanged when it fails
     } catch (const UserError&) {
-      st = std::move(saved);  // not inlinable here (e.g. read by a tensorized call): keep it stored
+      // not inlinable here (read by a tensorized call, too large to copy): keep it stored
     }
   }
 }

@@ -25,8 +25,23 @@ class Flattener : public IRMutator {
   }
   Expr offset(const Buffer& b, const std::vector<Expr>& idx) {
     if (b->ndim() == 1) return idx[0];
+    // With constant extents: a flat sum idx[d] * stride[d], which simplifies in time linear in the
+    // rank (the nested Horner form below takes cubic time: minutes for a rank-800 tensor).
+    std::vector<int64_t> strides(idx.size(), 1);
+    bool constant = true;
+    for (size_t d = idx.size() - 1; constant && d > 0; --d) {
+      int64_t extent = 0;
+      constant = is_const_int(b->shape[d], &extent) && !__builtin_mul_overflow(strides[d], extent, &strides[d - 1]);
+    }
     Expr off;
-    for (size_t d = 0; d < idx.size(); ++d) off = off ? off * b->shape[d] + idx[d] : idx[d];
+    if (constant) {
+      for (size_t d = 0; d < idx.size(); ++d) {
+        Expr term = strides[d] == 1 ? idx[d] : idx[d] * IntImm::make(idx[d]->type, strides[d]);
+        off = off ? off + term : term;
+      }
+    } else {
+      for (size_t d = 0; d < idx.size(); ++d) off = off ? off * b->shape[d] + idx[d] : idx[d];
+    }
     return simplify(off);
   }
 

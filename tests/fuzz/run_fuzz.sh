@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds tex_fuzz (clang-14, libFuzzer + AddressSanitizer, the front end instrumented for coverage)
-# in its own build directory and fuzzes the front end for a fixed time, seeded with every .tex file
-# of the repository. A diagnostic (UserError) is fine; a crash, a sanitizer report, an internal
+# Builds tex_fuzz (clang-14, libFuzzer + AddressSanitizer, texc instrumented for coverage) in its
+# own build directory and fuzzes the compiler (front end, lowering with the verifier, LLVM IR
+# generation; see tex_fuzz.cpp) for a fixed time, seeded with every .tex file of the repository. A diagnostic (UserError) is fine; a crash, a sanitizer report, an internal
 # error or an input slower than the timeout is a finding: libFuzzer writes it to
 # $BUILD/findings/ and this script exits non-zero.
 #
@@ -25,6 +25,11 @@ done < <(find "$repo" -name '*.tex' -not -path "$build/*" -not -path '*/build*/*
 echo "seeded $(ls "$corpus" | wc -l) files"
 
 cd "$build"
+# AddressSanitizer makes stack frames several times larger (CodeGen::emit takes ~4 KB a level), so
+# expressions at the language's limits (docs/language.md "Limits": a 4096-operator chain, inlined
+# chains) that the release texc handles in its 8 MB stack would overflow here: give the fuzzer the
+# stack that the instrumented code needs to be held to the same limits.
+ulimit -s 65536
 # -timeout: one input slower than 5 s is a finding; -rss_limit_mb: so is runaway memory.
 # -detect_leaks=0: ANTLR's prediction caches and texc's SourceManager keep memory across inputs by
 # design, which makes LeakSanitizer scan the heap after nearly every input (~30x slower).
