@@ -6,31 +6,30 @@
 // diagnostic at the tag that points to `schedule cuda` and to parallel(L). A virtual thread keeps
 // TVM's CPU meaning: L stays an ordinary serial loop (the same legality checks apply: not a
 // reduction loop, not already annotated), so a schedule written with vthreads compiles everywhere.
+#include <algorithm>
+
 #include "ir/Diagnostics.h"
+#include "ir/Target.h"
 #include "lower/schedule/Primitives.h"
 
 namespace texc {
 
-static bool valid_thread_tag(const std::string& t) {
-  for (const char* ok : {"blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z", "vthread"})
-    if (t == ok) return true;
-  return false;
-}
-
-static bool is_cpu_target(const std::string& target) {
-  return target == "x86" || target == "arm" || target == "interp" || target == "host";
-}
 
 void apply_bind(ScheduleState& st, const SchedStep& step) {
   const SchedPrimitive& p = step.prim;
   expect_arity(step, 2, 2, 0);
   const For* l = st.loop(loop_name_arg(step, 0), p.args[0].loc);
   const SchedArg& tag = name_arg(step, 1);
-  if (!valid_thread_tag(tag.name)) throw_error(DiagId::BadThreadTag, tag.loc, tag.name);
+  if (thread_level(tag.name) == ThreadLevel::None) throw_error(DiagId::BadThreadTag, tag.loc, tag.name);
   std::string stage;
   if (is_reduction_loop(l, &stage)) throw_error(DiagId::ReductionLoopAnnotation, p.args[0].loc, "bind", l->var->name, stage);
-  const bool cpu = is_cpu_target(st.target);
-  if (cpu && tag.name != "vthread") throw_error(DiagId::GpuThreadTagOnCpu, tag.loc, tag.name, st.target, l->var->name);
+  // The target's own tags (ir/Target.h); "host" and unknown names are CPUs.
+  const Target* target = find_target(st.target);
+  const bool cpu = !target || std::string(target->schedule_family) == "cpu";
+  const std::vector<std::string> cpu_tags = {"vthread"};
+  const std::vector<std::string>& allowed = target ? target->thread_tags : cpu_tags;
+  if (std::find(allowed.begin(), allowed.end(), tag.name) == allowed.end())
+    throw_error(DiagId::GpuThreadTagOnCpu, tag.loc, tag.name, st.target, l->var->name);
   if (cpu) {
     annotate_loop(st, step, ForKind::Serial, "");  // a virtual thread on a CPU: the loop stays serial
     return;

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "ir/Target.h"
 #include "runtime/texrt.h"
 
 namespace texc {
@@ -231,9 +232,8 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
                              ": this machine is neither x86-64 nor aarch64; pass --target x86, arm, cuda, vdla or interp");
     cl.target = host_target();
   }
-  static const char* targets[] = {"x86", "arm", "cuda", "vdla", "interp"};
-  if (std::find(std::begin(targets), std::end(targets), cl.target) == std::end(targets))
-    throw CommandLineError("unknown target '" + cl.target + "' (expected x86, host, arm, cuda, vdla or interp)");
+  if (!find_target(cl.target))
+    throw CommandLineError("unknown target '" + cl.target + "' (expected host, " + target_names() + ")");
   if (!cl.output_stem.empty()) {
     std::string name = std::filesystem::path(cl.output_stem).filename().string();
     if (name.empty() || name == "." || name == ".." || std::filesystem::is_directory(cl.output_stem))

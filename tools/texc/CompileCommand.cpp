@@ -94,7 +94,7 @@ void check_emit_kinds(const CommandLine& cl, const std::vector<std::string>& emi
     if (kind == "loops") continue;
     if (cl.target == "interp")
       throw CommandLineError("target 'interp' generates no code; the only output it has is --emit loops, not '" + kind + "'");
-    if (cl.target == "cuda" || cl.target == "vdla")
+    if (cl.target == "cuda" || cl.target == "cuda-interp" || cl.target == "vdla")
       throw EnvironmentError("target '" + cl.target + "' is not available yet: this build of texc cannot emit '" + kind + "'");
     if (kind == "ptx" || kind == "vdla")
       throw CommandLineError("--emit " + kind + " is an output of target '" + (kind == "ptx" ? "cuda" : "vdla") +

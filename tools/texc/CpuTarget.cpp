@@ -1,8 +1,13 @@
 #include "tools/texc/CpuTarget.h"
 
+#include "ir/Target.h"
+
 namespace texc {
 
-bool is_cpu_target(const std::string& target) { return target == "x86" || target == "arm"; }
+bool is_cpu_target(const std::string& target) {
+  const Target* t = find_target(target);
+  return t && (t->kind == TargetKind::X86 || t->kind == TargetKind::Arm);
+}
 
 CpuTargetOptions cpu_target_options(const CommandLine& cl) {
   CpuTargetOptions options;

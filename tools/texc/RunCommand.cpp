@@ -106,6 +106,8 @@ int run_command(const CommandLine& cl) {
   if (cl.target == "cuda") throw EnvironmentError("no CUDA device");
   if (cl.target == "vdla")
     throw EnvironmentError("target 'vdla' is not available yet: this build of texc has no VDLA simulator");
+  if (cl.target == "cuda-interp")
+    throw EnvironmentError("target 'cuda-interp' is not available yet: this build of texc has no GPU lowering");
   RunTarget target(cl);
   if (is_cpu_target(cl.target)) target.cpu = cpu_target_options(cl);  // a bad --mcpu fails first
   RunOptions options;
