@@ -2,7 +2,7 @@
 # Every test on a fresh machine: install what is missing, build texc (Release), run the whole
 # ctest suite (labels: unit, passes, errors, e2e, schedule), then build the unit, pass and error
 # tests again with AddressSanitizer + UndefinedBehaviorSanitizer and run them, then run the
-# parser/checker fuzzer for a fixed budget. Exits non-zero if anything failed.
+# fuzzer (parser, checker, lowering, LLVM IR) for a fixed budget. Exits non-zero if anything failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # ccache keys on paths relative to the checkout, so a fresh clone elsewhere reuses the cache.
@@ -17,6 +17,6 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTEXC_SANITIZE=ON
 cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=0 ctest --test-dir build-asan --output-on-failure -j "$jobs" -L "unit|passes|errors"
 if [ -x tests/fuzz/run_fuzz.sh ]; then
-  echo "== fuzzing the parser and checker"
+  echo "== fuzzing the parser, checker, lowering and code generation"
   tests/fuzz/run_fuzz.sh 60
 fi
