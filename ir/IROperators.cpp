@@ -35,4 +35,14 @@ Expr max(Expr a, Expr b) { return bin(BinaryOp::Max, std::move(a), std::move(b))
 Expr eq(Expr a, Expr b) { return bin(BinaryOp::EQ, std::move(a), std::move(b)); }
 Expr ne(Expr a, Expr b) { return bin(BinaryOp::NE, std::move(a), std::move(b)); }
 
+std::vector<Expr> conjuncts(const Expr& e) {
+  if (!e) return {};
+  if (const Binary* b = e->as<Binary>(); b && b->op == BinaryOp::And) {
+    std::vector<Expr> out = conjuncts(b->a), rest = conjuncts(b->b);
+    out.insert(out.end(), rest.begin(), rest.end());
+    return out;
+  }
+  return {e};
+}
+
 }  // namespace texc

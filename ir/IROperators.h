@@ -29,6 +29,9 @@ Expr max(Expr a, Expr b);
 Expr eq(Expr a, Expr b);
 Expr ne(Expr a, Expr b);
 
+/// The terms of a conjunction `a && b && ...` (e itself when it is not one; none for null).
+std::vector<Expr> conjuncts(const Expr& e);
+
 #define TEXC_SCALAR_OPERATOR(op)                                                             \
   inline Expr operator op(Expr a, int64_t b) { auto t = a->type.element_of(); return a op make_const(t, double(b)); } \
   inline Expr operator op(int64_t a, Expr b) { auto t = b->type.element_of(); return make_const(t, double(a)) op b; }

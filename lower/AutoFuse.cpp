@@ -94,16 +94,6 @@ bool produces_whole_box(const Block* r, const std::vector<const For*>& inner) {
   return true;
 }
 
-std::vector<Expr> conjuncts(const Expr& e) {
-  if (!e) return {};
-  if (const Binary* b = e->as<Binary>(); b && b->op == BinaryOp::And) {
-    std::vector<Expr> out = conjuncts(b->a), rest = conjuncts(b->b);
-    out.insert(out.end(), rest.begin(), rest.end());
-    return out;
-  }
-  return {e};
-}
-
 // True if cond is `binding < min + extent` or `binding >= min` for a spatial axis of R: false
 // only outside R's domain, where E's nest is clamped anyway.
 bool is_domain_bound(const Expr& cond, const Block* r) {

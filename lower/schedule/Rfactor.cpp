@@ -44,16 +44,6 @@ namespace texc {
 
 namespace {
 
-std::vector<Expr> conjuncts(const Expr& e) {
-  if (!e) return {};
-  if (const Binary* b = e->as<Binary>(); b && b->op == BinaryOp::And) {
-    std::vector<Expr> out = conjuncts(b->a), rest = conjuncts(b->b);
-    out.insert(out.end(), rest.begin(), rest.end());
-    return out;
-  }
-  return {e};
-}
-
 Expr conjunction(const std::vector<Expr>& terms) {
   Expr out;
   for (const Expr& t : terms) out = out ? logical_and(out, t) : t;

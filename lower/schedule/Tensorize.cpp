@@ -171,16 +171,6 @@ std::vector<int64_t> strides_of(const Expr& offset, const std::vector<Var>& vars
   return strides;
 }
 
-std::vector<Expr> split_conjuncts(const Expr& e) {
-  if (!e) return {};
-  if (const Binary* b = e->as<Binary>(); b && b->op == BinaryOp::And) {
-    std::vector<Expr> out = split_conjuncts(b->a), rest = split_conjuncts(b->b);
-    out.insert(out.end(), rest.begin(), rest.end());
-    return out;
-  }
-  return {e};
-}
-
 // The Evaluate that replaces the nest, or a Mismatch.
 Stmt match_and_replace(const For* top, const IntrinsicDef& intrin) {
   const Stage& pattern = intrin.stages.front();
@@ -245,7 +235,7 @@ Stmt match_and_replace(const For* top, const IntrinsicDef& intrin) {
     throw Mismatch{std::string("expression: the nest ") + (block->init ? "is" : "is not") +
                    " a reduction but the intrinsic " + (pattern_reduce ? "is" : "is not")};
   Expr guard;
-  for (const Expr& c : split_conjuncts(block->predicate)) {
+  for (const Expr& c : conjuncts(block->predicate)) {
     bool inner_dependent = false;
     for_each_expr(c, [&](const Expr& x) {
       if (const Variable* v = x->as<Variable>(); v && inner.count(v)) inner_dependent = true;
