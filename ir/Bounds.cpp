@@ -7,6 +7,7 @@
 #include "ir/Diagnostics.h"
 #include "ir/IROperators.h"
 #include "ir/IRVisitor.h"
+#include "ir/Intrinsics.h"
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
 
@@ -197,7 +198,7 @@ class BoundsOf {
       }
       case ExprKind::Call: {
         auto* c = e->as<Call>();
-        if (c->name == "likely" && c->args.size() == 1) return get(c->args[0]);
+        if (is_intrinsic_call(c, Intrinsic::Likely)) return get(c->args[0]);
         if (c->name == "abs" && c->args.size() == 1 && t.is_int()) {
           Interval a = get(c->args[0]);
           ExtInterval x = to_ext(a);

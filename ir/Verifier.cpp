@@ -5,6 +5,7 @@
 
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
+#include "ir/Intrinsics.h"
 
 namespace texc {
 
@@ -118,6 +119,12 @@ class Verifier : public IRVisitor {
     bind(op->var);
     visit_expr(op->body);
     unbind(op->var);
+  }
+  void visit(const Call* op) override {
+    if (op->call_kind == CallKind::Intrinsic && !intrinsic_of(op))
+      fail("call of '" + op->name + "' with " + std::to_string(op->args.size()) +
+           " argument(s), which is not an intrinsic of ir/Intrinsics.def");
+    IRVisitor::visit(op);
   }
   void visit(const Reduce* op) override { fail("a reduction (" + std::string(reduce_kind_name(op->reduce_kind)) + ") is left in the loop AST"); }
 

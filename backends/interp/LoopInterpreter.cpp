@@ -12,6 +12,7 @@
 #include "backends/interp/InterpError.h"
 #include "backends/interp/ScalarOps.h"
 #include "ir/ConstEval.h"
+#include "ir/Intrinsics.h"
 
 namespace texc {
 
@@ -230,7 +231,7 @@ ExprFn Compiler::call(const Call* c) {
     std::vector<Type> types;
     for (const Expr& a : c->args) {
       const Call* ac = a->as<Call>();
-      bool is_address = ac && ac->call_kind == CallKind::Intrinsic && ac->name == "address_of";
+      bool is_address = is_intrinsic_call(ac, Intrinsic::AddressOf);
       pointers.push_back(is_address ? address_of(a) : nullptr);
       values.push_back(is_address ? nullptr : expr(a));
       types.push_back(a->type);
@@ -246,7 +247,7 @@ ExprFn Compiler::call(const Call* c) {
     };
   }
   if (c->call_kind == CallKind::Intrinsic) {
-    if (c->name == "likely" && c->args.size() == 1) return expr(c->args[0]);
+    if (is_intrinsic_call(c, Intrinsic::Likely)) return expr(c->args[0]);
     throw InterpError("intrinsic '" + c->name + "' cannot be executed by the loop interpreter");
   }
   if (c->name == "abs" && c->args.size() == 1 && !t.is_float()) {

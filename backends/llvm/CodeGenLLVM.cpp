@@ -19,6 +19,7 @@
 #include "backends/llvm/UsedSymbols.h"
 #include "ir/Diagnostics.h"
 #include "ir/IRVisitor.h"
+#include "ir/Intrinsics.h"
 
 namespace texc {
 
@@ -657,12 +658,9 @@ Value* CodeGen::emit_call(const Call* op, bool as_statement) {
       return emit_math_function(b_, op->name, args, op->type);
     }
     case CallKind::Intrinsic:
-      if (op->name == "likely") {
-        TEXC_CHECK(op->args.size() == 1) << "likely takes one argument";
-        return emit(op->args[0]);
-      }
-      if (op->name == "address_of") {
-        TEXC_CHECK(op->args.size() == 1 && op->args[0]->as<Load>()) << "address_of takes one Load";
+      if (is_intrinsic_call(op, Intrinsic::Likely)) return emit(op->args[0]);
+      if (is_intrinsic_call(op, Intrinsic::AddressOf)) {
+        TEXC_CHECK(op->args[0]->as<Load>()) << "address_of takes one Load";
         return element_pointer(op->args[0]->as<Load>());
       }
       TEXC_UNREACHABLE() << "intrinsic '" << op->name << "' has no CPU code generation";

@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "ir/IRVisitor.h"
+#include "ir/Intrinsics.h"
 #include "ir/Substitute.h"
 
 namespace texc {
@@ -11,8 +12,7 @@ namespace {
 
 // The buffer element of an extern call's `address_of(B[...])` argument, or null.
 const Load* extern_address_target(const Call* c) {
-  if (c->call_kind != CallKind::Intrinsic || c->name != "address_of" || c->args.size() != 1) return nullptr;
-  return c->args[0]->as<Load>();
+  return is_intrinsic_call(c, Intrinsic::AddressOf) ? c->args[0]->as<Load>() : nullptr;
 }
 
 // Walks statements keeping the enclosing loops; reports each access to `report`.

@@ -8,6 +8,7 @@
 #include "ir/IRMutator.h"
 #include "ir/IROperators.h"
 #include "ir/IRVisitor.h"
+#include "ir/Intrinsics.h"
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
 #include "lower/analysis/BufferAccess.h"
@@ -145,7 +146,7 @@ class Vectorizer : public IRMutator {
 
   Expr mutate(const Call* op, const Expr& self) override {
     if (op->call_kind == CallKind::Extern) return fail(self);
-    if (op->call_kind == CallKind::Intrinsic && op->name != "likely") return fail(self);
+    if (op->call_kind == CallKind::Intrinsic && !is_intrinsic_call(op, Intrinsic::Likely)) return fail(self);
     bool changed = false;
     auto args = mutate_exprs(op->args, &changed);
     if (failed) return self;

@@ -29,6 +29,7 @@
 #include "ir/Diagnostics.h"
 #include "ir/IROperators.h"
 #include "ir/IRVisitor.h"
+#include "ir/Intrinsics.h"
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
 #include "lower/schedule/Primitives.h"
@@ -297,7 +298,7 @@ Stmt match_and_replace(const For* top, const IntrinsicDef& intrin) {
       if (p == param) actual = a;
     if (!actual) throw Mismatch{"expression: the intrinsic's '" + param->name + "' has no counterpart in the nest"};
     args.push_back(
-        Call::make(Int(64), "address_of", {Load::make(actual, base_of.at(actual.get()))}, CallKind::Intrinsic));
+        make_intrinsic_call(Intrinsic::AddressOf, Int(64), {Load::make(actual, base_of.at(actual.get()))}));
   }
   Stmt call = Evaluate::make(Call::make(Int(32), intrin.symbol, args, CallKind::Extern));
   return guard ? IfThenElse::make(guard, call) : call;

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "ir/IROperators.h"
+#include "ir/Intrinsics.h"
 #include "ir/IRParser.h"
 #include "ir/Verifier.h"
 
@@ -113,4 +114,23 @@ TEST_CASE("no reductions in a loop AST") {
   Expr red = Reduce::make(ReduceKind::Sum, make_float(1.0), {{k, i64(0), i64(4)}});
   CHECK(problem(func_of({a}, Store::make(a, {i64(0)}, red))) ==
         "a reduction (sum) is left in the loop AST in `A[0] = sum(1.0f for k in 0..4)`");
+}
+
+TEST_CASE("intrinsic calls are those of ir/Intrinsics.def, with their arity") {
+  Buffer a = BufferNode::make("A", Float(32), {i64(8)}, MemScope::Global, BufferRole::Output);
+  LoweredFunc f;
+  f.name = "f";
+  f.args = {a};
+  Var i = Variable::make("i");
+  auto with = [&](Expr value) {
+    f.body = For::make(i, i64(0), i64(8), ForKind::Serial, Store::make(a, {i}, value));
+    return verify(f);
+  };
+  CHECK(!with(make_intrinsic_call(Intrinsic::Likely, Float(32), {make_const(Float(32), 1.0)})));
+  auto unknown = with(Call::make(Float(32), "frobnicate", {make_const(Float(32), 1.0)}, CallKind::Intrinsic));
+  REQUIRE(unknown);
+  CHECK(unknown->find("not an intrinsic") != std::string::npos);
+  CHECK(with(Call::make(Float(32), "likely", {}, CallKind::Intrinsic)));
+  CHECK(intrinsic_effect(Intrinsic::AddressOf) == IntrinsicEffect::Pure);
+  CHECK(std::string(intrinsic_name(Intrinsic::Likely)) == "likely");
 }

@@ -8,6 +8,7 @@
 
 #include "backends/interp/ExternRegistry.h"
 #include "ir/IRVisitor.h"
+#include "ir/Intrinsics.h"
 #include "tools/texc/EnvironmentError.h"
 
 namespace texc {
@@ -79,7 +80,7 @@ class ExternCallCollector : public IRVisitor {
         ExternCall c{call->name, op_, ""};
         for (const Expr& a : call->args) {
           const Call* ac = a->as<Call>();
-          bool is_address = ac && ac->call_kind == CallKind::Intrinsic && ac->name == "address_of";
+          bool is_address = is_intrinsic_call(ac, Intrinsic::AddressOf);
           c.arg_kinds += is_address ? 'p' : a->type.is_float() ? 'f' : 'i';
         }
         calls_->push_back(c);
