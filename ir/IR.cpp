@@ -229,6 +229,14 @@ Stmt For::make(Var var, Expr min, Expr extent, ForKind kind, Stmt body, std::str
                                      std::move(body));
 }
 
+Stmt For::with_body(Stmt new_body) const { return make(var, min, extent, for_kind, std::move(new_body), thread_tag); }
+Stmt For::with_range(Expr new_min, Expr new_extent, Stmt new_body) const {
+  return make(var, std::move(new_min), std::move(new_extent), for_kind, new_body ? std::move(new_body) : body, thread_tag);
+}
+Stmt For::with_kind(ForKind new_kind, std::string new_thread_tag) const {
+  return make(var, min, extent, new_kind, body, std::move(new_thread_tag));
+}
+
 Stmt Block::make(std::string stage, std::vector<IterVar> iter_vars, std::vector<Expr> bindings, Expr predicate,
                  Stmt init, Stmt body) {
   TEXC_CHECK(iter_vars.size() == bindings.size()) << "block " << stage << ": bindings do not match iter vars";

@@ -264,6 +264,11 @@ struct For : StmtNode {
       : StmtNode(kKind), var(std::move(v)), min(std::move(mn)), extent(std::move(ext)), for_kind(k),
         thread_tag(std::move(tag)), body(std::move(b)) {}
   static Stmt make(Var var, Expr min, Expr extent, ForKind kind, Stmt body, std::string thread_tag = "");
+  /// This loop with one part replaced and every other field kept (so a new field of For needs no
+  /// edit where loops are rebuilt).
+  Stmt with_body(Stmt new_body) const;
+  Stmt with_range(Expr new_min, Expr new_extent, Stmt new_body = nullptr) const;  // null: keep the body
+  Stmt with_kind(ForKind new_kind, std::string new_thread_tag = "") const;
 };
 
 /// One stage's computation at one point of its iteration domain, while scheduling.

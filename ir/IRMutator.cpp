@@ -108,7 +108,7 @@ Stmt IRMutator::mutate(const For* op, const Stmt& self) {
   Expr mn = mutate_expr(op->min), ext = mutate_expr(op->extent);
   Stmt body = mutate_stmt(op->body);
   if (mn == op->min && ext == op->extent && body == op->body) return self;
-  return For::make(op->var, mn, ext, op->for_kind, body, op->thread_tag);
+  return op->with_range(mn, ext, body);
 }
 Stmt IRMutator::mutate(const Block* op, const Stmt& self) {
   bool changed = false;

@@ -671,7 +671,7 @@ class Simplifier : public IRMutator {
     }
     if (is_no_op(body)) return make_no_op();
     if (mn == op->min && ext == op->extent && body == op->body) return self;
-    return For::make(op->var, mn, ext, op->for_kind, body, op->thread_tag);
+    return op->with_range(mn, ext, body);
   }
 
   Stmt mutate(const Block* op, const Stmt& self) override {

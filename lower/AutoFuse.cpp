@@ -139,11 +139,11 @@ Stmt vectorize_innermost_loop(const Stmt& nest) {
   if (!f) return nest;
   if (f->body->as<For>()) {
     Stmt inner = vectorize_innermost_loop(f->body);
-    return inner == f->body ? nest : For::make(f->var, f->min, f->extent, f->for_kind, inner, f->thread_tag);
+    return inner == f->body ? nest : f->with_body(inner);
   }
   int64_t extent;
   if (f->for_kind != ForKind::Serial || !is_const_int(f->extent, &extent) || extent < 2 || extent > 64) return nest;
-  return For::make(f->var, f->min, f->extent, ForKind::Vectorized, f->body, f->thread_tag);
+  return f->with_kind(ForKind::Vectorized, f->thread_tag);
 }
 
 // Computes E inside R's output loop; returns false (leaving st unchanged) when there is none.
@@ -204,7 +204,7 @@ bool fuse_into(ScheduleState& st, const std::string& e_name, const std::string& 
     if (writes_r) at = i + 1;
   }
   body.insert(body.begin() + at, nest);
-  st.replace(o, For::make(o->var, o->min, o->extent, o->for_kind, Seq::make(body), o->thread_tag));
+  st.replace(o, o->with_body(Seq::make(body)));
   if (dataflow_problem(st, e_name) || dataflow_problem(st, r_name)) {
     st = std::move(saved);
     return false;

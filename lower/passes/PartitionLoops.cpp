@@ -131,7 +131,7 @@ class Partitioner : public IRMutator {
     Expr mn_expr = mutate_expr(op->min), ext_expr = mutate_expr(op->extent);
     Stmt body = with_range(op->var.get(), loop_interval(op, ranges_), [&] { return mutate_stmt(op->body); });
     if (mn_expr == op->min && ext_expr == op->extent && body == op->body) return self;
-    return For::make(op->var, mn_expr, ext_expr, op->for_kind, body, op->thread_tag);
+    return op->with_range(mn_expr, ext_expr, body);
   }
 
   Stmt mutate(const LetStmt* op, const Stmt& self) override {
@@ -199,8 +199,7 @@ class Partitioner : public IRMutator {
     };
     if (!false_on(mn, lo - 1) || !false_on(hi + 1, last)) return nullptr;
     Stmt body = with_range(op->var.get(), Interval::range(lo, hi), [&] { return mutate_stmt(op->body); });
-    return For::make(op->var, make_int(lo, op->var->type), make_int(hi - lo + 1, op->var->type), op->for_kind, body,
-                     op->thread_tag);
+    return op->with_range(make_int(lo, op->var->type), make_int(hi - lo + 1, op->var->type), body);
   }
 
   // The part [a, b] of loop op: a loop over fresh variables (or the original ones), or the body at

@@ -74,7 +74,7 @@ class StorageRewriter : public IRMutator {
   Stmt mutate(const For* op, const Stmt& self) override {
     Stmt body = wrap(op, mutate_stmt(op->body));
     if (body == op->body) return self;
-    return For::make(op->var, op->min, op->extent, op->for_kind, body, op->thread_tag);
+    return op->with_body(body);
   }
   Expr mutate(const Load* op, const Expr& self) override {
     bool changed = false;

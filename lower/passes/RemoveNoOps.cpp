@@ -61,7 +61,7 @@ class NoOpRemover : public IRMutator {
     if (is_const_int(op->extent, &extent) && extent <= 0) return nothing();
     Stmt body = mutate_stmt(op->body);
     if (does_nothing(body)) return nothing();
-    return body == op->body ? self : For::make(op->var, op->min, op->extent, op->for_kind, body, op->thread_tag);
+    return body == op->body ? self : op->with_body(body);
   }
   Stmt mutate(const IfThenElse* op, const Stmt& self) override {
     Stmt then_case = mutate_stmt(op->then_case), else_case = mutate_stmt(op->else_case);

@@ -244,7 +244,7 @@ class Vectorizer : public IRMutator {
     if (failed) return self;
     return mn == op->min && ext == op->extent && body == op->body
                ? self
-               : For::make(op->var, mn, ext, op->for_kind, body, op->thread_tag);
+               : op->with_range(mn, ext, body);
   }
 
   Stmt mutate(const IfThenElse* op, const Stmt& self) override {

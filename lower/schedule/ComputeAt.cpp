@@ -59,7 +59,7 @@ void apply_compute_at(ScheduleState& st, const SchedStep& step) {
   const For* l = st.find_loop(target_name);
   TEXC_CHECK(l) << "compute_at lost its target loop " << target_name;
   Stmt body = insert_before_first_reader(l->body, nest, stage.buffer.get());
-  st.replace(l, For::make(l->var, l->min, l->extent, l->for_kind, body, l->thread_tag));
+  st.replace(l, l->with_body(body));
   check_dataflow(st, name, "compute_at", p.loc);
 }
 

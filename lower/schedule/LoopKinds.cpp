@@ -25,7 +25,7 @@ void annotate_loop(ScheduleState& st, const SchedStep& step, ForKind kind, const
   const SchedPrimitive& p = step.prim;
   const For* l = st.loop(loop_name_arg(step, 0), p.args[0].loc);
   if (l->for_kind != ForKind::Serial) throw_error(DiagId::LoopAlreadyAnnotated, p.loc, l->var->name, for_kind_name(l->for_kind));
-  st.replace(l, For::make(l->var, l->min, l->extent, kind, l->body, tag));
+  st.replace(l, l->with_kind(kind, tag));
 }
 
 }  // namespace texc

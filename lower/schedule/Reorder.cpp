@@ -65,7 +65,7 @@ void apply_reorder(ScheduleState& st, const SchedStep& step) {
   Stmt body = chain.back()->body;
   for (size_t i = order.size(); i-- > 0;) {
     const For* l = order[i];
-    body = For::make(l->var, l->min, l->extent, l->for_kind, body, l->thread_tag);
+    body = l->with_body(body);
   }
   st.replace(chain.front(), body);
 }
