@@ -201,13 +201,17 @@ Expr Reduce::combine(ReduceKind kind, Expr acc, Expr x) {
   TEXC_UNREACHABLE();
 }
 
-Stmt Store::make(Buffer buffer, std::vector<Expr> indices, Expr value) {
+Stmt Store::make(Buffer buffer, std::vector<Expr> indices, Expr value, std::string stage) {
   TEXC_CHECK(buffer && value) << "bad store";
   TEXC_CHECK(indices.size() == buffer->ndim())
       << "store to '" << buffer->name << "' with " << indices.size() << " indices, rank " << buffer->ndim();
   TEXC_CHECK(value->type.element_of() == buffer->dtype)
       << "store of " << value->type.str() << " into '" << buffer->name << "' of " << buffer->dtype.str();
-  return std::make_shared<const Store>(std::move(buffer), std::move(indices), std::move(value));
+  return std::make_shared<const Store>(std::move(buffer), std::move(indices), std::move(value), std::move(stage));
+}
+
+Stmt Store::with(Buffer new_buffer, std::vector<Expr> new_indices, Expr new_value) const {
+  return make(std::move(new_buffer), std::move(new_indices), std::move(new_value), stage);
 }
 
 const char* for_kind_name(ForKind k) {
@@ -273,6 +277,32 @@ Stmt LetStmt::make(Var var, Expr value, Stmt body) {
   TEXC_CHECK(var->type == value->type) << "let type mismatch for " << var->name;
   return std::make_shared<const LetStmt>(std::move(var), std::move(value), std::move(body));
 }
+
+const char* attr_key_name(AttrKey k) {
+  switch (k) {
+    case AttrKey::ThreadExtent: return "thread_extent";
+    case AttrKey::VirtualThread: return "virtual_thread";
+    case AttrKey::DmaCopy: return "dma_copy";
+    case AttrKey::Pragma: return "pragma";
+  }
+  TEXC_UNREACHABLE();
+}
+
+std::optional<AttrKey> parse_attr_key(const std::string& name) {
+  for (AttrKey k : {AttrKey::ThreadExtent, AttrKey::VirtualThread, AttrKey::DmaCopy, AttrKey::Pragma})
+    if (name == attr_key_name(k)) return k;
+  return std::nullopt;
+}
+
+Stmt AttrStmt::make(AttrKey key, std::string name, Expr value, Stmt body) {
+  TEXC_CHECK(value && body) << "bad attr stmt";
+  TEXC_CHECK(!name.empty()) << "attr " << attr_key_name(key) << " without a name";
+  TEXC_CHECK(value->type.is_scalar() && value->type.is_integer())
+      << "attr " << attr_key_name(key) << "(" << name << ") of " << value->type.str() << ", not an integer";
+  return std::make_shared<const AttrStmt>(key, std::move(name), std::move(value), std::move(body));
+}
+
+Stmt AttrStmt::with_body(Stmt new_body) const { return make(key, name, value, std::move(new_body)); }
 
 Stmt Evaluate::make(Expr value) {
   TEXC_CHECK(value) << "bad evaluate";

@@ -238,14 +238,21 @@ struct Reduce : ExprNode {
 // ---------------------------------------------------------------------------------------------
 // Statements
 
+/// buffer[indices] = value. `stage` names the schedule stage the store computes (set by
+/// lower_blocks from the Block it came from, empty for stores no stage owns): metadata that every
+/// rebuild keeps (use with()), so listings, features and backends can name the stage after the
+/// Blocks are gone and buffers have been merged or flattened. Not part of structural equality.
 struct Store : StmtNode {
   static constexpr StmtKind kKind = StmtKind::Store;
   Buffer buffer;
   std::vector<Expr> indices;
   Expr value;
-  Store(Buffer b, std::vector<Expr> i, Expr v)
-      : StmtNode(kKind), buffer(std::move(b)), indices(std::move(i)), value(std::move(v)) {}
-  static Stmt make(Buffer buffer, std::vector<Expr> indices, Expr value);
+  std::string stage;
+  Store(Buffer b, std::vector<Expr> i, Expr v, std::string st = "")
+      : StmtNode(kKind), buffer(std::move(b)), indices(std::move(i)), value(std::move(v)), stage(std::move(st)) {}
+  static Stmt make(Buffer buffer, std::vector<Expr> indices, Expr value, std::string stage = "");
+  /// This store with buffer, indices and value replaced and its stage tag kept.
+  Stmt with(Buffer new_buffer, std::vector<Expr> new_indices, Expr new_value) const;
 };
 
 enum class ForKind : uint8_t { Serial, Parallel, Vectorized, Unrolled, ThreadBound, Tensorized };
@@ -324,6 +331,32 @@ struct LetStmt : StmtNode {
   Stmt body;
   LetStmt(Var v, Expr val, Stmt b) : StmtNode(kKind), var(std::move(v)), value(std::move(val)), body(std::move(b)) {}
   static Stmt make(Var var, Expr value, Stmt body);
+};
+
+/// What an AttrStmt says about its body.
+enum class AttrKey : uint8_t {
+  ThreadExtent,   // name: a thread tag (blockIdx.x, threadIdx.y...); value: its extent in the body
+  VirtualThread,  // name: the virtual thread's loop name; value: the number of virtual threads
+  DmaCopy,        // name: the destination buffer; value: its memory scope (int of MemScope); body: the copy
+  Pragma,         // name: the pragma; value: its argument
+};
+const char* attr_key_name(AttrKey k);
+/// The key named `name` (as attr_key_name prints it), or nullopt.
+std::optional<AttrKey> parse_attr_key(const std::string& name);
+
+/// A scoped attribute: `key(name) = value` holds for the statements of `body` (TVM's AttrStmt).
+/// Lowering for GPUs and accelerators marks launch extents, virtual threads and DMA copies with it;
+/// a pass that does not know a key keeps the statement and walks its body.
+struct AttrStmt : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::AttrStmt;
+  AttrKey key;
+  std::string name;
+  Expr value;
+  Stmt body;
+  AttrStmt(AttrKey k, std::string n, Expr v, Stmt b)
+      : StmtNode(kKind), key(k), name(std::move(n)), value(std::move(v)), body(std::move(b)) {}
+  static Stmt make(AttrKey key, std::string name, Expr value, Stmt body);
+  Stmt with_body(Stmt new_body) const;
 };
 
 struct Evaluate : StmtNode {

@@ -102,7 +102,7 @@ Stmt IRMutator::mutate(const Store* op, const Stmt& self) {
   auto idx = mutate_exprs(op->indices, &changed);
   Expr v = mutate_expr(op->value);
   if (!changed && v == op->value) return self;
-  return Store::make(op->buffer, std::move(idx), v);
+  return op->with(op->buffer, std::move(idx), v);
 }
 Stmt IRMutator::mutate(const For* op, const Stmt& self) {
   Expr mn = mutate_expr(op->min), ext = mutate_expr(op->extent);
@@ -147,6 +147,12 @@ Stmt IRMutator::mutate(const LetStmt* op, const Stmt& self) {
 Stmt IRMutator::mutate(const Evaluate* op, const Stmt& self) {
   Expr v = mutate_expr(op->value);
   return v == op->value ? self : Evaluate::make(v);
+}
+Stmt IRMutator::mutate(const AttrStmt* op, const Stmt& self) {
+  Expr v = mutate_expr(op->value);
+  Stmt b = mutate_stmt(op->body);
+  if (v == op->value && b == op->body) return self;
+  return AttrStmt::make(op->key, op->name, v, b);
 }
 
 }  // namespace texc

@@ -707,6 +707,17 @@ class Parser {
         return Allocate::make(b, body);
       }
       if (t.text == "block" && peek(1).kind == Tok::Ident && at("(", 2)) return block();
+      if (t.text == "attr" && peek(1).kind == Tok::Ident && at("(", 2)) return attr_stmt();
+      if (t.text == "stage" && at("(", 1) && peek(2).kind == Tok::Ident && at(")", 3)) {
+        next();
+        next();
+        std::string stage = next().text;
+        next();
+        Stmt st = stmt();
+        const Store* store = st->as<Store>();
+        if (!store) syntax_error(t.loc, "`stage(" + stage + ")` must prefix a store");
+        return Store::make(store->buffer, store->indices, store->value, stage);
+      }
     }
     Token start = peek();
     Expr e = expr();
@@ -723,6 +734,23 @@ class Parser {
       return Store::make(l->buffer, l->indices, value);
     }
     return Evaluate::make(e);
+  }
+
+  Stmt attr_stmt() {
+    expect_word("attr");
+    Token key_token = next();
+    std::optional<AttrKey> key = parse_attr_key(key_token.text);
+    if (!key) syntax_error(key_token.loc, "unknown attribute '" + key_token.text + "'");
+    expect("(");
+    std::string name = expect_ident("an attribute's name").text;
+    expect(")");
+    expect("=");
+    Token value_token = peek();
+    Expr value = expr();
+    if (!value->type.is_scalar() || !value->type.is_integer())
+      syntax_error(value_token.loc, "an attribute's value must be an integer, not " + value->type.str());
+    Stmt body = braced_body();
+    return AttrStmt::make(*key, name, value, body);
   }
 
   Stmt if_stmt() {

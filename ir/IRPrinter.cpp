@@ -139,6 +139,7 @@ class BoundVars : public IRVisitor {
 class Printer {
  public:
   std::ostringstream os;
+  bool show_stages = false;
 
   // Names free variables (used but not bound under the roots) first, so bound ones avoid them.
   void reserve_free_vars(const std::vector<const Variable*>& order, const std::unordered_set<const Variable*>& bound) {
@@ -362,6 +363,7 @@ class Printer {
       case StmtKind::Store: {
         auto* st = s->as<Store>();
         indent();
+        if (show_stages && !st->stage.empty()) os << "stage(" << sanitize(st->stage) << ") ";
         os << buffer_name(st->buffer.get());
         indices(st->indices);
         os << " = ";
@@ -407,6 +409,15 @@ class Printer {
         os << "let " << var_name(l->var.get()) << " = " << saved.str() << " in";
         open_body(l->body);
         unbind();
+        os << "\n";
+        return;
+      }
+      case StmtKind::AttrStmt: {
+        auto* a = s->as<AttrStmt>();
+        indent();
+        os << "attr " << attr_key_name(a->key) << "(" << sanitize(a->name) << ") = ";
+        expr(a->value);
+        open_body(a->body);
         os << "\n";
         return;
       }
@@ -555,15 +566,17 @@ std::string to_string(const Expr& e) {
   return p.os.str();
 }
 
-std::string to_string(const Stmt& s) {
+std::string to_string(const Stmt& s, const PrintOptions& options) {
   Printer p;
+  p.show_stages = options.show_stages;
   prepare(p, s);
   p.stmt(s);
   return p.os.str();
 }
 
-std::string to_string(const LoweredFunc& f) {
+std::string to_string(const LoweredFunc& f, const PrintOptions& options) {
   Printer p;
+  p.show_stages = options.show_stages;
   std::vector<Expr> shapes;
   for (const Buffer& b : f.args)
     for (const Expr& d : b->shape) shapes.push_back(d);

@@ -19,7 +19,9 @@
 // Statements: `for|parallel|vectorized|unrolled|tensorized NAME in RANGE { }`,
 // `bound(threadIdx.x) NAME in RANGE { }`, `if (c) { } else { }`, `let x = v in { }`,
 // `allocate T: f32[4, 8] local { }`, `block STAGE(iv: RANGE = binding, r: reduce RANGE = b, ...)
-// [where (pred)] { [init { }] body }`, `A[i, j] = v` (Store) and an expression alone (Evaluate).
+// [where (pred)] { [init { }] body }`, `attr KEY(NAME) = VALUE { }` (AttrStmt; KEY is
+// thread_extent, virtual_thread, dma_copy or pragma), `A[i, j] = v` (Store; with
+// PrintOptions::show_stages `stage(C) A[i, j] = v`) and an expression alone (Evaluate).
 // RANGE is `0..E` when the min is 0, `m..n` when min and extent are constants, else `MIN..+EXTENT`.
 // Buffers: `NAME: TYPE[dims] ROLE [SCOPE] [dims(logical dims)]`, ROLE in input|output|temp (omitted
 // for temp in allocate), SCOPE omitted when "global" for arguments.
@@ -44,9 +46,16 @@
 
 namespace texc {
 
+/// What the text form includes beyond the default.
+struct PrintOptions {
+  /// Prefix each store that a stage owns with `stage(NAME) ` (Store::stage). Off by default, so
+  /// `--emit loops` reads as the loops alone.
+  bool show_stages = false;
+};
+
 std::string to_string(const Expr& e);
-std::string to_string(const Stmt& s);
-std::string to_string(const LoweredFunc& f);
+std::string to_string(const Stmt& s, const PrintOptions& options = {});
+std::string to_string(const LoweredFunc& f, const PrintOptions& options = {});
 std::string to_string(const OpDef& op);
 std::string to_string(const Buffer& b);
 

@@ -75,6 +75,7 @@ void IRVisitor::visit(const IfThenElse* op) {
 }
 void IRVisitor::visit(const LetStmt* op) { visit_expr(op->value); visit_stmt(op->body); }
 void IRVisitor::visit(const Evaluate* op) { visit_expr(op->value); }
+void IRVisitor::visit(const AttrStmt* op) { visit_expr(op->value); visit_stmt(op->body); }
 
 namespace {
 class ExprWalker : public IRVisitor {

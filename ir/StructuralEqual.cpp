@@ -185,6 +185,10 @@ class Comparer {
         return stmt(x->body, y->body);
       }
       case StmtKind::Evaluate: return expr(a->as<Evaluate>()->value, b->as<Evaluate>()->value);
+      case StmtKind::AttrStmt: {
+        auto *x = a->as<AttrStmt>(), *y = b->as<AttrStmt>();
+        return x->key == y->key && x->name == y->name && expr(x->value, y->value) && stmt(x->body, y->body);
+      }
       case StmtKind::Seq: return stmt(a, b);
     }
     return false;

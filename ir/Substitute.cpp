@@ -42,7 +42,7 @@ class BufferSubstituter : public IRMutator {
     Expr v = mutate_expr(op->value);
     Buffer b = replace(op->buffer);
     if (!changed && v == op->value && b == op->buffer) return self;
-    return Store::make(b, std::move(idx), v);
+    return op->with(b, std::move(idx), v);
   }
   Stmt mutate(const Allocate* op, const Stmt& self) override {
     Stmt body = mutate_stmt(op->body);

@@ -8,6 +8,28 @@ const std::vector<std::string>& all_thread_tags() {
   return tags;
 }
 
+const std::vector<CudaArch>& cuda_archs() {
+  // Shared memory per block with the opt-in (CUDA C Programming Guide, "Compute capabilities").
+  static const std::vector<CudaArch> archs = {
+      {"sm_70", 70, 96 * 1024},  {"sm_72", 72, 96 * 1024},  {"sm_75", 75, 64 * 1024},
+      {"sm_80", 80, 163 * 1024}, {"sm_86", 86, 99 * 1024},  {"sm_87", 87, 163 * 1024},
+      {"sm_89", 89, 99 * 1024},  {"sm_90", 90, 227 * 1024},
+  };
+  return archs;
+}
+
+const CudaArch* find_cuda_arch(const std::string& name) {
+  for (const CudaArch& a : cuda_archs())
+    if (name == a.name) return &a;
+  return nullptr;
+}
+
+std::string cuda_arch_names() {
+  std::string out;
+  for (const CudaArch& a : cuda_archs()) out += (out.empty() ? "" : ", ") + std::string(a.name);
+  return out;
+}
+
 const std::vector<Target>& all_targets() {
   const std::vector<std::string>& kGpuThreadTags = all_thread_tags();
   const std::vector<MemScope> kCpuScopes = {MemScope::Global, MemScope::Local};

@@ -34,6 +34,21 @@ struct Target {
   TargetLimits limits;
 };
 
+/// An NVIDIA GPU architecture `--arch` accepts (cuda, cuda-interp): the PTX target it names and
+/// the shared memory one block may use there (statically 48 KiB; more with an opt-in the launcher
+/// makes, up to this figure).
+struct CudaArch {
+  const char* name;          // "sm_80"
+  int compute_capability;    // 80
+  int64_t max_shared_bytes;  // per block, with the opt-in
+};
+/// Every architecture, oldest first; the default is "sm_80".
+const std::vector<CudaArch>& cuda_archs();
+const CudaArch* find_cuda_arch(const std::string& name);
+/// "sm_70, sm_72, ...": for messages listing the valid values.
+std::string cuda_arch_names();
+constexpr const char* kDefaultCudaArch = "sm_80";
+
 /// Every target, in the order --help lists them.
 const std::vector<Target>& all_targets();
 /// The target named `name`, or null.

@@ -509,6 +509,8 @@ StmtFn Compiler::stmt(const Stmt& s) {
       ExprFn value = expr(s->as<Evaluate>()->value);
       return [value](Frame& f) { value(f, 0); };
     }
+    case StmtKind::AttrStmt:  // on a CPU every attribute is advice: the body runs as it is
+      return stmt(s->as<AttrStmt>()->body);
   }
   throw InterpError("unknown statement kind in '" + func_name_ + "'");
 }

@@ -55,7 +55,7 @@ class Flattener : public IRMutator {
     bool changed = false;
     auto idx = mutate_exprs(op->indices, &changed);
     Expr v = mutate_expr(op->value);
-    return Store::make(flat(op->buffer), {offset(op->buffer, idx)}, v);
+    return op->with(flat(op->buffer), {offset(op->buffer, idx)}, v);
   }
   Stmt mutate(const Allocate* op, const Stmt&) override {
     return Allocate::make(flat(op->buffer), mutate_stmt(op->body));

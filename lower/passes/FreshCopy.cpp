@@ -38,7 +38,7 @@ class FreshCopier : public IRMutator {
     bool changed = false;
     auto idx = mutate_exprs(op->indices, &changed);
     Expr value = mutate_expr(op->value);
-    return Store::make(buffer(op->buffer), std::move(idx), value);
+    return op->with(buffer(op->buffer), std::move(idx), value);
   }
   Stmt mutate(const For* op, const Stmt&) override {
     Expr mn = mutate_expr(op->min), ext = mutate_expr(op->extent);

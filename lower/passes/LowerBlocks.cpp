@@ -46,6 +46,23 @@ Expr conjunction(const std::vector<Expr>& terms) {
   return r;
 }
 
+// Marks every store under s that no stage owns yet as computing `stage` (Store::stage).
+class StageTagger : public IRMutator {
+ public:
+  explicit StageTagger(const std::string& stage) : stage_(stage) {}
+
+ protected:
+  Stmt mutate(const Store* op, const Stmt& self) override {
+    if (!op->stage.empty()) return self;
+    return Store::make(op->buffer, op->indices, op->value, stage_);
+  }
+
+ private:
+  const std::string& stage_;
+};
+
+Stmt tag_stores(const Stmt& s, const std::string& stage) { return StageTagger(stage).mutate_stmt(s); }
+
 // Phase 1: for every Block with an init, find where the init nest goes and build it.
 class InitPlanner : public IRVisitor {
  public:
@@ -85,7 +102,7 @@ class InitPlanner : public IRVisitor {
     split_conjuncts(op->predicate, terms);
     for (const Expr& t : terms)
       if (!intersects(vars_in(t), reduce_vars)) kept.push_back(t);
-    Stmt init = substitute(op->init, iter_values);
+    Stmt init = tag_stores(substitute(op->init, iter_values), op->stage);
     if (Expr guard = conjunction(kept)) init = IfThenElse::make(guard, init);
     // Regenerate the spatial loops between `first` and the block, innermost first.
     for (size_t i = loops_.size(); i-- > first;) {
@@ -124,10 +141,10 @@ class BlockLowerer : public IRMutator {
       iter_values[op->iter_vars[i].var.get()] = op->bindings[i];
       if (op->iter_vars[i].is_reduce && !vars_in(op->bindings[i]).empty()) reduce_driven = true;
     }
-    Stmt body = substitute(op->body, iter_values);
+    Stmt body = tag_stores(substitute(op->body, iter_values), op->stage);
     if (op->init && !reduce_driven) {
       // Every reduction iter var is fixed here: this point's whole reduction is this one update.
-      body = Seq::make({substitute(op->init, iter_values), body});
+      body = Seq::make({tag_stores(substitute(op->init, iter_values), op->stage), body});
     }
     if (op->predicate) body = IfThenElse::make(op->predicate, body);
     return body;

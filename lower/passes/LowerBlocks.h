@@ -7,7 +7,9 @@
 // variable drives a reduction iter var; the loops between that point and the Block that drive only
 // spatial iter vars are regenerated (fresh variables, same kinds) around the init, guarded by the
 // predicate's conjuncts that do not mention reduction loops. When no loop drives the reduction,
-// the init runs right before the update. Leaves everything else alone.
+// the init runs right before the update. Every store of a Block's body and init carries the
+// Block's stage name (Store::stage), so later passes, listings and features can still name the
+// stage. Leaves everything else alone.
 #pragma once
 #include "ir/IR.h"
 

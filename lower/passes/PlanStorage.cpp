@@ -88,8 +88,8 @@ class StorageRewriter : public IRMutator {
     auto idx = mutate_exprs(op->indices, &changed);
     Expr v = mutate_expr(op->value);
     auto it = plans_.find(op->buffer.get());
-    if (it == plans_.end()) return (changed || v != op->value) ? Store::make(op->buffer, idx, v) : self;
-    return Store::make(it->second.replacement, shift(it->second, idx), v);
+    if (it == plans_.end()) return (changed || v != op->value) ? op->with(op->buffer, idx, v) : self;
+    return op->with(it->second.replacement, shift(it->second, idx), v);
   }
 
  private:

@@ -86,6 +86,12 @@ class NoOpRemover : public IRMutator {
   Stmt mutate(const Evaluate* op, const Stmt& self) override {
     return has_side_effects(op->value) ? self : nothing();
   }
+  // An attribute says something about its body; with nothing left to say it about, it goes too.
+  Stmt mutate(const AttrStmt* op, const Stmt& self) override {
+    Stmt body = mutate_stmt(op->body);
+    if (does_nothing(body)) return nothing();
+    return body == op->body ? self : op->with_body(body);
+  }
   Stmt mutate(const Seq* op, const Stmt& self) override {
     std::vector<Stmt> kept;
     bool changed = false;

@@ -216,7 +216,7 @@ class Vectorizer : public IRMutator {
     // A store that every lane makes to the same place cannot keep the serial order of its lanes.
     if (!vec) return fail(self);
     for (Expr& i : idx) i = widen(i);
-    return Store::make(buffer, std::move(idx), widen(value));
+    return op->with(buffer, std::move(idx), widen(value));
   }
 
   // An allocation inside the vectorized loop holds one iteration's values: it gets one slice per
@@ -271,6 +271,7 @@ class Vectorizer : public IRMutator {
 
   Stmt mutate(const Block*, const Stmt& self) override { return fail(self); }
   Stmt mutate(const Evaluate*, const Stmt& self) override { return fail(self); }
+  Stmt mutate(const AttrStmt*, const Stmt& self) override { return fail(self); }
 
  private:
   const Variable* var_;

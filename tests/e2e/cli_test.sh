@@ -23,6 +23,11 @@ expect 1 "--emit: unknown output kind 'exe'" -- "$op" --target interp --emit exe
 expect 1 "there is no param or dimension variable named 'Q'" -- run "$op" --target interp -D Q=3
 expect 1 "cannot open file" -- run "$work/missing.tex" --target interp
 expect 2 "no CUDA device" -- run "$op" --target cuda
+expect 2 "no CUDA device" -- run "$op" --target cuda --arch sm_90
+expect 1 "unknown --arch 'sm_100' \(expected one of sm_70, sm_72, sm_75, sm_80, sm_86, sm_87, sm_89, sm_90; default sm_80\)" \
+  -- run "$op" --target cuda --arch sm_100
+expect 1 "--arch chooses the GPU architecture of --target cuda or cuda-interp, not of 'x86' \(for CPUs: --mcpu\)" \
+  -- run "$op" --target x86 --arch sm_80
 expect 2 "target 'vdla' is not available yet" -- run "$op" --target vdla
 expect 2 "needs the tuner" -- tune "$op" --target x86 --trials 2 --records "$work/r.jsonl"
 

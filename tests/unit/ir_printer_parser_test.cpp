@@ -203,6 +203,43 @@ TEST_CASE("every statement kind round-trips") {
       "}\n");
 }
 
+TEST_CASE("scoped attributes and stage tags round-trip") {
+  check_func_round_trip(
+      "func f(A: f32[64] input, B: f32[64] output) {\n"
+      "  attr thread_extent(blockIdx.x) = 2 {\n"
+      "    attr thread_extent(threadIdx.x) = 32 {\n"
+      "      attr pragma(unroll_explicit) = 0 {\n"
+      "        B[0] = A[0]\n"
+      "      }\n"
+      "    }\n"
+      "  }\n"
+      "  attr virtual_thread(vt) = 4 {\n"
+      "  }\n"
+      "  attr dma_copy(A_inp) = 3 {\n"
+      "  }\n"
+      "}\n");
+  const char* tagged =
+      "func g(A: f32[4] input, B: f32[4] output) {\n"
+      "  for i in 0..4 {\n"
+      "    stage(B) B[i] = A[i]*2.0f\n"
+      "  }\n"
+      "}\n";
+  LoweredFunc f = parse_func(tagged);
+  const Store* st = f.body->as<For>()->body->as<Store>();
+  REQUIRE(st);
+  CHECK(st->stage == "B");
+  CHECK(to_string(f, PrintOptions{true}) == tagged);
+  // Off by default: the loops alone; and the tag is metadata, not structure.
+  CHECK(to_string(f).find("stage(") == std::string::npos);
+  CHECK(structurally_equal(f, parse_func(to_string(f))));
+  // Rebuilding a store keeps its tag.
+  Stmt rebuilt = st->with(st->buffer, st->indices, make_float(1.0));
+  CHECK(rebuilt->as<Store>()->stage == "B");
+  CHECK(parse_error_of("func f(A: f32[4] input) { attr colour(x) = 1 { } }") == DiagId::SyntaxError);
+  CHECK(parse_error_of("func f(A: f32[4] input) { attr pragma(x) = 1.0f { } }") == DiagId::SyntaxError);
+  CHECK(parse_error_of("func f(A: f32[4] input) { stage(A) for i in 0..4 { } }") == DiagId::SyntaxError);
+}
+
 TEST_CASE("parsed IR has the written types and structure") {
   LoweredFunc f = parse_func(
       "func g(X: i8[8] input, Y: i8[8] output) {\n"

@@ -3,6 +3,11 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include "schedule_test_support.h"
 
+#include <map>
+
+#include "ir/IRParser.h"
+#include "ir/IRVisitor.h"
+
 using namespace texc;
 using namespace texc::testing;
 
@@ -46,4 +51,49 @@ TEST_CASE("the pass list is the schedule passes, the common function passes, the
   }
   CHECK(find_function_pass("apply_schedule") == nullptr);  // a schedule pass: not runnable on IR text
   CHECK(find_function_pass("no_such_pass") == nullptr);
+}
+
+TEST_CASE("every store names its stage after lowering, through storage planning and flattening") {
+  OpDef op = compile_op(
+      "op g(A: f32[8, 4], B: f32[4, 6]) -> C {\n"
+      "  compute { C[i, j] = sum(A[i, k] * B[k, j] for k in 0..4) }\n"
+      "  schedule cpu {\n    CL = cache_write(C, local)\n  }\n"
+      "}\n");
+  LowerOptions options;
+  options.target = "x86";
+  LoweredFunc result = lower_op(op, options);
+  std::map<std::string, int> stores_per_stage;
+  for_each_stmt(result.body, [&](const Stmt& s) {
+    if (const Store* st = s->as<Store>()) stores_per_stage[st->stage]++;
+  });
+  CHECK(stores_per_stage.count("") == 0);
+  CHECK(stores_per_stage["CL"] == 2);  // its init and its update
+  CHECK(stores_per_stage["C"] == 1);   // the copy out of the register tile
+  std::string listing = to_string(result, PrintOptions{true});
+  CHECK_CONTAINS(listing, "stage(CL) CL[");
+  CHECK_CONTAINS(listing, "stage(C) C[");
+}
+
+TEST_CASE("a scoped attribute is kept by the common passes, its body lowered like any other") {
+  LoweredFunc f = parse_func(
+      "func h(A: f32[16] input, B: f32[16] output) {\n"
+      "  attr pragma(keep_me) = 1 {\n"
+      "    for i in 0..16 {\n"
+      "      B[i] = A[i] + 0.0f*A[i]\n"
+      "    }\n"
+      "  }\n"
+      "  attr pragma(empty) = 1 {\n"
+      "    for i in 0..0 {\n"
+      "      B[i] = A[i]\n"
+      "    }\n"
+      "  }\n"
+      "}\n");
+  for (const char* pass : {"simplify", "remove_no_ops"}) {
+    const FunctionPass* p = find_function_pass(pass);
+    REQUIRE(p != nullptr);
+    f = p->run(f);
+  }
+  std::string text = to_string(f);
+  CHECK_CONTAINS(text, "attr pragma(keep_me) = 1 {");
+  CHECK(text.find("pragma(empty)") == std::string::npos);  // nothing left to say it about
 }

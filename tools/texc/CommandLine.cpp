@@ -234,6 +234,15 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   }
   if (!find_target(cl.target))
     throw CommandLineError("unknown target '" + cl.target + "' (expected host, " + target_names() + ")");
+  if (!cl.arch.empty()) {
+    TargetKind kind = find_target(cl.target)->kind;
+    if (kind != TargetKind::Cuda && kind != TargetKind::CudaInterp)
+      throw CommandLineError("--arch chooses the GPU architecture of --target cuda or cuda-interp, not of '" +
+                             cl.target + "' (for CPUs: --mcpu)");
+    if (!find_cuda_arch(cl.arch))
+      throw CommandLineError("unknown --arch '" + cl.arch + "' (expected one of " + cuda_arch_names() + "; default " +
+                             kDefaultCudaArch + ")");
+  }
   if (!cl.output_stem.empty()) {
     std::string name = std::filesystem::path(cl.output_stem).filename().string();
     if (name.empty() || name == "." || name == ".." || std::filesystem::is_directory(cl.output_stem))
