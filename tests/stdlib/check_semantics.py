@@ -60,11 +60,13 @@ def load_npy(path):
     header_len = struct.unpack('<H' if major == 1 else '<I', raw[8:10] if major == 1 else raw[8:12])[0]
     start = (10 if major == 1 else 12) + header_len
     header = eval(raw[(10 if major == 1 else 12):start].decode('latin1'))  # a Python dict literal
-    assert header['descr'] == '<f4' and not header['fortran_order'], (path, header)
+    assert header['descr'] in ('<f4', '|i1') and not header['fortran_order'], (path, header)
     shape = header['shape']
     count = 1
     for s in shape:
         count *= s
+    if header['descr'] == '|i1':
+        return Array(shape, list(struct.unpack('<%db' % count, raw[start:start + count])))
     return Array(shape, list(struct.unpack('<%df' % count, raw[start:start + 4 * count])))
 
 
@@ -93,6 +95,30 @@ def conv2d(X, W, stride=1, pad=0, dilation=1):
                         s += X[n, c, y, x] * W[f, c, ry, rx]
         return s
     return build((N, F, OH, OW), at)
+
+
+def requantize(acc, shift):
+    """int32 accumulator -> int8: arithmetic right shift, clip to [-128, 127]."""
+    return max(-128, min(127, int(acc) >> shift))
+
+
+def conv2d_int8_blocked(X, W, shift, stride=1, pad=0):
+    """X[n, cb, h, w, ci], W[fb, cb, ry, rx, fo, ci] (nn.int8): int8 in, int8 out."""
+    N, CB, H, Wd, BI = X.shape
+    FB, _, KH, KW, BO, _ = W.shape
+    OH = (H + 2 * pad - KH) // stride + 1
+    OW = (Wd + 2 * pad - KW) // stride + 1
+
+    def at(n, fb, oy, ox, fo):
+        s = 0
+        for cb in range(CB):
+            for ry in range(KH):
+                for rx in range(KW):
+                    y, x = oy * stride + ry - pad, ox * stride + rx - pad
+                    if 0 <= y < H and 0 <= x < Wd:
+                        s += sum(X[n, cb, y, x, ci] * W[fb, cb, ry, rx, fo, ci] for ci in range(BI))
+        return requantize(s, shift)
+    return build((N, FB, OH, OW, BO), at)
 
 
 def depthwise(X, W, stride=1, pad=0, dilation=1):
@@ -196,6 +222,27 @@ CASES = [
     ('oihw_to_oihwio', 'oihw_to_oihwio_small', 'Y', lambda t: build(
         (2, 2, 3, 2, 4, 8), lambda fb, cb, ry, rx, ci, fi:
         t['W'][fb * 8 + fi, cb * 4 + ci, ry, rx] if fb * 8 + fi < 10 and cb * 4 + ci < 7 else 0.0)),
+    ('int8', 'conv2d_int8_small', 'Y', lambda t: conv2d_int8_blocked(t['X'], t['W'], 1, stride=2, pad=1)),
+    ('int8', 'conv2d_int8_chain_small', 'Y', lambda t: (lambda acc: build(
+        acc.shape, lambda *p: requantize(acc[p], 1)))(conv2d(t['X'], t['W'], pad=1))),
+    ('int8', 'dense_int8_chain_small', 'Y', lambda t: build(
+        (5, 19), lambda i, j: requantize(sum(t['X'][i, k] * t['W'][j, k] for k in range(37)), 2))),
+    ('int8', 'dense_int8_small', 'Y', lambda t: build(
+        (3, 2, 4), lambda m, nb, no: requantize(sum(t['X'][m, kb, ki] * t['W'][nb, kb, no, ki]
+                                                    for kb in range(5) for ki in range(8)), 1))),
+    ('int8', 'nchw_to_nchwc_int8_small', 'Y', lambda t: build(
+        (2, 3, 3, 5, 4), lambda n, cb, h, w, ci: t['X'][n, cb * 4 + ci, h, w] if cb * 4 + ci < 11 else 0)),
+    ('int8', 'nchwc_to_nchw_int8_small', 'Y', lambda t: build(
+        (2, 11, 3, 5), lambda n, c, h, w: t['X'][n, c // 4, h, w, c % 4])),
+    ('int8', 'oihw_to_oihwoi_int8_small', 'Y', lambda t: build(
+        (2, 2, 3, 2, 8, 4), lambda fb, cb, ry, rx, fo, ci:
+        t['W'][fb * 8 + fo, cb * 4 + ci, ry, rx] if fb * 8 + fo < 10 and cb * 4 + ci < 7 else 0)),
+    ('int8', 'rows_to_blocks_int8_small', 'Y', lambda t: build(
+        (3, 3, 8), lambda m, kb, ki: t['X'][m, kb * 8 + ki] if kb * 8 + ki < 21 else 0)),
+    ('int8', 'blocks_to_rows_int8_small', 'Y', lambda t: build((3, 19), lambda m, c: t['X'][m, c // 8, c % 8])),
+    ('int8', 'dense_weights_int8_small', 'Y', lambda t: build(
+        (3, 3, 8, 16), lambda nb, kb, no, ki:
+        t['W'][nb * 8 + no, kb * 16 + ki] if nb * 8 + no < 19 and kb * 16 + ki < 37 else 0)),
     ('depthwise_conv2d', 'depthwise_conv2d_mult2_small', 'Y', lambda t: depthwise(t['X'], t['W'], pad=1)),
     ('depthwise_conv2d', 'depthwise_conv2d_s3_dil2_small', 'Y',
      lambda t: depthwise(t['X'], t['W'], stride=3, pad=2, dilation=2)),
