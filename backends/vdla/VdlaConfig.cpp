@@ -13,17 +13,17 @@ namespace texc::vdla {
 
 const std::vector<VdlaConfigKey>& vdla_config_keys() {
   static const std::vector<VdlaConfigKey> keys = {
-      {"batch", &VdlaConfig::batch, true},
-      {"block_in", &VdlaConfig::block_in, true},
-      {"block_out", &VdlaConfig::block_out, true},
-      {"inp_buffer_bytes", &VdlaConfig::inp_buffer_bytes, true},
-      {"wgt_buffer_bytes", &VdlaConfig::wgt_buffer_bytes, true},
-      {"acc_buffer_bytes", &VdlaConfig::acc_buffer_bytes, true},
-      {"uop_buffer_bytes", &VdlaConfig::uop_buffer_bytes, true},
-      {"dram_bytes_per_cycle", &VdlaConfig::dram_bytes_per_cycle, false},
-      {"dram_latency_cycles", &VdlaConfig::dram_latency_cycles, false},
-      {"command_queue_depth", &VdlaConfig::command_queue_depth, false},
-      {"token_queue_depth", &VdlaConfig::token_queue_depth, false},
+      {"batch", &VdlaConfig::batch, true, 64},
+      {"block_in", &VdlaConfig::block_in, true, 256},
+      {"block_out", &VdlaConfig::block_out, true, 256},
+      {"inp_buffer_bytes", &VdlaConfig::inp_buffer_bytes, true, int64_t(1) << 28},
+      {"wgt_buffer_bytes", &VdlaConfig::wgt_buffer_bytes, true, int64_t(1) << 28},
+      {"acc_buffer_bytes", &VdlaConfig::acc_buffer_bytes, true, int64_t(1) << 28},
+      {"uop_buffer_bytes", &VdlaConfig::uop_buffer_bytes, true, int64_t(1) << 28},
+      {"dram_bytes_per_cycle", &VdlaConfig::dram_bytes_per_cycle, false, int64_t(1) << 20},
+      {"dram_latency_cycles", &VdlaConfig::dram_latency_cycles, false, int64_t(1) << 20},
+      {"command_queue_depth", &VdlaConfig::command_queue_depth, false, int64_t(1) << 24},
+      {"token_queue_depth", &VdlaConfig::token_queue_depth, false, int64_t(1) << 24},
   };
   return keys;
 }
@@ -37,9 +37,10 @@ const BitField& VdlaDerived::field(const std::vector<BitField>& format, const ch
 namespace {
 
 bool is_power_of_two(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
-unsigned log2_exact(int64_t v) {
+// The smallest l with 2^l >= v, for 0 < v <= 2^62.
+unsigned log2_ceil(int64_t v) {
   unsigned l = 0;
-  while ((int64_t(1) << l) < v) ++l;
+  while (l < 62 && (int64_t(1) << l) < v) ++l;
   return l;
 }
 
@@ -70,9 +71,9 @@ bool try_derive(const VdlaConfig& cfg, VdlaDerived& d, VdlaConfigProblem& proble
     bool latency = std::string_view(k.name) == "dram_latency_cycles";
     if (latency ? v < 0 : v < 1)
       return fail({k.name}, latency ? "it must be zero or positive" : "it must be positive");
+    if (v > k.max) return fail({k.name}, fmt::format("it is too large (at most {})", k.max));
     if (k.power_of_two && !is_power_of_two(v))
-      return fail({k.name}, fmt::format("it must be a power of two (like {})", int64_t(1) << log2_exact(v)));
-    if (v > (int64_t(1) << 40)) return fail({k.name}, "it is too large (the limit is 2^40)");
+      return fail({k.name}, fmt::format("it must be a power of two (like {})", int64_t(1) << log2_ceil(v)));
   }
   d.inp_elem_bytes = cfg.batch * cfg.block_in;
   d.wgt_elem_bytes = cfg.block_out * cfg.block_in;
@@ -93,7 +94,7 @@ bool try_derive(const VdlaConfig& cfg, VdlaDerived& d, VdlaConfigProblem& proble
     if (b.bytes < b.elem)
       return fail({b.key}, fmt::format("it is smaller than one element of the buffer ({} bytes)", b.elem));
     *b.depth = b.bytes / b.elem;
-    *b.log = log2_exact(*b.depth);
+    *b.log = log2_ceil(*b.depth);
     if (*b.log > kSramBaseBits)
       return fail({b.key}, fmt::format("its {} {} of {} bytes need a {}-bit sram_base, but LOAD/STORE have {} bits; use at most {} bytes",
                                        *b.depth, b.what, b.elem, *b.log, kSramBaseBits, b.elem << kSramBaseBits));

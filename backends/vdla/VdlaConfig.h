@@ -35,6 +35,7 @@ struct VdlaConfigKey {
   const char* name;
   int64_t VdlaConfig::*member;
   bool power_of_two;  // must be a power of two (sizes from which depths and widths are derived)
+  int64_t max;        // the largest value accepted (keeps a simulator's buffers allocatable)
 };
 /// Every key, in the order of VdlaConfig (also the order written to a .vdla file).
 const std::vector<VdlaConfigKey>& vdla_config_keys();
