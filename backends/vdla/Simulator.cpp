@@ -70,8 +70,8 @@ class Simulation {
       return std::move(r_);
     }
     if (!validate()) return std::move(r_);
-    Datapath datapath(p_.config, d_);
-    datapath_ = &datapath;
+    std::optional<Datapath> datapath;
+    if (opt_.execute_datapath) datapath_ = &datapath.emplace(p_.config, d_);
     fetch_time_.assign(n_, 0);
     while (step()) {
     }
@@ -236,7 +236,7 @@ class Simulation {
 
     const uint64_t cost = insn_cycles(insn, p_.config, d_);
     const uint64_t end = start + cost;
-    if (auto problem = datapath_->execute(insn, dram_)) {
+    if (auto problem = opt_.execute_datapath ? datapath_->execute(insn, dram_) : std::nullopt) {
       fail(SimError::Kind::OutOfRange, int64_t(i), start, fmt::format("{} at cycle {}: {}", describe(i), start, *problem));
       return false;
     }
@@ -322,7 +322,11 @@ SimResult simulate(const VdlaProgram& program, std::vector<uint8_t>& dram, const
 
 std::string format_sim_report(const SimResult& r) {
   std::string out;
-  if (!r.ok()) out += fmt::format("error: {}: {}\n", sim_error_kind_name(r.error.kind), r.error.message);
+  if (!r.ok()) {
+    const char* kind = sim_error_kind_name(r.error.kind);
+    bool says_kind = r.error.message.rfind(kind, 0) == 0;  // "deadlock at cycle ...", "unbalanced token queue ..."
+    out += says_kind ? fmt::format("error: {}\n", r.error.message) : fmt::format("error: {}: {}\n", kind, r.error.message);
+  }
   out += fmt::format("cycles: {}\n", r.total_cycles);
   for (int e = 0; e < kNumEngines; ++e)
     out += fmt::format("  {:<8} busy {:>12} cycles ({:5.1f}%), {} instructions\n", engine_name(Engine(e)), r.busy_cycles[e],

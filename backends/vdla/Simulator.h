@@ -66,6 +66,9 @@ struct SimResult {
 
 struct SimOptions {
   bool record_timeline = false;  // fill SimResult::timeline (for write_trace)
+  /// false: tokens and timing only, no data is read or written (DRAM may be empty) — a quick
+  /// deadlock/balance check of a stream, e.g. by the compiler before writing it.
+  bool execute_datapath = true;
 };
 
 /// Runs `program` on `dram` (at least program.dram_bytes bytes, with the micro-op table in place:

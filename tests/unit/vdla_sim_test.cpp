@@ -128,6 +128,18 @@ TEST_CASE("a deadlocking stream is reported with instruction, engine and queue")
         "for a token on COMPUTE->LOAD, which is empty; instruction 1 (COMPUTE engine, GEMM) waits for a token on LOAD->COMPUTE, "
         "which is empty");
   CHECK(r.executed == 0);
+  CHECK(format_sim_report(r).rfind("error: deadlock at cycle 0: no engine can progress", 0) == 0);
+  // The same without data (a token-only check): no DRAM needed.
+  std::vector<uint8_t> none;
+  SimOptions tokens_only;
+  tokens_only.execute_datapath = false;
+  SimResult t = simulate(p, none, tokens_only);
+  CHECK(t.error.kind == SimError::Kind::Deadlock);
+  CHECK(t.error.message == r.error.message);
+  VdlaProgram good = one_tile_gemm_program();
+  SimResult g = simulate(good, none, tokens_only);
+  CHECK_MESSAGE(g.ok(), g.error.message);
+  CHECK(g.total_cycles == 172);
 }
 
 TEST_CASE("a deadlock after some progress, and one caused by a full command queue") {
@@ -243,6 +255,8 @@ TEST_CASE("invalid streams, token overflow, out-of-range accesses and work after
   // A load the FINISH does not wait for.
   e = error_of(program({Insn::load(mem(MemBuffer::Inp, 0, 0, 1, 1, 1)), Insn::finish()}));
   CHECK(e.first == SimError::Kind::WorkAfterFinish);
+  CHECK(format_sim_report(simulate(program({Insn::load(mem(MemBuffer::Inp, 0, 0, 1, 1, 1)), Insn::finish()}), dram))
+            .rfind("error: work after FINISH: instruction 0", 0) == 0);
   CHECK(e.second.find("instruction 0 (LOAD engine, LOAD INP) finishes at cycle 34, after FINISH completed at cycle 1") == 0);
 }
 
