@@ -541,3 +541,16 @@ TEST_CASE("virtual threads: loads of one thread overlap the GEMMs of the other")
   MESSAGE("one thread: ", one.total_cycles, " cycles, GEMM ", one.gemm_utilization, "; two: ", two.total_cycles, " cycles, GEMM ",
           two.gemm_utilization);
 }
+
+TEST_CASE("x_stride 0 repeats one DRAM row (overlapping rows are allowed)") {
+  VdlaProgram p = program({Insn::load(mem(MemBuffer::Acc8, 0, 2, 3, 1, 0), kPushNext),
+                           Insn::store(mem(MemBuffer::Out, 0, 10, 1, 3, 3), kPopPrevPushPrev), Insn::sync(Engine::Compute, kPopNext),
+                           Insn::finish()});
+  std::vector<uint8_t> dram(4096);
+  for (int l = 0; l < 16; ++l) dram[32 + l] = uint8_t(l * 3 + 1);
+  SimResult r = simulate(p, dram);
+  REQUIRE_MESSAGE(r.ok(), r.error.message);
+  for (int row = 0; row < 3; ++row)
+    for (int l = 0; l < 16; ++l) CHECK(dram[160 + row * 16 + l] == uint8_t(l * 3 + 1));
+  CHECK(r.dram_bytes[int(MemBuffer::Acc8)] == 48);
+}
