@@ -679,6 +679,13 @@ class Parser {
         expect(")");
         return loop(ForKind::ThreadBound, tag);
       }
+      if (t.text == "tensorized" && at("(", 1)) {
+        next();
+        next();
+        std::string tag = expect_ident("an intrinsic's name").text;
+        expect(")");
+        return loop(ForKind::Tensorized, tag);
+      }
       if (t.text == "if" && at("(", 1)) return if_stmt();
       if (t.text == "let" && peek(1).kind == Tok::Ident && at("=", 2)) {
         next();

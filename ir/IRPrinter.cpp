@@ -380,6 +380,7 @@ class Printer {
         auto* f = s->as<For>();
         indent();
         if (f->for_kind == ForKind::ThreadBound) os << "bound(" << f->thread_tag << ") ";
+        else if (f->for_kind == ForKind::Tensorized && !f->thread_tag.empty()) os << "tensorized(" << f->thread_tag << ") ";
         else os << for_kind_name(f->for_kind) << " ";
         std::ostringstream saved;
         saved.swap(os);

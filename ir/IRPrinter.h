@@ -17,7 +17,8 @@
 //   }
 //
 // Statements: `for|parallel|vectorized|unrolled|tensorized NAME in RANGE { }`,
-// `bound(threadIdx.x) NAME in RANGE { }`, `if (c) { } else { }`, `let x = v in { }`,
+// `bound(threadIdx.x) NAME in RANGE { }`, `tensorized(vdla.gemm) NAME in RANGE { }` (a nest
+// marked for a target's intrinsic), `if (c) { } else { }`, `let x = v in { }`,
 // `allocate T: f32[4, 8] local { }`, `block STAGE(iv: RANGE = binding, r: reduce RANGE = b, ...)
 // [where (pred)] { [init { }] body }`, `attr KEY(NAME) = VALUE { }` (AttrStmt; KEY is
 // thread_extent, virtual_thread, dma_copy or pragma), `A[i, j] = v` (Store; with

@@ -4,6 +4,8 @@
 // runs the verifier after every pass, naming the pass that broke the IR.
 #include "lower/Lower.h"
 
+#include "ir/Target.h"
+
 #include <algorithm>
 #include <chrono>
 #include <functional>
@@ -12,6 +14,7 @@
 #include "ir/Diagnostics.h"
 #include "ir/IRPrinter.h"
 #include "ir/Simplify.h"
+#include "ir/Target.h"
 #include "ir/Verifier.h"
 #include "lower/AttachHiddenReductions.h"
 #include "lower/AutoFuse.h"
@@ -120,6 +123,16 @@ const std::vector<FunctionPass>& cpu_function_passes() {
   return list;
 }
 
+// The VDLA target's passes: its loops stay loops (the code generator walks them into an
+// instruction stream: DMA copy nests, tensorized GEMM nests, ALU nests), so only the clean-up.
+const std::vector<FunctionPass>& vdla_function_passes() {
+  static const std::vector<FunctionPass> list = {
+      {"remove_no_ops", "drop dead allocations, self-stores, empty loops, ifs and seqs",
+       [](LoweredFunc f) { return on_body(std::move(f), remove_no_ops); }},
+  };
+  return list;
+}
+
 // The stages a schedule names (no automatic fusion for them): the heads of its name arguments
 // (a stage, or a loop of it, "C.i"), under the caller's name when the schedule came with an
 // imported op; a reduction loop of a hidden stage named through its consumer ("O.j" for O_red.j)
@@ -145,9 +158,10 @@ std::set<std::string> stages_named_by(const std::vector<SchedStep>& steps, const
 }  // namespace
 
 std::vector<FunctionPass> function_passes(const std::string& target) {
-  (void)target;  // every target so far is a CPU target; cuda and vdla will add their own lists
   std::vector<FunctionPass> list = common_function_passes();
-  for (const FunctionPass& p : cpu_function_passes()) list.push_back(p);
+  const Target* t = find_target(target);
+  for (const FunctionPass& p : t && t->kind == TargetKind::Vdla ? vdla_function_passes() : cpu_function_passes())
+    list.push_back(p);
   return list;
 }
 

@@ -7,6 +7,7 @@
 //   common function passes        lower_blocks, plan_storage, flatten_storage, simplify
 //   the target's function passes  CPU (x86, arm, interp): partition_loops, vectorize_loops,
 //                                 unroll_loops, remove_no_ops, simplify_final
+//                                 vdla: remove_no_ops (its code generator walks the loops)
 //
 // A new target adds its own list of function passes in Lower.cpp (function_passes).
 #pragma once

@@ -110,8 +110,10 @@ class InitPlanner : public IRVisitor {
       if (reduce_vars.count(l->var.get())) continue;
       if (!spatial_vars.count(l->var.get()) && !uses_var(init, l->var.get())) continue;
       Var fresh = Variable::make(l->var->name, l->var->type);
-      init = For::make(fresh, l->min, l->extent, l->for_kind == ForKind::Parallel ? ForKind::Serial : l->for_kind,
-                       substitute(init, VarMap{{l->var.get(), fresh}}), l->thread_tag);
+      // The init is not the tensorized computation: its copy of a tensorized loop is serial.
+      bool serial = l->for_kind == ForKind::Parallel || l->for_kind == ForKind::Tensorized;
+      init = For::make(fresh, l->min, l->extent, serial ? ForKind::Serial : l->for_kind,
+                       substitute(init, VarMap{{l->var.get(), fresh}}), serial ? "" : l->thread_tag);
     }
     inits_before[loops_[first]].push_back(init);
   }

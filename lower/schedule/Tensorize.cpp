@@ -2,8 +2,9 @@
 // intrinsic NAME (language.md "intrinsics").
 //
 // Contract: NAME is an intrinsic declared with `lower extern "symbol"` and visible to the op
-// (OpDef::intrinsics); a target built-in (vdla.gemm) or another lowering is reported as not
-// available on the target. The match is structural, like TensorIR's tensorize:
+// (OpDef::intrinsics), or a built-in of the target (ir/Target.h: `vdla.gemm` on vdla); another
+// lowering, or a built-in of another target, is reported as not available on the target. The
+// match is structural, like TensorIR's tensorize:
 //  - shape: the loops from L inward are perfectly nested down to one Block, one loop per intrinsic
 //    axis (spatial axes then reduction axes, by order) with equal constant extents;
 //  - the Block's reduction is complete under L (no reduction axis is driven by a loop outside L);
@@ -13,7 +14,12 @@
 //  - strides: every access, flattened row-major with its buffer's full shape, is affine in the
 //    loops under L with the same stride for each loop as the intrinsic's access has for the
 //    corresponding axis, and the intrinsic's accesses start at element 0.
-// A mismatch is a diagnostic that says which part did not match. The nest becomes
+// A mismatch is a diagnostic that says which part did not match. A built-in accumulating
+// intrinsic (vdla.gemm: c[j] += i32(a[k]) * i32(b[j, k]), the GEMM unit's out[1 x 16] += in[1 x 16]
+// . wgt^T[16 x 16]) may leave reduction axes to loops outside L (the accumulator is reset by the
+// reduction's own init); its nest stays as it is, L marked `tensorized` with the intrinsic's name
+// as the loop's tag, for the target's code generator to emit (and the loop interpreter to run as
+// plain loops). An extern intrinsic's nest becomes
 //   Evaluate(Call(i32, symbol, {address_of(X[base])...}, Extern))
 // with the intrinsic's inputs first, then its outputs (parameter order), each base being the
 // access's indices with the loops under L at 0; split guards that depend only on outer loops
@@ -32,6 +38,7 @@
 #include "ir/Intrinsics.h"
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
+#include "ir/Target.h"
 #include "lower/schedule/Primitives.h"
 
 namespace texc {
@@ -172,8 +179,36 @@ std::vector<int64_t> strides_of(const Expr& offset, const std::vector<Var>& vars
   return strides;
 }
 
-// The Evaluate that replaces the nest, or a Mismatch.
+// The built-in vdla.gemm: one GEMM micro-op of the accelerator with its default 16 x 16 block.
+const IntrinsicDef& vdla_gemm_intrinsic() {
+  static const IntrinsicDef def = [] {
+    const int64_t block = 16;
+    IntrinsicDef d;
+    d.name = "vdla.gemm";
+    d.lower_kind = "vdla.gemm";
+    Buffer a = BufferNode::make("inp", Int(8), {make_int(block)}, MemScope::Global, BufferRole::Input);
+    Buffer b = BufferNode::make("wgt", Int(8), {make_int(block), make_int(block)}, MemScope::Global, BufferRole::Input);
+    Buffer c = BufferNode::make("acc", Int(32), {make_int(block)}, MemScope::Global, BufferRole::Output);
+    Var j = Variable::make("j"), k = Variable::make("k");
+    Expr source = Binary::make(BinaryOp::Mul, Cast::make(Int(32), Load::make(a, {k})),
+                               Cast::make(Int(32), Load::make(b, {j, k})));
+    Stage stage;
+    stage.name = "acc";
+    stage.buffer = c;
+    stage.axes = {IterVar{j, make_int(0), make_int(block), false}};
+    stage.body = Reduce::make(ReduceKind::Sum, source, {IterVar{k, make_int(0), make_int(block), true}});
+    d.inputs = {a, b};
+    d.outputs = {c};
+    d.stages = {stage};
+    return d;
+  }();
+  return def;
+}
+
+// The Evaluate that replaces the nest (an extern intrinsic), or the nest marked tensorized (an
+// accumulating built-in), or a Mismatch.
 Stmt match_and_replace(const For* top, const IntrinsicDef& intrin) {
+  const bool accumulating = intrin.lower_kind == "vdla.gemm";
   const Stage& pattern = intrin.stages.front();
   // Shape: the perfectly nested loops and the Block under them.
   std::vector<const For*> loops{top};
@@ -227,7 +262,9 @@ Stmt match_and_replace(const For* top, const IntrinsicDef& intrin) {
     int64_t lo = 0, ext = 0;
     is_const_int(iv.min, &lo);
     is_const_int(iv.extent, &ext);
-    if (uses_outer_loop(block->bindings[i], &outer_loop) || covered != Interval::range(lo, lo + ext - 1))
+    bool outer = uses_outer_loop(block->bindings[i], &outer_loop);
+    if (accumulating) continue;  // outer loops may drive the reduction: the intrinsic accumulates
+    if (outer || covered != Interval::range(lo, lo + ext - 1))
       throw Mismatch{"the reduction of '" + block->stage + "' over '" + iv.var->name +
                      "' is not complete under loop '" + top->var->name + "'" +
                      (outer_loop.empty() ? "" : " (loop '" + outer_loop + "' outside it also drives it)")};
@@ -288,6 +325,8 @@ Stmt match_and_replace(const For* top, const IntrinsicDef& intrin) {
     base_of.emplace(ap.actual.get(), base);
   }
 
+  if (accumulating) return top->with_kind(ForKind::Tensorized, intrin.name);
+
   // The call: intrinsic inputs, then outputs, each as the address of its base element.
   std::vector<Expr> args;
   std::vector<Buffer> params = intrin.inputs;
@@ -311,14 +350,19 @@ void apply_tensorize(ScheduleState& st, const SchedStep& step) {
   expect_arity(step, 2, 2, 0);
   const For* l = st.loop(loop_name_arg(step, 0), p.args[0].loc);
   const SchedArg& name = name_arg(step, 1);
-  auto it = st.op.intrinsics.find(name.name);
-  if (it == st.op.intrinsics.end()) {
+  const IntrinsicDef* found = nullptr;
+  if (auto it = st.op.intrinsics.find(name.name); it != st.op.intrinsics.end()) found = &it->second;
+  const Target* target = find_target(st.target);
+  bool builtin_here = target && std::find(target->builtin_intrinsics.begin(), target->builtin_intrinsics.end(),
+                                          name.name) != target->builtin_intrinsics.end();
+  if (!found && builtin_here && name.name == "vdla.gemm") found = &vdla_gemm_intrinsic();
+  if (!found) {
     if (name.name.find('.') != std::string::npos)
       throw_error(DiagId::IntrinsicNotAvailable, name.loc, name.name, st.target);
     throw_error(DiagId::UnknownIntrinsic, name.loc, name.name);
   }
-  const IntrinsicDef& intrin = it->second;
-  if (intrin.lower_kind != "extern" || intrin.stages.size() != 1)
+  const IntrinsicDef& intrin = *found;
+  if ((intrin.lower_kind != "extern" && !builtin_here) || intrin.stages.size() != 1)
     throw_error(DiagId::IntrinsicNotAvailable, name.loc, name.name, st.target);
   try {
     st.replace(l, match_and_replace(l, intrin));

@@ -47,6 +47,8 @@ targets: x86, arm, host (the default: x86 on x86-64, arm on aarch64), cuda, vdla
 --threads N        run: worker threads of parallel loops (default: TEXC_NUM_THREADS, else every core)
 --seed S           run/tune: the seed of random inputs and samples (default 0)
 --mcpu CPU, --mattr FEATURES, --arch SM    code generation options of the LLVM targets
+--vdla-config F    vdla: the accelerator's configuration (JSON; shared/spec/vdla.md defaults)
+--trace F.json     run --target vdla: the simulator's timeline in the Trace Event Format
 --print-after-each, --print-changed, --time-passes    lowering pass logs (to stderr)
 --time-compile     per-phase compile times of each file (frontend, lowering, LLVM codegen,
                    optimization, object emission; to stderr)
@@ -200,6 +202,10 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       cl.mattr = value();
     } else if (arg == "--arch") {
       cl.arch = value();
+    } else if (arg == "--vdla-config") {
+      cl.vdla_config = value();
+    } else if (arg == "--trace") {
+      cl.trace = value();
     } else if (arg == "--print-after-each") {
       no_value();
       cl.print_after_each = true;
@@ -243,6 +249,10 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       throw CommandLineError("unknown --arch '" + cl.arch + "' (expected one of " + cuda_arch_names() + "; default " +
                              kDefaultCudaArch + ")");
   }
+  if (!cl.vdla_config.empty() && cl.target != "vdla")
+    throw CommandLineError("--vdla-config configures --target vdla, not '" + cl.target + "'");
+  if (!cl.trace.empty() && (cl.command != Command::Run || cl.target != "vdla"))
+    throw CommandLineError("--trace writes the VDLA simulator's timeline: it applies to 'texc run --target vdla'");
   if (!cl.output_stem.empty()) {
     std::string name = std::filesystem::path(cl.output_stem).filename().string();
     if (name.empty() || name == "." || name == ".." || std::filesystem::is_directory(cl.output_stem))

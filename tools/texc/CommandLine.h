@@ -51,6 +51,8 @@ struct CommandLine {
   int trials = 0;                           // --trials (tune)
   uint64_t seed = 0;                        // --seed
   std::string mcpu, mattr, arch;            // --mcpu, --mattr, --arch
+  std::string vdla_config;                  // --vdla-config FILE.json (vdla)
+  std::string trace;                        // --trace FILE.json (run, vdla): the simulator's timeline
   bool print_after_each = false;
   bool print_changed = false;
   bool time_passes = false;

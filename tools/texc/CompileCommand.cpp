@@ -16,6 +16,10 @@
 #include "backends/llvm/LLVMBackend.h"
 #include "ir/IRPrinter.h"
 #include "tools/texc/Commands.h"
+#include "tools/texc/VdlaExecutor.h"
+#include "backends/vdla/Codegen.h"
+#include "backends/vdla/Listing.h"
+#include "backends/vdla/ProgramFile.h"
 #include "tools/texc/CompileTimes.h"
 #include "tools/texc/CpuTarget.h"
 #include "tools/texc/EnvironmentError.h"
@@ -92,9 +96,15 @@ void check_stdout_output(const CommandLine& cl, const std::vector<std::string>& 
 void check_emit_kinds(const CommandLine& cl, const std::vector<std::string>& emit) {
   for (const std::string& kind : emit) {
     if (kind == "loops") continue;
+    if (cl.target == "vdla") {
+      if (kind != "vdla")
+        throw CommandLineError("target 'vdla' writes --emit vdla (OUT.vdla and its listing OUT.vdla.txt) and loops, "
+                               "not '" + kind + "'");
+      continue;
+    }
     if (cl.target == "interp")
       throw CommandLineError("target 'interp' generates no code; the only output it has is --emit loops, not '" + kind + "'");
-    if (cl.target == "cuda" || cl.target == "cuda-interp" || cl.target == "vdla")
+    if (cl.target == "cuda" || cl.target == "cuda-interp")
       throw EnvironmentError("target '" + cl.target + "' is not available yet: this build of texc cannot emit '" + kind + "'");
     if (kind == "ptx" || kind == "vdla")
       throw CommandLineError("--emit " + kind + " is an output of target '" + (kind == "ptx" ? "cuda" : "vdla") +
@@ -111,7 +121,10 @@ bool emits(const std::vector<std::string>& emit, const std::string& kind) {
 int compile_command(const CommandLine& cl) {
   PhaseClock whole_command;
   std::vector<std::string> emit = cl.emit;
-  if (emit.empty()) emit = cl.target == "interp" ? std::vector<std::string>{"loops"} : std::vector<std::string>{"obj", "header"};
+  if (emit.empty())
+    emit = cl.target == "interp" ? std::vector<std::string>{"loops"}
+           : cl.target == "vdla" ? std::vector<std::string>{"vdla"}
+                                 : std::vector<std::string>{"obj", "header"};
   check_emit_kinds(cl, emit);
   check_stdout_output(cl, emit);
   std::optional<CpuTargetOptions> cpu;
@@ -135,6 +148,18 @@ int compile_command(const CommandLine& cl) {
     std::string loops;
     for (const LoweredFunc& func : funcs) loops += to_string(func) + "\n";
     write_text(path("loops"), loops);
+  }
+  if (emits(emit, "vdla")) {
+    vdla::VdlaConfig config = vdla_config_of(cl);
+    std::string stem = path("vdla");
+    stem = stem.substr(0, stem.size() - std::string(".vdla").size());
+    for (size_t i = 0; i < funcs.size(); ++i) {
+      // One op: OUT.vdla; several: OUT.OP.vdla each.
+      std::string file = funcs.size() == 1 ? stem : stem + "." + funcs[i].name;
+      vdla::VdlaProgram prog = vdla::generate_program(funcs[i], config, program.ops[i].loc);
+      if (!vdla::write_vdla_file(file + ".vdla", prog) || !vdla::write_vdla_listing(file + ".vdla.txt", prog))
+        throw EnvironmentError("cannot write '" + file + ".vdla' or its listing");
+    }
   }
   if (cpu) {
     try {

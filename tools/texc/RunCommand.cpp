@@ -10,8 +10,9 @@
 //           time is the child's own median.
 //   arm     the arm runner (ArmExecutor.h): natively on aarch64, else cross-linked and run under
 //           qemu-aarch64; the time is the driver's own median, labelled "emulated" under qemu.
-//   cuda    exits 2 with "no CUDA device" (this build has no CUDA support); vdla: exits 2, not
-//           available yet.
+//   cuda    exits 2 with "no CUDA device" (this build has no CUDA support).
+//   vdla    the op's VDLA program (backends/vdla/Codegen.h) on the simulator (VdlaExecutor.h); one
+//           run, deterministic; a second line reports cycles and GEMM utilization.
 // The timed runs follow one checked (warm-up) run: --repeat, default 10 (3 under emulation).
 // Extern functions of tensorized ops come from --extern-lib / --extern-src (ExternFunctions.h).
 #include <iostream>
@@ -26,6 +27,7 @@
 #include "tools/texc/ArmExecutor.h"
 #include "tools/texc/ChildProcess.h"
 #include "tools/texc/Commands.h"
+#include "tools/texc/VdlaExecutor.h"
 #include "tools/texc/CpuTarget.h"
 #include "tools/texc/EnvironmentError.h"
 #include "tools/texc/ExternFunctions.h"
@@ -66,6 +68,9 @@ struct RunTarget {
   int jit_repeat = 10;
   std::shared_ptr<JitTiming> jit_timing = std::make_shared<JitTiming>();
 
+  std::optional<vdla::VdlaConfig> vdla_config;
+  std::shared_ptr<VdlaRunStats> vdla_stats = std::make_shared<VdlaRunStats>();
+
   explicit RunTarget(const CommandLine& command_line) : cl(command_line), externs(command_line) {}
 
   /// Lowers and prepares `op`; returns how to execute it on its arguments.
@@ -84,6 +89,7 @@ struct RunTarget {
         run_in_child_process(what, outputs, [&] { interp->run(args); });
       };
     }
+    if (cl.target == "vdla") return make_vdla_executor(func, *vdla_config, op.loc, vdla_stats, cl.trace);
     if (cl.target == "x86") return make_jit_executor(func, *cpu, externs.jit_symbols(func), jit_repeat, jit_timing);
     ArmRunOptions options = arm;
     options.extra_link_inputs = externs.arm_link_inputs(func);
@@ -104,15 +110,14 @@ std::string label_arm_timing(std::string text, bool json, const ArmRunResult& ti
 
 int run_command(const CommandLine& cl) {
   if (cl.target == "cuda") throw EnvironmentError("no CUDA device");
-  if (cl.target == "vdla")
-    throw EnvironmentError("target 'vdla' is not available yet: this build of texc has no VDLA simulator");
   if (cl.target == "cuda-interp")
     throw EnvironmentError("target 'cuda-interp' is not available yet: this build of texc has no GPU lowering");
   RunTarget target(cl);
   if (is_cpu_target(cl.target)) target.cpu = cpu_target_options(cl);  // a bad --mcpu fails first
+  if (cl.target == "vdla") target.vdla_config = vdla_config_of(cl);   // a bad --vdla-config too
   RunOptions options;
   options.target = cl.target;
-  options.repeat = cl.repeat ? cl.repeat : (cl.target == "interp" ? 1 : 10);
+  options.repeat = cl.repeat ? cl.repeat : (cl.target == "interp" || cl.target == "vdla" ? 1 : 10);
   options.seed = cl.seed;
   options.inputs_dir = cl.inputs_dir;
   options.save_io_dir = cl.save_io_dir;
@@ -165,6 +170,9 @@ int run_command(const CommandLine& cl) {
       *target.arm_timing = ArmRunResult();
     }
     std::cout << text << std::endl;
+    if (cl.target == "vdla" && target.vdla_stats->ran && !cl.json)
+      std::cout << format_vdla_stats(target.vdla_stats->result) << std::endl;
+    *target.vdla_stats = VdlaRunStats();
   }
   return failed ? 1 : 0;
 }

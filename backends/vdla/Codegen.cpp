@@ -1,0 +1,800 @@
+#include "backends/vdla/Codegen.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <optional>
+#include <unordered_map>
+
+#include "backends/vdla/Simulator.h"
+#include "backends/vdla/Tokens.h"
+#include "ir/ConstEval.h"
+#include "ir/Diagnostics.h"
+#include "ir/IRPrinter.h"
+#include "ir/IRVisitor.h"
+
+namespace texc::vdla {
+
+namespace {
+
+bool is_sram(MemScope s) { return s == MemScope::VdlaInp || s == MemScope::VdlaWgt || s == MemScope::VdlaAcc; }
+
+const char* sram_name(MemScope s) {
+  switch (s) {
+    case MemScope::VdlaInp: return "INP";
+    case MemScope::VdlaWgt: return "WGT";
+    default: return "ACC";
+  }
+}
+
+bool is_gemm_loop(const For* f) { return f->for_kind == ForKind::Tensorized && f->thread_tag == "vdla.gemm"; }
+
+// What a statement does on the accelerator, judged by the stores under it.
+enum class LeafKind { Nothing, Load, Reset, Gemm, StoreOut, Mixed };
+
+struct LeafInfo {
+  LeafKind kind = LeafKind::Nothing;
+  const BufferNode* target = nullptr;  // the buffer every store of a Load/Reset/StoreOut leaf writes
+};
+
+// The Load an argument copy reads: `X[i]` or `select(c, X[i], 0)`; null if the value is neither.
+const Load* copied_load(const Expr& value, Expr* pad_cond) {
+  if (const Load* l = value->as<Load>()) return l->buffer->scope == MemScope::Global ? l : nullptr;
+  if (const Select* s = value->as<Select>()) {
+    const Load* l = s->true_value->as<Load>();
+    if (l && l->buffer->scope == MemScope::Global && is_const_int(s->false_value, int64_t(0))) {
+      *pad_cond = s->cond;
+      return l;
+    }
+  }
+  return nullptr;
+}
+
+bool reads_acc(const Expr& e) {
+  bool found = false;
+  for_each_expr(e, [&](const Expr& x) {
+    if (const Load* l = x->as<Load>(); l && l->buffer->scope == MemScope::VdlaAcc) found = true;
+  });
+  return found;
+}
+
+LeafInfo classify_store(const Store* st) {
+  Expr cond;
+  if (st->buffer->scope == MemScope::VdlaAcc && is_const_int(st->value, int64_t(0)))
+    return {LeafKind::Reset, st->buffer.get()};
+  if (is_sram(st->buffer->scope) && copied_load(st->value, &cond)) return {LeafKind::Load, st->buffer.get()};
+  if (st->buffer->scope == MemScope::Global && reads_acc(st->value)) return {LeafKind::StoreOut, st->buffer.get()};
+  return {LeafKind::Mixed, st->buffer.get()};
+}
+
+LeafInfo merge(LeafInfo a, LeafInfo b) {
+  if (a.kind == LeafKind::Nothing) return b;
+  if (b.kind == LeafKind::Nothing) return a;
+  if (a.kind == b.kind && a.target == b.target) return a;
+  return {LeafKind::Mixed, nullptr};
+}
+
+// The ALU operations of an elementwise chain over one accumulator load, innermost first.
+struct AluStep {
+  AluOp op;
+  int64_t imm;
+};
+
+class Generator {
+ public:
+  Generator(const LoweredFunc& func, const VdlaConfig& config, SourceLoc loc)
+      : func_(func), config_(config), derived_(derive(config)), loc_(loc) {}
+
+  VdlaProgram run() {
+    VdlaProgram program;
+    program.config = config_;
+    place_arguments(program);
+    walk(func_.body);
+
+    std::vector<ThreadedInsn> stream;
+    if (!uops_.empty()) {
+      if (int64_t(uops_.size()) > derived_.uop_depth)
+        cannot_map(func_.name, "its micro-op kernels need " + std::to_string(uops_.size()) +
+                                   " micro-ops, more than the UOP buffer's " + std::to_string(derived_.uop_depth) +
+                                   "; use smaller tiles");
+      MemFields m;
+      m.buffer = MemBuffer::Uop;
+      m.dram_base = program.uop_dram_offset / uint64_t(derived_.uop_elem_bytes);
+      m.y_size = 1;
+      m.x_size = m.x_stride = uops_.size();
+      stream.push_back({Insn::load(m), -1, "the micro-op kernels, once"});
+    }
+    stream.insert(stream.end(), emitted_.begin(), emitted_.end());
+    place_tokens(stream);
+    for (const ThreadedInsn& ti : stream) {
+      if (auto problem = check_insn_fields(ti.insn, derived_))
+        throw_error(DiagId::VdlaFieldOverflow, loc_, problem->insn, problem->field, problem->value, problem->width,
+                    problem->range + (ti.comment.empty() ? "" : "; for " + ti.comment));
+      program.insns.push_back(ti.insn);
+      program.comments.push_back(ti.comment + (ti.thread > 0 ? " [vthread " + std::to_string(ti.thread) + "]" : ""));
+    }
+    program.uops = uops_;
+    program.dram_bytes = uop_offset_ + uops_.size() * uint64_t(derived_.uop_elem_bytes);
+    for (const Uop& u : uops_)
+      if (auto problem = check_uop_fields(u, derived_))
+        throw_error(DiagId::VdlaFieldOverflow, loc_, problem->insn, problem->field, problem->value, problem->width,
+                    problem->range);
+
+    // The stream must balance and never deadlock: the simulator's token model, without data.
+    std::vector<uint8_t> dram = make_dram_image(program);
+    SimOptions options;
+    options.execute_datapath = false;
+    SimResult check = simulate(program, dram, options);
+    TEXC_CHECK(check.ok()) << "the VDLA stream of " << func_.name << " is not valid: " << check.error.message;
+    return program;
+  }
+
+ private:
+  // ---- DRAM: the arguments, then the micro-op table
+
+  void place_arguments(VdlaProgram& program) {
+    uint64_t offset = 0;
+    const uint64_t align = uint64_t(std::max({derived_.inp_elem_bytes, derived_.wgt_elem_bytes,
+                                              derived_.acc_elem_bytes, derived_.out_elem_bytes}));
+    for (size_t i = 0; i < func_.args.size(); ++i) {
+      const Buffer& b = func_.args[i];
+      TensorArg arg;
+      arg.name = b->name;
+      arg.type = b->dtype;
+      arg.shape = i < func_.arg_dims.size() ? func_.arg_dims[i] : std::vector<int64_t>{};
+      arg.dram_offset = offset;
+      arg.is_output = b->role == BufferRole::Output;
+      args_[b.get()] = offset;
+      offset += (arg.bytes() + align - 1) / align * align;
+      program.args.push_back(arg);
+    }
+    program.uop_dram_offset = offset;
+    uop_offset_ = offset;
+  }
+ private:
+  // ---- on-chip buffers
+
+  struct Sram {
+    MemScope scope;
+    int64_t base = 0;      // first element
+    int64_t elems = 0;     // elements of one copy
+    int copies = 1;        // one per virtual thread when allocated under the vthread loop
+    int64_t elem_scalars;  // scalars per element
+  };
+
+  int64_t elem_scalars(MemScope s) const {
+    switch (s) {
+      case MemScope::VdlaInp: return config_.batch * config_.block_in;
+      case MemScope::VdlaWgt: return config_.block_out * config_.block_in;
+      default: return config_.batch * config_.block_out;
+    }
+  }
+  int64_t depth(MemScope s) const {
+    switch (s) {
+      case MemScope::VdlaInp: return derived_.inp_depth;
+      case MemScope::VdlaWgt: return derived_.wgt_depth;
+      default: return derived_.acc_depth;
+    }
+  }
+  int64_t elem_bytes(MemScope s) const {
+    switch (s) {
+      case MemScope::VdlaInp: return derived_.inp_elem_bytes;
+      case MemScope::VdlaWgt: return derived_.wgt_elem_bytes;
+      default: return derived_.acc_elem_bytes;
+    }
+  }
+
+  void allocate(const Buffer& b) {
+    auto scalars = eval_int(b->shape[0]);
+    TEXC_CHECK(scalars) << "buffer " << b->name << " has no constant size";
+    Sram s{b->scope, used_[b->scope], 0, vthreads_, elem_scalars(b->scope)};
+    s.elems = (*scalars + s.elem_scalars - 1) / s.elem_scalars;
+    int64_t need = s.elems * s.copies;
+    if (s.base + need > depth(b->scope)) {
+      int64_t bytes = need * elem_bytes(b->scope), left = (depth(b->scope) - s.base) * elem_bytes(b->scope);
+      throw_error(DiagId::VdlaBufferFull, loc_, sram_name(b->scope), b->name, bytes,
+                  s.copies > 1 ? " (" + std::to_string(s.copies) + " copies, one per virtual thread)" : std::string(),
+                  bytes - left, depth(b->scope) * elem_bytes(b->scope));
+    }
+    used_[b->scope] += need;
+    sram_[b.get()] = s;
+  }
+
+  // The element a scalar index of an on-chip buffer falls in, for the current thread.
+  int64_t sram_elem(const BufferNode* b, int64_t scalar, int64_t* lane = nullptr) const {
+    const Sram& s = sram_.at(b);
+    if (lane) *lane = floor_mod(scalar, s.elem_scalars);
+    return s.base + (s.copies > 1 ? thread_ : 0) * s.elems + floor_div(scalar, s.elem_scalars);
+  }
+
+  // ---- the walk
+
+  int64_t eval(const Expr& e) {
+    auto v = eval_int(e, env_);
+    TEXC_CHECK(v) << "cannot evaluate " << to_string(e) << " while generating VDLA code for " << func_.name;
+    return *v;
+  }
+
+  const LeafInfo& classify(const Stmt& s) {
+    auto it = leaf_cache_.find(s.get());
+    if (it != leaf_cache_.end()) return it->second;
+    LeafInfo info;
+    std::function<void(const Stmt&)> scan = [&](const Stmt& x) {
+      if (!x) return;
+      if (const For* f = x->as<For>()) {
+        if (is_gemm_loop(f)) info = merge(info, {LeafKind::Gemm, nullptr});
+        else if (f->for_kind == ForKind::ThreadBound) info = {LeafKind::Mixed, nullptr};
+        else scan(f->body);
+      } else if (const Store* st = x->as<Store>()) {
+        info = merge(info, classify_store(st));
+      } else if (const Seq* q = x->as<Seq>()) {
+        for (const Stmt& y : q->stmts) scan(y);
+      } else if (const IfThenElse* i = x->as<IfThenElse>()) {
+        scan(i->then_case);
+        scan(i->else_case);
+      } else if (const LetStmt* l = x->as<LetStmt>()) {
+        scan(l->body);
+      } else if (const AttrStmt* a = x->as<AttrStmt>()) {
+        scan(a->body);
+      } else {
+        info = {LeafKind::Mixed, nullptr};  // Allocate, Evaluate: not one kind of work
+      }
+    };
+    scan(s);
+    return leaf_cache_.emplace(s.get(), info).first->second;
+  }
+
+  void walk(const Stmt& s) {
+    if (!s) return;
+    switch (s->kind) {
+      case StmtKind::Seq:
+        for (const Stmt& x : s->as<Seq>()->stmts) walk(x);
+        return;
+      case StmtKind::LetStmt: {
+        const LetStmt* l = s->as<LetStmt>();
+        env_[l->var.get()] = eval(l->value);
+        walk(l->body);
+        return;
+      }
+      case StmtKind::IfThenElse: {
+        const IfThenElse* i = s->as<IfThenElse>();
+        if (classify(s).kind != LeafKind::Mixed && classify(s).kind != LeafKind::Nothing) return emit_leaf(s);
+        walk(eval(i->cond) ? i->then_case : i->else_case);
+        return;
+      }
+      case StmtKind::AttrStmt:
+        walk(s->as<AttrStmt>()->body);
+        return;
+      case StmtKind::Allocate: {
+        const Allocate* a = s->as<Allocate>();
+        if (!is_sram(a->buffer->scope))
+          cannot_map(a->buffer->name, "it is an intermediate tensor in DRAM, and VDLA computes only in its on-chip "
+                                      "buffers; inline it, or cache_write it to vdla.acc and compute it there");
+        auto saved = used_;
+        allocate(a->buffer);
+        walk(a->body);
+        used_ = saved;
+        return;
+      }
+      case StmtKind::For: {
+        const For* f = s->as<For>();
+        LeafKind kind = classify(s).kind;
+        if (kind != LeafKind::Mixed && kind != LeafKind::Nothing) return emit_leaf(s);
+        if (f->for_kind == ForKind::ThreadBound) {
+          if (vthreads_ > 1) cannot_map(f->var->name, "virtual threads inside virtual threads are not supported");
+          vthreads_ = int(eval(f->extent));
+          vthread_var_ = f->var.get();
+          env_[vthread_var_] = 0;
+          walk(f->body);
+          vthreads_ = 1;
+          vthread_var_ = nullptr;
+          return;
+        }
+        int64_t lo = eval(f->min), n = eval(f->extent);
+        for (int64_t v = lo; v < lo + n; ++v) {
+          env_[f->var.get()] = v;
+          walk(f->body);
+        }
+        return;
+      }
+      case StmtKind::Store: {
+        const Store* st = s->as<Store>();
+        if (classify(s).kind == LeafKind::Mixed) unmappable_store(st);
+        return emit_leaf(s);
+      }
+      case StmtKind::Evaluate:
+        cannot_map(func_.name, "it calls '" + to_string(s->as<Evaluate>()->value) + "', which VDLA cannot run");
+      case StmtKind::Block:
+        TEXC_CHECK(false) << "Block in the lowered op " << func_.name;
+    }
+  }
+
+  [[noreturn]] void unmappable_store(const Store* st) {
+    std::string stage = st->stage.empty() ? st->buffer->name : st->stage;
+    if (is_sram(st->buffer->scope))
+      cannot_map(stage, std::string("it computes into ") + mem_scope_name(st->buffer->scope) +
+                            " something that is neither a copy of an argument, a reduction's zero init, nor a "
+                            "tensorized vdla.gemm: " + to_string(st->value));
+    cannot_map(stage, "it writes '" + st->buffer->name + "' in DRAM from " + to_string(st->value) +
+                          ", but only a store of a vdla.acc tile (through >>, +, *, min, max with constants and an "
+                          "int8 cast) can write DRAM; cache_write the stage to vdla.acc");
+  }
+
+  [[noreturn]] void cannot_map(const std::string& what, const std::string& why) {
+    throw_error(DiagId::VdlaCannotMap, loc_, what, why);
+  }
+
+  // Runs `s` with concrete loop values, calling `store` for each store executed and `gemm` for each
+  // tensorized vdla.gemm nest reached (whose loops it does not enter).
+  void enumerate(const Stmt& s, const std::function<void(const Store*)>& store,
+                 const std::function<void(const For*)>& gemm) {
+    if (!s) return;
+    switch (s->kind) {
+      case StmtKind::Seq:
+        for (const Stmt& x : s->as<Seq>()->stmts) enumerate(x, store, gemm);
+        return;
+      case StmtKind::LetStmt: {
+        const LetStmt* l = s->as<LetStmt>();
+        env_[l->var.get()] = eval(l->value);
+        return enumerate(l->body, store, gemm);
+      }
+      case StmtKind::IfThenElse: {
+        const IfThenElse* i = s->as<IfThenElse>();
+        return enumerate(eval(i->cond) ? i->then_case : i->else_case, store, gemm);
+      }
+      case StmtKind::AttrStmt:
+        return enumerate(s->as<AttrStmt>()->body, store, gemm);
+      case StmtKind::For: {
+        const For* f = s->as<For>();
+        if (is_gemm_loop(f)) return gemm(f);
+        int64_t lo = eval(f->min), n = eval(f->extent);
+        for (int64_t v = lo; v < lo + n; ++v) {
+          env_[f->var.get()] = v;
+          enumerate(f->body, store, gemm);
+        }
+        return;
+      }
+      case StmtKind::Store:
+        return store(s->as<Store>());
+      default:
+        TEXC_CHECK(false) << "unexpected statement in a VDLA leaf of " << func_.name;
+    }
+  }
+
+  // The loops of a perfect nest from s down (not entering tensorized loops).
+  static std::vector<const For*> perfect_loops(const Stmt& s) {
+    std::vector<const For*> loops;
+    const StmtNode* x = s.get();
+    while (const For* f = x ? x->as<For>() : nullptr) {
+      if (is_gemm_loop(f)) break;
+      loops.push_back(f);
+      x = f->body.get();
+    }
+    return loops;
+  }
+
+  void emit_leaf(const Stmt& s) {
+    LeafInfo info = classify(s);
+    for (int t = 0; t < vthreads_; ++t) {
+      thread_ = t;
+      if (vthread_var_) env_[vthread_var_] = t;
+      switch (info.kind) {
+        case LeafKind::Load: emit_load(s, info.target); break;
+        case LeafKind::Reset: emit_reset(s, info.target); break;
+        case LeafKind::Gemm: emit_gemm(s); break;
+        case LeafKind::StoreOut: emit_store_out(s); break;
+        default: TEXC_CHECK(false) << "not a leaf";
+      }
+    }
+    thread_ = 0;
+  }
+
+  void push(const Insn& insn, const std::string& comment) { emitted_.push_back({insn, thread_, comment}); }
+
+  // ---- 2-D copies
+
+  // One element of a copy: its SRAM element and its DRAM element, or padding.
+  struct CopyElem {
+    bool pad = false;
+    int64_t dram = 0;
+    int64_t lanes = 0;
+  };
+
+  // The 2-D DMA that moves `elems` (SRAM element -> DRAM element or padding, a dense SRAM range),
+  // or nullopt if they are no such pattern.
+  std::optional<MemFields> fit_2d(const std::map<int64_t, CopyElem>& elems, bool allow_pad) {
+    std::vector<const CopyElem*> p;
+    int64_t first = elems.begin()->first;
+    for (auto& [sram, e] : elems) {
+      if (sram != first + int64_t(p.size())) return std::nullopt;  // not dense
+      p.push_back(&e);
+    }
+    int64_t n = int64_t(p.size());
+    std::vector<int64_t> widths;
+    for (int64_t w = n; w >= 1; --w)
+      if (n % w == 0) widths.push_back(w);
+    for (int64_t w : widths) {
+      int64_t rows = n / w;
+      auto at = [&](int64_t r, int64_t c) { return p[size_t(r * w + c)]; };
+      // Rows entirely padding at the top and bottom; the valid columns of the other rows.
+      int64_t yb = 0, ya = 0, xb = -1, xa = -1;
+      bool ok = true;
+      std::vector<bool> all_pad(size_t(rows), true);
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < w; ++c) all_pad[size_t(r)] = all_pad[size_t(r)] && at(r, c)->pad;
+      while (yb < rows && all_pad[size_t(yb)]) ++yb;
+      if (yb == rows) return std::nullopt;  // nothing but padding
+      while (all_pad[size_t(rows - 1 - ya)]) ++ya;
+      for (int64_t r = yb; r < rows - ya && ok; ++r) {
+        int64_t b = 0, a = 0;
+        while (b < w && at(r, b)->pad) ++b;
+        while (a < w && at(r, w - 1 - a)->pad) ++a;
+        if (b + a >= w) ok = false;
+        for (int64_t c = b; c < w - a && ok; ++c) ok = !at(r, c)->pad;
+        if (xb < 0) xb = b, xa = a;
+        ok = ok && b == xb && a == xa;
+      }
+      if (!ok) continue;
+      if (!allow_pad && (yb || ya || xb || xa)) continue;
+      int64_t base = at(yb, xb)->dram;
+      int64_t x_size = w - xb - xa, y_size = rows - yb - ya;
+      int64_t stride = y_size > 1 ? at(yb + 1, xb)->dram - base : x_size;
+      if (stride < 0 || base < 0) continue;
+      for (int64_t r = 0; r < y_size && ok; ++r)
+        for (int64_t c = 0; c < x_size && ok; ++c) ok = at(yb + r, xb + c)->dram == base + r * stride + c;
+      if (!ok) continue;
+      MemFields m;
+      m.sram_base = uint64_t(first);
+      m.dram_base = uint64_t(base);
+      m.y_size = uint64_t(y_size);
+      m.x_size = uint64_t(x_size);
+      m.x_stride = uint64_t(stride);
+      m.y_pad_before = uint64_t(yb);
+      m.y_pad_after = uint64_t(ya);
+      m.x_pad_before = uint64_t(xb);
+      m.x_pad_after = uint64_t(xa);
+      return m;
+    }
+    return std::nullopt;
+  }
+
+  // The DRAM element and lane of argument `b`'s scalar `i` in units of `elem_scalars` scalars.
+  int64_t dram_scalar(const BufferNode* b, int64_t i) {
+    auto it = args_.find(b);
+    if (it == args_.end())
+      cannot_map(b->name, "it is read or written by the accelerator but is not an argument of the op in DRAM");
+    return int64_t(it->second) / b->dtype.bytes() + i;
+  }
+
+  void emit_load(const Stmt& s, const BufferNode* target) {
+    const int64_t E = sram_.at(target).elem_scalars;
+    std::map<int64_t, CopyElem> elems;
+    const BufferNode* source = nullptr;
+    std::string stage;
+    enumerate(
+        s,
+        [&](const Store* st) {
+          stage = st->stage.empty() ? st->buffer->name : st->stage;
+          int64_t lane;
+          int64_t e = sram_elem(target, eval(st->indices[0]), &lane);
+          Expr cond;
+          const Load* l = copied_load(st->value, &cond);
+          CopyElem& ce = elems[e];
+          bool pad = cond && !eval(cond);
+          if (ce.lanes == 0) ce.pad = pad;
+          if (ce.pad != pad) cannot_map(stage, "its zero padding splits a " + std::to_string(E) + "-element row of " +
+                                                   mem_scope_name(target->scope) + "; pad whole rows");
+          ++ce.lanes;
+          if (pad) return;
+          source = l->buffer.get();
+          if (l->buffer->dtype != target->dtype)
+            cannot_map(stage, "it copies " + l->buffer->dtype.str() + " into " + target->dtype.str());
+          int64_t g = dram_scalar(l->buffer.get(), eval(l->indices[0]));
+          if (floor_mod(g, E) != lane)
+            cannot_map(stage, "its rows of " + std::to_string(E) + " elements do not come from whole rows of '" +
+                                  l->buffer->name + "' in DRAM (the innermost " + std::to_string(E) +
+                                  " elements must be contiguous and aligned)");
+          int64_t de = floor_div(g, E);
+          if (ce.lanes > 1 && ce.dram != de)
+            cannot_map(stage, "a row of its on-chip copy gathers from several rows of '" + l->buffer->name + "'");
+          ce.dram = de;
+        },
+        [&](const For*) { TEXC_CHECK(false) << "gemm in a copy"; });
+    for (auto& [e, ce] : elems)
+      if (ce.lanes != E)
+        cannot_map(stage, "it fills " + std::to_string(ce.lanes) + " of the " + std::to_string(E) +
+                              " elements of a row of vdla." + mem_scope_name(target->scope) + "; copy whole rows");
+    auto m = fit_2d(elems, true);
+    if (!m)
+      cannot_map(stage, "its copy of '" + std::string(source ? source->name : "?") +
+                            "' is not a 2-D pattern (rows of contiguous elements at a constant pitch, zero padding "
+                            "only around them)");
+    m->buffer = target->scope == MemScope::VdlaInp ? MemBuffer::Inp
+                : target->scope == MemScope::VdlaWgt ? MemBuffer::Wgt
+                                                     : MemBuffer::Acc;
+    push(Insn::load(*m), "load " + stage);
+  }
+
+  // ---- GEMM and its reset
+
+  uint64_t kernel(const std::vector<Uop>& uops) {
+    std::vector<uint64_t> key;
+    for (const Uop& u : uops) key.insert(key.end(), {u.acc, u.inp, u.wgt});
+    auto it = kernels_.find(key);
+    if (it != kernels_.end()) return it->second;
+    uint64_t begin = uops_.size();
+    uops_.insert(uops_.end(), uops.begin(), uops.end());
+    kernels_.emplace(std::move(key), begin);
+    return begin;
+  }
+
+  // Folds the two outermost loops of a nest into (iter_out, iter_in) when every field of the
+  // instances is affine in them; `inst` is in nest order. Returns the micro-ops of one iteration.
+  struct Folded {
+    std::vector<Uop> uops;
+    uint64_t iter_out = 1, iter_in = 1;
+    Uop out, in;  // factors
+  };
+  static Folded fold(const std::vector<Uop>& inst, const std::vector<const For*>& loops, const VarValues& env) {
+    auto extent_of = [&](const For* f) {
+      auto v = eval_int(f->extent, env);
+      return v ? *v : 0;
+    };
+    for (int levels = std::min<int>(2, int(loops.size())); levels > 0; --levels) {
+      int64_t e1 = extent_of(loops[0]), e2 = levels == 2 ? extent_of(loops[1]) : 1;
+      if (e1 < 1 || e2 < 1 || int64_t(inst.size()) % (e1 * e2) != 0) continue;
+      int64_t k = int64_t(inst.size()) / (e1 * e2);
+      auto diff = [&](size_t a) {
+        Uop d;
+        d.acc = inst[a].acc - inst[0].acc;
+        d.inp = inst[a].inp - inst[0].inp;
+        d.wgt = inst[a].wgt - inst[0].wgt;
+        return d;
+      };
+      auto nonneg = [&](size_t a) {
+        return inst[a].acc >= inst[0].acc && inst[a].inp >= inst[0].inp && inst[a].wgt >= inst[0].wgt;
+      };
+      if ((e1 > 1 && !nonneg(size_t(e2 * k))) || (e2 > 1 && !nonneg(size_t(k)))) continue;
+      Uop fo = e1 > 1 ? diff(size_t(e2 * k)) : Uop{}, fi = e2 > 1 ? diff(size_t(k)) : Uop{};
+      bool ok = true;
+      for (int64_t o = 0; o < e1 && ok; ++o)
+        for (int64_t i = 0; i < e2 && ok; ++i)
+          for (int64_t u = 0; u < k && ok; ++u) {
+            const Uop& x = inst[size_t((o * e2 + i) * k + u)];
+            ok = x.acc == inst[size_t(u)].acc + o * fo.acc + i * fi.acc &&
+                 x.inp == inst[size_t(u)].inp + o * fo.inp + i * fi.inp &&
+                 x.wgt == inst[size_t(u)].wgt + o * fo.wgt + i * fi.wgt;
+          }
+      if (!ok) continue;
+      Folded f;
+      f.uops.assign(inst.begin(), inst.begin() + k);
+      f.iter_out = uint64_t(e1);
+      f.iter_in = uint64_t(e2);
+      f.out = fo;
+      f.in = fi;
+      return f;
+    }
+    Folded f;
+    f.uops = inst;
+    return f;
+  }
+
+  void emit_reset(const Stmt& s, const BufferNode* target) {
+    std::map<int64_t, int64_t> lanes;
+    std::vector<Uop> inst;
+    std::string stage;
+    enumerate(
+        s,
+        [&](const Store* st) {
+          stage = st->stage.empty() ? st->buffer->name : st->stage;
+          int64_t e = sram_elem(target, eval(st->indices[0]));
+          if (lanes[e]++ == 0) inst.push_back(Uop{uint64_t(e), 0, 0});
+        },
+        [&](const For*) {});
+    for (auto& [e, n] : lanes)
+      if (n != elem_scalars(MemScope::VdlaAcc))
+        cannot_map(stage, "its zero init covers " + std::to_string(n) + " of the " +
+                              std::to_string(elem_scalars(MemScope::VdlaAcc)) + " lanes of an accumulator row");
+    Folded f = fold(inst, perfect_loops(s), env_);
+    GemmFields g;
+    g.loop.reset = true;
+    g.loop.uop_begin = kernel(f.uops);
+    g.loop.uop_end = g.loop.uop_begin + f.uops.size();
+    g.loop.iter_out = f.iter_out;
+    g.loop.iter_in = f.iter_in;
+    g.loop.acc_factor_out = f.out.acc;
+    g.loop.acc_factor_in = f.in.acc;
+    push(Insn::gemm_op(g), "reset " + stage);
+  }
+
+  // The accumulator, input and weight element of one tensorized vdla.gemm nest at the current loop
+  // values (its own loops at 0).
+  Uop gemm_instance(const For* top, std::string* stage) {
+    const Store* st = nullptr;
+    std::vector<const For*> inner;
+    const StmtNode* x = top;
+    while (const For* f = x->as<For>()) {
+      inner.push_back(f);
+      x = f->body.get();
+    }
+    while (const IfThenElse* i = x->as<IfThenElse>()) x = i->then_case.get();
+    st = x->as<Store>();
+    TEXC_CHECK(st) << "a tensorized vdla.gemm nest without a store in " << func_.name;
+    *stage = st->stage.empty() ? st->buffer->name : st->stage;
+    const Load *inp = nullptr, *wgt = nullptr;
+    for_each_expr(st->value, [&](const Expr& e) {
+      if (const Load* l = e->as<Load>()) {
+        if (l->buffer->scope == MemScope::VdlaInp) inp = l;
+        if (l->buffer->scope == MemScope::VdlaWgt) wgt = l;
+      }
+    });
+    if (st->buffer->scope != MemScope::VdlaAcc)
+      cannot_map(*stage, "tensorize(vdla.gemm) accumulates into '" + st->buffer->name +
+                             "', which is not in vdla.acc; cache_write the stage to vdla.acc");
+    if (!inp || !wgt)
+      cannot_map(*stage, "tensorize(vdla.gemm) must read its input from vdla.inp and its weights from vdla.wgt; "
+                         "cache_read them there");
+    for (const For* f : inner) env_[f->var.get()] = 0;
+    int64_t lane_acc, lane_inp, lane_wgt;
+    Uop u;
+    u.acc = uint64_t(sram_elem(st->buffer.get(), eval(st->indices[0]), &lane_acc));
+    u.inp = uint64_t(sram_elem(inp->buffer.get(), eval(inp->indices[0]), &lane_inp));
+    u.wgt = uint64_t(sram_elem(wgt->buffer.get(), eval(wgt->indices[0]), &lane_wgt));
+    if (lane_acc || lane_inp || lane_wgt)
+      cannot_map(*stage, "a tensorized vdla.gemm nest must start at a whole row of each buffer");
+    return u;
+  }
+
+  void emit_gemm(const Stmt& s) {
+    std::vector<Uop> inst;
+    std::string stage;
+    enumerate(
+        s, [&](const Store* st) { unmappable_store(st); }, [&](const For* f) { inst.push_back(gemm_instance(f, &stage)); });
+    if (inst.empty()) return;
+    Folded f = fold(inst, perfect_loops(s), env_);
+    GemmFields g;
+    g.loop.uop_begin = kernel(f.uops);
+    g.loop.uop_end = g.loop.uop_begin + f.uops.size();
+    g.loop.iter_out = f.iter_out;
+    g.loop.iter_in = f.iter_in;
+    g.loop.acc_factor_out = f.out.acc;
+    g.loop.acc_factor_in = f.in.acc;
+    g.inp_factor_out = f.out.inp;
+    g.inp_factor_in = f.in.inp;
+    g.wgt_factor_out = f.out.wgt;
+    g.wgt_factor_in = f.in.wgt;
+    push(Insn::gemm_op(g), "gemm " + stage);
+  }
+
+  // ---- elementwise on the accumulator, then the store
+
+  std::vector<AluStep> alu_chain(const Store* st, const Load** acc, const std::string& stage) {
+    Expr v = st->value;
+    if (const Cast* c = v->as<Cast>()) v = c->value;
+    if (st->buffer->dtype != Int(8))
+      cannot_map(stage, "it stores " + st->buffer->dtype.str() + ", but VDLA stores the low 8 bits of the "
+                        "accumulator: end the stage with a clip and an i8 cast");
+    std::vector<AluStep> steps;
+    while (true) {
+      if (const Load* l = v->as<Load>()) {
+        if (l->buffer->scope != MemScope::VdlaAcc) break;
+        *acc = l;
+        std::reverse(steps.begin(), steps.end());
+        return steps;
+      }
+      if (const Cast* c = v->as<Cast>(); c && c->value->type.is_integer()) {  // i32 <-> i64 around the chain
+        v = c->value;
+        continue;
+      }
+      const Binary* b = v->as<Binary>();
+      if (!b) break;
+      int64_t imm;
+      Expr rest;
+      bool commutative = b->op == BinaryOp::Add || b->op == BinaryOp::Mul || b->op == BinaryOp::Min ||
+                         b->op == BinaryOp::Max;
+      if (is_const_int(b->b, &imm)) rest = b->a;
+      else if (commutative && is_const_int(b->a, &imm)) rest = b->b;
+      else break;
+      switch (b->op) {
+        case BinaryOp::Add: steps.push_back({AluOp::Add, imm}); break;
+        case BinaryOp::Sub: steps.push_back({AluOp::Add, -imm}); break;
+        case BinaryOp::Mul: steps.push_back({AluOp::Mul, imm}); break;
+        case BinaryOp::Min: steps.push_back({AluOp::Min, imm}); break;
+        case BinaryOp::Max: steps.push_back({AluOp::Max, imm}); break;
+        case BinaryOp::Shr: steps.push_back({AluOp::Shr, imm}); break;
+        case BinaryOp::Shl: steps.push_back({AluOp::Shr, -imm}); break;
+        default:
+          cannot_map(stage, std::string("the ALU has no '") + binary_op_symbol(b->op) + "' (it has >>, <<, +, -, * "
+                            "and min/max with a constant)");
+      }
+      v = rest;
+    }
+    cannot_map(stage, "its value " + to_string(v) + " is not an ALU operation with a constant on a vdla.acc tile");
+  }
+
+  void emit_store_out(const Stmt& s) {
+    const Store* node = nullptr;
+    const Load* acc = nullptr;
+    std::vector<AluStep> steps;
+    std::string stage;
+    std::map<int64_t, CopyElem> elems;  // accumulator element -> output element
+    std::vector<Uop> touched;
+    const int64_t E = elem_scalars(MemScope::VdlaAcc);
+    enumerate(
+        s,
+        [&](const Store* st) {
+          if (node && st != node)
+            cannot_map(stage, "one loop nest stores several different computations of the accumulator");
+          if (!node) {
+            node = st;
+            stage = st->stage.empty() ? st->buffer->name : st->stage;
+            steps = alu_chain(st, &acc, stage);
+          }
+          int64_t lane_acc;
+          int64_t a = sram_elem(acc->buffer.get(), eval(acc->indices[0]), &lane_acc);
+          int64_t g = dram_scalar(st->buffer.get(), eval(st->indices[0]));
+          if (floor_mod(g, E) != lane_acc)
+            cannot_map(stage, "it stores accumulator lanes to other lanes of its output rows; the innermost " +
+                                  std::to_string(E) + " elements of the output must be one accumulator row");
+          CopyElem& ce = elems[a];
+          if (ce.lanes++ == 0) {
+            ce.dram = floor_div(g, E);
+            touched.push_back(Uop{uint64_t(a), uint64_t(a), 0});
+          } else if (ce.dram != floor_div(g, E)) {
+            cannot_map(stage, "one accumulator row is stored to two output rows");
+          }
+        },
+        [&](const For*) { TEXC_CHECK(false) << "gemm in a store"; });
+    if (!node) return;
+    for (auto& [e, ce] : elems)
+      if (ce.lanes != E)
+        cannot_map(stage, "it stores " + std::to_string(ce.lanes) + " of the " + std::to_string(E) +
+                              " lanes of an accumulator row; store whole rows");
+    Folded f = fold(touched, perfect_loops(s), env_);
+    for (const AluStep& step : steps) {
+      AluFields a;
+      a.loop.uop_begin = kernel(f.uops);
+      a.loop.uop_end = a.loop.uop_begin + f.uops.size();
+      a.loop.iter_out = f.iter_out;
+      a.loop.iter_in = f.iter_in;
+      a.loop.acc_factor_out = f.out.acc;
+      a.loop.acc_factor_in = f.in.acc;
+      a.src_factor_out = f.out.inp;
+      a.src_factor_in = f.in.inp;
+      a.op = step.op;
+      a.use_imm = true;
+      a.imm = step.imm;
+      push(Insn::alu_op(a), std::string("alu ") + alu_op_name(step.op) + " " + std::to_string(step.imm) + " " + stage);
+    }
+    auto m = fit_2d(elems, false);
+    if (!m)
+      cannot_map(stage, "its accumulator tile is not stored as a 2-D pattern (whole rows at a constant pitch)");
+    m->buffer = MemBuffer::Out;
+    push(Insn::store(*m), "store " + stage);
+  }
+
+  const LoweredFunc& func_;
+  VdlaConfig config_;
+  VdlaDerived derived_;
+  SourceLoc loc_;
+  VarValues env_;
+  std::unordered_map<const BufferNode*, uint64_t> args_;  // argument -> DRAM byte offset
+  uint64_t uop_offset_ = 0;
+  std::unordered_map<const BufferNode*, Sram> sram_;
+  std::map<MemScope, int64_t> used_;
+  std::unordered_map<const StmtNode*, LeafInfo> leaf_cache_;
+  int vthreads_ = 1;
+  const Variable* vthread_var_ = nullptr;
+  int thread_ = 0;
+  std::vector<ThreadedInsn> emitted_;
+  std::vector<Uop> uops_;
+  std::map<std::vector<uint64_t>, uint64_t> kernels_;  // a kernel's (acc, inp, wgt)s -> its first micro-op
+};
+
+}  // namespace
+
+VdlaProgram generate_program(const LoweredFunc& func, const VdlaConfig& config, SourceLoc loc) {
+  return Generator(func, config, loc).run();
+}
+
+}  // namespace texc::vdla

@@ -1,0 +1,33 @@
+// `texc run --target vdla` and `texc FILE --target vdla`: the VDLA program of a lowered op
+// (backends/vdla/Codegen.h), executed on the simulator with the op's arguments in DRAM.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "backends/interp/RunOp.h"
+#include "backends/vdla/Program.h"
+#include "backends/vdla/Simulator.h"
+#include "ir/Function.h"
+#include "tools/texc/CommandLine.h"
+
+namespace texc {
+
+/// The configuration --vdla-config names, or the spec's defaults.
+vdla::VdlaConfig vdla_config_of(const CommandLine& cl);
+
+/// What the last simulated run of an op reported.
+struct VdlaRunStats {
+  vdla::SimResult result;
+  bool ran = false;
+};
+
+/// Compiles `func` now (diagnostics are thrown here) and returns an executor that copies the
+/// inputs into DRAM, simulates, and copies the outputs back; a simulator error fails the run
+/// with its message. With `trace_path`, the last run's timeline is written there.
+OpExecutor make_vdla_executor(const LoweredFunc& func, const vdla::VdlaConfig& config, SourceLoc loc,
+                              std::shared_ptr<VdlaRunStats> stats, const std::string& trace_path);
+
+/// One line: cycles, GEMM utilization, busy cycles per engine, DRAM bytes.
+std::string format_vdla_stats(const vdla::SimResult& r);
+
+}  // namespace texc
