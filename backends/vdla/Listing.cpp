@@ -9,7 +9,9 @@ namespace texc::vdla {
 std::string format_tokens(const Tokens& t) {
   std::string s;
   auto add = [&](bool on, const char* name) {
-    if (on) s += (s.empty() ? "" : " ") + std::string(name);
+    if (!on) return;
+    if (!s.empty()) s += ' ';
+    s += name;
   };
   add(t.pop_prev, "pop_prev");
   add(t.pop_next, "pop_next");
