@@ -15,7 +15,7 @@
 #include <unordered_set>
 
 #include "backends/llvm/MathLLVM.h"
-#include "backends/llvm/ModulusRemainder.h"
+#include "ir/ModulusRemainder.h"
 #include "backends/llvm/UsedSymbols.h"
 #include "ir/Diagnostics.h"
 #include "ir/IRVisitor.h"
