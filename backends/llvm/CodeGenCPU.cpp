@@ -35,6 +35,7 @@ CodeGenCPU::CodeGenCPU(llvm::LLVMContext& context, llvm::TargetMachine& target_m
 }
 
 llvm::Function* CodeGenCPU::emit_function_entry(const LoweredFunc& func) {
+  TEXC_CHECK(func.kind == FunctionKind::Host) << "device function " << func.name << " given to the CPU code generator";
   closure_count_ = 0;
   return CodeGenLLVM::emit_function_entry(func);
 }
