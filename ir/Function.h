@@ -9,6 +9,22 @@
 
 namespace texc {
 
+/// Where a lowered function runs: on the host (a CPU op; the default) or on a device (a GPU
+/// kernel, started by a host function with its LaunchAttributes).
+enum class FunctionKind : uint8_t { Host, Device };
+
+/// How a device function is launched: the extent of each thread tag it binds ("blockIdx.x" is a
+/// grid extent, "threadIdx.x" a block extent; a tag not listed has extent 1), and the shared memory
+/// allocated per block at launch beyond the function's own constant-size shared buffers.
+struct LaunchAttributes {
+  struct ThreadExtent {
+    std::string tag;
+    Expr extent;
+  };
+  std::vector<ThreadExtent> thread_extents;
+  int64_t dynamic_shared_bytes = 0;
+};
+
 struct LoweredFunc {
   std::string name;
   std::vector<Buffer> args;  // inputs (role Input) then outputs (role Output)
@@ -16,6 +32,8 @@ struct LoweredFunc {
   /// The logical (multi-dimensional) shape of each argument. After storage flattening the args
   /// are 1-D; these keep what the C header documents.
   std::vector<std::vector<int64_t>> arg_dims;
+  FunctionKind kind = FunctionKind::Host;
+  LaunchAttributes launch = {};  // device functions only
 };
 
 }  // namespace texc

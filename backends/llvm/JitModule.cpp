@@ -19,7 +19,7 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "backends/llvm/CodeGenLLVM.h"
+#include "backends/llvm/CodeGenCPU.h"
 #include "backends/llvm/CpuTargetMachine.h"
 #include "backends/llvm/LLVMBackend.h"
 #include "backends/llvm/OptimizeModule.h"
@@ -75,7 +75,7 @@ std::unique_ptr<JitModule> JitModule::create(const std::vector<LoweredFunc>& fun
   auto context = std::make_unique<llvm::LLVMContext>();
   CodeGenOptions options;
   options.packed_wrappers = true;
-  std::unique_ptr<llvm::Module> module = codegen_llvm(funcs, *context, *tm, options);
+  std::unique_ptr<llvm::Module> module = codegen_cpu(funcs, *context, *tm, options);
   optimize_module(*module, *tm, target.opt_level);
 
   llvm::orc::JITTargetMachineBuilder machine_builder(tm->getTargetTriple());

@@ -9,7 +9,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
-#include "backends/llvm/CodeGenLLVM.h"
+#include "backends/llvm/CodeGenCPU.h"
 #include "backends/llvm/CpuTargetMachine.h"
 #include "backends/llvm/OptimizeModule.h"
 
@@ -28,7 +28,7 @@ std::unique_ptr<CompiledModule> compile(const std::vector<LoweredFunc>& funcs, c
   PhaseClock codegen;
   auto compiled = std::make_unique<CompiledModule>();
   compiled->target_machine = make_cpu_target_machine(target);
-  compiled->module = codegen_llvm(funcs, compiled->context, *compiled->target_machine);
+  compiled->module = codegen_cpu(funcs, compiled->context, *compiled->target_machine);
   if (times) times->codegen = codegen.elapsed();
   PhaseClock optimization;
   if (optimize) optimize_module(*compiled->module, *compiled->target_machine, target.opt_level);

@@ -1,5 +1,5 @@
 // OptimizeModule: the new-pass-manager pipeline (O0..O3, with the target's TTI, loop and SLP
-// vectorization) run over a module built by codegen_llvm.
+// vectorization) run over a module built by codegen_cpu (CodeGenCPU.h).
 #pragma once
 
 namespace llvm {

@@ -71,6 +71,8 @@ LoweredFunc flatten_storage(const LoweredFunc& f) {
   Flattener flattener;
   LoweredFunc out;
   out.name = f.name;
+  out.kind = f.kind;
+  out.launch = f.launch;
   for (const Buffer& b : f.args) {
     std::vector<int64_t> dims;
     for (const Expr& e : b->shape) {

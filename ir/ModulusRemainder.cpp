@@ -1,4 +1,4 @@
-#include "backends/llvm/ModulusRemainder.h"
+#include "ir/ModulusRemainder.h"
 
 #include <algorithm>
 #include <numeric>

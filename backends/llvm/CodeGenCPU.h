@@ -1,0 +1,54 @@
+// CodeGenCPU: CodeGenLLVM's hooks for the CPU targets (x86, arm). Host functions only.
+//
+// Parallel loops are outlined into internal closure functions `void op.par.N(i64 task, ptr closure)`
+// launched with texrt_parallel_for (runtime/texrt.h). Allocations go on the stack up to a size limit
+// per scope (64 KiB global, 1 MiB local), else on the heap through texrt_alloc/texrt_free, 64-byte
+// aligned. On x86 with AVX-512, a dense load of an operand whose lane count is not a power of two
+// (the tail of a split) is one masked load of the next power of two. A CPU has no thread index and
+// no barrier: a thread-bound loop or a barrier is an internal error (lowering for a CPU leaves none).
+// With `packed_wrappers`, each op also gets `void op.packed(ptr args)` taking an array of argument
+// pointers (used by the JIT to call any op through one signature).
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/llvm/CodeGenLLVM.h"
+
+namespace texc {
+
+struct CodeGenOptions {
+  bool packed_wrappers = false;
+};
+
+class CodeGenCPU : public CodeGenLLVM {
+ public:
+  CodeGenCPU(llvm::LLVMContext& context, llvm::TargetMachine& target_machine, const std::string& module_name,
+             const CodeGenOptions& options = {});
+
+ protected:
+  llvm::Function* emit_function_entry(const LoweredFunc& func) override;
+  void finish_function(const LoweredFunc& func, llvm::Function* op_function) override;
+  void emit_parallel_loop(const For* op) override;
+  BufferValue allocate_buffer(const Buffer& buffer, MemScope scope) override;
+  void free_buffer(const Buffer& buffer, MemScope scope, const BufferValue& allocated) override;
+  llvm::Value* thread_index(const std::string& tag) override;
+  void emit_barrier() override;
+  bool pad_load_to_masked(const Load* op) const override;
+
+ private:
+  llvm::FunctionCallee runtime_function(const std::string& name);
+  /// The bytes of a stack allocation of `buffer` in `scope`, or nullopt if it goes on the heap.
+  static std::optional<int64_t> stack_bytes(const Buffer& buffer, MemScope scope);
+
+  CodeGenOptions options_;
+  bool masked_32_64_ = false, masked_8_16_ = false;  // masked moves of 4/8-byte and 1/2-byte elements
+  int closure_count_ = 0;                           // of the op being emitted
+};
+
+/// Builds the module for `funcs` (host functions), with the target machine's triple, data layout,
+/// CPU and features.
+std::unique_ptr<llvm::Module> codegen_cpu(const std::vector<LoweredFunc>& funcs, llvm::LLVMContext& context,
+                                          llvm::TargetMachine& target_machine, const CodeGenOptions& options = {});
+
+}  // namespace texc
