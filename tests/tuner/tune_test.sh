@@ -113,6 +113,21 @@ done
 check "--transfer: 8 records of the new shape" test $? -eq 0 -a "$(grep -c '"A": \[32, 64\]' "$work/t.jsonl")" -eq 8
 check "--curve-with: two lines" test "$(grep -c '<polyline' "$work/c2.svg")" -eq 2
 
+# The other CPU targets: interp (the loop interpreter) and arm (under qemu: labelled emulated).
+small="-D M=16 -D N=16 -D K=16"
+"$texc" tune "$tex" $small --target interp --trials 3 --records "$work/i.jsonl" >"$work/out" 2>&1
+check "interp: 3 records" test $? -eq 0 -a "$(lines "$work/i.jsonl")" -eq 3
+"$texc" tune "$tex" $small --target arm --trials 2 --records "$work/a.jsonl" >"$work/out" 2>&1
+rc=$?
+if [ $rc -eq 2 ]; then
+  echo "skip: arm (no cross compiler, qemu-aarch64 or aarch64 runtime: exit 2)"
+else
+  check "arm: 2 records" test $rc -eq 0 -a "$(lines "$work/a.jsonl")" -eq 2
+  if [ "$(uname -m)" != aarch64 ]; then
+    check "arm: the device says the times are emulated" grep -q '"device": "arm / qemu-aarch64 (emulated)"' "$work/a.jsonl"
+  fi
+fi
+
 # Mistakes on the command line.
 "$texc" tune "$tex" --target x86 --trials 4 --records "$work/x.jsonl" --tuner bogus >/dev/null 2>"$work/err"
 check "--tuner bogus: exit 1" test $? -eq 1
