@@ -10,7 +10,8 @@
 // number of rounds, one thread (tuning.md §3.1's parameters).
 //
 // Groups other than `own_group` can be given a weight < 1 (the transfer data's weight decays as
-// the tuned op's own measurements accumulate).
+// the tuned op's own measurements accumulate). The tuner uses regression by default: it picks
+// better top candidates on real records (docs/tuning.md, "Rank or regression").
 #pragma once
 #include <cstdint>
 #include <string>

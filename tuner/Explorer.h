@@ -64,7 +64,7 @@ class Explorer {
 
 struct ExplorerOptions {
   std::string kind = "xgb";            // xgb, ga, random, grid
-  CostObjective objective = CostObjective::Rank;
+  CostObjective objective = CostObjective::Regression;
   uint64_t seed = 0;
   double epsilon = 0.1;                // share of random picks in an xgb batch
   /// Records of other workloads for the model (--transfer): features, normalized throughputs and

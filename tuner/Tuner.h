@@ -24,7 +24,7 @@ struct TuneOptions {
   std::string records;                 // the records file (read, then appended to)
   std::vector<std::string> transfer;   // --transfer files
   std::string tuner = "xgb";           // xgb, ga, random, grid
-  CostObjective objective = CostObjective::Rank;
+  CostObjective objective = CostObjective::Regression;  // docs/tuning.md: better than rank here
   uint64_t seed = 0;
   int early_stopping = 0;              // 0: none
   int batch = 8;

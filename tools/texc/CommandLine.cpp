@@ -60,7 +60,7 @@ targets: x86, arm, host (the default: x86 on x86-64, arm on aarch64), cuda, vdla
 --curve F.svg      tune: draw the best GFLOP/s so far against trials (one line per records file)
 --curve-with R.jsonl  tune: another records file drawn on the curve (repeatable)
 --timeout S        tune: time limit of one candidate's build and runs (default 10 s)
---objective O      tune: the cost model's objective, rank (default) or reg
+--objective O      tune: the cost model's objective, reg (default) or rank
 --extern-src FILE  run: a C file with such functions, compiled with the C compiler (x86/interp:
                    $CC or cc, into a shared object; arm: aarch64-linux-gnu-gcc)
 

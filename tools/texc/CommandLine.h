@@ -63,7 +63,7 @@ struct CommandLine {
   std::string curve;                        // --curve F.svg (tune)
   std::vector<std::string> curve_with;      // --curve-with R.jsonl (tune; more lines on the curve)
   double timeout_s = 0;                     // --timeout S (tune; 0 = 10 s per candidate)
-  std::string objective;                    // --objective rank|reg (tune; "" = rank)
+  std::string objective;                    // --objective rank|reg (tune; "" = reg)
 };
 
 /// Parses argv[1..argc). Throws CommandLineError.

@@ -102,7 +102,7 @@ int tune_command(const CommandLine& cl) {
   options.records = cl.records;
   options.transfer = cl.transfer;
   options.tuner = cl.tuner.empty() ? "xgb" : cl.tuner;
-  options.objective = cl.objective == "reg" ? CostObjective::Regression : CostObjective::Rank;
+  options.objective = cl.objective == "rank" ? CostObjective::Rank : CostObjective::Regression;
   options.seed = cl.seed;
   options.early_stopping = cl.early_stopping;
   options.measure.seed = cl.seed;
@@ -110,7 +110,7 @@ int tune_command(const CommandLine& cl) {
   options.lower.target = cl.target;
   options.lower.no_fuse = cl.no_fuse;
   options.lower.caches = CacheSizes::host();
-  options.texc_version = "0.1.0";
+  options.texc_version = TEXC_VERSION;
   options.tty = isatty(STDERR_FILENO);
   for (const std::string& path : cl.transfer)
     if (!std::filesystem::exists(path)) throw CommandLineError("--transfer " + path + ": no such file");
