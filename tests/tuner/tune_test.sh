@@ -93,6 +93,13 @@ check "after the kill: 40 records in all" grep -q "40 trials (${killed} resumed"
 check "after the kill: the records before it kept as they were" cmp -s "$work/killed.jsonl" <(head -n "$killed" "$R")
 validate "$R" >/dev/null && ok "after the kill: nothing measured twice" || bad "after the kill: records invalid"
 
+# Nothing left to do: --json says so; --early-stopping ends a run that stopped improving.
+"$texc" tune "$tex" --target x86 --trials 40 --records "$R" --json >"$work/out" 2>/dev/null
+check "--json: one object, 40 resumed, none new" grep -q '^{"op": "mm", "target": "x86", "trials": 40, "resumed": 40, "new": 0, .*"best_knobs": {"TI": ' "$work/out"
+"$texc" tune "$tex" --target x86 --trials 30 --records "$work/early.jsonl" --tuner grid --early-stopping 3 >"$work/out" 2>/dev/null
+check "--early-stopping 3: stopped early" grep -q "stopped early" "$work/out"
+check "--early-stopping 3: fewer than 30 records" test "$(lines "$work/early.jsonl")" -lt 30
+
 # Injected faults: TI=8 crashes (SIGSEGV in the child), TI=16 hangs (killed at --timeout); the run goes on.
 R2=$work/faults.jsonl
 TEXC_TUNE_TEST_FAULT="crash@TI=8;hang@TI=16" "$texc" tune "$tex" --target x86 --trials 8 --records "$R2" \
