@@ -29,8 +29,8 @@ class Space {
 
   /// The configuration at `index` (every knob given).
   KnobConfig config(uint64_t index) const;
-  /// The index of `config`; a knob it does not give takes its first value. A value not in the
-  /// knob's list returns nullopt-like UINT64_MAX.
+  /// The index of `config`; a knob it does not give takes its first value. UINT64_MAX when a
+  /// value is not in its knob's list (e.g. a record of an older version of the template).
   uint64_t index(const KnobConfig& config) const;
   /// The index of the configuration that instantiates the same schedule with every knob the
   /// configuration's `if`s do not reach at its first value.
