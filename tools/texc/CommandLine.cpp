@@ -24,6 +24,8 @@ std::string usage_text() {
                 [--repeat N] [--json] [--inputs DIR] [--save-io DIR] [--threads N] [--seed S]
                 [--extern-lib LIB]... [--extern-src FILE.c]...
   texc tune FILE.tex [--target T] --trials N --records R.jsonl [--op NAME] [--seed S] [--json]
+                [--tuner xgb|ga|random|grid] [--transfer R.jsonl] [--early-stopping N] [--curve F.svg]
+                [--curve-with R.jsonl]... [--timeout S] [--objective rank|reg]
   texc --version | --help
 
 targets: x86, arm, host (the default: x86 on x86-64, arm on aarch64), cuda, vdla,
@@ -54,6 +56,13 @@ targets: x86, arm, host (the default: x86 on x86-64, arm on aarch64), cuda, vdla
                    optimization, object emission; to stderr)
 --extern-lib LIB   run: a library with the C functions of `lower extern "sym"` intrinsics
                    (x86/interp: a shared object, dlopen'ed; arm: an aarch64 .o or .a, linked in)
+--tuner T          tune: xgb (cost model + simulated annealing, default), ga, random or grid
+--transfer R.jsonl tune: warm-start the cost model from records of other shapes or ops (repeatable)
+--early-stopping N tune: stop after N trials without a better result
+--curve F.svg      tune: draw the best GFLOP/s so far against trials (one line per records file)
+--curve-with R.jsonl  tune: another records file drawn on the curve (repeatable)
+--timeout S        tune: time limit of one candidate's build and runs (default 10 s)
+--objective O      tune: the cost model's objective, reg (default) or rank
 --extern-src FILE  run: a C file with such functions, compiled with the C compiler (x86/interp:
                    $CC or cc, into a shared object; arm: aarch64-linux-gnu-gcc)
 
@@ -222,6 +231,24 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       cl.extern_libs.push_back(value());
     } else if (arg == "--extern-src") {
       cl.extern_srcs.push_back(value());
+    } else if (arg == "--tuner") {
+      cl.tuner = value();
+      if (cl.tuner != "xgb" && cl.tuner != "ga" && cl.tuner != "random" && cl.tuner != "grid")
+        throw CommandLineError("--tuner takes xgb, ga, random or grid, not '" + cl.tuner + "'");
+    } else if (arg == "--transfer") {
+      cl.transfer.push_back(value());
+    } else if (arg == "--early-stopping") {
+      cl.early_stopping = parse_count(arg, value(), 1);
+    } else if (arg == "--curve") {
+      cl.curve = value();
+    } else if (arg == "--curve-with") {
+      cl.curve_with.push_back(value());
+    } else if (arg == "--timeout") {
+      cl.timeout_s = double(parse_count(arg, value(), 1, 86400));
+    } else if (arg == "--objective") {
+      cl.objective = value();
+      if (cl.objective != "rank" && cl.objective != "reg")
+        throw CommandLineError("--objective takes rank or reg, not '" + cl.objective + "'");
     } else if (arg.size() > 1 && arg[0] == '-') {
       throw CommandLineError("unknown option '" + arg + "'");
     } else if (cl.file.empty()) {
@@ -268,6 +295,10 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   if (cl.command == Command::Tune && (!cl.trials || !saw_records))
     throw CommandLineError("'texc tune' needs --trials N and --records R.jsonl");
   if (cl.command != Command::Tune && cl.trials) throw CommandLineError("--trials applies to 'texc tune' only");
+  if (cl.command != Command::Tune && (!cl.tuner.empty() || !cl.transfer.empty() || cl.early_stopping ||
+                                      !cl.curve.empty() || !cl.curve_with.empty() || cl.timeout_s || !cl.objective.empty()))
+    throw CommandLineError("--tuner, --transfer, --early-stopping, --curve, --curve-with, --timeout and --objective "
+                           "apply to 'texc tune' only");
   if (cl.command != Command::Run && (!cl.extern_libs.empty() || !cl.extern_srcs.empty()))
     throw CommandLineError("--extern-lib and --extern-src apply to 'texc run' only (a compiled object is linked "
                            "with the extern functions by whoever links it)");

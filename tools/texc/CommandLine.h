@@ -59,6 +59,13 @@ struct CommandLine {
   bool time_compile = false;                // --time-compile: per-phase compile times (to stderr)
   std::vector<std::string> extern_libs;     // --extern-lib: libraries providing `lower extern` symbols
   std::vector<std::string> extern_srcs;     // --extern-src: C files compiled into such a library
+  std::string tuner;                        // --tuner xgb|ga|random|grid (tune; "" = xgb)
+  std::vector<std::string> transfer;        // --transfer R.jsonl (tune; repeatable)
+  int early_stopping = 0;                   // --early-stopping N (tune; 0 = none)
+  std::string curve;                        // --curve F.svg (tune)
+  std::vector<std::string> curve_with;      // --curve-with R.jsonl (tune; more lines on the curve)
+  double timeout_s = 0;                     // --timeout S (tune; 0 = 10 s per candidate)
+  std::string objective;                    // --objective rank|reg (tune; "" = reg)
 };
 
 /// Parses argv[1..argc). Throws CommandLineError.

@@ -14,8 +14,9 @@ int tune_command(const CommandLine& cl);
 
 /// The front end's options from the command line (-I, -D, --op).
 FrontendOptions frontend_options(const CommandLine& cl);
-/// The knob configuration to compile with: from --records when given (throws EnvironmentError
-/// while this build has no tuner), else empty (every knob takes its first value).
+/// The knob configuration to compile with: from --records when given (the best valid record of
+/// the same op, shapes and target, else of the nearest shapes, else the defaults; a note on stderr
+/// says which), else empty (every knob takes its first value).
 KnobConfig knobs_from_records(const CommandLine& cl, const OpDef& op);
 
 }  // namespace texc

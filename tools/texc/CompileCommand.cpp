@@ -15,16 +15,19 @@
 #include "backends/interp/Npy.h"
 #include "backends/llvm/LLVMBackend.h"
 #include "ir/IRPrinter.h"
-#include "tools/texc/Commands.h"
-#include "tools/texc/VdlaExecutor.h"
 #include "backends/vdla/Codegen.h"
 #include "backends/vdla/Listing.h"
 #include "backends/vdla/ProgramFile.h"
+#include "tools/texc/CommandLine.h"
+#include "tools/texc/Commands.h"
+#include "tuner/Records.h"
+#include "tuner/Space.h"
 #include "tools/texc/CompileTimes.h"
 #include "tools/texc/CpuTarget.h"
 #include "tools/texc/EnvironmentError.h"
 #include "tools/texc/LoadProgram.h"
 #include "tools/texc/LowerForTarget.h"
+#include "tools/texc/VdlaExecutor.h"
 
 namespace texc {
 
@@ -38,8 +41,36 @@ FrontendOptions frontend_options(const CommandLine& cl) {
 
 KnobConfig knobs_from_records(const CommandLine& cl, const OpDef& op) {
   if (cl.records.empty()) return {};
-  throw EnvironmentError("--records " + cl.records + ": tuning records need the tuner, which this build of texc " +
-                         "does not have yet (op '" + op.name + "')");
+  if (!std::filesystem::exists(cl.records)) throw CommandLineError("--records " + cl.records + ": no such file");
+  RecordFile file;
+  try {
+    file = read_records(cl.records);
+  } catch (const std::runtime_error& e) {
+    throw EnvironmentError(e.what());
+  }
+  RecordChoice choice = choose_record(file.records, op.name, cl.target, op_shapes(op));
+  std::cerr << "texc: note: op '" << op.name << "': ";
+  if (!choice.record) {
+    std::cerr << choice.how << " (" << cl.records << ")\n";
+    return {};
+  }
+  // Only knobs this op declares, with values in its lists (a nearer shape's factors may differ).
+  Space space(op, cl.target);
+  KnobConfig knobs;
+  std::string dropped;
+  for (const SchedKnob& k : space.knobs()) {
+    auto it = choice.record->knobs.find(k.name);
+    if (it == choice.record->knobs.end()) continue;
+    if (std::find(k.values.begin(), k.values.end(), it->second) != k.values.end()) knobs[k.name] = it->second;
+    else dropped += " " + k.name + "=" + std::to_string(it->second);
+  }
+  char timing[96];
+  std::snprintf(timing, sizeof timing, "%.4g ms, %.2f GFLOP/s", choice.record->median_ms, choice.record->gflops);
+  std::cerr << "knobs " << space.describe(knobs) << " from " << choice.how << " in " << cl.records << " (trial "
+            << choice.record->trial << ", " << timing << ")";
+  if (!dropped.empty()) std::cerr << "; not in this op's lists, so defaults:" << dropped;
+  std::cerr << "\n";
+  return knobs;
 }
 
 namespace {

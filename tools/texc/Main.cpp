@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
   try {
     switch (cl.command) {
       case Command::Help: std::cout << usage_text(); return 0;
-      case Command::Version: std::cout << "texc 0.1.0\n"; return 0;
+      case Command::Version: std::cout << "texc " TEXC_VERSION "\n"; return 0;
       case Command::Compile: return compile_command(cl);
       case Command::Run: return run_command(cl);
       case Command::Tune: return tune_command(cl);

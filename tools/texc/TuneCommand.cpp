@@ -1,12 +1,139 @@
-// `texc tune FILE.tex --target T --trials N --records R.jsonl`: the knob search lives in tuner/,
-// which this build does not have yet; the command parses its arguments and reports that (exit 2).
+// `texc tune FILE.tex --target T --trials N --records R.jsonl ...`: searches the knob space of each
+// op (or --op NAME) for the target with the tuner (tuner/Tuner.h), measuring every candidate in a
+// child process, appending a record per measurement to R.jsonl (resuming from what it already
+// holds), a progress line per batch on stderr and a summary line (or --json object) per op on
+// stdout; --curve F.svg draws best-so-far against trials for R.jsonl and every --curve-with file.
+//   x86     JIT in the measuring child (tuner/CpuRunners.h); interp: the loop interpreter;
+//   arm     the qemu arm runner (times labelled emulated); cuda, vdla: exit 2 (no runner yet).
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "backends/llvm/ArmRunner.h"
 #include "tools/texc/Commands.h"
+#include "tools/texc/CpuTarget.h"
 #include "tools/texc/EnvironmentError.h"
+#include "tools/texc/KnobOptions.h"
+#include "tools/texc/LoadProgram.h"
+#include "tuner/CpuRunners.h"
+#include "tuner/Curve.h"
+#include "tuner/Json.h"
+#include "tuner/Records.h"
+#include "tuner/Space.h"
+#include "tuner/Tuner.h"
 
 namespace texc {
 
+namespace {
+
+std::unique_ptr<Runner> make_runner(const CommandLine& cl) {
+  if (cl.target == "x86") return make_x86_runner(cpu_target_options(cl));
+  if (cl.target == "interp") return make_interp_runner();
+  if (cl.target == "arm") {
+    ArmRunOptions options;
+    check_arm_tools(options);
+    return make_arm_runner(cpu_target_options(cl), options);
+  }
+  if (cl.target == "cuda") throw EnvironmentError("no CUDA device");
+  throw EnvironmentError("'texc tune --target " + cl.target + "' is not available yet: this build has no runner for it");
+}
+
+/// Best GFLOP/s so far after each record of `op` in `path`, in file order.
+CurveSeries curve_of(const std::string& path, const std::string& op, const std::string& target) {
+  CurveSeries s;
+  s.label = std::filesystem::path(path).filename().string();
+  double best = 0;
+  std::string tuner;
+  for (const Record& r : read_records(path).records) {
+    if (r.op != op || r.target != target) continue;
+    if (tuner.empty()) tuner = r.tuner;
+    if (r.ok()) best = std::max(best, r.gflops);
+    s.best_so_far.push_back(best);
+  }
+  if (!tuner.empty()) s.label += " (" + tuner + ")";
+  return s;
+}
+
+std::string summary_line(const OpDef& op, const CommandLine& cl, const TuneSummary& s, const Space& space) {
+  char buf[512];
+  std::string best = "no valid configuration";
+  if (s.best) {
+    std::snprintf(buf, sizeof buf, "best %.2f GFLOP/s (%.4g ms, spread %.0f%%) %s", s.best->gflops, s.best->median_ms,
+                  s.best->spread * 100, space.describe(s.best->knobs).c_str());
+    best = buf;
+  }
+  std::snprintf(buf, sizeof buf, "%-24s %-7s %s  %d trials (%d resumed, %d new, %d failed)%s%s", op.name.c_str(),
+                cl.target.c_str(), best.c_str(), s.total, s.resumed, s.measured, s.failures,
+                s.exhausted ? ", space exhausted" : "", s.stopped_early ? ", stopped early" : "");
+  return buf;
+}
+
+std::string summary_json(const OpDef& op, const CommandLine& cl, const TuneSummary& s) {
+  Json j = Json::obj();
+  j.set("op", Json::str(op.name));
+  j.set("target", Json::str(cl.target));
+  j.set("trials", Json::num(s.total));
+  j.set("resumed", Json::num(s.resumed));
+  j.set("new", Json::num(s.measured));
+  j.set("failed", Json::num(s.failures));
+  j.set("exhausted", Json::boolean_value(s.exhausted));
+  j.set("stopped_early", Json::boolean_value(s.stopped_early));
+  if (s.best) {
+    j.set("best_gflops", Json::num(s.best->gflops));
+    j.set("best_ms", Json::num(s.best->median_ms));
+    Json knobs = Json::obj();
+    for (const std::string& k : s.best->knob_order)
+      if (s.best->knobs.count(k)) knobs.set(k, Json::num(double(s.best->knobs.at(k))));
+    j.set("best_knobs", knobs);
+  }
+  j.set("records", Json::str(cl.records));
+  return j.dump();
+}
+
+}  // namespace
+
 int tune_command(const CommandLine& cl) {
-  throw EnvironmentError("'texc tune' needs the tuner, which this build of texc does not have yet");
+  std::unique_ptr<Runner> runner = make_runner(cl);
+  Program program = load_program(cl);
+  TuneOptions options;
+  options.trials = cl.trials;
+  options.records = cl.records;
+  options.transfer = cl.transfer;
+  options.tuner = cl.tuner.empty() ? "xgb" : cl.tuner;
+  options.objective = cl.objective == "rank" ? CostObjective::Rank : CostObjective::Regression;
+  options.seed = cl.seed;
+  options.early_stopping = cl.early_stopping;
+  options.measure.seed = cl.seed;
+  if (cl.timeout_s > 0) options.measure.timeout_s = cl.timeout_s;
+  options.lower.target = cl.target;
+  options.lower.no_fuse = cl.no_fuse;
+  options.lower.caches = CacheSizes::host();
+  options.texc_version = TEXC_VERSION;
+  options.tty = isatty(STDERR_FILENO);
+  for (const std::string& path : cl.transfer)
+    if (!std::filesystem::exists(path)) throw CommandLineError("--transfer " + path + ": no such file");
+
+  for (const OpDef& op : program.ops) {
+    options.lower.fixed = knob_options_for(cl, op);
+    Space space(op, cl.target);
+    TuneSummary summary;
+    try {
+      summary = tune_op(op, *runner, options, std::cerr);
+    } catch (const std::runtime_error& e) {  // the records file cannot be read or written; XGBoost failed
+      throw EnvironmentError(e.what());
+    }
+    std::cout << (cl.json ? summary_json(op, cl, summary) : summary_line(op, cl, summary, space)) << std::endl;
+    if (!cl.curve.empty()) {
+      std::vector<CurveSeries> series = {curve_of(cl.records, op.name, cl.target)};
+      for (const std::string& path : cl.curve_with) series.push_back(curve_of(path, op.name, cl.target));
+      std::ofstream out(cl.curve);
+      out << curve_svg(series, "texc tune " + op.name + " (" + cl.target + ")");
+      if (!out) throw EnvironmentError("cannot write '" + cl.curve + "'");
+    }
+  }
+  return 0;
 }
 
 }  // namespace texc

@@ -1,0 +1,130 @@
+// tuner/Records.h and tuner/Json.h: a record survives the JSON round trip; a line cut short by a
+// kill is skipped (and the writer starts the next record on its own line); --records picks the
+// best valid record of the same workload, else of the nearest shapes, else none.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "tuner/Json.h"
+#include "tuner/Records.h"
+
+using namespace texc;
+
+namespace {
+
+Record sample(const std::string& op, int64_t m, int64_t ti, double ms, const std::string& status = "ok") {
+  Record r;
+  r.op = op;
+  r.target = "x86";
+  r.device = "x86 / Test CPU \"quoted\"";
+  r.shapes = {{"A", {m, 16}}, {"B", {16, 8}}, {"C", {m, 8}}};
+  r.knobs = {{"TI", ti}, {"UK", 1}};
+  r.knob_order = {"UK", "TI"};
+  r.index = uint64_t(ti);
+  r.status = status;
+  r.median_ms = ms;
+  r.min_ms = ms * 0.9;
+  r.max_ms = ms * 1.2;
+  r.spread = 0.3;
+  r.repeats = 5;
+  r.gflops = ms > 0 ? 1 / ms : 0;
+  r.message = status == "ok" ? "" : "crash (SIGSEGV)\nline two";
+  r.tuner = "xgb";
+  r.trial = 3;
+  r.texc_version = "0.1.0";
+  r.time = "2026-11-23T15:40:07Z";
+  r.features_version = 1;
+  r.features = {0.5f, 1.25f, -2.0f};
+  return r;
+}
+
+std::string temp_path() {
+  char name[] = "/tmp/texc_records_XXXXXX";
+  int fd = mkstemp(name);
+  close(fd);
+  return name;
+}
+
+}  // namespace
+
+TEST_CASE("a record survives the JSON round trip, knobs in declaration order") {
+  Record r = sample("mm", 32, 16, 0.25, "crash");
+  std::string line = record_to_json(r);
+  CHECK(line.find('\n') == std::string::npos);
+  CHECK(line.find("\"knobs\": {\"UK\": 1, \"TI\": 16}") != std::string::npos);
+  std::optional<Record> back = parse_record(line);
+  REQUIRE(back);
+  CHECK(back->op == "mm");
+  CHECK(back->device == r.device);
+  CHECK(back->shapes == r.shapes);
+  CHECK(back->knobs == r.knobs);
+  CHECK(back->knob_order == r.knob_order);
+  CHECK(back->status == "crash");
+  CHECK(back->message == r.message);
+  CHECK(back->median_ms == doctest::Approx(0.25));
+  CHECK(back->repeats == 5);
+  CHECK(back->trial == 3);
+  CHECK(back->time == r.time);
+  CHECK(back->features == r.features);
+  CHECK(back->same_workload(r));
+}
+
+TEST_CASE("malformed JSON is rejected, not thrown") {
+  CHECK_FALSE(parse_json("{\"op\": \"mm\", \"tar"));
+  CHECK_FALSE(parse_json("{} extra"));
+  CHECK_FALSE(parse_record("[1, 2]"));
+  CHECK_FALSE(parse_record("{\"op\": \"mm\"}"));  // no target, status, shapes, knobs
+  std::optional<Json> j = parse_json("{\"s\": \"a\\\"b\\u00e9\", \"n\": -1.5e3, \"a\": [true, null]}");
+  REQUIRE(j);
+  CHECK(j->get("s")->string == "a\"b\xc3\xa9");
+  CHECK(j->get("n")->number == -1500);
+  CHECK(j->get("a")->array.size() == 2);
+}
+
+TEST_CASE("a file whose last line was cut by a kill: that line is skipped, the next record is whole") {
+  std::string path = temp_path();
+  {
+    RecordWriter w(path);
+    w.append(sample("mm", 32, 8, 0.5));
+  }
+  {
+    std::ofstream cut(path, std::ios::app);
+    std::string line = record_to_json(sample("mm", 32, 16, 0.4));
+    cut << line.substr(0, line.size() / 2);  // no newline: killed mid-write
+  }
+  {
+    RecordWriter w(path);
+    w.append(sample("mm", 32, 32, 0.3));
+  }
+  RecordFile f = read_records(path);
+  CHECK(f.malformed == 1);
+  REQUIRE(f.records.size() == 2);
+  CHECK(f.records[0].knobs.at("TI") == 8);
+  CHECK(f.records[1].knobs.at("TI") == 32);
+  std::remove(path.c_str());
+  CHECK(read_records(path).records.empty());  // a missing file has no records
+}
+
+TEST_CASE("choosing a record: best valid of the same shapes, else nearest shapes, else none") {
+  std::vector<Record> records = {sample("mm", 32, 8, 0.5), sample("mm", 32, 16, 0.2), sample("mm", 32, 4, 0.1, "wrong"),
+                                 sample("mm", 64, 4, 0.05), sample("mm", 256, 2, 0.01), sample("other", 32, 1, 0.001)};
+  Shapes s32 = records[0].shapes;
+  RecordChoice exact = choose_record(records, "mm", "x86", s32);
+  REQUIRE(exact.record);
+  CHECK(exact.record->knobs.at("TI") == 16);  // 0.2 ms; the faster "wrong" one is not valid
+  CHECK(exact.how == "the best record of the same shapes");
+
+  Shapes s48 = {{"A", {48, 16}}, {"B", {16, 8}}, {"C", {48, 8}}};
+  RecordChoice near = choose_record(records, "mm", "x86", s48);
+  REQUIRE(near.record);
+  CHECK(near.record->knobs.at("TI") == 4);  // 64 is nearer to 48 than 32 in log ratio; then 256
+  CHECK(near.how.find("nearest shapes, A[64, 16]") != std::string::npos);
+
+  CHECK_FALSE(choose_record(records, "mm", "arm", s32).record);
+  CHECK_FALSE(choose_record(records, "nothing", "x86", s32).record);
+  Shapes rank3 = {{"A", {2, 32, 16}}, {"B", {16, 8}}, {"C", {2, 32, 8}}};
+  CHECK_FALSE(choose_record(records, "mm", "x86", rank3).record);
+}

@@ -1,0 +1,81 @@
+// tuner/Space.h and tuner/Candidate.h: enumerating a knob space (lists, factors(N), bools, knobs
+// under `if`), index round trips, canonical indices, and configurations that fail to lower
+// recorded as invalid without a measurement.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <set>
+
+#include "schedule_test_support.h"
+#include "tuner/Candidate.h"
+#include "tuner/Space.h"
+
+using namespace texc;
+using namespace texc::testing;
+
+namespace {
+const char* kKnobs =
+    "op mm(A: f32[8, 4], B: f32[4, 12]) -> C {\n"
+    "  compute { C[i, j] = sum(A[i, k] * B[k, j] for k in 0..4) }\n"
+    "  schedule cpu {\n"
+    "    knob TI in [2, 4, 8]\n"
+    "    knob TJ in factors(12)\n"
+    "    knob P in [true, false]\n"
+    "    io, ii = split(C.i, TI)\n"
+    "    jo, ji = split(C.j, TJ)\n"
+    "    if P { knob U in [1, 2]\n parallel(io) } else { parallel(C.k) }\n"
+    "  }\n"
+    "  schedule x86 { knob X in [1, 2, 3] }\n"
+    "}\n";
+}  // namespace
+
+TEST_CASE("the space of the blocks that apply: every knob, first-declared knob least significant") {
+  OpDef op = compile_op(kKnobs);
+  Space space(op, "interp");  // the cpu block; the x86 block does not apply to interp
+  REQUIRE(space.knobs().size() == 4);
+  CHECK(space.knobs()[1].values == std::vector<int64_t>{12, 1, 2, 3, 4, 6});  // factors(12), default first
+  CHECK(space.size() == 3 * 6 * 2 * 2);
+  KnobConfig c0 = space.config(0);
+  CHECK(c0 == KnobConfig{{"TI", 2}, {"TJ", 12}, {"P", 1}, {"U", 1}});
+  KnobConfig c1 = space.config(1);
+  CHECK(c1.at("TI") == 4);
+  CHECK(c1.at("TJ") == 12);
+  CHECK(space.config(3).at("TJ") == 1);
+  std::set<KnobConfig> seen;
+  for (uint64_t i = 0; i < space.size(); ++i) {
+    KnobConfig c = space.config(i);
+    CHECK(space.index(c) == i);
+    seen.insert(c);
+  }
+  CHECK(seen.size() == space.size());
+  CHECK(space.describe(space.config(0)) == "TI=2 TJ=12 P=true U=1");
+  CHECK(space.index({{"TI", 5}}) == UINT64_MAX);
+
+  Space x86(op, "x86");  // the exact block wins over cpu
+  CHECK(x86.size() == 3);
+}
+
+TEST_CASE("a knob under an if that a configuration does not take does not make a new candidate") {
+  OpDef op = compile_op(kKnobs);
+  Space space(op, "interp");
+  uint64_t p_false_u2 = space.index({{"TI", 2}, {"TJ", 12}, {"P", 0}, {"U", 2}});
+  uint64_t p_false_u1 = space.index({{"TI", 2}, {"TJ", 12}, {"P", 0}, {"U", 1}});
+  CHECK(space.canonical(p_false_u2) == p_false_u1);
+  uint64_t p_true_u2 = space.index({{"TI", 2}, {"TJ", 12}, {"P", 1}, {"U", 2}});
+  CHECK(space.canonical(p_true_u2) == p_true_u2);
+  std::set<uint64_t> distinct;
+  for (uint64_t i = 0; i < space.size(); ++i) distinct.insert(space.canonical(i));
+  CHECK(distinct.size() == 3 * 6 * (1 + 2));
+}
+
+TEST_CASE("a configuration that fails to lower is invalid with the schedule's message, without a measurement") {
+  OpDef op = compile_op(kKnobs);
+  Space space(op, "interp");
+  LowerSettings settings;
+  settings.target = "interp";
+  Candidate good = lower_candidate(op, space, space.index({{"P", 1}}), settings);
+  CHECK(good.valid);
+  CHECK(good.features.size() == size_t(kFeatureLength));
+  Candidate bad = lower_candidate(op, space, space.index({{"P", 0}}), settings);
+  CHECK_FALSE(bad.valid);
+  CHECK_CONTAINS(bad.invalid_reason, "cannot parallelize loop 'C.k'");
+  CHECK(bad.features.empty());
+}

@@ -1,0 +1,32 @@
+#include "tuner/Candidate.h"
+
+#include "ir/Diagnostics.h"
+#include "lower/Lower.h"
+
+namespace texc {
+
+Candidate lower_candidate(const OpDef& op, const Space& space, uint64_t index, const LowerSettings& settings) {
+  Candidate c;
+  c.index = index;
+  c.config = space.config(index);
+  for (const auto& [name, value] : settings.fixed) c.config[name] = value;
+  LowerOptions options;
+  options.target = settings.target;
+  options.knobs = c.config;
+  options.no_fuse = settings.no_fuse;
+  LoweredFunc analysed;
+  options.after_pass = [&](const std::string& pass, const LoweredFunc& func) {
+    if (pass == "simplify") analysed = func;
+  };
+  try {
+    c.func = lower_op(op, options);
+  } catch (const UserError& e) {
+    c.invalid_reason = e.what();
+    return c;
+  }
+  c.valid = true;
+  c.features = extract_features(analysed.body ? analysed : c.func, settings.caches);
+  return c;
+}
+
+}  // namespace texc

@@ -1,0 +1,37 @@
+// Candidate: one point of a Space lowered for the target — the lowered function to measure and
+// its features (Features.h, from the IR after the common function passes) — or the reason it
+// cannot be lowered. A configuration the schedule rejects (a UserError: a split factor larger
+// than its loop, a vectorized loop that is not innermost, ...) is invalid at this cost, without a
+// measurement.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/Function.h"
+#include "ir/Op.h"
+#include "tuner/Features.h"
+#include "tuner/Space.h"
+
+namespace texc {
+
+struct Candidate {
+  uint64_t index = 0;
+  KnobConfig config;
+  bool valid = false;
+  std::string invalid_reason;  // the diagnostic's message when !valid
+  LoweredFunc func;            // the final lowered function (valid only)
+  std::vector<float> features; // kFeatureLength numbers (valid only)
+};
+
+struct LowerSettings {
+  std::string target;
+  bool no_fuse = false;
+  KnobConfig fixed;            // --knob values: always applied
+  CacheSizes caches;
+};
+
+/// Lowers configuration `index` of `space` for the op. Never throws for a user error.
+Candidate lower_candidate(const OpDef& op, const Space& space, uint64_t index, const LowerSettings& settings);
+
+}  // namespace texc

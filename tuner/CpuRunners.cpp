@@ -1,0 +1,123 @@
+#include "tuner/CpuRunners.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+#include "backends/interp/LoopInterpreter.h"
+
+namespace texc {
+
+std::string host_cpu_name() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) != 0) continue;
+    size_t colon = line.find(':');
+    if (colon != std::string::npos) return line.substr(line.find_first_not_of(" \t", colon + 1));
+  }
+  return "unknown CPU";
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+class X86Runner : public Runner {
+ public:
+  X86Runner(CpuTargetOptions target, std::map<std::string, void*> symbols)
+      : target_(std::move(target)), symbols_(std::move(symbols)) {}
+  std::string device() const override { return "x86 / " + host_cpu_name(); }
+  std::vector<double> run(const LoweredFunc& func, std::vector<Tensor*>& args, int repeat) override {
+    std::unique_ptr<JitModule> jit = JitModule::create({func}, target_, symbols_);
+    using PackedFn = void (*)(void**);
+    auto packed = reinterpret_cast<PackedFn>(jit->lookup(func.name + ".packed"));
+    if (!packed) throw std::runtime_error("the compiled module has no op named '" + func.name + "'");
+    std::vector<void*> pointers;
+    for (Tensor* t : args) pointers.push_back(t->data());
+    auto start = Clock::now();
+    packed(pointers.data());  // the checked call, which also warms up
+    double first = ms_since(start);
+    int number = first >= 1.0 ? 1 : int(std::min(1000.0, std::ceil(1.0 / std::max(first, 1e-4))));
+    std::vector<double> times;
+    for (int r = 0; r < repeat; ++r) {
+      start = Clock::now();
+      for (int k = 0; k < number; ++k) packed(pointers.data());
+      times.push_back(ms_since(start) / number);
+    }
+    return times;
+  }
+
+ private:
+  CpuTargetOptions target_;
+  std::map<std::string, void*> symbols_;
+};
+
+class InterpRunner : public Runner {
+ public:
+  std::string device() const override { return "interp / loop interpreter on " + host_cpu_name(); }
+  std::vector<double> run(const LoweredFunc& func, std::vector<Tensor*>& args, int repeat) override {
+    LoopInterpreter interp(func);
+    std::vector<Tensor*> a = args;
+    interp.run(a);
+    std::vector<double> times;
+    for (int r = 0; r < repeat; ++r) {
+      auto start = Clock::now();
+      interp.run(a);
+      times.push_back(ms_since(start));
+    }
+    return times;
+  }
+};
+
+class ArmRunner : public Runner {
+ public:
+  ArmRunner(CpuTargetOptions target, ArmRunOptions options) : target_(std::move(target)), options_(std::move(options)) {}
+  std::string device() const override {
+#if defined(__aarch64__)
+    return "arm / " + host_cpu_name();
+#else
+    return "arm / qemu-aarch64 (emulated)";
+#endif
+  }
+  std::vector<double> run(const LoweredFunc& func, std::vector<Tensor*>& args, int repeat) override {
+    std::vector<std::vector<uint8_t>> inputs;
+    std::vector<Tensor*> outputs;
+    for (size_t i = 0; i < args.size() && i < func.args.size(); ++i) {
+      if (func.args[i]->role == BufferRole::Input) {
+        const uint8_t* data = static_cast<const uint8_t*>(args[i]->data());
+        inputs.emplace_back(data, data + args[i]->num_bytes());
+      } else {
+        outputs.push_back(args[i]);
+      }
+    }
+    ArmRunOptions options = options_;
+    options.repeat = repeat;
+    ArmRunResult result = run_on_arm({func}, func.name, inputs, target_, options);
+    if (result.outputs.size() != outputs.size()) throw std::runtime_error("arm: wrong number of outputs");
+    for (size_t o = 0; o < outputs.size(); ++o) {
+      if (result.outputs[o].size() != outputs[o]->num_bytes()) throw std::runtime_error("arm: wrong output size");
+      std::memcpy(outputs[o]->data(), result.outputs[o].data(), result.outputs[o].size());
+    }
+    return result.times_ms;
+  }
+
+ private:
+  CpuTargetOptions target_;
+  ArmRunOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Runner> make_x86_runner(const CpuTargetOptions& target, std::map<std::string, void*> extern_symbols) {
+  return std::make_unique<X86Runner>(target, std::move(extern_symbols));
+}
+std::unique_ptr<Runner> make_interp_runner() { return std::make_unique<InterpRunner>(); }
+std::unique_ptr<Runner> make_arm_runner(const CpuTargetOptions& target, const ArmRunOptions& options) {
+  return std::make_unique<ArmRunner>(target, options);
+}
+
+}  // namespace texc

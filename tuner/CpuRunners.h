@@ -1,0 +1,26 @@
+// CpuRunners: the Runners (Measure.h) of the CPU targets.
+//   x86     JIT-compiled (backends/llvm JitModule) in the measuring child; a round is enough calls
+//           to last about a millisecond (AutoTVM's min_repeat_ms idea), its time is the mean call.
+//   interp  the loop interpreter; one call per round.
+//   arm     cross-compiled and run by the arm runner (backends/llvm/ArmRunner.h), under qemu-aarch64
+//           off aarch64 hosts: times are labelled emulated and are no performance figures (tune arm
+//           for the plumbing, not for speed).
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+
+#include "backends/llvm/ArmRunner.h"
+#include "backends/llvm/LLVMBackend.h"
+#include "tuner/Measure.h"
+
+namespace texc {
+
+/// "AMD EPYC 7B13" from /proc/cpuinfo ("unknown CPU" when it says nothing).
+std::string host_cpu_name();
+
+std::unique_ptr<Runner> make_x86_runner(const CpuTargetOptions& target, std::map<std::string, void*> extern_symbols = {});
+std::unique_ptr<Runner> make_interp_runner();
+std::unique_ptr<Runner> make_arm_runner(const CpuTargetOptions& target, const ArmRunOptions& options);
+
+}  // namespace texc

@@ -1,0 +1,61 @@
+// Measure: timing one candidate for real, isolated in a child process with a time limit.
+//
+// measure() forks (the child is a copy-on-write copy of texc with the lowered function in it);
+// the child runs run_op (backends/interp/RunOp.h): seeded random inputs, the reference
+// interpreter at the points it checks (every point, or a sample for large outputs), one checked
+// call through the target's Runner, then `repeat` timed rounds; it writes its verdict and times
+// into memory shared with the parent and exits. The parent waits up to `timeout_s`; then it kills
+// the child. So nothing a candidate does — a fault in compiled code, an abort in code generation,
+// an endless loop, a wrong result — ends the tuning run: it is a Measurement with a status and the
+// reason ("crash (SIGSEGV, Segmentation fault)", "timeout after 10 s", the check's message).
+//
+// A target plugs in as a Runner: x86 (JIT), interp and arm (qemu) in CpuRunners.h; a simulator
+// (vdla: cycles) or a GPU (cuda: events) implements the same interface in its own file, and
+// reports its unit through time_unit().
+//
+// Test hook: TEXC_TUNE_TEST_FAULT="crash@K=V[,K=V]...;hang@K=V..." makes the child of a
+// candidate with those knob values raise SIGSEGV or spin forever before running it (the tests
+// use it to inject a crashing and a hanging candidate).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "backends/interp/Tensor.h"
+#include "ir/Function.h"
+#include "ir/Op.h"
+#include "tuner/Candidate.h"
+
+namespace texc {
+
+/// How a target runs a lowered candidate. Called in the measuring child process.
+class Runner {
+ public:
+  virtual ~Runner() = default;
+  /// What the times are of, for records: "x86 / AMD EPYC 7B13", "arm / qemu-aarch64 (emulated)".
+  virtual std::string device() const = 0;
+  /// "ms" (wall-clock per call), or "cycles" for a simulator.
+  virtual std::string time_unit() const { return "ms"; }
+  /// Builds `func` and runs it on `args` (inputs then outputs): one checked call, whose outputs
+  /// stay in `args`, then `repeat` timed rounds; returns the time of one call in each round.
+  /// Throws (any std::exception) when it cannot build or run it.
+  virtual std::vector<double> run(const LoweredFunc& func, std::vector<Tensor*>& args, int repeat) = 0;
+};
+
+struct MeasureOptions {
+  int repeat = 5;          // timed rounds; the median is the result, min and max the spread
+  double timeout_s = 10;   // the whole child: build, reference, runs
+  uint64_t seed = 0;       // inputs and the sampled check
+};
+
+struct Measurement {
+  std::string status;      // "ok", "wrong", "crash", "timeout", "error"
+  std::vector<double> times;
+  double median = 0, min = 0, max = 0;
+  double max_rel_err = 0;
+  std::string message;     // why, when status != "ok"
+};
+
+Measurement measure(const OpDef& op, const Candidate& candidate, Runner& runner, const MeasureOptions& options);
+
+}  // namespace texc

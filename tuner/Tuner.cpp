@@ -1,0 +1,157 @@
+#include "tuner/Tuner.h"
+
+#include <map>
+#include <random>
+#include <set>
+
+#include "tuner/Explorer.h"
+#include "tuner/Progress.h"
+#include "tuner/Records.h"
+#include "tuner/Space.h"
+
+namespace texc {
+
+double gflops_of(const OpDef& op, double median_ms) {
+  return median_ms > 0 ? count_flops(op) / (median_ms * 1e6) : 0;
+}
+
+namespace {
+
+/// The transfer records as training data: one group per workload, throughput normalized to its
+/// best; records of `skip`'s workload and of other feature versions are left out.
+TrainingSet transfer_set(const std::vector<std::string>& paths, const Record& skip) {
+  std::map<std::string, std::vector<const Record*>> groups;
+  std::vector<Record> all;
+  for (const std::string& p : paths) {
+    RecordFile f = read_records(p);
+    for (Record& r : f.records) all.push_back(std::move(r));
+  }
+  for (const Record& r : all) {
+    if (r.same_workload(skip) || r.features_version != kFeatureVersion || r.features.size() != size_t(kFeatureLength))
+      continue;
+    groups[r.op + "|" + r.target + "|" + format_shapes(r.shapes)].push_back(&r);
+  }
+  TrainingSet data;
+  int g = 0;
+  for (auto& [key, records] : groups) {
+    double best = 0;
+    for (const Record* r : records) best = std::max(best, r->ok() ? r->gflops : 0.0);
+    if (best <= 0) continue;
+    for (const Record* r : records) {
+      data.features.push_back(r->features);
+      data.labels.push_back(r->ok() ? float(r->gflops / best) : 0.0f);
+      data.groups.push_back(g);
+    }
+    ++g;
+  }
+  return data;
+}
+
+}  // namespace
+
+TuneSummary tune_op(const OpDef& op, Runner& runner, const TuneOptions& options, std::ostream& progress_out) {
+  TuneSummary summary;
+  Space space(op, options.lower.target);
+  Record base;
+  base.op = op.name;
+  base.target = options.lower.target;
+  base.device = runner.device();
+  base.shapes = op_shapes(op);
+  for (const SchedKnob& k : space.knobs()) base.knob_order.push_back(k.name);
+  base.tuner = options.tuner;
+  base.texc_version = options.texc_version;
+  base.features_version = kFeatureVersion;
+
+  std::mt19937_64 rng(options.seed * 0x9E3779B97F4A7C15ull + 1);
+  std::set<uint64_t> visited;
+  std::vector<Observation> resumed;
+  int failures = 0;
+  auto consider_best = [&](const Record& r) {
+    if (r.ok() && (!summary.best || r.gflops > summary.best->gflops)) summary.best = r;
+  };
+  for (const Record& r : read_records(options.records).records) {
+    if (!r.same_workload(base)) continue;
+    uint64_t index = space.index(r.knobs);
+    if (index == UINT64_MAX) continue;  // knobs of an older version of the template
+    index = space.canonical(index);
+    ++summary.resumed;
+    if (!visited.insert(index).second) continue;
+    std::vector<float> features = r.features_version == kFeatureVersion ? r.features : std::vector<float>{};
+    resumed.push_back({index, r.ok() ? r.gflops : 0.0, features});
+    consider_best(r);
+  }
+
+  FeatureCache features([&](uint64_t index) -> std::optional<std::vector<float>> {
+    Candidate c = lower_candidate(op, space, index, options.lower);
+    if (!c.valid) return std::nullopt;
+    return c.features;
+  });
+  ExplorerOptions explorer_options;
+  explorer_options.kind = options.tuner;
+  explorer_options.objective = options.objective;
+  explorer_options.seed = options.seed;
+  explorer_options.transfer = transfer_set(options.transfer, base);
+  std::unique_ptr<Explorer> explorer = make_explorer(explorer_options, {&space, &features, &visited, &rng});
+  if (!resumed.empty()) explorer->update(resumed);
+
+  RecordWriter writer(options.records);
+  Progress progress(progress_out, options.tty, op.name, options.trials, summary.resumed);
+  int done = summary.resumed;
+  int since_best = 0;
+  while (done < options.trials) {
+    std::vector<uint64_t> batch = explorer->next_batch(std::min(options.batch, options.trials - done));
+    if (batch.empty()) {
+      summary.exhausted = true;
+      break;
+    }
+    std::vector<Observation> results;
+    for (uint64_t index : batch) {
+      Candidate c = lower_candidate(op, space, index, options.lower);
+      Record r = base;
+      r.index = index;
+      r.knobs = c.config;
+      r.trial = ++done;
+      if (!c.valid) {
+        r.status = "invalid";
+        r.message = c.invalid_reason;
+      } else {
+        Measurement m = measure(op, c, runner, options.measure);
+        r.status = m.status;
+        r.message = m.message;
+        r.max_rel_err = m.max_rel_err;
+        r.features = c.features;
+        if (!m.times.empty()) {
+          r.median_ms = m.median;
+          r.min_ms = m.min;
+          r.max_ms = m.max;
+          r.spread = m.median > 0 ? (m.max - m.min) / m.median : 0;
+          r.repeats = int(m.times.size());
+          r.gflops = gflops_of(op, m.median);
+        }
+      }
+      r.time = utc_now();
+      writer.append(r);
+      ++summary.measured;
+      if (!r.ok()) {
+        ++failures;
+        ++summary.failures;
+      }
+      double before = summary.best ? summary.best->gflops : 0;
+      consider_best(r);
+      since_best = summary.best && summary.best->gflops > before ? 0 : since_best + 1;
+      results.push_back({index, r.ok() ? r.gflops : 0.0, r.features});
+    }
+    explorer->update(results);
+    progress.batch(done, summary.best ? summary.best->gflops : 0,
+                   summary.best ? space.describe(summary.best->knobs) : "", failures);
+    if (options.early_stopping > 0 && since_best >= options.early_stopping) {
+      summary.stopped_early = true;
+      break;
+    }
+  }
+  progress.finish();
+  summary.total = done;
+  return summary;
+}
+
+}  // namespace texc

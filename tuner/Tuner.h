@@ -1,0 +1,52 @@
+// tune_op: the tuning loop of one op (`texc tune`). Reads the records file first: the op's
+// records of the same workload (op, shapes, target) count as trials done and their
+// configurations are never measured again (resume); --transfer records warm-start the model.
+// Then, batch by batch until `trials` records of the workload exist, the space is exhausted or
+// `early_stopping` trials pass without a better result: the explorer proposes, each candidate is
+// lowered (invalid ones are recorded at once, unmeasured), measured in a child process (Measure.h)
+// and appended to the records file as soon as it completes; a progress line per batch.
+#pragma once
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "ir/Op.h"
+#include "tuner/Candidate.h"
+#include "tuner/CostModel.h"
+#include "tuner/Measure.h"
+#include "tuner/Records.h"
+
+namespace texc {
+
+struct TuneOptions {
+  int trials = 0;
+  std::string records;                 // the records file (read, then appended to)
+  std::vector<std::string> transfer;   // --transfer files
+  std::string tuner = "xgb";           // xgb, ga, random, grid
+  CostObjective objective = CostObjective::Regression;  // docs/tuning.md: better than rank here
+  uint64_t seed = 0;
+  int early_stopping = 0;              // 0: none
+  int batch = 8;
+  MeasureOptions measure;
+  LowerSettings lower;
+  std::string texc_version;
+  bool tty = false;                    // progress rewritten in place
+};
+
+struct TuneSummary {
+  int resumed = 0;        // records of this workload found in the file
+  int measured = 0;       // new records this run (invalid ones included)
+  int failures = 0;       // of the new records, those without a time
+  int total = 0;          // records of this workload now
+  bool exhausted = false; // every point of the space has a record
+  bool stopped_early = false;
+  std::optional<Record> best;
+};
+
+TuneSummary tune_op(const OpDef& op, Runner& runner, const TuneOptions& options, std::ostream& progress);
+
+/// Throughput of a measured time: GFLOP/s from ir::count_flops.
+double gflops_of(const OpDef& op, double median_ms);
+
+}  // namespace texc
