@@ -8,10 +8,10 @@
 #include "ir/ExprOrder.h"
 #include "ir/IROperators.h"
 #include "ir/IRVisitor.h"
+#include "ir/LinearForm.h"
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
 #include "lower/DefaultLoops.h"
-#include "lower/passes/LinearForm.h"
 #include "lower/schedule/Primitives.h"
 #include "lower/schedule/StageNest.h"
 
