@@ -218,6 +218,8 @@ void inline_injective_stages(ScheduleState& st) {
   for (const std::string& name : stage_names(st)) {
     if (st.user_named.count(name) || !is_elementwise(st, name) || is_op_output(st, name)) continue;
     const Stage& stage = st.stages.at(name);
+    // Not inlinable here (read by a tensorized call, too large to copy, ...): keep it stored.
+    if (!can_inline(st, name, stage.loc)) continue;
     SchedStep step;
     step.prim.primitive = "inline";
     SchedArg arg;
@@ -226,11 +228,7 @@ void inline_injective_stages(ScheduleState& st) {
     step.prim.args = {arg};
     step.prim.loc = stage.loc;
     step.int_args = {std::nullopt};
-    try {
-      apply_inline(st, step);  // leaves st unchanged when it fails
-    } catch (const UserError&) {
-      // not inlinable here (read by a tensorized call, too large to copy): keep it stored
-    }
+    apply_inline(st, step);
   }
 }
 
