@@ -1,9 +1,16 @@
 // The simplifier's entry points and core: the dispatch of binary operators to the rule files, the
 // scoped facts (variable ranges from loops and lets, substitutions of constant lets and extent-1
-// loops) and the expression nodes that introduce or use them. See SimplifyInternal.h for the files.
+// loops) and the nodes that introduce or use them (variables, Let and LetStmt, Reduce, Ramp).
+// See SimplifyInternal.h for the files.
+//
+// Guarantees: a let of a constant or a variable is substituted; any other let's body is simplified
+// knowing the bounds of its value, and the let is dropped when its body no longer uses it (a
+// LetStmt also when its body does nothing). A Reduce's source knows the ranges of its axes. A
+// ramp of stride 0 becomes a broadcast.
 #include "ir/Simplify.h"
 
 #include <limits>
+#include <type_traits>
 
 #include "ir/Diagnostics.h"
 #include "ir/ExprOrder.h"
@@ -84,22 +91,37 @@ Expr Simplifier::mutate(const Ramp* op, const Expr& self) {
   return Ramp::make(base, stride, op->lanes);
 }
 
-Expr Simplifier::mutate(const Let* op, const Expr& self) {
+// Let and LetStmt: a value that is a constant or a variable is substituted into the body;
+// otherwise the body is simplified knowing the bounds of the value, and the let is dropped when
+// the body no longer uses its variable (a LetStmt also when its body does nothing).
+template <typename LetNode, typename Body>
+Body Simplifier::simplify_let(const LetNode* op, const Body& self) {
+  auto mutate_body = [&](const Body& b) {
+    if constexpr (std::is_same_v<Body, Expr>) return mutate_expr(b);
+    else return mutate_stmt(b);
+  };
   Expr value = mutate_expr(op->value);
-  if (value->as<IntImm>() || value->as<FloatImm>() || value->as<Variable>()) {
+  if (value->template as<IntImm>() || value->template as<FloatImm>() || value->template as<Variable>()) {
     ScopedSubst s(this, op->var.get(), value);
-    return mutate_expr(op->body);
+    return mutate_body(op->body);
   }
-  Expr body;
+  Body body;
   {
     ScopedSubst s(this, op->var.get(), op->var);
     ScopedRange r(this, op->var.get(), bounds(value));
-    body = mutate_expr(op->body);
+    body = mutate_body(op->body);
+  }
+  if constexpr (std::is_same_v<Body, Stmt>) {
+    if (is_no_op(body)) return make_no_op();
   }
   if (!uses_var(body, op->var.get())) return body;
   if (value == op->value && body == op->body) return self;
-  return Let::make(op->var, value, body);
+  return LetNode::make(op->var, value, body);
 }
+
+Expr Simplifier::mutate(const Let* op, const Expr& self) { return simplify_let(op, self); }
+
+Stmt Simplifier::mutate(const LetStmt* op, const Stmt& self) { return simplify_let(op, self); }
 
 Expr Simplifier::mutate(const Reduce* op, const Expr& self) {
   bool changed = false;

@@ -5,13 +5,13 @@
 // kind of node or operator:
 //   Simplify.cpp         entry points, the dispatch of binary operators, scoped facts
 //                        (variable ranges, substitutions), and the nodes that carry them
-//                        (Variable, Let, Reduce, Ramp)
+//                        (Variable, Let, LetStmt, Reduce, Ramp)
 //   SimplifyArith.cpp    constant folding and casts; +, -, * in canonical linear form
 //                        (ir/LinearForm.h); / and % by constants; broadcasts and ramps
 //   SimplifyCompare.cpp  comparisons and min/max, decided by interval bounds
 //   SimplifyLogical.cpp  &&, ||, !, select
-//   SimplifyStmt.cpp     statements: loops, ifs (with the facts of their conditions), lets,
-//                        blocks, no-op removal
+//   SimplifyStmt.cpp     statements: loops, ifs (with the facts of their conditions), blocks,
+//                        allocations, no-op removal
 #pragma once
 #include <memory>
 #include <optional>
@@ -125,6 +125,9 @@ class Simplifier : public IRMutator {
   Expr mutate(const Cast* op, const Expr& self) override;      // SimplifyArith.cpp
   Expr mutate(const Ramp* op, const Expr& self) override;      // Simplify.cpp
   Expr mutate(const Let* op, const Expr& self) override;       // Simplify.cpp
+  Stmt mutate(const LetStmt* op, const Stmt& self) override;   // Simplify.cpp
+  template <typename LetNode, typename Body>
+  Body simplify_let(const LetNode* op, const Body& self);      // Simplify.cpp
   Expr mutate(const Reduce* op, const Expr& self) override;    // Simplify.cpp
 
   // --- statements (SimplifyStmt.cpp)
@@ -138,7 +141,6 @@ class Simplifier : public IRMutator {
   Stmt mutate(const Allocate* op, const Stmt& self) override;
   Stmt mutate(const Seq* op, const Stmt& self) override;
   Stmt mutate(const IfThenElse* op, const Stmt& self) override;
-  Stmt mutate(const LetStmt* op, const Stmt& self) override;
   Stmt mutate(const Evaluate* op, const Stmt& self) override;
 
  private:

@@ -1,16 +1,15 @@
 // The simplifier's rules for statements.
 //
 // Guarantees (the result has the same effects as the input):
-//  - Loop variables get their ranges (For(v, min, extent): v in [min, min + extent - 1]) and
-//    non-constant lets the bounds of their values while their bodies are simplified; lets of
-//    constants or variables are substituted.
+//  - Loop variables get their ranges (For(v, min, extent): v in [min, min + extent - 1]) while
+//    their bodies are simplified, Block iter vars theirs (lets: Simplify.cpp).
 //  - The then-branch of an if knows the facts of its condition (`v < e` bounds v; && splits),
 //    the else-branch those of its negation. An if whose condition the bounds decide becomes the
 //    taken branch; an empty then-branch with an else becomes `if (!cond) else`.
 //  - A loop of extent <= 0 is removed; a loop of extent 1 becomes its body with the variable
 //    replaced by the loop's min (except ThreadBound loops). A Block whose predicate is provably
 //    true drops it, provably false removes the Block.
-//  - Statements with no effect (the Evaluate of a constant, loops, lets and allocations around
+//  - Statements with no effect (the Evaluate of a constant, loops and allocations around
 //    nothing) are removed; Seqs drop their no-ops. An empty Seq is the canonical no-op.
 #include "ir/Simplify.h"
 #include "ir/SimplifyInternal.h"
@@ -146,24 +145,6 @@ Stmt Simplifier::mutate(const IfThenElse* op, const Stmt& self) {
   }
   if (c == op->cond && t == op->then_case && e == op->else_case) return self;
   return IfThenElse::make(c, t, e);
-}
-
-Stmt Simplifier::mutate(const LetStmt* op, const Stmt& self) {
-  Expr value = mutate_expr(op->value);
-  if (value->as<IntImm>() || value->as<FloatImm>() || value->as<Variable>()) {
-    ScopedSubst s(this, op->var.get(), value);
-    return mutate_stmt(op->body);
-  }
-  Stmt body;
-  {
-    ScopedSubst s(this, op->var.get(), op->var);
-    ScopedRange r(this, op->var.get(), bounds(value));
-    body = mutate_stmt(op->body);
-  }
-  if (is_no_op(body)) return make_no_op();
-  if (!uses_var(body, op->var.get())) return body;
-  if (value == op->value && body == op->body) return self;
-  return LetStmt::make(op->var, value, body);
 }
 
 Stmt Simplifier::mutate(const Evaluate* op, const Stmt& self) {
