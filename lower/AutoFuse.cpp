@@ -217,18 +217,10 @@ bool fuse_into(ScheduleState& st, const std::string& e_name, const std::string& 
 void inline_injective_stages(ScheduleState& st) {
   for (const std::string& name : stage_names(st)) {
     if (st.user_named.count(name) || !is_elementwise(st, name) || is_op_output(st, name)) continue;
-    const Stage& stage = st.stages.at(name);
-    // Not inlinable here (read by a tensorized call, too large to copy, ...): keep it stored.
-    if (!can_inline(st, name, stage.loc)) continue;
-    SchedStep step;
-    step.prim.primitive = "inline";
-    SchedArg arg;
-    arg.name = name;
-    arg.loc = stage.loc;
-    step.prim.args = {arg};
-    step.prim.loc = stage.loc;
-    step.int_args = {std::nullopt};
-    apply_inline(st, step);
+    // Where inline would be an error (read by a tensorized call, too large to copy, ...), the
+    // stage stays stored.
+    ScheduleState inlined;
+    if (can_inline(st, name, st.stages.at(name).loc, nullptr, &inlined)) st = std::move(inlined);
   }
 }
 

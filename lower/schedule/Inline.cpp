@@ -135,19 +135,21 @@ void inline_into_readers(ScheduleState& st, const InlinePlan& plan) {
 
 }  // namespace
 
-bool can_inline(const ScheduleState& st, const std::string& stage, SourceLoc loc, Diagnostic* why) {
+bool can_inline(const ScheduleState& st, const std::string& stage, SourceLoc loc, Diagnostic* why,
+                ScheduleState* after) {
   Diagnostic problem;
   std::optional<InlinePlan> plan = plan_inline(st, stage, loc, &problem);
   if (plan) {
-    ScheduleState after = st;
-    inline_into_readers(after, *plan);
+    ScheduleState inlined = st;
+    inline_into_readers(inlined, *plan);
     for (const std::string& reader : plan->readers) {
-      if (std::optional<Diagnostic> broken = dataflow_diagnostic(after, reader, "inline", loc)) {
+      if (std::optional<Diagnostic> broken = dataflow_diagnostic(inlined, reader, "inline", loc)) {
         problem = *broken;
         plan.reset();
         break;
       }
     }
+    if (plan && after) *after = std::move(inlined);
   }
   if (!plan && why) *why = problem;
   return plan.has_value();

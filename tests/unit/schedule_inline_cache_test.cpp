@@ -103,9 +103,17 @@ op f(X: f32[8, 8]) -> C {
   CHECK(why.id == DiagId::UnknownStage);
   CHECK(!can_inline(st, "Big", loc));  // no reason asked for
   CHECK(can_inline(st, "P", loc, &why));
-  // Nothing was rewritten by asking.
+  ScheduleState after;
+  CHECK(!can_inline(st, "Big", loc, &why, &after));
+  CHECK(after.inlined.empty());
+  REQUIRE(can_inline(st, "P", loc, &why, &after));
+  CHECK(after.inlined.count("P"));
+  CHECK(!after.find_loop("P.i"));
+  CHECK(after.stages.at("C").body != c_def);
+  // Nothing was rewritten in st by asking.
   CHECK(st.func.body == body);
   CHECK(st.inlined.empty());
+  CHECK(st.find_loop("P.i"));
   CHECK(st.stages.at("C").body == c_def);
   // Automatic inlining asks the same: P is inlined, Big stays stored.
   check_correct(text);
