@@ -219,8 +219,7 @@ void inline_injective_stages(ScheduleState& st) {
     if (st.user_named.count(name) || !is_elementwise(st, name) || is_op_output(st, name)) continue;
     // Where inline would be an error (read by a tensorized call, too large to copy, ...), the
     // stage stays stored.
-    ScheduleState inlined;
-    if (can_inline(st, name, st.stages.at(name).loc, nullptr, &inlined)) st = std::move(inlined);
+    try_inline(st, name, st.stages.at(name).loc);
   }
 }
 

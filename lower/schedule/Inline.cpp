@@ -13,8 +13,9 @@
 // rewritten, so a chain of n stages costs O(n) walks of the loop AST's statements, not O(n) walks
 // of every expression.
 //
-// can_inline(st, S) asks the same question without throwing and without changing st: automatic
-// inlining (lower/AutoFuse.cpp) uses it to keep S stored where inline(S) would be an error.
+// try_inline(st, S) is inline(S) where it can be applied and otherwise the reason, without
+// throwing and with st unchanged: automatic inlining (lower/AutoFuse.cpp) uses it to keep S stored
+// where inline(S) would be an error.
 #include <map>
 #include <optional>
 #include <set>
@@ -135,24 +136,29 @@ void inline_into_readers(ScheduleState& st, const InlinePlan& plan) {
 
 }  // namespace
 
-bool can_inline(const ScheduleState& st, const std::string& stage, SourceLoc loc, Diagnostic* why,
-                ScheduleState* after) {
+bool try_inline(ScheduleState& st, const std::string& stage, SourceLoc loc, Diagnostic* why) {
   Diagnostic problem;
   std::optional<InlinePlan> plan = plan_inline(st, stage, loc, &problem);
-  if (plan) {
-    ScheduleState inlined = st;
-    inline_into_readers(inlined, *plan);
-    for (const std::string& reader : plan->readers) {
-      if (std::optional<Diagnostic> broken = dataflow_diagnostic(inlined, reader, "inline", loc)) {
-        problem = *broken;
-        plan.reset();
-        break;
-      }
-    }
-    if (plan && after) *after = std::move(inlined);
+  if (!plan) {
+    if (why) *why = problem;
+    return false;
   }
-  if (!plan && why) *why = problem;
-  return plan.has_value();
+  // The data flow is checked on the rewritten state, which is undone when it is broken (undoing
+  // costs O(readers); a copy of the state per stage would make long chains quadratic).
+  Stmt old_body = st.func.body;
+  std::map<std::string, Expr> old_defs;
+  for (const std::string& reader : plan->readers) old_defs[reader] = st.stages.at(reader).body;
+  inline_into_readers(st, *plan);
+  for (const std::string& reader : plan->readers) {
+    if (std::optional<Diagnostic> broken = dataflow_diagnostic(st, reader, "inline", loc)) {
+      st.func.body = old_body;
+      for (const auto& [name, body] : old_defs) st.stages.at(name).body = body;
+      st.inlined.erase(stage);
+      if (why) *why = *broken;
+      return false;
+    }
+  }
+  return true;
 }
 
 void apply_inline(ScheduleState& st, const SchedStep& step) {

@@ -21,11 +21,10 @@ void apply_unroll(ScheduleState& st, const SchedStep& step);        // Unroll.cp
 void apply_tensorize(ScheduleState& st, const SchedStep& step);     // Tensorize.cpp
 void apply_rfactor(ScheduleState& st, const SchedStep& step);       // Rfactor.cpp
 
-/// Whether inline(stage) can be applied to st as it is: true, with *after (when given) set to the
-/// state inline(stage) leaves, or false with *why (when given) set to the diagnostic inline would
-/// report, located at loc. Never throws for the user's input and leaves st unchanged (Inline.cpp).
-bool can_inline(const ScheduleState& st, const std::string& stage, SourceLoc loc, Diagnostic* why = nullptr,
-                ScheduleState* after = nullptr);
+/// inline(stage) where it can be applied to st as it is (true); otherwise false, st unchanged, and
+/// *why (when given) set to the diagnostic inline would report, located at loc. Never throws for
+/// the user's input (Inline.cpp).
+bool try_inline(ScheduleState& st, const std::string& stage, SourceLoc loc, Diagnostic* why = nullptr);
 
 /// Applies the steps in order (dispatching on the primitive's name).
 void apply_schedule(ScheduleState& st, const std::vector<SchedStep>& steps);
