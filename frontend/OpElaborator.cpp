@@ -4,12 +4,12 @@
 
 #include "frontend/ConstExpr.h"
 #include "frontend/AttainedBounds.h"
+#include "frontend/OpCallExpansion.h"
 #include "frontend/ScheduleElaborator.h"
 #include "frontend/StdlibIndex.h"
 #include "frontend/Suggest.h"
 #include "ir/IRVisitor.h"
 #include "ir/Target.h"
-#include "ir/Substitute.h"
 
 namespace texc {
 
@@ -55,50 +55,6 @@ std::vector<std::string> loop_names(const Stage& stage) {
     }
   });
   return names;
-}
-
-/// Applies a callee->caller stage renaming to carried schedule items (composing earlier ones).
-void rename_stages(std::vector<SchedItem>& items, const std::map<std::string, std::string>& renames) {
-  for (SchedItem& item : items) {
-    if (auto* p = std::get_if<SchedPrimitive>(&item)) {
-      if (p->stage_renames.empty()) {
-        p->stage_renames = renames;
-      } else {
-        for (auto& [from, to] : p->stage_renames) {
-          auto it = renames.find(to);
-          if (it != renames.end()) to = it->second;
-        }
-      }
-    } else if (auto* f = std::get_if<std::shared_ptr<SchedIf>>(&item)) {
-      auto copy = std::make_shared<SchedIf>(**f);
-      rename_stages(copy->then_items, renames);
-      rename_stages(copy->else_items, renames);
-      *f = copy;
-    }
-  }
-}
-
-/// Gives the names a carried schedule binds (loops, cache stages) the prefix `<call-lhs>_`, so that
-/// two calls of one scheduled op do not bind the same names. Uses of those names are renamed too;
-/// names bound inside an `if` stay visible after it, as in the block itself.
-void prefix_bound_names(std::vector<SchedItem>& items, const std::string& prefix,
-                        std::map<std::string, std::string>& bound) {
-  for (SchedItem& item : items) {
-    if (auto* p = std::get_if<SchedPrimitive>(&item)) {
-      for (SchedArg& a : p->args) {
-        if (!a.is_name()) continue;
-        auto dot = a.name.find('.');
-        auto it = bound.find(a.name.substr(0, dot));
-        if (it != bound.end()) a.name = it->second + (dot == std::string::npos ? "" : a.name.substr(dot));
-      }
-      for (std::string& r : p->results) r = bound[r] = prefix + r;
-    } else if (auto* f = std::get_if<std::shared_ptr<SchedIf>>(&item)) {
-      auto copy = std::make_shared<SchedIf>(**f);
-      prefix_bound_names(copy->then_items, prefix, bound);
-      prefix_bound_names(copy->else_items, prefix, bound);
-      *f = copy;
-    }
-  }
 }
 
 /// A call of an op anywhere inside e (where only a whole right-hand side may call an op).
@@ -441,9 +397,9 @@ void OpElaborator::op_call(const ast::Assign& assign, const ast::Call& c, OpStat
   }
 
   call_stack_.push_back(state.def.name);
-  OpDef expanded;
+  OpDef elaborated;
   try {
-    expanded = elaborate(callee, &site);
+    elaborated = elaborate(callee, &site);
   } catch (UserError& e) {
     call_stack_.pop_back();
     if (e.diag.loc.file != c.loc.file || e.diag.loc.line != c.loc.line || e.diag.loc.col != c.loc.col) {
@@ -453,59 +409,22 @@ void OpElaborator::op_call(const ast::Assign& assign, const ast::Call& c, OpStat
   }
   call_stack_.pop_back();
 
-  // Callee names -> caller names: its tensor parameters become the arguments (so a carried
-  // `cache_read(B, ...)` reads what the caller passed as B), its outputs the call's results.
-  std::map<std::string, std::string> renames;
-  for (size_t k = 0; k < tensor_params.size(); ++k) renames[tensor_params[k]->name.text] = site.tensor_names[k];
-  std::set<std::string> callee_outputs;
-  for (size_t k = 0; k < callee.outputs.size(); ++k) {
-    renames[callee.outputs[k].text] = assign.targets[k].text;
-    callee_outputs.insert(callee.outputs[k].text);
-  }
-  std::set<std::string> chosen;
-  for (const ast::Name& t : assign.targets) chosen.insert(t.text);
+  OpCall call{c.callee, &callee, &elaborated, site.tensor_names, {}};
+  for (const ast::Name& t : assign.targets) call.results.push_back(t.text);
   auto taken = [&](const std::string& n) {
-    return state.scope.lookup(n) || state.scope.is_declared_later(n) || state.outputs.count(n) || chosen.count(n) ||
+    return state.scope.lookup(n) || state.scope.is_declared_later(n) || state.outputs.count(n) ||
            state.def.find_stage(n);
   };
-  const std::string& lhs = assign.targets.front().text;
-  for (const Stage& s : expanded.stages) {
-    if (callee_outputs.count(s.name)) continue;
-    std::string name = s.name;
-    if (taken(name)) name = lhs + "_" + s.name;
-    for (int suffix = 2; taken(name); ++suffix) name = lhs + "_" + s.name + "_" + std::to_string(suffix);
-    renames[s.name] = name;
-    chosen.insert(name);
-  }
-
-  BufferMap buffers;
-  std::vector<Stage> stages;
-  for (const Stage& s : expanded.stages) {
-    const std::string& name = renames.at(s.name);
-    BufferRole role = state.outputs.count(name) ? BufferRole::Output : BufferRole::Intermediate;
-    buffers[s.buffer.get()] = BufferNode::make(name, s.buffer->dtype, s.buffer->shape, s.buffer->scope, role);
-  }
+  ExpandedCall expansion = expand_op_call(call, taken, state.outputs);
   OpState::Carried carried;
-  for (const Stage& s : expanded.stages) {
-    const std::string& name = renames.at(s.name);
-    Stage copy = s;
-    copy.name = name;
-    copy.buffer = buffers.at(s.buffer.get());
-    copy.body = substitute_buffers(s.body, buffers);
-    copy.origin_call = c.callee;
-    state.scope.define(name, callee_outputs.count(s.name) ? assign.targets.front().loc : c.loc,
-                       Symbol::tensor(copy.buffer, s.loc));
-    state.scope.defined_now(name);
-    carried.stages.insert(name);
-    state.def.stages.push_back(std::move(copy));
+  for (Stage& s : expansion.stages) {
+    bool is_result = std::find(call.results.begin(), call.results.end(), s.name) != call.results.end();
+    state.scope.define(s.name, is_result ? assign.targets.front().loc : c.loc, Symbol::tensor(s.buffer, s.loc));
+    state.scope.defined_now(s.name);
+    carried.stages.insert(s.name);
+    state.def.stages.push_back(std::move(s));
   }
-  for (ScheduleBlock block : expanded.schedules) {
-    std::map<std::string, std::string> bound;
-    prefix_bound_names(block.items, lhs + "_", bound);
-    rename_stages(block.items, renames);
-    block.origin = block.origin.empty() ? lhs : lhs + "_" + block.origin;
-    carried.blocks.push_back(std::move(block));
-  }
+  carried.blocks = std::move(expansion.schedules);
   state.carried.push_back(std::move(carried));
 }
 

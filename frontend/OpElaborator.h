@@ -5,12 +5,11 @@
 // definitions with extent inference and out-of-bounds checks, calls of other ops expanded into
 // stages), checks the outputs, and checks the schedule blocks against the resulting stages.
 //
-// A call `Y = conv2d(X, W, pad = 1)` elaborates the callee with its dimension variables bound by
-// unifying its parameter shapes with the arguments' shapes, then copies the callee's stages into
-// the caller: the callee's outputs take the caller's names, its intermediates keep their names when
-// unique in the caller (else `<lhs>_<name>`). Its schedule blocks come along with
-// SchedPrimitive::stage_renames filled, unless the caller's own schedule for an overlapping target
-// names one of those stages.
+// A call `Y = conv2d(X, W, pad = 1)` checks the arguments, elaborates the callee with its dimension
+// variables bound by unifying its parameter shapes with the arguments' shapes, and copies the
+// callee's stages and schedule blocks into the caller (frontend/OpCallExpansion.h: renaming,
+// buffers, carried schedules). A carried schedule block is dropped when the caller's own schedule
+// for an overlapping target names one of the stages that call created.
 #pragma once
 #include <cstdint>
 #include <map>

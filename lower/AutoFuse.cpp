@@ -8,10 +8,10 @@
 #include "ir/ExprOrder.h"
 #include "ir/IROperators.h"
 #include "ir/IRVisitor.h"
+#include "ir/LinearForm.h"
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
 #include "lower/DefaultLoops.h"
-#include "lower/passes/LinearForm.h"
 #include "lower/schedule/Primitives.h"
 #include "lower/schedule/StageNest.h"
 
@@ -217,20 +217,9 @@ bool fuse_into(ScheduleState& st, const std::string& e_name, const std::string& 
 void inline_injective_stages(ScheduleState& st) {
   for (const std::string& name : stage_names(st)) {
     if (st.user_named.count(name) || !is_elementwise(st, name) || is_op_output(st, name)) continue;
-    const Stage& stage = st.stages.at(name);
-    SchedStep step;
-    step.prim.primitive = "inline";
-    SchedArg arg;
-    arg.name = name;
-    arg.loc = stage.loc;
-    step.prim.args = {arg};
-    step.prim.loc = stage.loc;
-    step.int_args = {std::nullopt};
-    try {
-      apply_inline(st, step);  // leaves st unchanged when it fails
-    } catch (const UserError&) {
-      // not inlinable here (read by a tensorized call, too large to copy): keep it stored
-    }
+    // Where inline would be an error (read by a tensorized call, too large to copy, ...), the
+    // stage stays stored.
+    try_inline(st, name, st.stages.at(name).loc);
   }
 }
 

@@ -8,10 +8,10 @@
 #include "ir/IRMutator.h"
 #include "ir/IROperators.h"
 #include "ir/IRVisitor.h"
+#include "ir/LinearForm.h"
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
 #include "lower/passes/FreshCopy.h"
-#include "lower/passes/LinearForm.h"
 
 namespace texc {
 

@@ -9,10 +9,10 @@
 #include "ir/IROperators.h"
 #include "ir/IRVisitor.h"
 #include "ir/Intrinsics.h"
+#include "ir/LinearForm.h"
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
 #include "lower/analysis/BufferAccess.h"
-#include "lower/passes/LinearForm.h"
 
 namespace texc {
 

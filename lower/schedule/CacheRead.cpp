@@ -8,7 +8,6 @@
 // is rewritten (other readers keep reading T), and C's stage definition likewise. S2's nest is
 // inserted at the top level right before the top-level statement that holds C, S2 is registered
 // in ScheduleState::stages (and the op's stage list, before C) and counts as named by the schedule.
-#include <algorithm>
 #include <set>
 
 #include "ir/Diagnostics.h"
@@ -96,11 +95,7 @@ void apply_cache_read(ScheduleState& st, const SchedStep& step) {
 
   // The copy's nest goes right before the top-level statement that holds C.
   st.func.body = insert_before_first_reader(st.func.body, build_stage_nest(copy), copy.buffer.get());
-  st.stages[copy_name] = copy;
-  auto pos = std::find_if(st.op.stages.begin(), st.op.stages.end(), [&](const Stage& s) { return s.name == consumer; });
-  st.op.stages.insert(pos, copy);
-  st.user_named.insert(copy_name);
-  check_dataflow(st, copy_name, "cache_read", p.loc);
+  st.add_stage_before(copy, consumer, "cache_read", p.loc);
 }
 
 }  // namespace texc

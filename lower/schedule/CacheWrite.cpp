@@ -8,7 +8,6 @@
 // reduction axes included. T becomes `T[a..] = S2[a..]` over its spatial loops "T.<axis>". S2's nest
 // is placed right before T's; S2 is registered in ScheduleState::stages (and the op's stage list,
 // before T) and counts as named by the schedule.
-#include <algorithm>
 #include <unordered_map>
 
 #include "ir/Diagnostics.h"
@@ -82,11 +81,7 @@ void apply_cache_write(ScheduleState& st, const SchedStep& step) {
 
   st.replace(site.nest_top.get(), Seq::make({cache_nest, build_stage_nest(copy)}));
   st.stages[name] = copy;
-  st.stages[cache_name] = cache;
-  auto pos = std::find_if(st.op.stages.begin(), st.op.stages.end(), [&](const Stage& s) { return s.name == name; });
-  st.op.stages.insert(pos, cache);
-  st.user_named.insert(cache_name);
-  check_dataflow(st, cache_name, "cache_write", p.loc);
+  st.add_stage_before(cache, name, "cache_write", p.loc);
 }
 
 }  // namespace texc

@@ -9,11 +9,15 @@
 //
 // Bounded work: each inlined read copies S's value, so a chain T2 = T1 * T1, T3 = T2 * T2, ...
 // would double the expression per stage. Inlining that would grow a reader's stored value past
-// kMaxInlinedNodes expression nodes is a diagnostic (automatic inlining then keeps S stored). Only
-// the readers' Blocks and definitions are rewritten, so a chain of n stages costs O(n) walks of
-// the loop AST's statements, not O(n) walks of every expression. On a diagnostic the state is
-// unchanged.
+// kMaxInlinedNodes expression nodes is a diagnostic. Only the readers' Blocks and definitions are
+// rewritten, so a chain of n stages costs O(n) walks of the loop AST's statements, not O(n) walks
+// of every expression.
+//
+// try_inline(st, S) is inline(S) where it can be applied and otherwise the reason, without
+// throwing and with st unchanged: automatic inlining (lower/AutoFuse.cpp) uses it to keep S stored
+// where inline(S) would be an error.
 #include <map>
+#include <optional>
 #include <set>
 
 #include "ir/Diagnostics.h"
@@ -62,58 +66,111 @@ class LoadInliner : public IRMutator {
   std::set<std::string> readers_;
 };
 
+// What inline(S) rewrites, once the checks that need no rewrite have passed.
+struct InlinePlan {
+  std::string name;
+  StageSite site;
+  const Store* store = nullptr;
+  std::set<std::string> readers;
+};
+
+// The checks of inline(S) before the rewrite: the plan, or nullopt with *problem set to the
+// diagnostic (at loc) of the first check that fails.
+std::optional<InlinePlan> plan_inline(const ScheduleState& st, const std::string& name, SourceLoc loc,
+                                      Diagnostic* problem) {
+  auto it = st.stages.find(name);
+  if (it == st.stages.end() || st.inlined.count(name)) {
+    *problem = make_diagnostic(DiagId::UnknownStage, loc, name);
+    return std::nullopt;
+  }
+  const Stage& stage = it->second;
+  if (is_reduction_stage(stage)) {
+    *problem = make_diagnostic(DiagId::InlineReduction, loc, name);
+    return std::nullopt;
+  }
+  if (is_op_output(st, name)) {
+    *problem = make_diagnostic(DiagId::MoveOutputStage, loc, "inline", name);
+    return std::nullopt;
+  }
+  std::optional<StageSite> site = movable_stage_site(st, name, "inline", loc, problem);
+  if (!site) return std::nullopt;
+  InlinePlan plan{name, *site, site->block->body->as<Store>(), {}};
+  TEXC_CHECK(plan.store && !site->block->init) << "elementwise stage " << name << " does not store one value";
+
+  std::map<const StmtNode*, int64_t> reads_per_block;
+  for (const BufferAccess& a : find_accesses(st.func.body, stage.buffer.get(), true, false)) {
+    if (a.stmt == site->block_stmt) continue;
+    if (a.stage.empty()) {
+      *problem = make_diagnostic(DiagId::InlineIntoExtern, loc, name);
+      return std::nullopt;
+    }
+    plan.readers.insert(a.stage);
+    ++reads_per_block[a.stmt.get()];
+  }
+  int64_t value_size = tree_size(plan.store->value);
+  for (const auto& [reader, reads] : reads_per_block) {
+    const Store* reader_store = static_cast<const Block*>(reader)->body->as<Store>();
+    if (!reader_store) continue;
+    int64_t grown = tree_size(reader_store->value) + reads * (value_size - 1);
+    if (grown > kMaxInlinedNodes) {
+      *problem = make_diagnostic(DiagId::InlineTooLarge, loc, name, static_cast<const Block*>(reader)->stage, grown,
+                                 kMaxInlinedNodes);
+      return std::nullopt;
+    }
+  }
+  return plan;
+}
+
+// The rewrite: S's nest removed, its value substituted into the readers' Blocks and definitions.
+void inline_into_readers(ScheduleState& st, const InlinePlan& plan) {
+  const Stage& stage = st.stages.at(plan.name);
+  LoadInliner inliner(stage.buffer.get(), plan.site.block->iter_vars, plan.store->value, plan.readers);
+  st.replace(plan.site.nest_top.get(), nullptr);
+  st.func.body = inliner.mutate_stmt(st.func.body);
+  for (const std::string& reader : plan.readers) {
+    Stage& def = st.stages.at(reader);
+    def.body = inliner.mutate_expr(def.body);
+  }
+  st.inlined.insert(plan.name);
+}
+
 }  // namespace
+
+bool try_inline(ScheduleState& st, const std::string& stage, SourceLoc loc, Diagnostic* why) {
+  Diagnostic problem;
+  std::optional<InlinePlan> plan = plan_inline(st, stage, loc, &problem);
+  if (!plan) {
+    if (why) *why = problem;
+    return false;
+  }
+  // The data flow is checked on the rewritten state, which is undone when it is broken (undoing
+  // costs O(readers); a copy of the state per stage would make long chains quadratic).
+  Stmt old_body = st.func.body;
+  std::map<std::string, Expr> old_defs;
+  for (const std::string& reader : plan->readers) old_defs[reader] = st.stages.at(reader).body;
+  inline_into_readers(st, *plan);
+  for (const std::string& reader : plan->readers) {
+    if (std::optional<Diagnostic> broken = dataflow_diagnostic(st, reader, "inline", loc)) {
+      st.func.body = old_body;
+      for (const auto& [name, body] : old_defs) st.stages.at(name).body = body;
+      st.inlined.erase(stage);
+      if (why) *why = *broken;
+      return false;
+    }
+  }
+  return true;
+}
 
 void apply_inline(ScheduleState& st, const SchedStep& step) {
   const SchedPrimitive& p = step.prim;
   expect_arity(step, 1, 1, 0);
   const SourceLoc loc = p.args[0].loc;
   std::string name = stage_arg(st, step, 0);
-  const Stage& stage = st.stage(name, loc);
-  if (is_reduction_stage(stage)) throw_error(DiagId::InlineReduction, loc, name);
-  if (is_op_output(st, name)) throw_error(DiagId::MoveOutputStage, loc, "inline", name);
-  StageSite site = require_stage_site(st, name, "inline", loc);
-  const Block* block = site.block;
-  const Store* store = block->body->as<Store>();
-  TEXC_CHECK(store && !block->init) << "elementwise stage " << name << " does not store one value";
-
-  std::set<std::string> readers;
-  std::map<const StmtNode*, int64_t> reads_per_block;
-  for (const BufferAccess& a : find_accesses(st.func.body, stage.buffer.get(), true, false)) {
-    if (a.stmt == site.block_stmt) continue;
-    if (a.stage.empty()) throw_error(DiagId::InlineIntoExtern, loc, name);
-    readers.insert(a.stage);
-    ++reads_per_block[a.stmt.get()];
-  }
-  int64_t value_size = tree_size(store->value);
-  for (const auto& [reader, reads] : reads_per_block) {
-    const Store* reader_store = static_cast<const Block*>(reader)->body->as<Store>();
-    if (!reader_store) continue;
-    int64_t grown = tree_size(reader_store->value) + reads * (value_size - 1);
-    if (grown > kMaxInlinedNodes)
-      throw_error(DiagId::InlineTooLarge, loc, name, static_cast<const Block*>(reader)->stage, grown, kMaxInlinedNodes);
-  }
-
-  // On a diagnostic the state is left as it was (automatic inlining relies on it).
-  Stmt old_body = st.func.body;
-  std::map<std::string, Expr> old_defs;
-  LoadInliner inliner(stage.buffer.get(), block->iter_vars, store->value, readers);
-  st.replace(site.nest_top.get(), nullptr);
-  st.func.body = inliner.mutate_stmt(st.func.body);
-  for (const std::string& reader : readers) {
-    Stage& def = st.stages.at(reader);
-    old_defs[reader] = def.body;
-    def.body = inliner.mutate_expr(def.body);
-  }
-  st.inlined.insert(name);
-  try {
-    for (const std::string& reader : readers) check_dataflow(st, reader, "inline", p.loc);
-  } catch (const UserError&) {
-    st.func.body = old_body;
-    for (const auto& [reader, body] : old_defs) st.stages.at(reader).body = body;
-    st.inlined.erase(name);
-    throw;
-  }
+  Diagnostic problem;
+  std::optional<InlinePlan> plan = plan_inline(st, name, loc, &problem);
+  if (!plan) throw UserError(problem);
+  inline_into_readers(st, *plan);
+  for (const std::string& reader : plan->readers) check_dataflow(st, reader, "inline", p.loc);
 }
 
 }  // namespace texc

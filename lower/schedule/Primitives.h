@@ -21,6 +21,11 @@ void apply_unroll(ScheduleState& st, const SchedStep& step);        // Unroll.cp
 void apply_tensorize(ScheduleState& st, const SchedStep& step);     // Tensorize.cpp
 void apply_rfactor(ScheduleState& st, const SchedStep& step);       // Rfactor.cpp
 
+/// inline(stage) where it can be applied to st as it is (true); otherwise false, st unchanged, and
+/// *why (when given) set to the diagnostic inline would report, located at loc. Never throws for
+/// the user's input (Inline.cpp).
+bool try_inline(ScheduleState& st, const std::string& stage, SourceLoc loc, Diagnostic* why = nullptr);
+
 /// Applies the steps in order (dispatching on the primitive's name).
 void apply_schedule(ScheduleState& st, const std::vector<SchedStep>& steps);
 

@@ -267,11 +267,7 @@ void apply_rfactor(ScheduleState& st, const SchedStep& step) {
   st.replace(reduction_loops.front(), s_loop);
   st.func.body = insert_before_first_reader(st.func.body, sf_nest, sf.buffer.get());
   st.stages[name] = s_def;
-  st.stages[sf_name] = sf;
-  auto pos = std::find_if(st.op.stages.begin(), st.op.stages.end(), [&](const Stage& s) { return s.name == name; });
-  st.op.stages.insert(pos, sf);
-  st.user_named.insert(sf_name);
-  check_dataflow(st, sf_name, "rfactor", p.loc);
+  st.add_stage_before(sf, name, "rfactor", p.loc);
 }
 
 }  // namespace texc

@@ -1,10 +1,13 @@
 #include "lower/schedule/ScheduleState.h"
 
+#include <algorithm>
+
 #include "ir/Diagnostics.h"
 #include "ir/IRMutator.h"
 #include "ir/IRVisitor.h"
 #include "lower/DefaultLoops.h"
 #include "lower/SplitNestedReductions.h"
+#include "lower/schedule/StageNest.h"
 
 namespace texc {
 
@@ -136,6 +139,15 @@ Stmt replace_stmt(const Stmt& root, const StmtNode* target, const Stmt& replacem
 
 void ScheduleState::replace(const StmtNode* target, Stmt replacement) {
   func.body = replace_stmt(func.body, target, replacement);
+}
+
+void ScheduleState::add_stage_before(const Stage& stage, const std::string& before, const std::string& primitive,
+                                     SourceLoc loc) {
+  stages[stage.name] = stage;
+  auto pos = std::find_if(op.stages.begin(), op.stages.end(), [&](const Stage& s) { return s.name == before; });
+  op.stages.insert(pos, stage);
+  user_named.insert(stage.name);
+  check_dataflow(*this, stage.name, primitive, loc);
 }
 
 const SchedArg& name_arg(const SchedStep& step, size_t i) {

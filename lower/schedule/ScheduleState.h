@@ -49,6 +49,10 @@ struct ScheduleState {
   std::string stage_under(const For* l) const;
   /// Replaces the statement `target` (by identity) by `replacement` (may be null to delete it).
   void replace(const StmtNode* target, Stmt replacement);
+  /// Registers `stage`, which `primitive` created and whose nest is already in the loop AST: in
+  /// `stages`, in the op's stage list right before stage `before`, and as named by the schedule
+  /// (no automatic fusion); then checks its data flow (check_dataflow, a diagnostic at loc).
+  void add_stage_before(const Stage& stage, const std::string& before, const std::string& primitive, SourceLoc loc);
 };
 
 /// Replaces `target` by identity anywhere under root.

@@ -122,8 +122,19 @@ std::optional<StageSite> find_stage_site(const ScheduleState& st, const std::str
 
 StageSite require_stage_site(const ScheduleState& st, const std::string& stage, const std::string& primitive,
                              SourceLoc loc) {
+  Diagnostic problem;
+  std::optional<StageSite> site = movable_stage_site(st, stage, primitive, loc, &problem);
+  if (!site) throw UserError(problem);
+  return *site;
+}
+
+std::optional<StageSite> movable_stage_site(const ScheduleState& st, const std::string& stage,
+                                            const std::string& primitive, SourceLoc loc, Diagnostic* problem) {
   std::optional<StageSite> site = find_stage_site(st, stage);
-  if (!site) throw_error(DiagId::StageNotComputed, loc, primitive, stage);
+  if (!site) {
+    *problem = make_diagnostic(DiagId::StageNotComputed, loc, primitive, stage);
+    return std::nullopt;
+  }
   // An enclosing loop under which nothing reads the stage is one of its own loops with another
   // stage computed inside it (compute_at into the stage's loop): moving the stage would break that.
   const BufferNode* buffer = st.stages.at(stage).buffer.get();
@@ -137,11 +148,13 @@ StageSite require_stage_site(const ScheduleState& st, const std::string& stage, 
         if (const Block* b = s->as<Block>(); b && other.empty()) other = b->stage;
       }
     });
-    if (!read_inside)
-      throw_error(DiagId::StageHasInnerStage, loc, primitive, stage, other.empty() ? "a tensorized call" : other,
-                  l->var->name);
+    if (!read_inside) {
+      *problem = make_diagnostic(DiagId::StageHasInnerStage, loc, primitive, stage,
+                                 other.empty() ? "a tensorized call" : other, l->var->name);
+      return std::nullopt;
+    }
   }
-  return *site;
+  return site;
 }
 
 bool is_unscheduled_nest(const StageSite& site, std::string* first_changed) {
@@ -291,8 +304,14 @@ std::optional<std::string> dataflow_problem(const ScheduleState& st, const std::
 }
 
 void check_dataflow(const ScheduleState& st, const std::string& stage, const std::string& primitive, SourceLoc loc) {
-  if (std::optional<std::string> problem = dataflow_problem(st, stage))
-    throw_error(DiagId::ScheduleBreaksDataflow, loc, primitive, stage, *problem);
+  if (std::optional<Diagnostic> d = dataflow_diagnostic(st, stage, primitive, loc)) throw UserError(*d);
+}
+
+std::optional<Diagnostic> dataflow_diagnostic(const ScheduleState& st, const std::string& stage,
+                                              const std::string& primitive, SourceLoc loc) {
+  std::optional<std::string> problem = dataflow_problem(st, stage);
+  if (!problem) return std::nullopt;
+  return make_diagnostic(DiagId::ScheduleBreaksDataflow, loc, primitive, stage, *problem);
 }
 
 }  // namespace texc

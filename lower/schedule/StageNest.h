@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/Diagnostics.h"
 #include "lower/analysis/BufferAccess.h"
 #include "lower/analysis/Region.h"
 #include "lower/schedule/ScheduleState.h"
@@ -39,6 +40,10 @@ std::optional<StageSite> find_stage_site(const ScheduleState& st, const std::str
 /// another stage is computed inside one of its loops (moving it would break that stage).
 StageSite require_stage_site(const ScheduleState& st, const std::string& stage, const std::string& primitive,
                              SourceLoc loc);
+/// The same without throwing: nullopt, with *problem set to that diagnostic, where
+/// require_stage_site throws.
+std::optional<StageSite> movable_stage_site(const ScheduleState& st, const std::string& stage,
+                                            const std::string& primitive, SourceLoc loc, Diagnostic* problem);
 /// True if the site is the stage's unscheduled nest: one loop per iter var, named
 /// "<stage>.<axis>" in iter-var order, serial, each binding driven by its own loop. Otherwise sets
 /// *first_changed to the name of the first loop that is not (or the stage name if loops are missing).
@@ -70,5 +75,8 @@ Stmt insert_before_first_reader(const Stmt& body, const Stmt& nest, const Buffer
 std::optional<std::string> dataflow_problem(const ScheduleState& st, const std::string& stage);
 /// The same as a diagnostic "cannot <primitive> '<stage>' ...: <problem>" at loc.
 void check_dataflow(const ScheduleState& st, const std::string& stage, const std::string& primitive, SourceLoc loc);
+/// That diagnostic, or nullopt when the data flow is sound (does not throw).
+std::optional<Diagnostic> dataflow_diagnostic(const ScheduleState& st, const std::string& stage,
+                                              const std::string& primitive, SourceLoc loc);
 
 }  // namespace texc

@@ -4,6 +4,8 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include "schedule_test_support.h"
 
+#include "lower/schedule/Primitives.h"
+
 using namespace texc;
 using namespace texc::testing;
 
@@ -66,6 +68,57 @@ op f(X: f32[8]) -> C {
 }
 )";
   CHECK(schedule_error(output).message == "cannot inline 'C': it is an output of the op and must be computed in full");
+}
+
+TEST_CASE("try_inline: inline where it can be applied, else why not, without throwing or changing the state") {
+  // Big's value is 701 loads of 3 nodes and 700 additions, 2803 nodes; C's value has 8, and each
+  // of its 2 reads of Big becomes Big's value: 8 + 2*(2803 - 1) = 5612 > kMaxInlinedNodes.
+  std::string big = "X[i, 0]";
+  for (int k = 0; k < 700; ++k) big += " + X[i, 0]";
+  std::string text = R"(
+op f(X: f32[8, 8]) -> C {
+  compute {
+    R[i] = sum(X[i, k] for k in 0..8)
+    P[i] = R[i] * 2.0
+    Big[i] = )" + big + R"(
+    C[i] = P[i] + Big[i] + Big[i]
+  }
+}
+)";
+  ScheduleState st = ScheduleState::create(compile_op(text), "interp");
+  const Stmt body = st.func.body;
+  const Expr c_def = st.stages.at("C").body;
+  SourceLoc loc = st.stages.at("P").loc;
+  Diagnostic why;
+  CHECK(!try_inline(st, "R", loc, &why));
+  CHECK(why.id == DiagId::InlineReduction);
+  CHECK(!try_inline(st, "C", loc, &why));
+  CHECK(why.id == DiagId::MoveOutputStage);
+  CHECK(!try_inline(st, "Big", loc, &why));
+  CHECK(why.id == DiagId::InlineTooLarge);
+  CHECK(why.message == "cannot inline 'Big': the value of its reader 'C' would grow to 5612 expression nodes (the "
+                       "limit is 4096); keep it stored or compute_at it");
+  CHECK(why.loc.line == loc.line);
+  CHECK(!try_inline(st, "nowhere", loc, &why));
+  CHECK(why.id == DiagId::UnknownStage);
+  CHECK(!try_inline(st, "Big", loc));  // no reason asked for
+  // Nothing was rewritten by the refusals.
+  CHECK(st.func.body == body);
+  CHECK(st.inlined.empty());
+  CHECK(st.find_loop("Big.i"));
+  CHECK(st.stages.at("C").body == c_def);
+  // P can be inlined: it is.
+  CHECK(try_inline(st, "P", loc, &why));
+  CHECK(st.inlined.count("P"));
+  CHECK(!st.find_loop("P.i"));
+  CHECK(st.stages.at("C").body != c_def);
+  CHECK(!try_inline(st, "P", loc, &why));  // once
+  CHECK(why.id == DiagId::UnknownStage);
+  // Automatic inlining does the same: P is inlined, Big stays stored.
+  check_correct(text);
+  std::string planned = ir_after(text, "plan_storage");
+  CHECK_NOT_CONTAINS(planned, "allocate P");
+  CHECK_CONTAINS(planned, "allocate Big");
 }
 
 TEST_CASE("cache_write + compute_at: the register-blocked matmul") {
