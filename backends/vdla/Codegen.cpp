@@ -436,6 +436,9 @@ class Generator {
       }
       if (!ok) continue;
       if (!allow_pad && (yb || ya || xb || xa)) continue;
+      const int64_t max_pad = (int64_t(1) << VdlaDerived::field(derived_.mem_fields, "x_pad_before").width) - 1;
+      const int64_t max_ypad = (int64_t(1) << VdlaDerived::field(derived_.mem_fields, "y_pad_before").width) - 1;
+      if (xb > max_pad || xa > max_pad || yb > max_ypad || ya > max_ypad) continue;  // try narrower rows
       int64_t base = at(yb, xb)->dram;
       int64_t x_size = w - xb - xa, y_size = rows - yb - ya;
       int64_t stride = y_size > 1 ? at(yb + 1, xb)->dram - base : x_size;
@@ -500,6 +503,7 @@ class Generator {
           ce.dram = de;
         },
         [&](const For*) { TEXC_CHECK(false) << "gemm in a copy"; });
+    if (elems.empty()) return;  // every point guarded off (a tail tile of this thread)
     for (auto& [e, ce] : elems)
       if (ce.lanes != E)
         cannot_map(stage, "it fills " + std::to_string(ce.lanes) + " of the " + std::to_string(E) +
@@ -540,7 +544,7 @@ class Generator {
       auto v = eval_int(f->extent, env);
       return v ? *v : 0;
     };
-    for (int levels = std::min<int>(2, int(loops.size())); levels > 0; --levels) {
+    for (int levels = std::min<int>(2, int(loops.size())); levels > 0 && !inst.empty(); --levels) {
       int64_t e1 = extent_of(loops[0]), e2 = levels == 2 ? extent_of(loops[1]) : 1;
       if (e1 < 1 || e2 < 1 || int64_t(inst.size()) % (e1 * e2) != 0) continue;
       int64_t k = int64_t(inst.size()) / (e1 * e2);
@@ -591,6 +595,7 @@ class Generator {
           if (lanes[e]++ == 0) inst.push_back(Uop{uint64_t(e), 0, 0});
         },
         [&](const For*) {});
+    if (inst.empty()) return;
     for (auto& [e, n] : lanes)
       if (n != elem_scalars(MemScope::VdlaAcc))
         cannot_map(stage, "its zero init covers " + std::to_string(n) + " of the " +
@@ -609,7 +614,7 @@ class Generator {
 
   // The accumulator, input and weight element of one tensorized vdla.gemm nest at the current loop
   // values (its own loops at 0).
-  Uop gemm_instance(const For* top, std::string* stage) {
+  std::optional<Uop> gemm_instance(const For* top, std::string* stage) {
     const Store* st = nullptr;
     std::vector<const For*> inner;
     const StmtNode* x = top;
@@ -617,7 +622,12 @@ class Generator {
       inner.push_back(f);
       x = f->body.get();
     }
-    while (const IfThenElse* i = x->as<IfThenElse>()) x = i->then_case.get();
+    std::vector<Expr> guards;  // a non-dividing split's guards: they depend on loops outside the nest
+    while (const IfThenElse* i = x->as<IfThenElse>()) {
+      TEXC_CHECK(!i->else_case) << "an else inside a tensorized vdla.gemm nest";
+      guards.push_back(i->cond);
+      x = i->then_case.get();
+    }
     st = x->as<Store>();
     TEXC_CHECK(st) << "a tensorized vdla.gemm nest without a store in " << func_.name;
     *stage = st->stage.empty() ? st->buffer->name : st->stage;
@@ -635,6 +645,8 @@ class Generator {
       cannot_map(*stage, "tensorize(vdla.gemm) must read its input from vdla.inp and its weights from vdla.wgt; "
                          "cache_read them there");
     for (const For* f : inner) env_[f->var.get()] = 0;
+    for (const Expr& g : guards)
+      if (!eval(g)) return std::nullopt;  // a tail point of a non-dividing split: nothing to compute
     int64_t lane_acc, lane_inp, lane_wgt;
     Uop u;
     u.acc = uint64_t(sram_elem(st->buffer.get(), eval(st->indices[0]), &lane_acc));
@@ -649,7 +661,10 @@ class Generator {
     std::vector<Uop> inst;
     std::string stage;
     enumerate(
-        s, [&](const Store* st) { unmappable_store(st); }, [&](const For* f) { inst.push_back(gemm_instance(f, &stage)); });
+        s, [&](const Store* st) { unmappable_store(st); },
+        [&](const For* f) {
+          if (auto u = gemm_instance(f, &stage)) inst.push_back(*u);
+        });
     if (inst.empty()) return;
     Folded f = fold(inst, perfect_loops(s), env_);
     GemmFields g;
