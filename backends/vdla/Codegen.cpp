@@ -247,9 +247,22 @@ class Generator {
   void walk(const Stmt& s) {
     if (!s) return;
     switch (s->kind) {
-      case StmtKind::Seq:
-        for (const Stmt& x : s->as<Seq>()->stmts) walk(x);
+      case StmtKind::Seq: {
+        // Consecutive leaves of one engine form one block per virtual thread (VTA lifts them into one
+        // coprocessor scope): thread 0's loads, then thread 1's, so a thread's next loads never wait
+        // behind another thread's.
+        const std::vector<Stmt>& stmts = s->as<Seq>()->stmts;
+        for (size_t i = 0; i < stmts.size();) {
+          size_t j = i + 1;
+          int engine = leaf_engine(stmts[i]);
+          if (engine >= 0)
+            while (j < stmts.size() && leaf_engine(stmts[j]) == engine) ++j;
+          if (j - i > 1) emit_leaves({stmts.begin() + long(i), stmts.begin() + long(j)});
+          else walk(stmts[i]);
+          i = j;
+        }
         return;
+      }
       case StmtKind::LetStmt: {
         const LetStmt* l = s->as<LetStmt>();
         env_[l->var.get()] = eval(l->value);
@@ -373,17 +386,35 @@ class Generator {
     return loops;
   }
 
-  void emit_leaf(const Stmt& s) {
-    LeafInfo info = classify(s);
+  // The engine of a leaf that is one engine's work (LOAD for copies, COMPUTE for resets and GEMMs),
+  // else -1.
+  int leaf_engine(const Stmt& s) {
+    switch (classify(s).kind) {
+      case LeafKind::Load: return int(Engine::Load);
+      case LeafKind::Reset:
+      case LeafKind::Gemm: return int(Engine::Compute);
+      default: return -1;
+    }
+  }
+
+  void emit_leaf(const Stmt& s) { emit_leaves({s}); }
+
+  // The leaves in order for virtual thread 0, then for thread 1, ...
+  void emit_leaves(const std::vector<Stmt>& leaves) {
+    VarValues saved = env_;
     for (int t = 0; t < vthreads_; ++t) {
       thread_ = t;
-      if (vthread_var_) env_[vthread_var_] = t;
-      switch (info.kind) {
-        case LeafKind::Load: emit_load(s, info.target); break;
-        case LeafKind::Reset: emit_reset(s, info.target); break;
-        case LeafKind::Gemm: emit_gemm(s); break;
-        case LeafKind::StoreOut: emit_store_out(s); break;
-        default: TEXC_CHECK(false) << "not a leaf";
+      for (const Stmt& s : leaves) {
+        env_ = saved;
+        if (vthread_var_) env_[vthread_var_] = t;
+        LeafInfo info = classify(s);
+        switch (info.kind) {
+          case LeafKind::Load: emit_load(s, info.target); break;
+          case LeafKind::Reset: emit_reset(s, info.target); break;
+          case LeafKind::Gemm: emit_gemm(s); break;
+          case LeafKind::StoreOut: emit_store_out(s); break;
+          default: TEXC_CHECK(false) << "not a leaf";
+        }
       }
     }
     thread_ = 0;
@@ -399,6 +430,28 @@ class Generator {
     int64_t dram = 0;
     int64_t lanes = 0;
   };
+
+  // The 2-D DMAs that move `elems`: one if it can, else one per dense run of SRAM elements (a
+  // tail tile leaves gaps between the rows of its channel blocks); nullopt if a run is no pattern.
+  std::optional<std::vector<MemFields>> fit_copies(const std::map<int64_t, CopyElem>& elems, bool allow_pad) {
+    if (auto m = fit_2d(elems, allow_pad)) return std::vector<MemFields>{*m};
+    std::vector<MemFields> out;
+    std::map<int64_t, CopyElem> run;
+    auto flush = [&]() {
+      if (run.empty()) return true;
+      auto m = fit_2d(run, allow_pad);
+      if (!m) return false;
+      out.push_back(*m);
+      run.clear();
+      return true;
+    };
+    for (auto& [sram, e] : elems) {
+      if (!run.empty() && sram != run.rbegin()->first + 1 && !flush()) return std::nullopt;
+      run.emplace(sram, e);
+    }
+    if (!flush()) return std::nullopt;
+    return out;
+  }
 
   // The 2-D DMA that moves `elems` (SRAM element -> DRAM element or padding, a dense SRAM range),
   // or nullopt if they are no such pattern.
@@ -507,16 +560,18 @@ class Generator {
     for (auto& [e, ce] : elems)
       if (ce.lanes != E)
         cannot_map(stage, "it fills " + std::to_string(ce.lanes) + " of the " + std::to_string(E) +
-                              " elements of a row of vdla." + mem_scope_name(target->scope) + "; copy whole rows");
-    auto m = fit_2d(elems, true);
-    if (!m)
+                              " elements of a row of " + std::string(mem_scope_name(target->scope)) + "; copy whole rows");
+    auto copies = fit_copies(elems, true);
+    if (!copies)
       cannot_map(stage, "its copy of '" + std::string(source ? source->name : "?") +
                             "' is not a 2-D pattern (rows of contiguous elements at a constant pitch, zero padding "
                             "only around them)");
-    m->buffer = target->scope == MemScope::VdlaInp ? MemBuffer::Inp
-                : target->scope == MemScope::VdlaWgt ? MemBuffer::Wgt
-                                                     : MemBuffer::Acc;
-    push(Insn::load(*m), "load " + stage);
+    for (MemFields& m : *copies) {
+      m.buffer = target->scope == MemScope::VdlaInp   ? MemBuffer::Inp
+                 : target->scope == MemScope::VdlaWgt ? MemBuffer::Wgt
+                                                      : MemBuffer::Acc;
+      push(Insn::load(m), "load " + stage);
+    }
   }
 
   // ---- GEMM and its reset
@@ -781,11 +836,13 @@ class Generator {
       a.imm = step.imm;
       push(Insn::alu_op(a), std::string("alu ") + alu_op_name(step.op) + " " + std::to_string(step.imm) + " " + stage);
     }
-    auto m = fit_2d(elems, false);
-    if (!m)
+    auto copies = fit_copies(elems, false);
+    if (!copies)
       cannot_map(stage, "its accumulator tile is not stored as a 2-D pattern (whole rows at a constant pitch)");
-    m->buffer = MemBuffer::Out;
-    push(Insn::store(*m), "store " + stage);
+    for (MemFields& m : *copies) {
+      m.buffer = MemBuffer::Out;
+      push(Insn::store(m), "store " + stage);
+    }
   }
 
   const LoweredFunc& func_;

@@ -4,9 +4,14 @@
 For each layer, writes a .tex that calls nn.int8's conv2d_int8 at the layer's shape (blocked layout:
 input 1,IC/16,H,W,16; weights OC/16,IC/16,K,K,16,16; padding K/2; then >> shift and a clip to int8),
 runs `texc run --target vdla` (which checks every sampled output against the reference
-interpreter, bit for bit) without virtual threads (--knob C8V_VT=1) and with them (the schedule's
-default), and prints a Markdown table: cycles, GEMM utilization, and DRAM bytes against the
-layer's minimum (input, weights and output each moved once).
+interpreter, bit for bit) without virtual threads (--knob C8V_VT=1) and with two (C8V_VT=2), and
+prints a Markdown table: cycles, GEMM utilization, and DRAM bytes against the layer's minimum
+(input, weights and output each moved once).
+
+The tile (knobs C8V_TH output rows x C8V_FB channel blocks) is chosen per layer by `pick_tile`:
+the largest tile whose two virtual-thread copies fit the ACC, INP and WGT buffers of the default
+configuration, preferring whole-height tiles (weights loaded once per channel-block tile). The
+same tile is used with and without virtual threads.
 
     bench/vdla/run_vdla_layers.py [--texc build/tools/texc/texc] [--layers C2,C9] [--out table.md]
 """
@@ -28,6 +33,28 @@ STATS = re.compile(r'vdla: (\d+) cycles, GEMM utilization ([\d.]+)%.*DRAM bytes 
                    r'OUT (\d+) UOP (\d+)')
 
 
+def pick_tile(h, ic, oc, k, s):
+    pad = k // 2
+    oh = (h + 2 * pad - k) // s + 1
+    wp = h + 2 * pad
+    best = None
+    for th in sorted({t for t in (1, 2, 4, 7, 8, 14, 28, 56) if t <= oh} | {oh}):
+        for fb in (1, 2, 4, 8, 16, 32):
+            if fb > oc // 16:
+                continue
+            acc = th * oh * fb * 2             # rows of 16 int32, two virtual threads
+            inp = ((th - 1) * s + k) * wp * 2  # rows of 16 int8
+            wgt = fb * k * k * 2               # 16 x 16 tiles
+            if acc > 2048 or inp > 2048 or wgt > 1024:
+                continue
+            tiles_h = -(-oh // th)
+            # fewest weight reloads, then the biggest tile
+            key = (-tiles_h, th * fb, th)
+            if best is None or key > best[0]:
+                best = (key, th, fb)
+    return best[1], best[2]
+
+
 def run(texc, path, knobs):
     cmd = [texc, 'run', path, '--target', 'vdla'] + sum((['--knob', k] for k in knobs), [])
     env = dict(os.environ, TEXC_STDLIB=os.path.join(ROOT, 'stdlib'))
@@ -46,8 +73,8 @@ def main():
     ap.add_argument('--layers', default=','.join(LAYERS))
     ap.add_argument('--out')
     args = ap.parse_args()
-    lines = ['| layer | shape (H, IC, OC, K, s) | cycles, 1 thread | GEMM util. | cycles, virtual threads | GEMM util. '
-             '| DRAM bytes / minimum |', '|---|---|---|---|---|---|---|']
+    lines = ['| layer | shape (H, IC, OC, K, s) | tile (rows x blocks) | cycles, 1 thread | GEMM util. '
+             '| cycles, 2 virtual threads | GEMM util. | DRAM bytes / minimum |', '|---|---|---|---|---|---|---|---|']
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.layers.split(','):
             h, ic, oc, k, s = LAYERS[name]
@@ -58,11 +85,13 @@ def main():
                 f.write('import nn.int8\n\nop %s(X: i8[1, %d, %d, %d, 16], W: i8[%d, %d, %d, %d, 16, 16]) -> Y {\n'
                         '  compute {\n    Y = conv2d_int8(X, W, shift = 8, stride = %d, pad = %d)\n  }\n}\n'
                         % (name, ic // 16, h, h, oc // 16, ic // 16, k, k, s, pad))
-            c1, u1, _ = run(args.texc, path, ['C8V_VT=1'])
-            cv, uv, dram = run(args.texc, path, [])
+            th, fb = pick_tile(h, ic, oc, k, s)
+            tile = ['C8V_TH=%d' % th, 'C8V_FB=%d' % fb]
+            c1, u1, _ = run(args.texc, path, tile + ['C8V_VT=1'])
+            cv, uv, dram = run(args.texc, path, tile + ['C8V_VT=2'])
             minimum = h * h * ic + oc * ic * k * k + oh * oh * oc
-            lines.append('| %s | %d, %d, %d, %d, %d | %d | %.1f%% | %d | %.1f%% | %.2f |'
-                         % (name, h, ic, oc, k, s, c1, u1, cv, uv, dram / minimum))
+            lines.append('| %s | %d, %d, %d, %d, %d | %d x %d | %d | %.1f%% | %d | %.1f%% | %.2f |'
+                         % (name, h, ic, oc, k, s, th, fb, c1, u1, cv, uv, dram / minimum))
             print(lines[-1], flush=True)
     text = '\n'.join(lines) + '\n'
     if args.out:
