@@ -82,6 +82,9 @@ class CodeGenLLVM {
   /// element's address, an intrinsic with the Barrier effect is emit_barrier(); others an internal
   /// error.
   virtual llvm::Value* emit_intrinsic(const Call* op);
+  /// A call of a math function (exp, log, tanh...) whose arguments are already emitted. Default:
+  /// emit_math_function (MathLLVM.h), which may call libm.
+  virtual llvm::Value* emit_math(const Call* op, const std::vector<llvm::Value*>& args);
   /// The index of the running thread along a thread tag ("threadIdx.x", "blockIdx.y"...).
   virtual llvm::Value* thread_index(const std::string& tag) = 0;
   /// Synchronises the threads of a block.
