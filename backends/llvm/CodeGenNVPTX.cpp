@@ -7,7 +7,9 @@
 #include <llvm/IR/Metadata.h>
 #include <llvm/IR/Module.h>
 
+#include <array>
 #include <map>
+#include <optional>
 
 #include "backends/llvm/MathLLVM.h"
 #include "ir/Diagnostics.h"
@@ -24,16 +26,16 @@ constexpr unsigned kSharedAddressSpace = 3;
 constexpr int64_t kSharedAlignment = 16;  // room for 128-bit vector accesses
 constexpr int64_t kLocalAlignment = 16;
 
-/// The product of the launch's constant threadIdx extents, or 0 if one is not constant.
-int64_t constant_block_threads(const LaunchAttributes& launch) {
-  int64_t threads = 1;
+/// The block's extent along x, y and z (1 where not bound), or nothing if one is not constant.
+std::optional<std::array<int64_t, 3>> constant_block(const LaunchAttributes& launch) {
+  std::array<int64_t, 3> block{1, 1, 1};
   for (const auto& extent : launch.thread_extents) {
-    if (extent.tag.rfind("threadIdx.", 0) != 0) continue;
-    int64_t v;
-    if (!is_const_int(extent.extent, &v)) return 0;
-    threads *= v;
+    for (int a = 0; a < 3; ++a) {
+      if (extent.tag != std::string("threadIdx.") + "xyz"[a]) continue;
+      if (!is_const_int(extent.extent, &block[size_t(a)]) || block[size_t(a)] < 1) return std::nullopt;
+    }
   }
-  return threads;
+  return block;
 }
 
 }  // namespace
@@ -63,10 +65,13 @@ llvm::Function* CodeGenNVPTX::emit_function_entry(const LoweredFunc& func) {
       arg->addAttr(llvm::Attribute::getWithDereferenceableBytes(context_, uint64_t(*elements * element_bytes(buffer->dtype))));
     buffers_[buffer.get()] = {arg, element_bytes(buffer->dtype)};
   }
-  if (int64_t threads = constant_block_threads(func.launch); threads > 0) {
-    llvm::Metadata* annotation[] = {llvm::ValueAsMetadata::get(fn), llvm::MDString::get(context_, "maxntidx"),
-                                    llvm::ConstantAsMetadata::get(b_.getInt32(uint32_t(threads)))};
-    module_->getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(context_, annotation));
+  if (std::optional<std::array<int64_t, 3>> block = constant_block(func.launch)) {
+    const char* keys[] = {"maxntidx", "maxntidy", "maxntidz"};
+    for (size_t a = 0; a < 3; ++a) {
+      llvm::Metadata* annotation[] = {llvm::ValueAsMetadata::get(fn), llvm::MDString::get(context_, keys[a]),
+                                      llvm::ConstantAsMetadata::get(b_.getInt32(uint32_t((*block)[a])))};
+      module_->getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(context_, annotation));
+    }
   }
   b_.SetInsertPoint(llvm::BasicBlock::Create(context_, "entry", fn));
   return fn;

@@ -3,8 +3,8 @@
 //
 // Each op becomes a kernel `void op(ptr addrspace(1)...)` with the ptx_kernel calling convention
 // (PTX `.entry`); its arguments are global-memory (device) pointers, with the CPU's noalias /
-// readonly / dereferenceable attributes. A constant block size (every threadIdx extent of the
-// launch constant) is declared to ptxas as `.maxntid` through nvvm.annotations.
+// readonly / dereferenceable attributes. A constant block shape (every threadIdx extent of the
+// launch constant) is declared to ptxas as `.maxntid x, y, z` through nvvm.annotations.
 //
 //   thread-bound loop `bound(T) v in min..+e`   v = min + the special register of T:
 //       threadIdx.x|y|z -> %tid.x|y|z, blockIdx.x|y|z -> %ctaid.x|y|z (vthread: the lowering expands it)

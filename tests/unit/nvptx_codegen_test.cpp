@@ -33,6 +33,7 @@ TEST_CASE("an elementwise kernel: global pointers, block and thread indices, mat
   CHECK(has(ir, "@llvm.nvvm.read.ptx.sreg.tid.x()"));
   CHECK(has(ir, "@llvm.nvvm.read.ptx.sreg.ctaid.x()"));
   CHECK(has(ir, "!{ptr @add_exp, !\"maxntidx\", i32 256}"));
+  CHECK(has(ir, "!{ptr @add_exp, !\"maxntidy\", i32 1}"));
   CHECK(has(ir, "@llvm.nvvm.lg2.approx.f"));
   // exp, tanh and sigmoid are polynomials: no libm call is left for the GPU.
   CHECK(!has(ir, "expf"));
@@ -63,9 +64,11 @@ TEST_CASE("a shared-memory tile: addrspace(3) buffers, barriers, a local accumul
   CHECK(count(ir, "call void @llvm.nvvm.barrier0()") == 8);
   CHECK(has(ir, "@llvm.nvvm.read.ptx.sreg.tid.y()"));
   CHECK(has(ir, "@llvm.nvvm.read.ptx.sreg.ctaid.y()"));
-  CHECK(has(ir, "!{ptr @matmul, !\"maxntidx\", i32 256}"));
+  CHECK(has(ir, "!{ptr @matmul, !\"maxntidx\", i32 16}"));
+  CHECK(has(ir, "!{ptr @matmul, !\"maxntidy\", i32 16}"));
   std::string ptx = emit_ptx(funcs, {});
   CAPTURE(ptx);
+  CHECK(has(ptx, ".maxntid 16, 16, 1"));
   CHECK(has(ptx, ".shared .align 16 .b8 matmul_$_As[1024];"));
   CHECK(has(ptx, ".shared .align 16 .b8 matmul_$_Bs[1024];"));
   CHECK(count(ptx, "bar.sync \t0;") == 8);
@@ -108,4 +111,17 @@ TEST_CASE("--arch picks the PTX target; an unknown one lists the valid values") 
   } catch (const TargetOptionError& e) {
     CHECK(std::string(e.what()) == "unknown CUDA architecture 'sm_50'; valid ones are " + cuda_arch_names());
   }
+}
+
+TEST_CASE("the host header: int-returning functions on device pointers, launch, shapes, error codes") {
+  std::string h = emit_cuda_host_header({kernel_file("shared_tile_matmul"), kernel_file("shuffle_reduction")});
+  CAPTURE(h);
+  CHECK(has(h, "EVERY POINTER IS A DEVICE POINTER"));
+  CHECK(has(h, "int matmul(const float* A, const float* B, float* C);"));
+  CHECK(has(h, "int row_sum(const float* A, float* S);"));
+  CHECK(has(h, "//   launch: blockIdx.x=4 blockIdx.y=4 threadIdx.x=16 threadIdx.y=16\n"));
+  CHECK(has(h, "#define MATMUL_C_SIZE 4096\n"));
+  CHECK(has(h, "  TEXRT_CUDA_NO_DEVICE = 1,"));
+  CHECK(has(h, "const char* texrt_cuda_error_message(int code);"));
+  CHECK(!has(h, "void matmul("));
 }
