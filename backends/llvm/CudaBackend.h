@@ -28,8 +28,8 @@ std::string emit_ptx(const std::vector<LoweredFunc>& funcs, const CudaTargetOpti
 
 namespace texc {
 
-/// The host side of `texc f.tex --target cuda -o f` (f.o): an ELF object for x86-64 (generic CPU,
-/// position-independent) with the PTX of `funcs` embedded as a string and one C function per op,
+/// The host side of `texc f.tex --target cuda -o f` (f.o): an ELF object for the machine texc runs
+/// on (x86-64, or aarch64 there; generic CPU, position-independent) with the PTX of `funcs` embedded as a string and one C function per op,
 /// `int op(const T* in..., T* out...)` taking device pointers, which launches the op's kernel with
 /// the grid and block of its LaunchAttributes (constant extents) through texrt_cuda_launch
 /// (runtime/texrt_cuda.h: the driver API loaded with dlopen; no link-time dependency on CUDA) and

@@ -15,6 +15,8 @@
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/Triple.h>
 
 #include <array>
 
@@ -88,9 +90,10 @@ void write_cuda_host_object(const std::vector<LoweredFunc>& funcs, const CudaTar
     TEXC_CHECK(func.kind == FunctionKind::Device) << "host function " << func.name << " given to the cuda backend";
   std::string ptx_text = emit_ptx(funcs, target);
 
-  CpuTargetOptions host;
-  host.arch = "x86";
-  host.mcpu = "x86-64";  // glue code: any x86-64 machine
+  CpuTargetOptions host;  // the machine texc runs on, generic CPU: the glue runs on any of its kind
+  bool arm_host = llvm::Triple(llvm::sys::getProcessTriple()).isAArch64();
+  host.arch = arm_host ? "arm" : "x86";
+  host.mcpu = arm_host ? "generic" : "x86-64";
   std::unique_ptr<llvm::TargetMachine> tm = make_cpu_target_machine(host);
   llvm::LLVMContext context;
   llvm::Module module(funcs.empty() ? "texc_cuda" : funcs[0].name + "_cuda", context);
