@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "backends/llvm/CodeGenNVPTX.h"
 #include "backends/llvm/CudaBackend.h"
 #include "backends/llvm/LLVMBackend.h"
 #include "ir/Diagnostics.h"
@@ -154,7 +155,8 @@ std::string header(const std::vector<LoweredFunc>& funcs, bool cuda) {
     if (cuda) {
       os << "//   launch:";
       for (const auto& extent : func.launch.thread_extents) os << " " << extent.tag << "=" << to_string(extent.extent);
-      if (func.launch.dynamic_shared_bytes) os << ", " << func.launch.dynamic_shared_bytes << " bytes of dynamic shared memory";
+      if (int64_t shared = func.launch.dynamic_shared_bytes + kernel_shared_bytes(func))
+        os << ", " << shared << " bytes of dynamic shared memory";
       os << "\n//   All pointers are device pointers. Returns 0 or a TEXRT_CUDA_ error code.\n";
     }
     os << (cuda ? "int " : "void ") << func.name << "(";

@@ -13,6 +13,7 @@
 
 #include "backends/llvm/MathLLVM.h"
 #include "ir/Diagnostics.h"
+#include "ir/IRVisitor.h"
 #include "ir/Intrinsics.h"
 
 namespace texc {
@@ -25,6 +26,35 @@ constexpr unsigned kGlobalAddressSpace = 1;
 constexpr unsigned kSharedAddressSpace = 3;
 constexpr int64_t kSharedAlignment = 16;  // room for 128-bit vector accesses
 constexpr int64_t kLocalAlignment = 16;
+constexpr int64_t kStaticSharedLimit = 48 * 1024;  // what a block may declare statically
+
+int64_t round_up(int64_t bytes, int64_t alignment) { return (bytes + alignment - 1) / alignment * alignment; }
+
+/// The constant byte size of a kernel buffer (at least 1).
+int64_t buffer_bytes(const Buffer& buffer) {
+  int64_t elements = 1;
+  for (const Expr& extent : buffer->shape) {
+    int64_t v;
+    if (!is_const_int(extent, &v) || v < 0 || __builtin_mul_overflow(elements, v, &elements)) return -1;
+  }
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(elements, buffer->dtype.is_bool() ? 1 : buffer->dtype.bytes(), &bytes)) return -1;
+  return std::max<int64_t>(bytes, 1);
+}
+
+/// The sum of the kernel's shared buffers, each rounded up to kSharedAlignment.
+int64_t total_shared_bytes(const LoweredFunc& func) {
+  int64_t total = 0;
+  for_each_stmt(func.body, [&](const Stmt& s) {
+    const Allocate* alloc = s->as<Allocate>();
+    if (!alloc || alloc->buffer->scope != MemScope::Shared) return;
+    int64_t bytes = buffer_bytes(alloc->buffer);
+    TEXC_CHECK(bytes >= 0) << "shared buffer '" << alloc->buffer->name << "' of kernel " << func.name
+                           << " has no constant size (the cuda lowering gives kernel buffers constant sizes)";
+    total += round_up(bytes, kSharedAlignment);
+  });
+  return total;
+}
 
 /// The block's extent along x, y and z (1 where not bound), or nothing if one is not constant.
 std::optional<std::array<int64_t, 3>> constant_block(const LaunchAttributes& launch) {
@@ -39,6 +69,11 @@ std::optional<std::array<int64_t, 3>> constant_block(const LaunchAttributes& lau
 }
 
 }  // namespace
+
+int64_t kernel_shared_bytes(const LoweredFunc& func) {
+  int64_t total = total_shared_bytes(func);
+  return total > kStaticSharedLimit ? total : 0;
+}
 
 CodeGenNVPTX::CodeGenNVPTX(llvm::LLVMContext& context, llvm::TargetMachine& target_machine,
                            const std::string& module_name)
@@ -73,6 +108,15 @@ llvm::Function* CodeGenNVPTX::emit_function_entry(const LoweredFunc& func) {
       module_->getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(context_, annotation));
     }
   }
+  dynamic_shared_ = nullptr;
+  dynamic_shared_offset_ = 0;
+  if (kernel_shared_bytes(func) > 0) {
+    auto* type = llvm::ArrayType::get(b_.getInt8Ty(), 0);
+    dynamic_shared_ = new llvm::GlobalVariable(*module_, type, false, llvm::GlobalValue::ExternalLinkage, nullptr,
+                                               func.name + "_dynamic_shared", nullptr,
+                                               llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+    dynamic_shared_->setAlignment(llvm::Align(kSharedAlignment));
+  }
   b_.SetInsertPoint(llvm::BasicBlock::Create(context_, "entry", fn));
   return fn;
 }
@@ -88,6 +132,12 @@ BufferValue CodeGenNVPTX::allocate_buffer(const Buffer& buffer, MemScope scope) 
                                          << " has no constant size (the cuda lowering gives kernel buffers constant sizes)";
   uint64_t bytes = uint64_t(std::max<int64_t>(*elements * element_bytes(buffer->dtype), 1));
   auto* type = llvm::ArrayType::get(b_.getInt8Ty(), bytes);
+  if (scope == MemScope::Shared && dynamic_shared_) {
+    Value* at = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), dynamic_shared_, uint64_t(dynamic_shared_offset_),
+                                              buffer->name);
+    dynamic_shared_offset_ += round_up(int64_t(bytes), kSharedAlignment);
+    return {at, kSharedAlignment};
+  }
   if (scope == MemScope::Shared) {
     auto* global = new llvm::GlobalVariable(*module_, type, false, llvm::GlobalValue::InternalLinkage,
                                             llvm::UndefValue::get(type), op_name_ + "." + buffer->name, nullptr,

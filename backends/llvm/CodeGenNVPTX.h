@@ -12,7 +12,10 @@
 //   shuffle_down(value, offset)                  shfl.sync.down.b32 over the full warp (mask
 //       0xffffffff, clamp 31: lanes past the end of the warp get their own value); 64-bit values as
 //       two 32-bit shuffles, 8/16-bit ones widened
-//   allocate ... shared                          an internal addrspace(3) global (constant size)
+//   allocate ... shared                          an internal addrspace(3) global (constant size); when
+//       the kernel's shared buffers together pass the 48 KiB a block may declare statically, all of
+//       them are carved (16-byte aligned, in program order) out of one `extern .shared` array, the
+//       dynamic shared memory that the launch then asks for (kernel_shared_bytes)
 //   allocate ... local                           an alloca (per thread registers / local memory)
 //   math: sqrt abs floor ceil                    LLVM intrinsics (native PTX instructions)
 //         exp tanh sigmoid (f32, f16 in f32)     Cephes polynomials (no libdevice), about 2 ulp
@@ -48,7 +51,15 @@ class CodeGenNVPTX : public CodeGenLLVM {
   llvm::Value* shuffle_down_i32(llvm::Value* value, llvm::Value* offset);
   llvm::Value* emit_f32_math(const std::string& name, const std::vector<llvm::Value*>& args);
   llvm::Value* log_f32(llvm::Value* x);
+
+  llvm::GlobalVariable* dynamic_shared_ = nullptr;  // of the kernel being emitted, when it uses one
+  int64_t dynamic_shared_offset_ = 0;               // where the next shared buffer starts in it
 };
+
+/// The shared memory bytes that `func`'s own shared buffers take when they live in dynamic shared
+/// memory (their sum, each 16-byte aligned; 0 when they fit in 48 KiB and are declared statically).
+/// The launch asks for this plus func.launch.dynamic_shared_bytes.
+int64_t kernel_shared_bytes(const LoweredFunc& func);
 
 /// Builds the module for `funcs` (device functions) for the NVPTX target machine.
 std::unique_ptr<llvm::Module> codegen_nvptx(const std::vector<LoweredFunc>& funcs, llvm::LLVMContext& context,

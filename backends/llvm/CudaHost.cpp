@@ -20,6 +20,7 @@
 
 #include <array>
 
+#include "backends/llvm/CodeGenNVPTX.h"
 #include "backends/llvm/CpuTargetMachine.h"
 #include "backends/llvm/CudaBackend.h"
 #include "backends/llvm/LLVMBackend.h"
@@ -76,9 +77,10 @@ void add_host_function(llvm::Module& module, llvm::IRBuilder<>& b, const Lowered
   };
   llvm::Value* grid = dims_array(launch_dims(func, "blockIdx"), "grid");
   llvm::Value* block = dims_array(launch_dims(func, "threadIdx"), "block");
-  TEXC_CHECK(func.launch.dynamic_shared_bytes >= 0 && func.launch.dynamic_shared_bytes <= int64_t(UINT32_MAX))
+  int64_t shared_bytes = func.launch.dynamic_shared_bytes + kernel_shared_bytes(func);
+  TEXC_CHECK(func.launch.dynamic_shared_bytes >= 0 && shared_bytes <= int64_t(UINT32_MAX))
       << "dynamic shared bytes of kernel " << func.name;
-  llvm::Value* shared = b.getInt32(uint32_t(func.launch.dynamic_shared_bytes));
+  llvm::Value* shared = b.getInt32(uint32_t(shared_bytes));
   b.CreateRet(b.CreateCall(launch, {module_cache, ptx, function_cache, name, grid, block, shared, args}));
 }
 

@@ -5,6 +5,7 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include "backends/llvm/CodeGenNVPTX.h"
 #include "backends/llvm/CudaBackend.h"
 #include "backends/llvm/LLVMBackend.h"
 #include "tests/unit/cuda_test_kernels.h"
@@ -124,4 +125,21 @@ TEST_CASE("the host header: int-returning functions on device pointers, launch, 
   CHECK(has(h, "  TEXRT_CUDA_NO_DEVICE = 1,"));
   CHECK(has(h, "const char* texrt_cuda_error_message(int code);"));
   CHECK(!has(h, "void matmul("));
+}
+
+TEST_CASE("shared buffers past the 48 KiB static limit live in dynamic shared memory, asked for at launch") {
+  LoweredFunc big = kernel_file("big_shared");
+  CHECK(kernel_shared_bytes(big) == 65536);
+  CHECK(kernel_shared_bytes(kernel_file("shared_tile_matmul")) == 0);  // 2 KiB: static
+  std::string ptx = emit_ptx({big}, {});
+  CAPTURE(ptx);
+  CHECK(has(ptx, ".extern .shared .align 16 .b8 transpose_64k_dynamic_shared[];"));
+  CHECK(!has(ptx, ".shared .align 16 .b8 transpose_64k_$_S"));
+  // T starts 32 KiB after S.
+  std::string ir = emit_cuda_llvm_ir({big}, {"sm_80", 0});
+  CAPTURE(ir);
+  CHECK(has(ir, "@transpose_64k_dynamic_shared = external addrspace(3) global [0 x i8], align 16"));
+  CHECK(has(ir, "getelementptr inbounds (i8, ptr addrspace(3) @transpose_64k_dynamic_shared, i64 32768)"));
+  std::string h = emit_cuda_host_header({big});
+  CHECK(has(h, "//   launch: threadIdx.x=1024, 65536 bytes of dynamic shared memory\n"));
 }
