@@ -1,8 +1,8 @@
 // CodeGenLLVM: the target-neutral half of texc's code generator, lowered loop AST -> llvm::Module
 // (unoptimized). A target subclasses it and overrides the target hooks (the `protected` virtual
 // functions below): how an op's function is declared, how loops of each kind run, where a buffer of
-// a memory scope lives, intrinsic calls, thread indices and barriers. CodeGenCPU (x86, arm) is the
-// subclass today; backends/llvm/README.md says how to add one (e.g. NVPTX).
+// a memory scope lives, intrinsic calls, math functions, thread indices and barriers. The subclasses:
+// CodeGenCPU (x86, arm) and CodeGenNVPTX (cuda); backends/llvm/README.md says how to add one.
 //
 // Assumes the LoweredFuncs are fully lowered: no Block, Reduce or Tensorized loop; buffers 1-D (one
 // i64 index per access); every Allocate's size an i64 expression of variables in scope. Produces one
