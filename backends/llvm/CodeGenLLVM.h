@@ -1,8 +1,8 @@
 // CodeGenLLVM: the target-neutral half of texc's code generator, lowered loop AST -> llvm::Module
 // (unoptimized). A target subclasses it and overrides the target hooks (the `protected` virtual
 // functions below): how an op's function is declared, how loops of each kind run, where a buffer of
-// a memory scope lives, intrinsic calls, thread indices and barriers. CodeGenCPU (x86, arm) is the
-// subclass today; backends/llvm/README.md says how to add one (e.g. NVPTX).
+// a memory scope lives, intrinsic calls, math functions, thread indices and barriers. The subclasses:
+// CodeGenCPU (x86, arm) and CodeGenNVPTX (cuda); backends/llvm/README.md says how to add one.
 //
 // Assumes the LoweredFuncs are fully lowered: no Block, Reduce or Tensorized loop; buffers 1-D (one
 // i64 index per access); every Allocate's size an i64 expression of variables in scope. Produces one
@@ -82,6 +82,9 @@ class CodeGenLLVM {
   /// element's address, an intrinsic with the Barrier effect is emit_barrier(); others an internal
   /// error.
   virtual llvm::Value* emit_intrinsic(const Call* op);
+  /// A call of a math function (exp, log, tanh...) whose arguments are already emitted. Default:
+  /// emit_math_function (MathLLVM.h), which may call libm.
+  virtual llvm::Value* emit_math(const Call* op, const std::vector<llvm::Value*>& args);
   /// The index of the running thread along a thread tag ("threadIdx.x", "blockIdx.y"...).
   virtual llvm::Value* thread_index(const std::string& tag) = 0;
   /// Synchronises the threads of a block.

@@ -334,7 +334,7 @@ Value* CodeGenLLVM::emit_call(const Call* op, bool as_statement) {
     case CallKind::Math: {
       std::vector<Value*> args;
       for (const Expr& a : op->args) args.push_back(emit(a));
-      return emit_math_function(b_, op->name, args, op->type);
+      return emit_math(op, args);
     }
     case CallKind::Intrinsic: return emit_intrinsic(op);
     case CallKind::Extern: {
@@ -350,6 +350,10 @@ Value* CodeGenLLVM::emit_call(const Call* op, bool as_statement) {
     }
   }
   TEXC_UNREACHABLE();
+}
+
+Value* CodeGenLLVM::emit_math(const Call* op, const std::vector<Value*>& args) {
+  return emit_math_function(b_, op->name, args, op->type);
 }
 
 Value* CodeGenLLVM::emit_intrinsic(const Call* op) {

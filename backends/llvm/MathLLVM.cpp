@@ -47,7 +47,36 @@ Value* polynomial(llvm::IRBuilder<>& b, Value* x, std::initializer_list<double> 
   return acc;
 }
 
-/// exp on f32 vectors: Cody-Waite reduction x = n ln2 + r, |r| <= ln2 / 2, Cephes' degree-6
+bool is_f32_vector(Type t) { return t.is_float() && t.bits == 32 && t.is_vector(); }
+
+Value* emit_exp(llvm::IRBuilder<>& b, Value* x, Type t) {
+  if (is_f32_vector(t)) return exp_f32_polynomial(b, x);
+  return call_intrinsic(b, llvm::Intrinsic::exp, {x});
+}
+
+Value* emit_float_math(llvm::IRBuilder<>& b, const std::string& name, const std::vector<Value*>& args, Type t) {
+  llvm::Type* type = args[0]->getType();
+  if (name == "exp") return emit_exp(b, args[0], t);
+  if (name == "log") return call_intrinsic(b, llvm::Intrinsic::log, args);
+  if (name == "sqrt") return call_intrinsic(b, llvm::Intrinsic::sqrt, args);
+  if (name == "abs") return call_intrinsic(b, llvm::Intrinsic::fabs, args);
+  if (name == "floor") return call_intrinsic(b, llvm::Intrinsic::floor, args);
+  if (name == "ceil") return call_intrinsic(b, llvm::Intrinsic::ceil, args);
+  if (name == "pow") return call_intrinsic(b, llvm::Intrinsic::pow, args);
+  if (name == "sigmoid") {
+    Value* one = splat_f(b, type, 1.0);
+    return b.CreateFDiv(one, b.CreateFAdd(one, emit_exp(b, b.CreateFNeg(args[0]), t)));
+  }
+  if (name == "tanh") {
+    if (is_f32_vector(t)) return tanh_f32_polynomial(b, args[0]);
+    return call_libm(b, t.bits == 32 ? "tanhf" : "tanh", args);
+  }
+  TEXC_UNREACHABLE() << "unknown math function " << name;
+}
+
+}  // namespace
+
+/// exp on f32 (scalars or vectors): Cody-Waite reduction x = n ln2 + r, |r| <= ln2 / 2, Cephes' degree-6
 /// polynomial for e^r, and the scaling by 2^n split into two factors so that n in [-150, 129] works
 /// (subnormal results included).
 Value* exp_f32_polynomial(llvm::IRBuilder<>& b, Value* x) {
@@ -80,7 +109,7 @@ Value* exp_f32_polynomial(llvm::IRBuilder<>& b, Value* x) {
   return b.CreateSelect(b.CreateFCmpUNO(x, x), x, result);
 }
 
-/// tanh on f32 vectors (Cephes tanhf): an odd polynomial for |x| < 0.625, 1 - 2 / (e^2|x| + 1) above,
+/// tanh on f32 (scalars or vectors) (Cephes tanhf): an odd polynomial for |x| < 0.625, 1 - 2 / (e^2|x| + 1) above,
 /// with the sign of x.
 Value* tanh_f32_polynomial(llvm::IRBuilder<>& b, Value* x) {
   llvm::Type* type = x->getType();
@@ -95,35 +124,6 @@ Value* tanh_f32_polynomial(llvm::IRBuilder<>& b, Value* x) {
   Value* magnitude = b.CreateSelect(b.CreateFCmpOGE(z, f(0.625)), large, small);
   return b.CreateIntrinsic(llvm::Intrinsic::copysign, {type}, {magnitude, x});
 }
-
-bool is_f32_vector(Type t) { return t.is_float() && t.bits == 32 && t.is_vector(); }
-
-Value* emit_exp(llvm::IRBuilder<>& b, Value* x, Type t) {
-  if (is_f32_vector(t)) return exp_f32_polynomial(b, x);
-  return call_intrinsic(b, llvm::Intrinsic::exp, {x});
-}
-
-Value* emit_float_math(llvm::IRBuilder<>& b, const std::string& name, const std::vector<Value*>& args, Type t) {
-  llvm::Type* type = args[0]->getType();
-  if (name == "exp") return emit_exp(b, args[0], t);
-  if (name == "log") return call_intrinsic(b, llvm::Intrinsic::log, args);
-  if (name == "sqrt") return call_intrinsic(b, llvm::Intrinsic::sqrt, args);
-  if (name == "abs") return call_intrinsic(b, llvm::Intrinsic::fabs, args);
-  if (name == "floor") return call_intrinsic(b, llvm::Intrinsic::floor, args);
-  if (name == "ceil") return call_intrinsic(b, llvm::Intrinsic::ceil, args);
-  if (name == "pow") return call_intrinsic(b, llvm::Intrinsic::pow, args);
-  if (name == "sigmoid") {
-    Value* one = splat_f(b, type, 1.0);
-    return b.CreateFDiv(one, b.CreateFAdd(one, emit_exp(b, b.CreateFNeg(args[0]), t)));
-  }
-  if (name == "tanh") {
-    if (is_f32_vector(t)) return tanh_f32_polynomial(b, args[0]);
-    return call_libm(b, t.bits == 32 ? "tanhf" : "tanh", args);
-  }
-  TEXC_UNREACHABLE() << "unknown math function " << name;
-}
-
-}  // namespace
 
 Value* emit_math_function(llvm::IRBuilder<>& b, const std::string& name, const std::vector<Value*>& args, Type t) {
   size_t arity = name == "pow" ? 2 : 1;

@@ -21,4 +21,11 @@ namespace texc {
 llvm::Value* emit_math_function(llvm::IRBuilder<>& builder, const std::string& name,
                                 const std::vector<llvm::Value*>& args, Type type);
 
+/// exp on f32 scalars or vectors without libm: Cody-Waite reduction and Cephes' polynomial (about
+/// 2 ulp; +inf above 88.72, 0 below -103.97, NaN propagates). Used for vectors on the CPU and for
+/// everything on targets without libm (NVPTX).
+llvm::Value* exp_f32_polynomial(llvm::IRBuilder<>& builder, llvm::Value* x);
+/// tanh on f32 scalars or vectors without libm (Cephes tanhf, built on exp_f32_polynomial).
+llvm::Value* tanh_f32_polynomial(llvm::IRBuilder<>& builder, llvm::Value* x);
+
 }  // namespace texc

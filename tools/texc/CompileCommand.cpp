@@ -2,17 +2,21 @@
 // file and writes the requested outputs. `loops` (OUT.loops.txt, the scheduled and lowered loop
 // AST of every op) is written for any target; it is the only output of `interp`, which generates
 // no code. x86 and arm (backends/llvm) write, for all ops of the file together, OUT.o (one object),
-// OUT.h (one C function per op), OUT.ll and OUT.s. cuda (ptx) and vdla have no code generator in
-// this build: asking for them is an EnvironmentError (exit 2). -o OUT is the stem of the output
-// files (output_path: `-o mm.o` is taken as given, `-o -` is stdout). --time-compile prints the
+// OUT.h (one C function per op), OUT.ll and OUT.s. cuda (backends/llvm/CudaBackend.h) writes OUT.o
+// (host functions launching the kernels, PTX embedded), OUT.h, OUT.ptx and OUT.ll (the kernels'
+// NVVM IR) for --arch (default sm_80); ops not lowered for a GPU are an EnvironmentError (exit 2).
+// cuda-interp has no code generator: asking it for code is an EnvironmentError (exit 2). -o OUT
+// is the stem of the output files (output_path: `-o mm.o` is taken as given, `-o -` is stdout). --time-compile prints the
 // time of each phase (CompileTimes.h).
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 
 #include "backends/interp/Npy.h"
+#include "backends/llvm/CudaBackend.h"
 #include "backends/llvm/LLVMBackend.h"
 #include "ir/IRPrinter.h"
 #include "backends/vdla/Codegen.h"
@@ -135,7 +139,13 @@ void check_emit_kinds(const CommandLine& cl, const std::vector<std::string>& emi
     }
     if (cl.target == "interp")
       throw CommandLineError("target 'interp' generates no code; the only output it has is --emit loops, not '" + kind + "'");
-    if (cl.target == "cuda" || cl.target == "cuda-interp")
+    if (cl.target == "cuda") {
+      if (kind == "asm" || kind == "vdla")
+        throw CommandLineError("target 'cuda' writes --emit obj (the host functions), header, ptx, llvm and loops, not '" +
+                               kind + "'");
+      continue;
+    }
+    if (cl.target == "cuda-interp")
       throw EnvironmentError("target '" + cl.target + "' is not available yet: this build of texc cannot emit '" + kind + "'");
     if (kind == "ptx" || kind == "vdla")
       throw CommandLineError("--emit " + kind + " is an output of target '" + (kind == "ptx" ? "cuda" : "vdla") +
@@ -147,6 +157,29 @@ bool emits(const std::vector<std::string>& emit, const std::string& kind) {
   return std::find(emit.begin(), emit.end(), kind) != emit.end();
 }
 
+/// The cuda outputs: obj (the host functions, PTX embedded), header, ptx, llvm (the kernels' IR).
+/// Ops the lowering left as host functions (no thread binding) cannot run on a GPU: exit 2.
+void write_cuda_outputs(const CommandLine& cl, const std::vector<LoweredFunc>& funcs,
+                        const std::vector<std::string>& emit, const std::function<std::string(const std::string&)>& path) {
+  if (!emits(emit, "obj") && !emits(emit, "header") && !emits(emit, "ptx") && !emits(emit, "llvm")) return;
+  for (const LoweredFunc& func : funcs)
+    if (func.kind != FunctionKind::Device)
+      throw EnvironmentError("target 'cuda' needs the GPU lowering, which this build of texc lacks: op '" + func.name +
+                             "' was lowered to host loops with no thread binding");
+  CudaTargetOptions target;
+  if (!cl.arch.empty()) target.arch = cl.arch;
+  if (emits(emit, "ptx")) write_text(path("ptx"), emit_ptx(funcs, target));
+  if (emits(emit, "llvm")) write_text(path("llvm"), emit_cuda_llvm_ir(funcs, target));
+  if (emits(emit, "header")) write_text(path("header"), emit_cuda_host_header(funcs));
+  if (emits(emit, "obj")) {
+    try {
+      write_cuda_host_object(funcs, target, path("obj"));
+    } catch (const std::runtime_error& e) {  // the object file could not be written
+      throw EnvironmentError(e.what());
+    }
+  }
+}
+
 }  // namespace
 
 int compile_command(const CommandLine& cl) {
@@ -155,6 +188,7 @@ int compile_command(const CommandLine& cl) {
   if (emit.empty())
     emit = cl.target == "interp" ? std::vector<std::string>{"loops"}
            : cl.target == "vdla" ? std::vector<std::string>{"vdla"}
+           : cl.target == "cuda" ? std::vector<std::string>{"obj", "header", "ptx"}
                                  : std::vector<std::string>{"obj", "header"};
   check_emit_kinds(cl, emit);
   check_stdout_output(cl, emit);
@@ -205,6 +239,7 @@ int compile_command(const CommandLine& cl) {
     if (emits(emit, "llvm")) write_text(path("llvm"), emit_llvm_ir(funcs, *cpu));
     if (emits(emit, "header")) write_text(path("header"), emit_c_header(funcs));
   }
+  if (cl.target == "cuda") write_cuda_outputs(cl, funcs, emit, path);
   times.total = whole_command.elapsed();
   if (cl.time_compile) print_compile_times(std::cerr, times);
   return 0;

@@ -1,0 +1,269 @@
+#include "backends/llvm/CodeGenNVPTX.h"
+
+#include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Metadata.h>
+#include <llvm/IR/Module.h>
+
+#include <array>
+#include <map>
+#include <optional>
+
+#include "backends/llvm/MathLLVM.h"
+#include "ir/Diagnostics.h"
+#include "ir/IRVisitor.h"
+#include "ir/Intrinsics.h"
+
+namespace texc {
+
+using llvm::Value;
+
+namespace {
+
+constexpr unsigned kGlobalAddressSpace = 1;
+constexpr unsigned kSharedAddressSpace = 3;
+constexpr int64_t kSharedAlignment = 16;  // room for 128-bit vector accesses
+constexpr int64_t kLocalAlignment = 16;
+constexpr int64_t kStaticSharedLimit = 48 * 1024;  // what a block may declare statically
+
+int64_t round_up(int64_t bytes, int64_t alignment) { return (bytes + alignment - 1) / alignment * alignment; }
+
+/// The constant byte size of a kernel buffer (at least 1).
+int64_t buffer_bytes(const Buffer& buffer) {
+  int64_t elements = 1;
+  for (const Expr& extent : buffer->shape) {
+    int64_t v;
+    if (!is_const_int(extent, &v) || v < 0 || __builtin_mul_overflow(elements, v, &elements)) return -1;
+  }
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(elements, buffer->dtype.is_bool() ? 1 : buffer->dtype.bytes(), &bytes)) return -1;
+  return std::max<int64_t>(bytes, 1);
+}
+
+/// The sum of the kernel's shared buffers, each rounded up to kSharedAlignment.
+int64_t total_shared_bytes(const LoweredFunc& func) {
+  int64_t total = 0;
+  for_each_stmt(func.body, [&](const Stmt& s) {
+    const Allocate* alloc = s->as<Allocate>();
+    if (!alloc || alloc->buffer->scope != MemScope::Shared) return;
+    int64_t bytes = buffer_bytes(alloc->buffer);
+    TEXC_CHECK(bytes >= 0) << "shared buffer '" << alloc->buffer->name << "' of kernel " << func.name
+                           << " has no constant size (the cuda lowering gives kernel buffers constant sizes)";
+    total += round_up(bytes, kSharedAlignment);
+  });
+  return total;
+}
+
+/// The block's extent along x, y and z (1 where not bound), or nothing if one is not constant.
+std::optional<std::array<int64_t, 3>> constant_block(const LaunchAttributes& launch) {
+  std::array<int64_t, 3> block{1, 1, 1};
+  for (const auto& extent : launch.thread_extents) {
+    for (int a = 0; a < 3; ++a) {
+      if (extent.tag != std::string("threadIdx.") + "xyz"[a]) continue;
+      if (!is_const_int(extent.extent, &block[size_t(a)]) || block[size_t(a)] < 1) return std::nullopt;
+    }
+  }
+  return block;
+}
+
+}  // namespace
+
+int64_t kernel_shared_bytes(const LoweredFunc& func) {
+  int64_t total = total_shared_bytes(func);
+  return total > kStaticSharedLimit ? total : 0;
+}
+
+CodeGenNVPTX::CodeGenNVPTX(llvm::LLVMContext& context, llvm::TargetMachine& target_machine,
+                           const std::string& module_name)
+    : CodeGenLLVM(context, target_machine, module_name) {}
+
+// `void op(ptr addrspace(1)...)`, ptx_kernel: the base's entry with global pointers.
+llvm::Function* CodeGenNVPTX::emit_function_entry(const LoweredFunc& func) {
+  TEXC_CHECK(func.kind == FunctionKind::Device)
+      << "host function " << func.name << " given to the NVPTX code generator (the cuda lowering makes device functions)";
+  llvm::PointerType* global_ptr = llvm::PointerType::get(context_, kGlobalAddressSpace);
+  std::vector<llvm::Type*> params(func.args.size(), global_ptr);
+  auto* type = llvm::FunctionType::get(b_.getVoidTy(), params, false);
+  llvm::Function* fn = create_function(type, llvm::GlobalValue::ExternalLinkage, func.name);
+  fn->setCallingConv(llvm::CallingConv::PTX_Kernel);
+  for (size_t i = 0; i < func.args.size(); ++i) {
+    const Buffer& buffer = func.args[i];
+    llvm::Argument* arg = fn->getArg(unsigned(i));
+    arg->setName(buffer->name);
+    arg->addAttr(llvm::Attribute::NoAlias);
+    arg->addAttr(llvm::Attribute::NoCapture);
+    arg->addAttr(llvm::Attribute::NoUndef);
+    if (buffer->role == BufferRole::Input) arg->addAttr(llvm::Attribute::ReadOnly);
+    if (auto elements = constant_elements(buffer); elements && *elements > 0)
+      arg->addAttr(llvm::Attribute::getWithDereferenceableBytes(context_, uint64_t(*elements * element_bytes(buffer->dtype))));
+    buffers_[buffer.get()] = {arg, element_bytes(buffer->dtype)};
+  }
+  if (std::optional<std::array<int64_t, 3>> block = constant_block(func.launch)) {
+    const char* keys[] = {"maxntidx", "maxntidy", "maxntidz"};
+    for (size_t a = 0; a < 3; ++a) {
+      llvm::Metadata* annotation[] = {llvm::ValueAsMetadata::get(fn), llvm::MDString::get(context_, keys[a]),
+                                      llvm::ConstantAsMetadata::get(b_.getInt32(uint32_t((*block)[a])))};
+      module_->getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(context_, annotation));
+    }
+  }
+  dynamic_shared_ = nullptr;
+  dynamic_shared_offset_ = 0;
+  if (kernel_shared_bytes(func) > 0) {
+    auto* type = llvm::ArrayType::get(b_.getInt8Ty(), 0);
+    dynamic_shared_ = new llvm::GlobalVariable(*module_, type, false, llvm::GlobalValue::ExternalLinkage, nullptr,
+                                               func.name + "_dynamic_shared", nullptr,
+                                               llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+    dynamic_shared_->setAlignment(llvm::Align(kSharedAlignment));
+  }
+  b_.SetInsertPoint(llvm::BasicBlock::Create(context_, "entry", fn));
+  return fn;
+}
+
+void CodeGenNVPTX::emit_parallel_loop(const For* op) {
+  TEXC_UNREACHABLE() << "parallel loop '" << op->var->name << "' in kernel " << op_name_
+                     << ": a GPU runs threads through thread-bound loops (the cuda lowering leaves no parallel loop)";
+}
+
+BufferValue CodeGenNVPTX::allocate_buffer(const Buffer& buffer, MemScope scope) {
+  std::optional<int64_t> elements = constant_elements(buffer);
+  TEXC_CHECK(elements && *elements >= 0) << "buffer '" << buffer->name << "' in kernel " << op_name_
+                                         << " has no constant size (the cuda lowering gives kernel buffers constant sizes)";
+  uint64_t bytes = uint64_t(std::max<int64_t>(*elements * element_bytes(buffer->dtype), 1));
+  auto* type = llvm::ArrayType::get(b_.getInt8Ty(), bytes);
+  if (scope == MemScope::Shared && dynamic_shared_) {
+    Value* at = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), dynamic_shared_, uint64_t(dynamic_shared_offset_),
+                                              buffer->name);
+    dynamic_shared_offset_ += round_up(int64_t(bytes), kSharedAlignment);
+    return {at, kSharedAlignment};
+  }
+  if (scope == MemScope::Shared) {
+    auto* global = new llvm::GlobalVariable(*module_, type, false, llvm::GlobalValue::InternalLinkage,
+                                            llvm::UndefValue::get(type), op_name_ + "." + buffer->name, nullptr,
+                                            llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+    global->setAlignment(llvm::Align(kSharedAlignment));
+    return {global, kSharedAlignment};
+  }
+  TEXC_CHECK(scope == MemScope::Local) << "global buffer '" << buffer->name << "' allocated inside kernel " << op_name_
+                                       << ": a kernel can allocate only shared and local buffers";
+  llvm::AllocaInst* local = entry_alloca(type, kLocalAlignment, buffer->name);
+  b_.CreateLifetimeStart(local, b_.getInt64(bytes));
+  return {local, kLocalAlignment};
+}
+
+void CodeGenNVPTX::free_buffer(const Buffer& buffer, MemScope scope, const BufferValue& allocated) {
+  if (scope != MemScope::Local) return;
+  uint64_t bytes = uint64_t(std::max<int64_t>(*constant_elements(buffer) * element_bytes(buffer->dtype), 1));
+  b_.CreateLifetimeEnd(allocated.ptr, b_.getInt64(bytes));
+}
+
+Value* CodeGenNVPTX::thread_index(const std::string& tag) {
+  static const std::map<std::string, llvm::Intrinsic::ID> registers = {
+      {"threadIdx.x", llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x},
+      {"threadIdx.y", llvm::Intrinsic::nvvm_read_ptx_sreg_tid_y},
+      {"threadIdx.z", llvm::Intrinsic::nvvm_read_ptx_sreg_tid_z},
+      {"blockIdx.x", llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x},
+      {"blockIdx.y", llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y},
+      {"blockIdx.z", llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z},
+  };
+  auto it = registers.find(tag);
+  TEXC_CHECK(it != registers.end()) << "thread tag '" << tag << "' in kernel " << op_name_
+                                    << " has no special register (the cuda lowering expands vthread loops)";
+  return b_.CreateIntrinsic(it->second, {}, {}, nullptr, tag);
+}
+
+void CodeGenNVPTX::emit_barrier() { b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); }
+
+Value* CodeGenNVPTX::emit_intrinsic(const Call* op) {
+  std::optional<Intrinsic> which = intrinsic_of(op);
+  if (which && *which == Intrinsic::ShuffleDown) return emit_shuffle_down(op);
+  return CodeGenLLVM::emit_intrinsic(op);
+}
+
+// shfl.sync.down.b32 with every lane of the warp taking part.
+Value* CodeGenNVPTX::shuffle_down_i32(Value* value, Value* offset) {
+  return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_down_i32, {},
+                            {b_.getInt32(0xffffffffu), value, offset, b_.getInt32(31)});
+}
+
+Value* CodeGenNVPTX::emit_shuffle_down(const Call* op) {
+  TEXC_CHECK(op->args.size() == 2) << "shuffle_down takes a value and an offset";
+  Type t = op->args[0]->type;
+  TEXC_CHECK(t.is_scalar()) << "shuffle_down of a vector (" << t.str() << ") in kernel " << op_name_;
+  Value* value = emit(op->args[0]);
+  Value* offset = b_.CreateIntCast(emit(op->args[1]), b_.getInt32Ty(), op->args[1]->type.is_int());
+  int bits = t.is_bool() ? 1 : t.bits;
+  llvm::Type* type = value->getType();
+  if (bits == 32) {
+    Value* as_int = type->isIntegerTy() ? value : b_.CreateBitCast(value, b_.getInt32Ty());
+    Value* shuffled = shuffle_down_i32(as_int, offset);
+    return type->isIntegerTy() ? shuffled : b_.CreateBitCast(shuffled, type);
+  }
+  if (bits == 64) {
+    auto* halves_type = llvm::FixedVectorType::get(b_.getInt32Ty(), 2);
+    Value* halves = b_.CreateBitCast(value, halves_type);
+    Value* low = shuffle_down_i32(b_.CreateExtractElement(halves, uint64_t(0)), offset);
+    Value* high = shuffle_down_i32(b_.CreateExtractElement(halves, uint64_t(1)), offset);
+    Value* result = b_.CreateInsertElement(llvm::PoisonValue::get(halves_type), low, uint64_t(0));
+    result = b_.CreateInsertElement(result, high, uint64_t(1));
+    return b_.CreateBitCast(result, type);
+  }
+  TEXC_CHECK(bits < 32) << "shuffle_down of " << t.str() << " in kernel " << op_name_;
+  llvm::Type* narrow_int = b_.getIntNTy(unsigned(bits));
+  Value* as_int = type->isIntegerTy() ? value : b_.CreateBitCast(value, narrow_int);
+  Value* shuffled = shuffle_down_i32(b_.CreateZExt(as_int, b_.getInt32Ty()), offset);
+  Value* narrowed = b_.CreateTrunc(shuffled, narrow_int);
+  return type->isIntegerTy() ? narrowed : b_.CreateBitCast(narrowed, type);
+}
+
+// log(x) = lg2.approx(x) * ln 2, lane by lane for vectors.
+Value* CodeGenNVPTX::log_f32(Value* x) {
+  auto scalar_log = [&](Value* v) {
+    Value* lg2 = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_lg2_approx_f, {}, {v});
+    return b_.CreateFMul(lg2, llvm::ConstantFP::get(b_.getFloatTy(), 0.69314718055994531));
+  };
+  auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(x->getType());
+  if (!vt) return scalar_log(x);
+  Value* result = llvm::PoisonValue::get(vt);
+  for (unsigned i = 0; i < vt->getNumElements(); ++i)
+    result = b_.CreateInsertElement(result, scalar_log(b_.CreateExtractElement(x, uint64_t(i))), uint64_t(i));
+  return result;
+}
+
+Value* CodeGenNVPTX::emit_f32_math(const std::string& name, const std::vector<Value*>& args) {
+  llvm::Type* type = args[0]->getType();
+  Value* one = llvm::ConstantFP::get(type, 1.0);
+  if (name == "exp") return exp_f32_polynomial(b_, args[0]);
+  if (name == "tanh") return tanh_f32_polynomial(b_, args[0]);
+  if (name == "sigmoid") return b_.CreateFDiv(one, b_.CreateFAdd(one, exp_f32_polynomial(b_, b_.CreateFNeg(args[0]))));
+  if (name == "log") return log_f32(args[0]);
+  TEXC_CHECK(name == "pow") << "math function " << name;
+  return exp_f32_polynomial(b_, b_.CreateFMul(args[1], log_f32(args[0])));
+}
+
+Value* CodeGenNVPTX::emit_math(const Call* op, const std::vector<Value*>& args) {
+  const std::string& name = op->name;
+  bool needs_libm = name == "exp" || name == "log" || name == "tanh" || name == "sigmoid" || name == "pow";
+  Type t = op->type;
+  if (!needs_libm || !t.is_float()) return CodeGenLLVM::emit_math(op, args);
+  TEXC_CHECK(t.bits != 64) << name << " on f64 in kernel " << op_name_
+                           << ": the cuda code generator has no f64 " << name << " (f32 and f16 only)";
+  if (t.bits == 32) return emit_f32_math(name, args);
+  llvm::Type* half_type = args[0]->getType();
+  llvm::Type* f32_type = b_.getFloatTy();
+  if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(half_type))
+    f32_type = llvm::FixedVectorType::get(b_.getFloatTy(), vt->getNumElements());
+  std::vector<Value*> widened;
+  for (Value* a : args) widened.push_back(b_.CreateFPExt(a, f32_type));
+  return b_.CreateFPTrunc(emit_f32_math(name, widened), half_type);
+}
+
+std::unique_ptr<llvm::Module> codegen_nvptx(const std::vector<LoweredFunc>& funcs, llvm::LLVMContext& context,
+                                            llvm::TargetMachine& target_machine) {
+  CodeGenNVPTX codegen(context, target_machine, funcs.empty() ? "texc" : funcs[0].name);
+  for (const LoweredFunc& func : funcs) codegen.add_function(func);
+  return codegen.finish();
+}
+
+}  // namespace texc

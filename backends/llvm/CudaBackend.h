@@ -1,0 +1,45 @@
+// The LLVM NVPTX backend's public API: device functions (LoweredFunc::kind == Device, from the cuda
+// lowering) -> LLVM IR with NVVM intrinsics and address spaces -> PTX for one `--arch`
+// (ir/Target.h cuda_archs: sm_70 ... sm_90). One module per call, one `.entry` kernel per op,
+// named as the op, taking one global (device) pointer per argument, inputs then outputs.
+// What the kernels may contain and how each construct maps: CodeGenNVPTX.h.
+//
+// This header includes nothing from LLVM.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "ir/Function.h"
+#include "ir/Target.h"
+
+namespace texc {
+
+struct CudaTargetOptions {
+  std::string arch = kDefaultCudaArch;  // "sm_80"; an unknown one is a TargetOptionError
+  int opt_level = 3;                    // 0..3
+};
+
+/// The optimized module as textual LLVM IR (triple nvptx64-nvidia-cuda).
+std::string emit_cuda_llvm_ir(const std::vector<LoweredFunc>& funcs, const CudaTargetOptions& target);
+/// The PTX text of the module (`.version`, `.target <arch>`, one `.entry` per op).
+std::string emit_ptx(const std::vector<LoweredFunc>& funcs, const CudaTargetOptions& target);
+
+}  // namespace texc
+
+namespace texc {
+
+/// The host side of `texc f.tex --target cuda -o f` (f.o): an ELF object for the machine texc runs
+/// on (x86-64, or aarch64 there; generic CPU, position-independent) with the PTX of `funcs` embedded as a string and one C function per op,
+/// `int op(const T* in..., T* out...)` taking device pointers, which launches the op's kernel with
+/// the grid and block of its LaunchAttributes (constant extents) through texrt_cuda_launch
+/// (runtime/texrt_cuda.h: the driver API loaded with dlopen; no link-time dependency on CUDA) and
+/// returns its error code. Link it with libtexrt.a. Throws std::runtime_error if `path` cannot be
+/// written.
+void write_cuda_host_object(const std::vector<LoweredFunc>& funcs, const CudaTargetOptions& target,
+                            const std::string& path);
+/// The header of that object (f.h): each op's host function, its arguments' shapes and element
+/// types (shape macros as emit_c_header), that every pointer is a device pointer, the error codes
+/// and texrt_cuda_error_message.
+std::string emit_cuda_host_header(const std::vector<LoweredFunc>& funcs);
+
+}  // namespace texc

@@ -1,0 +1,132 @@
+// write_cuda_host_object (CudaBackend.h): the host functions that launch the cuda kernels.
+//
+//   @texc.cuda.ptx = private constant [N x i8] c"<the PTX>\00"
+//   @texc.cuda.module = internal global ptr null        ; the CUmodule, loaded at the first launch
+//   define i32 @op(ptr %A, ptr %B, ptr %C) {           ; device pointers
+//     %slots = [A, B, C]; %args = [&slots[0], &slots[1], &slots[2]]   (cuLaunchKernel's kernelParams)
+//     ret texrt_cuda_launch(@texc.cuda.module, @texc.cuda.ptx, @op.cuda.function, "op",
+//                           {grid x, y, z}, {block x, y, z}, dynamic shared bytes, %args)
+//   }
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include <array>
+
+#include "backends/llvm/CodeGenNVPTX.h"
+#include "backends/llvm/CpuTargetMachine.h"
+#include "backends/llvm/CudaBackend.h"
+#include "backends/llvm/LLVMBackend.h"
+#include "ir/Diagnostics.h"
+
+namespace texc {
+
+namespace {
+
+/// The grid ({blockIdx.x, .y, .z} extents) or block ({threadIdx...}) of a launch; 1 where not bound.
+std::array<uint32_t, 3> launch_dims(const LoweredFunc& func, const std::string& prefix) {
+  std::array<uint32_t, 3> dims{1, 1, 1};
+  const char* axes = "xyz";
+  for (const auto& extent : func.launch.thread_extents) {
+    for (int a = 0; a < 3; ++a) {
+      if (extent.tag != prefix + "." + axes[a]) continue;
+      int64_t v;
+      TEXC_CHECK(is_const_int(extent.extent, &v) && v >= 1 && v <= int64_t(UINT32_MAX))
+          << "launch extent of " << extent.tag << " in kernel " << func.name << " is not a constant from 1 up";
+      dims[size_t(a)] = uint32_t(v);
+    }
+  }
+  return dims;
+}
+
+void add_host_function(llvm::Module& module, llvm::IRBuilder<>& b, const LoweredFunc& func, llvm::GlobalVariable* ptx,
+                       llvm::GlobalVariable* module_cache, llvm::FunctionCallee launch) {
+  llvm::LLVMContext& context = module.getContext();
+  llvm::PointerType* ptr = llvm::PointerType::get(context, 0);
+  std::vector<llvm::Type*> params(func.args.size(), ptr);
+  auto* fn = llvm::Function::Create(llvm::FunctionType::get(b.getInt32Ty(), params, false),
+                                    llvm::GlobalValue::ExternalLinkage, func.name, module);
+  fn->addFnAttr(llvm::Attribute::NoUnwind);
+  b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", fn));
+
+  auto* function_cache = new llvm::GlobalVariable(module, ptr, false, llvm::GlobalValue::InternalLinkage,
+                                                  llvm::ConstantPointerNull::get(ptr), func.name + ".cuda.function");
+  llvm::Constant* name = b.CreateGlobalStringPtr(func.name, func.name + ".cuda.name", 0, &module);
+  size_t n = std::max<size_t>(func.args.size(), 1);
+  auto* array_type = llvm::ArrayType::get(ptr, n);
+  llvm::Value* slots = b.CreateAlloca(array_type, nullptr, "slots");
+  llvm::Value* args = b.CreateAlloca(array_type, nullptr, "args");
+  for (size_t i = 0; i < func.args.size(); ++i) {
+    fn->getArg(unsigned(i))->setName(func.args[i]->name);
+    llvm::Value* slot = b.CreateConstInBoundsGEP2_64(array_type, slots, 0, i);
+    b.CreateStore(fn->getArg(unsigned(i)), slot);
+    b.CreateStore(slot, b.CreateConstInBoundsGEP2_64(array_type, args, 0, i));
+  }
+  auto dims_array = [&](const std::array<uint32_t, 3>& dims, const char* label) {
+    auto* type = llvm::ArrayType::get(b.getInt32Ty(), 3);
+    llvm::Value* array = b.CreateAlloca(type, nullptr, label);
+    for (size_t a = 0; a < 3; ++a) b.CreateStore(b.getInt32(dims[a]), b.CreateConstInBoundsGEP2_64(type, array, 0, a));
+    return array;
+  };
+  llvm::Value* grid = dims_array(launch_dims(func, "blockIdx"), "grid");
+  llvm::Value* block = dims_array(launch_dims(func, "threadIdx"), "block");
+  int64_t shared_bytes = func.launch.dynamic_shared_bytes + kernel_shared_bytes(func);
+  TEXC_CHECK(func.launch.dynamic_shared_bytes >= 0 && shared_bytes <= int64_t(UINT32_MAX))
+      << "dynamic shared bytes of kernel " << func.name;
+  llvm::Value* shared = b.getInt32(uint32_t(shared_bytes));
+  b.CreateRet(b.CreateCall(launch, {module_cache, ptx, function_cache, name, grid, block, shared, args}));
+}
+
+}  // namespace
+
+void write_cuda_host_object(const std::vector<LoweredFunc>& funcs, const CudaTargetOptions& target,
+                            const std::string& path) {
+  for (const LoweredFunc& func : funcs)
+    TEXC_CHECK(func.kind == FunctionKind::Device) << "host function " << func.name << " given to the cuda backend";
+  std::string ptx_text = emit_ptx(funcs, target);
+
+  CpuTargetOptions host;  // the machine texc runs on, generic CPU: the glue runs on any of its kind
+  bool arm_host = llvm::Triple(llvm::sys::getProcessTriple()).isAArch64();
+  host.arch = arm_host ? "arm" : "x86";
+  host.mcpu = arm_host ? "generic" : "x86-64";
+  std::unique_ptr<llvm::TargetMachine> tm = make_cpu_target_machine(host);
+  llvm::LLVMContext context;
+  llvm::Module module(funcs.empty() ? "texc_cuda" : funcs[0].name + "_cuda", context);
+  module.setTargetTriple(tm->getTargetTriple().str());
+  module.setDataLayout(tm->createDataLayout());
+  llvm::IRBuilder<> b(context);
+  llvm::PointerType* ptr = llvm::PointerType::get(context, 0);
+
+  llvm::Constant* ptx_data = llvm::ConstantDataArray::getString(context, ptx_text, true);
+  auto* ptx = new llvm::GlobalVariable(module, ptx_data->getType(), true, llvm::GlobalValue::PrivateLinkage, ptx_data,
+                                       "texc.cuda.ptx");
+  auto* module_cache = new llvm::GlobalVariable(module, ptr, false, llvm::GlobalValue::InternalLinkage,
+                                                llvm::ConstantPointerNull::get(ptr), "texc.cuda.module");
+  auto* launch_type = llvm::FunctionType::get(
+      b.getInt32Ty(), {ptr, ptr, ptr, ptr, ptr, ptr, b.getInt32Ty(), ptr}, false);
+  llvm::FunctionCallee launch = module.getOrInsertFunction("texrt_cuda_launch", launch_type);
+  for (const LoweredFunc& func : funcs) add_host_function(module, b, func, ptx, module_cache, launch);
+
+  std::string errors;
+  llvm::raw_string_ostream error_stream(errors);
+  TEXC_CHECK(!llvm::verifyModule(module, &error_stream)) << "invalid cuda host module:\n" << errors;
+
+  std::error_code error;
+  llvm::raw_fd_ostream os(path, error, llvm::sys::fs::OF_None);
+  if (error) throw std::runtime_error("cannot write '" + path + "': " + error.message());
+  llvm::legacy::PassManager passes;
+  TEXC_CHECK(!tm->addPassesToEmitFile(passes, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+      << "the x86 target cannot emit an object file";
+  passes.run(module);
+  os.close();
+  if (os.has_error()) throw std::runtime_error("cannot write '" + path + "': " + os.error().message());
+}
+
+}  // namespace texc

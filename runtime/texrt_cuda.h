@@ -1,0 +1,39 @@
+// texrt_cuda: the run-time half of texc's cuda host functions (texc f.tex --target cuda -o f writes
+// f.o, whose functions call these, and f.h). C ABI, no link-time dependency on CUDA: the driver API
+// (libcuda.so.1) is loaded with dlopen at the first launch.
+//
+// texrt_cuda_launch loads the PTX once per `module_cache` (the primary context of device 0, or the
+// context current on the calling thread if there is one), looks the kernel up once per
+// `function_cache`, launches it on the default stream with `grid` x `block` threads and `shared_bytes`
+// of dynamic shared memory, and waits for it (cuCtxSynchronize), so that an error of the kernel is
+// the error of this call. Thread-safe.
+#pragma once
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// What a cuda host function returns (the generated headers repeat these, under the same guard).
+#ifndef TEXRT_CUDA_ERROR_CODES
+#define TEXRT_CUDA_ERROR_CODES
+enum {
+  TEXRT_CUDA_SUCCESS = 0,
+  TEXRT_CUDA_NO_DEVICE = 1,      // no driver (libcuda.so.1 cannot be loaded) or no CUDA device
+  TEXRT_CUDA_INIT_FAILED = 2,    // the driver failed to initialise or to make a context
+  TEXRT_CUDA_MODULE_FAILED = 3,  // the driver rejected the PTX (e.g. a driver older than the PTX)
+  TEXRT_CUDA_LAUNCH_FAILED = 4,  // the launch was refused (too many threads, too much shared memory)
+  TEXRT_CUDA_KERNEL_FAILED = 5,  // the kernel failed while running (e.g. an invalid device pointer)
+};
+#endif
+
+int texrt_cuda_launch(void** module_cache, const char* ptx, void** function_cache, const char* kernel_name,
+                      const uint32_t grid[3], const uint32_t block[3], uint32_t shared_bytes, void** args);
+
+/// A message for `code`: the details of the calling thread's last failure when it failed with that
+/// code (e.g. "no CUDA device: libcuda.so.1 cannot be loaded (...)"), else a general description.
+const char* texrt_cuda_error_message(int code);
+
+#ifdef __cplusplus
+}
+#endif
