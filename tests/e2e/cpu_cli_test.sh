@@ -102,7 +102,7 @@ expect 1 "target 'cuda' writes --emit obj \(the host functions\), header, ptx, l
 # Until the cuda lowering (lower/) makes device functions, the cuda code generator refuses host loops.
 expect 2 "target 'cuda' needs the GPU lowering, which this build of texc lacks: op 'matmul' was lowered to host loops" -- "$matmul" --target cuda --emit ptx
 expect 2 "no CUDA device" -- run "$matmul" --target cuda
-expect 2 "target 'vdla' is not available yet" -- run "$matmul" --target vdla
+expect 1 "cannot run on VDLA" -- run "$matmul" --target vdla
 expect 1 "--extern-lib and --extern-src apply to 'texc run' only" -- "$intrinsic" --target x86 --extern-src "$dot16"
 
 # --time-compile: a row per phase.
