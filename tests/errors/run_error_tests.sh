@@ -42,7 +42,7 @@ for case in *.tex; do
     [ "$target" = interp ] || emit=obj
     [ "$target" = vdla ] && emit=vdla
     # shellcheck disable=SC2086 # ARGS are split into words
-    TEXC_STDLIB="${TEXC_STDLIB:-$(dirname "$0")/../../stdlib}" "$texc" "$case" --target "$target" --emit "$emit" -o "$tmp/out" $args >"$tmp/stdout" 2>"$tmp/stderr"
+    "$texc" "$case" --target "$target" --emit "$emit" -o "$tmp/out" $args >"$tmp/stdout" 2>"$tmp/stderr"
     rc=$?
     [ "$rc" -eq 1 ] || problems+=("exit code $rc (expected 1)")
     if grep -q "internal error" "$tmp/stderr"; then problems+=("texc reported an internal error"); fi
