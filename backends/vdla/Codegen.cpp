@@ -638,6 +638,18 @@ class Generator {
     return f;
   }
 
+  // The micro-op range (the kernel placed in the table) and loops of a folded nest.
+  UopLoop uop_loop(const Folded& f) {
+    UopLoop l;
+    l.uop_begin = kernel(f.uops);
+    l.uop_end = l.uop_begin + f.uops.size();
+    l.iter_out = f.iter_out;
+    l.iter_in = f.iter_in;
+    l.acc_factor_out = f.out.acc;
+    l.acc_factor_in = f.in.acc;
+    return l;
+  }
+
   void emit_reset(const Stmt& s, const BufferNode* target) {
     std::map<int64_t, int64_t> lanes;
     std::vector<Uop> inst;
@@ -657,13 +669,8 @@ class Generator {
                               std::to_string(elem_scalars(MemScope::VdlaAcc)) + " lanes of an accumulator row");
     Folded f = fold(inst, perfect_loops(s), env_);
     GemmFields g;
+    g.loop = uop_loop(f);
     g.loop.reset = true;
-    g.loop.uop_begin = kernel(f.uops);
-    g.loop.uop_end = g.loop.uop_begin + f.uops.size();
-    g.loop.iter_out = f.iter_out;
-    g.loop.iter_in = f.iter_in;
-    g.loop.acc_factor_out = f.out.acc;
-    g.loop.acc_factor_in = f.in.acc;
     push(Insn::gemm_op(g), "reset " + stage);
   }
 
@@ -723,12 +730,7 @@ class Generator {
     if (inst.empty()) return;
     Folded f = fold(inst, perfect_loops(s), env_);
     GemmFields g;
-    g.loop.uop_begin = kernel(f.uops);
-    g.loop.uop_end = g.loop.uop_begin + f.uops.size();
-    g.loop.iter_out = f.iter_out;
-    g.loop.iter_in = f.iter_in;
-    g.loop.acc_factor_out = f.out.acc;
-    g.loop.acc_factor_in = f.in.acc;
+    g.loop = uop_loop(f);
     g.inp_factor_out = f.out.inp;
     g.inp_factor_in = f.in.inp;
     g.wgt_factor_out = f.out.wgt;
@@ -823,12 +825,7 @@ class Generator {
     Folded f = fold(touched, perfect_loops(s), env_);
     for (const AluStep& step : steps) {
       AluFields a;
-      a.loop.uop_begin = kernel(f.uops);
-      a.loop.uop_end = a.loop.uop_begin + f.uops.size();
-      a.loop.iter_out = f.iter_out;
-      a.loop.iter_in = f.iter_in;
-      a.loop.acc_factor_out = f.out.acc;
-      a.loop.acc_factor_in = f.in.acc;
+      a.loop = uop_loop(f);
       a.src_factor_out = f.out.inp;
       a.src_factor_in = f.in.inp;
       a.op = step.op;

@@ -9,9 +9,11 @@ prints a Markdown table: cycles, GEMM utilization, and DRAM bytes against the la
 (input, weights and output each moved once).
 
 The tile (knobs C8V_TH output rows x C8V_FB channel blocks) is chosen per layer by `pick_tile`:
-the largest tile whose two virtual-thread copies fit the ACC, INP and WGT buffers of the default
-configuration, preferring whole-height tiles (weights loaded once per channel-block tile). The
-same tile is used with and without virtual threads.
+among the tiles that leave at least two tiles of channel blocks (one per virtual thread) and whose
+two virtual-thread copies fit the ACC, INP and WGT buffers of the default
+configuration, the one that moves the fewest DRAM bytes (the input with its halo once per tile of
+channel blocks, the weights once per tile of rows), then the biggest. The same tile is used with
+and without virtual threads.
 
     bench/vdla/run_vdla_layers.py [--texc build/tools/texc/texc] [--layers C2,C9] [--out table.md]
 """
@@ -40,16 +42,17 @@ def pick_tile(h, ic, oc, k, s):
     best = None
     for th in sorted({t for t in (1, 2, 4, 7, 8, 14, 28, 56) if t <= oh} | {oh}):
         for fb in (1, 2, 4, 8, 16, 32):
-            if fb > oc // 16:
+            if fb > max(1, oc // 16 // 2):  # at least two tiles of channel blocks: one per virtual thread
                 continue
             acc = th * oh * fb * 2             # rows of 16 int32, two virtual threads
             inp = ((th - 1) * s + k) * wp * 2  # rows of 16 int8
             wgt = fb * k * k * 2               # 16 x 16 tiles
             if acc > 2048 or inp > 2048 or wgt > 1024:
                 continue
-            tiles_h = -(-oh // th)
-            # fewest weight reloads, then the biggest tile
-            key = (-tiles_h, th * fb, th)
+            tiles_h, tiles_f = -(-oh // th), -(-(oc // 16) // fb)
+            rows_in = min(h + 2 * pad, (th - 1) * s + k)
+            dram = tiles_f * tiles_h * rows_in * wp * ic + tiles_h * oc * ic * k * k
+            key = (-dram, th * fb, th)
             if best is None or key > best[0]:
                 best = (key, th, fb)
     return best[1], best[2]
