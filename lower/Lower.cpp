@@ -22,6 +22,7 @@
 #include "lower/gpu/HoistAllocations.h"
 #include "lower/gpu/InsertBarriers.h"
 #include "lower/gpu/LaunchCheck.h"
+#include "lower/gpu/VirtualThreads.h"
 #include "lower/passes/FlattenStorage.h"
 #include "lower/passes/LowerBlocks.h"
 #include "lower/passes/PartitionLoops.h"
@@ -158,6 +159,11 @@ const std::vector<FunctionPass>& gpu_function_passes() {
        [](LoweredFunc f) { return on_body(std::move(f), hoist_gpu_allocations); }},
       {"insert_barriers", "thread_barrier() where a block's threads share memory: RAW, WAR, loop-carried (lower/gpu/InsertBarriers.h)",
        [](LoweredFunc f) { return on_body(std::move(f), insert_barriers); }},
+      {"expand_virtual_threads", "vthread loops: serial loops per virtual thread interleaved at barriers, local buffers copied per vthread (lower/gpu/VirtualThreads.h)",
+       [](LoweredFunc f) {
+         f.body = simplify(expand_virtual_threads(f.body));  // the copies' v*1 + 0
+         return f;
+       }},
   };
   return list;
 }

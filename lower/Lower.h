@@ -10,7 +10,7 @@
 //                                 vdla: remove_no_ops (its code generator walks the loops)
 //                                 cuda, cuda-interp: (schedule pass gpu_default_schedule first)
 //                                 remove_no_ops, simplify_final, hoist_gpu_allocations,
-//                                 insert_barriers,
+//                                 insert_barriers, expand_virtual_threads,
 //                                 make_device_function (lower/gpu/)
 //
 // A new target adds its own list of function passes in Lower.cpp (function_passes).
