@@ -1,5 +1,6 @@
 #include "lower/gpu/VirtualThreads.h"
 
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "ir/IRVisitor.h"
 #include "ir/Intrinsics.h"
 #include "ir/Substitute.h"
+#include "ir/Target.h"
 
 namespace texc {
 
@@ -27,25 +29,33 @@ bool has_barrier(const Stmt& s) {
 }
 
 // Removes the local Allocates under a vthread loop, collecting their buffers.
-Stmt strip_local_allocations(const Stmt& s, std::vector<Buffer>* locals) {
+// With `shared` set, the block's shared buffers are collected there too.
+Stmt strip_local_allocations(const Stmt& s, std::vector<Buffer>* locals, std::vector<Buffer>* shared = nullptr) {
   if (!s) return s;
   if (const Allocate* a = s->as<Allocate>()) {
-    Stmt body = strip_local_allocations(a->body, locals);
-    if (a->buffer->scope != MemScope::Local) return Allocate::make(a->buffer, body);
-    locals->push_back(a->buffer);
-    return body;
+    Stmt body = strip_local_allocations(a->body, locals, shared);
+    if (a->buffer->scope == MemScope::Local) {
+      locals->push_back(a->buffer);
+      return body;
+    }
+    if (shared && a->buffer->scope == MemScope::Shared) {
+      shared->push_back(a->buffer);
+      return body;
+    }
+    return Allocate::make(a->buffer, body);
   }
   if (const Seq* q = s->as<Seq>()) {
     std::vector<Stmt> out;
-    for (const Stmt& x : q->stmts) out.push_back(strip_local_allocations(x, locals));
+    for (const Stmt& x : q->stmts) out.push_back(strip_local_allocations(x, locals, shared));
     return Seq::make(out);
   }
-  if (const For* f = s->as<For>()) return f->with_body(strip_local_allocations(f->body, locals));
+  if (const For* f = s->as<For>()) return f->with_body(strip_local_allocations(f->body, locals, shared));
   if (const IfThenElse* i = s->as<IfThenElse>())
-    return IfThenElse::make(i->cond, strip_local_allocations(i->then_case, locals),
-                            strip_local_allocations(i->else_case, locals));
-  if (const LetStmt* l = s->as<LetStmt>()) return LetStmt::make(l->var, l->value, strip_local_allocations(l->body, locals));
-  if (const AttrStmt* a = s->as<AttrStmt>()) return a->with_body(strip_local_allocations(a->body, locals));
+    return IfThenElse::make(i->cond, strip_local_allocations(i->then_case, locals, shared),
+                            strip_local_allocations(i->else_case, locals, shared));
+  if (const LetStmt* l = s->as<LetStmt>())
+    return LetStmt::make(l->var, l->value, strip_local_allocations(l->body, locals, shared));
+  if (const AttrStmt* a = s->as<AttrStmt>()) return a->with_body(strip_local_allocations(a->body, locals, shared));
   return s;
 }
 
@@ -83,11 +93,15 @@ class CopyIndexer : public IRMutator {
 
 class Expander {
  public:
+  explicit Expander(bool all_threads) : all_threads_(all_threads) {}
+
   Stmt expand(const Stmt& s) {
     if (!s) return s;
     if (const For* f = s->as<For>()) {
       Stmt body = expand(f->body);
-      if (f->for_kind == ForKind::ThreadBound && f->thread_tag == "vthread") return expand_loop(f, body);
+      const bool thread = f->for_kind == ForKind::ThreadBound &&
+                          (f->thread_tag == "vthread" || (all_threads_ && thread_level(f->thread_tag) == ThreadLevel::Thread));
+      if (thread) return expand_loop(f, body);
       return f->with_body(body);
     }
     if (const Seq* q = s->as<Seq>()) {
@@ -104,8 +118,8 @@ class Expander {
 
  private:
   Stmt expand_loop(const For* f, const Stmt& body) {
-    std::vector<Buffer> locals;
-    Stmt stripped = strip_local_allocations(body, &locals);
+    std::vector<Buffer> locals, shared;
+    Stmt stripped = strip_local_allocations(body, &locals, all_threads_ ? &shared : nullptr);
     std::map<const BufferNode*, Buffer> copies;
     for (const Buffer& b : locals) {
       std::vector<Expr> shape;
@@ -119,6 +133,7 @@ class Expander {
     Stmt indexed = copies.empty() ? stripped : CopyIndexer(copies, f->var).mutate_stmt(stripped);
     Stmt out = fission(indexed, f);
     for (size_t i = locals.size(); i > 0; --i) out = Allocate::make(copies[locals[i - 1].get()], out);
+    for (size_t i = shared.size(); i > 0; --i) out = Allocate::make(shared[i - 1], out);
     return out;
   }
 
@@ -169,15 +184,98 @@ class Expander {
     fail(vt);  // a LetStmt of the virtual thread around a barrier
   }
 
-  [[noreturn]] static void fail(const For* vt) {
+  [[noreturn]] void fail(const For* vt) {
+    if (vt->thread_tag != "vthread")
+      throw_error(DiagId::GpuBarrierNotReached, SourceLoc{}, vt->thread_tag, vt->var->name);
     throw_error(DiagId::GpuVthreadBarrier, SourceLoc{}, vt->var->name);
   }
 
+  bool all_threads_;
   int segments_ = 0;
 };
 
+bool has_block_loop(const Stmt& s) {
+  bool found = false;
+  for_each_stmt(s, [&](const Stmt& n) {
+    if (const For* f = n->as<For>(); f && f->for_kind == ForKind::ThreadBound && thread_level(f->thread_tag) == ThreadLevel::Block)
+      found = true;
+  });
+  return found;
+}
+
+// Every thread of a block runs the block's whole body: its loops bound to threadIdx.* become the
+// thread's index (guarded where a loop is shorter than the block), inside one loop per tag
+// around the body.
+Stmt one_thread_program(const Stmt& s) {
+  std::map<std::string, int64_t> extents;
+  for_each_stmt(s, [&](const Stmt& n) {
+    const For* f = n->as<For>();
+    int64_t e = 0;
+    if (f && f->for_kind == ForKind::ThreadBound && thread_level(f->thread_tag) == ThreadLevel::Thread &&
+        is_const_int(f->extent, &e))
+      extents[f->thread_tag] = std::max(extents[f->thread_tag], e);
+  });
+  if (extents.empty()) return s;
+  std::map<std::string, Var> vars;
+  for (const auto& [tag, e] : extents) vars[tag] = Variable::make(tag, Index());
+  class Binder : public IRMutator {
+   public:
+    Binder(const std::map<std::string, Var>& v, const std::map<std::string, int64_t>& e) : vars_(v), extents_(e) {}
+
+   protected:
+    Stmt mutate(const For* op, const Stmt& self) override {
+      if (op->for_kind != ForKind::ThreadBound || !vars_.count(op->thread_tag)) return IRMutator::mutate(op, self);
+      const Var& v = vars_.at(op->thread_tag);
+      Stmt body = mutate_stmt(substitute(op->body, VarMap{{op->var.get(), Expr(v)}}));
+      int64_t e = 0;
+      if (!is_const_int(op->extent, &e) || e < extents_.at(op->thread_tag)) body = IfThenElse::make(Expr(v) < op->extent, body);
+      return body;
+    }
+
+   private:
+    const std::map<std::string, Var>& vars_;
+    const std::map<std::string, int64_t>& extents_;
+  };
+  Stmt body = Binder(vars, extents).mutate_stmt(s);
+  for (const char* tag : {"threadIdx.x", "threadIdx.y", "threadIdx.z"})
+    if (extents.count(tag)) body = For::make(vars[tag], make_int(0), make_int(extents[tag]), ForKind::ThreadBound, body, tag);
+  return body;
+}
+
+// The block-level regions of a kernel (the bodies of the innermost block loops, or the kernel)
+// each as one thread program.
+Stmt merge_thread_loops(const Stmt& s) {
+  if (!s) return s;
+  if (!has_block_loop(s)) return one_thread_program(s);
+  if (const For* f = s->as<For>()) return f->with_body(merge_thread_loops(f->body));
+  if (const Seq* q = s->as<Seq>()) {
+    std::vector<Stmt> out;
+    for (const Stmt& x : q->stmts) out.push_back(merge_thread_loops(x));
+    return Seq::make(out);
+  }
+  if (const IfThenElse* i = s->as<IfThenElse>())
+    return IfThenElse::make(i->cond, merge_thread_loops(i->then_case), merge_thread_loops(i->else_case));
+  if (const Allocate* a = s->as<Allocate>()) return Allocate::make(a->buffer, merge_thread_loops(a->body));
+  if (const LetStmt* l = s->as<LetStmt>()) return LetStmt::make(l->var, l->value, merge_thread_loops(l->body));
+  if (const AttrStmt* a = s->as<AttrStmt>()) return a->with_body(merge_thread_loops(a->body));
+  return s;
+}
+
 }  // namespace
 
-Stmt expand_virtual_threads(const Stmt& body) { return Expander().expand(body); }
+Stmt expand_virtual_threads(const Stmt& body) { return Expander(false).expand(body); }
+
+Stmt run_threads_in_phases(const Stmt& body) {
+  Stmt phased = Expander(true).expand(merge_thread_loops(body));
+  // Every barrier now separates phases that run one after another: it has nothing left to do.
+  class BarrierRemover : public IRMutator {
+   protected:
+    Stmt mutate(const Evaluate* op, const Stmt& self) override {
+      if (is_intrinsic_call(op->value->as<Call>(), Intrinsic::ThreadBarrier)) return Evaluate::make(make_int(0));
+      return IRMutator::mutate(op, self);
+    }
+  };
+  return BarrierRemover().mutate_stmt(phased);
+}
 
 }  // namespace texc

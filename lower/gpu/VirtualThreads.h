@@ -9,11 +9,20 @@
 // threads of a thread advance together from barrier to barrier as real threads do. A barrier under
 // a loop or condition that depends on the virtual thread cannot be interleaved and is an error.
 // Runs after insert_barriers (which treats a vthread loop like a thread loop).
+// run_threads_in_phases (below) applies the same expansion to the real threads, for cuda-interp.
 #pragma once
 #include "ir/IR.h"
 
 namespace texc {
 
 Stmt expand_virtual_threads(const Stmt& body);
+
+/// cuda-interp's execution form of a kernel (after expand_virtual_threads): the same fission for
+/// every loop bound to threadIdx.*, so that the threads of a block run phase by phase (each
+/// phase for every thread in turn, each thread its own copy of its `local` buffers), then the
+/// barriers removed; blockIdx loops stay loops (blocks one after another). A barrier that not
+/// every thread of the block reaches (under a condition or loop that depends on the thread) is
+/// an error naming the thread loop.
+Stmt run_threads_in_phases(const Stmt& body);
 
 }  // namespace texc

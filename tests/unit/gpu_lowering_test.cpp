@@ -6,6 +6,10 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include "schedule_test_support.h"
 
+#include "ir/IRMutator.h"
+#include "ir/Intrinsics.h"
+#include "lower/gpu/VirtualThreads.h"
+
 using namespace texc;
 using namespace texc::testing;
 
@@ -24,7 +28,57 @@ std::string launch_of(const LoweredFunc& f) {
   return out;
 }
 
+// cuda-interp's execution: the threads of each block phase by phase between barriers.
+std::string run_on_cuda_interp(const OpDef& op, LoweredFunc f) {
+  f.body = run_threads_in_phases(f.body);
+  f.kind = FunctionKind::Host;
+  return run_and_compare(op, f);
+}
+
+Stmt without_barriers(const Stmt& s) {
+  class Remover : public IRMutator {
+   protected:
+    Stmt mutate(const Evaluate* op, const Stmt& self) override {
+      if (is_intrinsic_call(op->value->as<Call>(), Intrinsic::ThreadBarrier)) return Evaluate::make(make_int(0));
+      return IRMutator::mutate(op, self);
+    }
+  };
+  return Remover().mutate_stmt(s);
+}
+
+const char* kTiledMatmul =
+    "op mm(A: f32[64, 48], B: f32[48, 80]) -> C {\n"
+    "  compute { C[i, j] = sum(A[i, k] * B[k, j] for k in 0..48) }\n"
+    "  schedule cuda {\n"
+    "    AS = cache_read(A, shared, C)\n"
+    "    BS = cache_read(B, shared, C)\n"
+    "    io, jo, ii, ji = tile(C.i, C.j, 16, 16)\n"
+    "    ko, ki = split(C.k, 16)\n"
+    "    reorder(io, jo, ko, ii, ji, ki)\n"
+    "    bind(io, blockIdx.y)\n    bind(jo, blockIdx.x)\n    bind(ii, threadIdx.y)\n    bind(ji, threadIdx.x)\n"
+    "    compute_at(AS, ko)\n    compute_at(BS, ko)\n"
+    "    af = fuse(AS.i, AS.k)\n    ay, ax = split(af, 16)\n    bind(ay, threadIdx.y)\n    bind(ax, threadIdx.x)\n"
+    "    bf = fuse(BS.k, BS.j)\n    by, bx = split(bf, 16)\n    bind(by, threadIdx.y)\n    bind(bx, threadIdx.x)\n"
+    "  }\n}\n";
+
 }  // namespace
+
+TEST_CASE("a tiled matmul with shared tiles (TVM's schedule) gets RAW and WAR barriers and runs right on cuda-interp") {
+  OpDef op = compile_op(kTiledMatmul);
+  LoweredFunc f = lower_cuda(op);
+  CHECK(launch_of(f) == "blockIdx.x=5 blockIdx.y=4 threadIdx.x=16 threadIdx.y=16 ");
+  std::string text = to_string(f);
+  CHECK(count_of(text, "thread_barrier()") == 2);  // after the fills (RAW), end of the ko body (WAR)
+  std::string failure = run_on_cuda_interp(op, f);
+  CHECK_MESSAGE(failure.empty(), failure);
+}
+
+TEST_CASE("the same kernel without its barriers reads tiles other threads have not written yet") {
+  OpDef op = compile_op(kTiledMatmul);
+  LoweredFunc f = lower_cuda(op);
+  f.body = without_barriers(f.body);
+  CHECK(!run_on_cuda_interp(op, f).empty());
+}
 
 TEST_CASE("an elementwise op without a cuda schedule: fused, 256 threads per block, one per element") {
   OpDef op = compile_op("op f(A: f32[1000, 30]) -> B {\n  compute { B[i, j] = A[i, j] * 2.0 }\n}\n");
