@@ -109,6 +109,14 @@ void gpu_default_schedule(ScheduleState& st) {
       int64_t total = 0;
       Var fused = Variable::make(fresh_name(st, base + ".fused"), chain.front()->var->type);
       Stmt fused_loop = fuse_chain(chain, fused, &total);
+      if (total < threads) {
+        // A smaller nest among several: the block's threads beyond its extent skip it.
+        Var t = Variable::make(fresh_name(st, base + ".tx"), fused->type);
+        Stmt body = substitute(fused_loop->as<For>()->body, VarMap{{fused.get(), Expr(t)}});
+        body = add_block_predicate(body, Expr(t) < make_int(total));
+        st.replace(roots[i].get(), For::make(t, make_int(0), make_int(threads), ForKind::ThreadBound, body, "threadIdx.x"));
+        continue;
+      }
       Stmt split = split_loop(fused_loop->as<For>(), threads, fresh_name(st, base + ".bx"), fresh_name(st, base + ".tx"));
       const For* outer = split->as<For>();
       const For* inner = outer->body->as<For>();
