@@ -177,8 +177,10 @@ TEST_CASE("virtual threads become serial loops in each thread, with a local copy
   CHECK_CONTAINS(text, "for jo in 0..4");
   CHECK(!contains(text, "vthread"));
   // The shared tile is filled before the barrier, read after it; every iteration of jo reads its
-  // own BL element (the loop interpreter cannot run barriers: cuda-interp is not built yet).
+  // own BL element.
   CHECK(text.find("AS[ao*16 + ai] =") < text.find("thread_barrier()"));
   CHECK(text.find("thread_barrier()") < text.find("for jo in 0..4"));
   CHECK_CONTAINS(text, "BL[jo] = AS[");
+  std::string failure = run_on_cuda_interp(op, f);
+  CHECK_MESSAGE(failure.empty(), failure);
 }
