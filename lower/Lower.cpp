@@ -18,6 +18,11 @@
 #include "ir/Verifier.h"
 #include "lower/AttachHiddenReductions.h"
 #include "lower/AutoFuse.h"
+#include "lower/gpu/DefaultSchedule.h"
+#include "lower/gpu/HoistAllocations.h"
+#include "lower/gpu/InsertBarriers.h"
+#include "lower/gpu/LaunchCheck.h"
+#include "lower/gpu/VirtualThreads.h"
 #include "lower/passes/FlattenStorage.h"
 #include "lower/passes/LowerBlocks.h"
 #include "lower/passes/PartitionLoops.h"
@@ -30,6 +35,11 @@
 namespace texc {
 
 namespace {
+
+bool is_gpu_target(const std::string& name) {
+  const Target* t = find_target(name);
+  return t && (t->kind == TargetKind::Cuda || t->kind == TargetKind::CudaInterp);
+}
 
 struct Lowering {
   const LowerOptions& options;
@@ -73,6 +83,10 @@ const std::vector<SchedulePass>& schedule_passes() {
       {"fuse_into_reductions", "compute unnamed elementwise consumers in their reduction's loops (not with --no-fuse)",
        [](Lowering& l) {
          if (!l.options.no_fuse) fuse_into_reductions(l.state);
+       }},
+      {"gpu_default_schedule", "GPU targets: an op whose schedule binds no loop gets fused loops bound to blockIdx.x/threadIdx.x (lower/gpu/DefaultSchedule.h)",
+       [](Lowering& l) {
+         if (is_gpu_target(l.options.target)) gpu_default_schedule(l.state);
        }},
   };
   return list;
@@ -133,6 +147,49 @@ const std::vector<FunctionPass>& vdla_function_passes() {
   return list;
 }
 
+// The GPU targets' passes (cuda, cuda-interp): bound loops stay loops (the code generator and
+// cuda-interp turn them into thread indices), so no partitioning, vectorizing or unrolling.
+const std::vector<FunctionPass>& gpu_function_passes() {
+  static const std::vector<FunctionPass> list = {
+      {"remove_no_ops", "drop dead allocations, self-stores, empty loops, ifs and seqs",
+       [](LoweredFunc f) { return on_body(std::move(f), remove_no_ops); }},
+      {"simplify_final", "fold what the passes before exposed",
+       [](LoweredFunc f) { return on_body(std::move(f), simplify); }},
+      {"hoist_gpu_allocations", "shared buffers once per block (outside the thread loops), global ones once per kernel (lower/gpu/HoistAllocations.h)",
+       [](LoweredFunc f) { return on_body(std::move(f), hoist_gpu_allocations); }},
+      {"insert_barriers", "thread_barrier() where a block's threads share memory: RAW, WAR, loop-carried (lower/gpu/InsertBarriers.h)",
+       [](LoweredFunc f) { return on_body(std::move(f), insert_barriers); }},
+      {"expand_virtual_threads", "vthread loops: serial loops per virtual thread interleaved at barriers, local buffers copied per vthread (lower/gpu/VirtualThreads.h)",
+       [](LoweredFunc f) {
+         f.body = simplify(expand_virtual_threads(f.body));  // the copies' v*1 + 0
+         return f;
+       }},
+  };
+  return list;
+}
+
+// Where the user wrote the binds and caches a GPU kernel check may complain about.
+GpuSourceLocs gpu_source_locs(const Lowering& l) {
+  GpuSourceLocs locs;
+  locs.op = l.state.op.loc;
+  locs.op_name = l.state.op.name;
+  for (const SchedStep& s : l.steps) {
+    const SchedPrimitive& p = s.prim;
+    if (p.primitive == "bind" && p.args.size() == 2) {
+      std::string loop = p.args[0].name;
+      auto dot = loop.find('.');
+      if (dot != std::string::npos) {
+        auto renamed = p.stage_renames.find(loop.substr(0, dot));
+        if (renamed != p.stage_renames.end()) loop = renamed->second + loop.substr(dot);
+      }
+      locs.bind[loop] = p.args[1].loc;
+    }
+    if ((p.primitive == "cache_read" || p.primitive == "cache_write") && !p.results.empty())
+      locs.cache[p.results[0]] = p.loc;
+  }
+  return locs;
+}
+
 // The stages a schedule names (no automatic fusion for them): the heads of its name arguments
 // (a stage, or a loop of it, "C.i"), under the caller's name when the schedule came with an
 // imported op; a reduction loop of a hidden stage named through its consumer ("O.j" for O_red.j)
@@ -160,13 +217,15 @@ std::set<std::string> stages_named_by(const std::vector<SchedStep>& steps, const
 std::vector<FunctionPass> function_passes(const std::string& target) {
   std::vector<FunctionPass> list = common_function_passes();
   const Target* t = find_target(target);
-  for (const FunctionPass& p : t && t->kind == TargetKind::Vdla ? vdla_function_passes() : cpu_function_passes())
-    list.push_back(p);
+  const std::vector<FunctionPass>& own = t && t->kind == TargetKind::Vdla ? vdla_function_passes()
+                                        : is_gpu_target(target)                ? gpu_function_passes()
+                                                                               : cpu_function_passes();
+  for (const FunctionPass& p : own) list.push_back(p);
   return list;
 }
 
 const FunctionPass* find_function_pass(const std::string& name) {
-  for (const auto* list : {&common_function_passes(), &cpu_function_passes()})
+  for (const auto* list : {&common_function_passes(), &cpu_function_passes(), &gpu_function_passes()})
     for (const FunctionPass& p : *list)
       if (name == p.name) return &p;
   return nullptr;
@@ -176,6 +235,7 @@ std::vector<std::string> lowering_pass_names(const std::string& target) {
   std::vector<std::string> names = {"default_loops"};
   for (const SchedulePass& p : schedule_passes()) names.push_back(p.name);
   for (const FunctionPass& p : function_passes(target)) names.push_back(p.name);
+  if (is_gpu_target(target)) names.push_back("make_device_function");
   return names;
 }
 
@@ -193,6 +253,16 @@ LoweredFunc lower_op(const OpDef& op, const LowerOptions& options) {
                        // What the verifier may require from here on.
                        if (std::string(p.name) == "lower_blocks") l.blocks_lowered = true;
                        if (std::string(p.name) == "plan_storage") l.storage_planned = true;
+                     }});
+  }
+
+  if (is_gpu_target(options.target)) {
+    steps.push_back({"make_device_function", "check the kernel's bindings, threads and shared memory; a Device function with its launch extents (lower/gpu/LaunchCheck.h)",
+                     [](Lowering& l) {
+                       const CudaArch* arch = find_cuda_arch(l.options.arch.empty() ? kDefaultCudaArch : l.options.arch);
+                       TEXC_CHECK(arch) << "unknown --arch '" << l.options.arch << "'";
+                       l.state.func = make_device_function(std::move(l.state.func), *find_target(l.options.target), *arch,
+                                                           gpu_source_locs(l));
                      }});
   }
 

@@ -8,6 +8,10 @@
 //   the target's function passes  CPU (x86, arm, interp): partition_loops, vectorize_loops,
 //                                 unroll_loops, remove_no_ops, simplify_final
 //                                 vdla: remove_no_ops (its code generator walks the loops)
+//                                 cuda, cuda-interp: (schedule pass gpu_default_schedule first)
+//                                 remove_no_ops, simplify_final, hoist_gpu_allocations,
+//                                 insert_barriers, expand_virtual_threads,
+//                                 make_device_function (lower/gpu/)
 //
 // A new target adds its own list of function passes in Lower.cpp (function_passes).
 #pragma once
@@ -24,6 +28,7 @@ namespace texc {
 
 struct LowerOptions {
   std::string target = "interp";  // selects the schedule blocks: cpu for x86/arm/interp, ...
+  std::string arch;                // cuda, cuda-interp: the --arch (empty: kDefaultCudaArch, ir/Target.h)
   KnobConfig knobs;               // knob values; missing knobs take their first value
   bool no_fuse = false;           // --no-fuse: no automatic fusion by stage kind
   bool print_after_each = false;  // --print-after-each: the IR after every pass

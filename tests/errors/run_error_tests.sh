@@ -4,7 +4,8 @@
 # usage: run_error_tests.sh TEXC [CASES_DIR]
 #
 # Each case's first line is `# expect: LINE:COL: error: MESSAGE`. Optional next lines:
-# `# target: T` compiles it for target T (x86 or arm: --emit obj; vdla: --emit vdla) instead of interp (--emit loops),
+# `# target: T` compiles it for target T (x86 or arm: --emit obj; vdla: --emit vdla; cuda-interp: --emit
+# loops) instead of interp (--emit loops),
 # for mistakes that only a code-generating target could trip over; `# args: ARGS` adds command-line
 # arguments (`--knob TI=7`) for mistakes in them that point into the file. A case passes when texc
 #   - exits with code exactly 1,
@@ -39,7 +40,7 @@ for case in *.tex; do
     args=$(sed -n '2,3s/^# args: //p' "$case")
     target=${target:-interp}
     emit=loops
-    [ "$target" = interp ] || emit=obj
+    [ "$target" = interp ] || [ "$target" = cuda-interp ] || emit=obj
     [ "$target" = vdla ] && emit=vdla
     # shellcheck disable=SC2086 # ARGS are split into words
     "$texc" "$case" --target "$target" --emit "$emit" -o "$tmp/out" $args >"$tmp/stdout" 2>"$tmp/stderr"

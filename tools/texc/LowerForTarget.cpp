@@ -11,6 +11,7 @@ LoweredFunc lower_for_target(const OpDef& op, const CommandLine& cl, const KnobC
   LowerOptions options;
   options.target = cl.target;
   options.knobs = knobs;
+  options.arch = cl.arch;
   for (const auto& [name, value] : knob_options_for(cl, op)) options.knobs[name] = value;  // --knob wins
   options.no_fuse = cl.no_fuse;
   options.print_after_each = cl.print_after_each;

@@ -11,6 +11,8 @@
 //   arm     the arm runner (ArmExecutor.h): natively on aarch64, else cross-linked and run under
 //           qemu-aarch64; the time is the driver's own median, labelled "emulated" under qemu.
 //   cuda    exits 2 with "no CUDA device" (this build has no CUDA support).
+//   cuda-interp  the GPU-lowered kernel on the loop interpreter, blocks one after another and the
+//           threads of a block phase by phase between barriers (no race detection yet).
 //   vdla    the op's VDLA program (backends/vdla/Codegen.h) on the simulator (VdlaExecutor.h); one
 //           run, deterministic; a second line reports cycles and GEMM utilization.
 // The timed runs follow one checked (warm-up) run: --repeat, default 10 (3 under emulation).
@@ -34,6 +36,8 @@
 #include "tools/texc/JitExecutor.h"
 #include "tools/texc/LoadProgram.h"
 #include "tools/texc/LowerForTarget.h"
+#include "ir/Diagnostics.h"
+#include "lower/gpu/VirtualThreads.h"
 
 namespace texc {
 
@@ -73,6 +77,20 @@ struct RunTarget {
 
   explicit RunTarget(const CommandLine& command_line) : cl(command_line), externs(command_line) {}
 
+  /// cuda-interp: the kernel's threads run phase by phase between barriers on the loop
+  /// interpreter (lower/gpu/VirtualThreads.h); a barrier part of a block misses is a FAIL line.
+  static OpExecutor make_cuda_interp_executor(LoweredFunc func) {
+    try {
+      func.body = run_threads_in_phases(func.body);
+    } catch (const UserError& e) {
+      std::string message = e.diag.message;
+      return [message](std::vector<Tensor*>&) -> void { throw InterpError(message); };
+    }
+    func.kind = FunctionKind::Host;
+    auto interp = std::make_shared<LoopInterpreter>(func);
+    return [interp](std::vector<Tensor*>& args) { interp->run(args); };
+  }
+
   /// Lowers and prepares `op`; returns how to execute it on its arguments.
   OpExecutor make_executor(const OpDef& op) {
     LoweredFunc func = lower_for_target(op, cl, knobs_from_records(cl, op));
@@ -89,6 +107,7 @@ struct RunTarget {
         run_in_child_process(what, outputs, [&] { interp->run(args); });
       };
     }
+    if (cl.target == "cuda-interp") return make_cuda_interp_executor(func);
     if (cl.target == "vdla") return make_vdla_executor(func, *vdla_config, op.loc, vdla_stats, cl.trace);
     if (cl.target == "x86") return make_jit_executor(func, *cpu, externs.jit_symbols(func), jit_repeat, jit_timing);
     ArmRunOptions options = arm;
@@ -110,14 +129,12 @@ std::string label_arm_timing(std::string text, bool json, const ArmRunResult& ti
 
 int run_command(const CommandLine& cl) {
   if (cl.target == "cuda") throw EnvironmentError("no CUDA device");
-  if (cl.target == "cuda-interp")
-    throw EnvironmentError("target 'cuda-interp' is not available yet: this build of texc has no GPU lowering");
   RunTarget target(cl);
   if (is_cpu_target(cl.target)) target.cpu = cpu_target_options(cl);  // a bad --mcpu fails first
   if (cl.target == "vdla") target.vdla_config = vdla_config_of(cl);   // a bad --vdla-config too
   RunOptions options;
   options.target = cl.target;
-  options.repeat = cl.repeat ? cl.repeat : (cl.target == "interp" || cl.target == "vdla" ? 1 : 10);
+  options.repeat = cl.repeat ? cl.repeat : (cl.target == "interp" || cl.target == "vdla" || cl.target == "cuda-interp" ? 1 : 10);
   options.seed = cl.seed;
   options.inputs_dir = cl.inputs_dir;
   options.save_io_dir = cl.save_io_dir;

@@ -1,0 +1,200 @@
+#include "lower/gpu/InsertBarriers.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/Diagnostics.h"
+#include "ir/IRPrinter.h"
+#include "ir/IRVisitor.h"
+#include "ir/Intrinsics.h"
+#include "ir/Substitute.h"
+
+namespace texc {
+
+namespace {
+
+struct Access {
+  const BufferNode* buffer;
+  bool write;
+  std::string index;  // thread variables replaced by their tags
+  bool own_loop;      // the index uses a loop variable of the accessing statement itself
+};
+
+using Accesses = std::vector<Access>;
+
+bool conflict(const Access& a, const Access& b) {
+  if (a.buffer != b.buffer || (!a.write && !b.write)) return false;
+  return !(a.index == b.index && !a.own_loop && !b.own_loop);
+}
+
+bool conflicts(const Accesses& pending, const Accesses& next) {
+  for (const Access& a : pending)
+    for (const Access& b : next)
+      if (conflict(a, b)) return true;
+  return false;
+}
+
+bool is_barrier(const Stmt& s) {
+  const Evaluate* e = s ? s->as<Evaluate>() : nullptr;
+  return e && is_intrinsic_call(e->value->as<Call>(), Intrinsic::ThreadBarrier);
+}
+
+Stmt barrier() { return Evaluate::make(make_intrinsic_call(Intrinsic::ThreadBarrier, Int(32), {})); }
+
+class BarrierInserter {
+ public:
+  Stmt run(const Stmt& body) {
+    collect_shared(body);
+    Accesses pending;
+    return sync(body, &pending, false);
+  }
+
+ private:
+  void collect_shared(const Stmt& s) {
+    for_each_stmt(s, [&](const Stmt& n) {
+      if (const Allocate* a = n->as<Allocate>(); a && a->buffer->scope != MemScope::Local) shared_.insert(a->buffer.get());
+    });
+  }
+
+  // The index of an access, thread variables spelled by their tags (two nests bound to the same
+  // tag index the same thread).
+  std::string index_key(const std::vector<Expr>& indices) {
+    std::string key;
+    for (const Expr& i : indices) key += to_string(substitute(i, thread_names_)) + ",";
+    return key;
+  }
+
+  // Every access of a shared buffer in s (barriers inside s ignored).
+  Accesses summarize(const Stmt& s) {
+    Accesses out;
+    std::set<const Variable*> own;
+    for_each_stmt(s, [&](const Stmt& n) {
+      if (const For* f = n->as<For>(); f && f->for_kind != ForKind::ThreadBound) own.insert(f->var.get());
+      if (const LetStmt* l = n->as<LetStmt>()) own.insert(l->var.get());
+    });
+    auto uses_own = [&](const std::vector<Expr>& idx) {
+      for (const Expr& i : idx)
+        for (const Variable* v : own)
+          if (uses_var(i, v)) return true;
+      return false;
+    };
+    for_each_stmt(s, [&](const Stmt& n) {
+      if (const For* f = n->as<For>(); f && f->for_kind == ForKind::ThreadBound)
+        thread_names_[f->var.get()] = Variable::make(f->thread_tag, f->var->type);
+      if (const Store* st = n->as<Store>(); st && shared_.count(st->buffer.get()))
+        out.push_back({st->buffer.get(), true, index_key(st->indices), uses_own(st->indices)});
+    });
+    for_each_expr(s, [&](const Expr& e) {
+      if (const Load* l = e->as<Load>(); l && shared_.count(l->buffer.get()))
+        out.push_back({l->buffer.get(), false, index_key(l->indices), uses_own(l->indices)});
+    });
+    return out;
+  }
+
+  bool thread_dependent(const Expr& e) {
+    bool dep = false;
+    for (const auto& [v, tag] : thread_names_)
+      if (uses_var(e, v)) dep = true;
+    for_each_expr(e, [&](const Expr& x) {
+      if (x->as<Load>()) dep = true;
+    });
+    return dep;
+  }
+
+  // s with barriers inserted; *pending: the accesses since the last barrier, updated. Under a
+  // thread-dependent condition (`divergent`) no barrier may be emitted.
+  Stmt sync(const Stmt& s, Accesses* pending, bool divergent) {
+    if (!s) return s;
+    if (is_barrier(s)) {
+      pending->clear();
+      return s;
+    }
+    if (const Seq* q = s->as<Seq>()) {
+      std::vector<Stmt> out;
+      for (const Stmt& x : q->stmts) {
+        Accesses here = summarize(x);
+        if (conflicts(*pending, here)) {
+          if (divergent) fail(*pending, here);
+          out.push_back(barrier());
+          pending->clear();
+        }
+        out.push_back(sync(x, pending, divergent));
+      }
+      return Seq::make(out);
+    }
+    if (const For* f = s->as<For>()) {
+      if (f->for_kind == ForKind::ThreadBound) {
+        thread_names_[f->var.get()] = Variable::make(f->thread_tag, f->var->type);
+        return f->with_body(sync(f->body, pending, divergent));
+      }
+      bool div = divergent || thread_dependent(f->min) || thread_dependent(f->extent);
+      Accesses before = *pending;
+      Stmt body = sync(f->body, pending, div);
+      int64_t extent = 0;
+      bool repeats = !is_const_int(f->extent, &extent) || extent > 1;
+      // The next iteration's first phase against what this one left pending.
+      if (repeats && conflicts(*pending, head_accesses(body))) {
+        if (div) fail(*pending, head_accesses(body));
+        body = Seq::make({body, barrier()});
+        pending->clear();
+      }
+      (void)before;
+      return f->with_body(body);
+    }
+    if (const IfThenElse* i = s->as<IfThenElse>()) {
+      bool div = divergent || thread_dependent(i->cond);
+      Accesses then_pending = *pending, else_pending = *pending;
+      Stmt t = sync(i->then_case, &then_pending, div);
+      Stmt e = sync(i->else_case, &else_pending, div);
+      *pending = then_pending;
+      pending->insert(pending->end(), else_pending.begin(), else_pending.end());
+      return IfThenElse::make(i->cond, t, e);
+    }
+    if (const Allocate* a = s->as<Allocate>()) return Allocate::make(a->buffer, sync(a->body, pending, divergent));
+    if (const LetStmt* l = s->as<LetStmt>()) return LetStmt::make(l->var, l->value, sync(l->body, pending, divergent));
+    if (const AttrStmt* a = s->as<AttrStmt>()) return a->with_body(sync(a->body, pending, divergent));
+    // A leaf (store, evaluate): a conflict with it is found by the sequence holding it; one
+    // directly under a loop or if is ordered here.
+    Accesses here = summarize(s);
+    if (conflicts(*pending, here)) {
+      if (divergent) fail(*pending, here);
+      pending->assign(here.begin(), here.end());
+      return Seq::make({barrier(), s});
+    }
+    pending->insert(pending->end(), here.begin(), here.end());
+    return s;
+  }
+
+  // The accesses of s before its first barrier (conservatively, all of a statement that holds one).
+  Accesses head_accesses(const Stmt& s) {
+    if (const Seq* q = s->as<Seq>()) {
+      Accesses out;
+      for (const Stmt& x : q->stmts) {
+        if (is_barrier(x)) break;
+        Accesses here = summarize(x);
+        out.insert(out.end(), here.begin(), here.end());
+      }
+      return out;
+    }
+    return summarize(s);
+  }
+
+  [[noreturn]] void fail(const Accesses& pending, const Accesses& next) {
+    std::string name;
+    for (const Access& a : pending)
+      for (const Access& b : next)
+        if (name.empty() && conflict(a, b)) name = a.buffer->name;
+    throw_error(DiagId::GpuBarrierDivergent, SourceLoc{}, name);
+  }
+
+  std::set<const BufferNode*> shared_;
+  VarMap thread_names_;
+};
+
+}  // namespace
+
+Stmt insert_barriers(const Stmt& body) { return BarrierInserter().run(body); }
+
+}  // namespace texc

@@ -1,0 +1,151 @@
+#include "lower/gpu/LaunchCheck.h"
+
+#include <vector>
+
+#include "ir/Diagnostics.h"
+#include "ir/IRPrinter.h"
+
+namespace texc {
+
+namespace {
+
+class LaunchChecker {
+ public:
+  LaunchChecker(const Target& target, const CudaArch& arch, const GpuSourceLocs& locs)
+      : target_(target), arch_(arch), locs_(locs) {}
+
+  void walk(const Stmt& s) {
+    if (!s) return;
+    if (const For* f = s->as<For>()) return walk_for(f);
+    if (const Allocate* a = s->as<Allocate>()) {
+      if (a->buffer->scope == MemScope::Shared) note_shared(a->buffer);
+      return walk(a->body);
+    }
+    if (const Seq* q = s->as<Seq>()) {
+      for (const Stmt& x : q->stmts) walk(x);
+      return;
+    }
+    if (const IfThenElse* i = s->as<IfThenElse>()) {
+      walk(i->then_case);
+      return walk(i->else_case);
+    }
+    if (const LetStmt* l = s->as<LetStmt>()) return walk(l->body);
+    if (const AttrStmt* a = s->as<AttrStmt>()) return walk(a->body);
+  }
+
+  void finish(LoweredFunc* f) {
+    int64_t threads = 1;
+    std::string thread_tags;
+    SourceLoc thread_loc = locs_.op;
+    bool thread_loc_set = false;
+    for (const char* tag : {"blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z"}) {
+      auto it = extents_.find(tag);
+      if (it == extents_.end()) continue;
+      f->launch.thread_extents.push_back({tag, make_int(it->second.extent)});
+      if (thread_level(tag) != ThreadLevel::Thread) continue;
+      threads *= it->second.extent;
+      thread_tags += (thread_tags.empty() ? "" : " * ") + std::string(tag) + " " + std::to_string(it->second.extent);
+      if (!thread_loc_set) thread_loc = it->second.loc, thread_loc_set = true;
+    }
+    if (threads > target_.limits.max_threads_per_block)
+      throw_error(DiagId::GpuTooManyThreads, thread_loc, threads, thread_tags, target_.limits.max_threads_per_block,
+                  target_.name);
+    if (shared_bytes_ > arch_.max_shared_bytes)
+      throw_error(DiagId::GpuSharedTooLarge, shared_loc_, shared_bytes_, shared_list_, arch_.max_shared_bytes, arch_.name,
+                  shared_bytes_ - arch_.max_shared_bytes);
+    f->kind = FunctionKind::Device;
+  }
+
+ private:
+  struct Binding {
+    int64_t extent;
+    std::string loop;
+    SourceLoc loc;
+  };
+
+  SourceLoc bind_loc(const For* f) const {
+    auto it = locs_.bind.find(f->var->name);
+    return it == locs_.bind.end() ? locs_.op : it->second;
+  }
+
+  static bool contains_bound_loop(const Stmt& s) {
+    if (!s) return false;
+    if (const For* f = s->as<For>()) return f->for_kind == ForKind::ThreadBound || contains_bound_loop(f->body);
+    if (const Allocate* a = s->as<Allocate>()) return contains_bound_loop(a->body);
+    if (const Seq* q = s->as<Seq>()) {
+      for (const Stmt& x : q->stmts)
+        if (contains_bound_loop(x)) return true;
+      return false;
+    }
+    if (const IfThenElse* i = s->as<IfThenElse>()) return contains_bound_loop(i->then_case) || contains_bound_loop(i->else_case);
+    if (const LetStmt* l = s->as<LetStmt>()) return contains_bound_loop(l->body);
+    if (const AttrStmt* a = s->as<AttrStmt>()) return contains_bound_loop(a->body);
+    return false;
+  }
+
+  void walk_for(const For* f) {
+    const bool bound = f->for_kind == ForKind::ThreadBound;
+    if (!bound && bound_depth_ == 0 && !contains_bound_loop(f->body))
+      throw_error(DiagId::GpuLoopUnbound, locs_.op, f->var->name, locs_.op_name);
+    if (bound && f->thread_tag != "vthread") check_binding(f);
+    if (bound) ++bound_depth_;
+    walk(f->body);
+    if (bound) --bound_depth_;
+    if (bound && thread_level(f->thread_tag) == ThreadLevel::Thread) thread_loops_.pop_back();
+  }
+
+  void check_binding(const For* f) {
+    const SourceLoc loc = bind_loc(f);
+    int64_t extent = 0;
+    if (!is_const_int(f->extent, &extent))
+      throw_error(DiagId::GpuNonConstantExtent, loc, f->var->name, f->thread_tag, to_string(f->extent));
+    const ThreadLevel level = thread_level(f->thread_tag);
+    if (level == ThreadLevel::Block && !thread_loops_.empty())
+      throw_error(DiagId::GpuBlockInsideThread, loc, f->var->name, f->thread_tag, thread_loops_.back()->var->name,
+                  thread_loops_.back()->thread_tag);
+    auto [it, fresh] = extents_.insert({f->thread_tag, Binding{extent, f->var->name, loc}});
+    if (!fresh && it->second.extent != extent)
+      throw_error(DiagId::GpuThreadExtentConflict, loc, f->thread_tag, it->second.loop, it->second.extent, f->var->name,
+                  extent);
+    if (level == ThreadLevel::Thread) thread_loops_.push_back(f);
+  }
+
+  void note_shared(const Buffer& b) {
+    int64_t elems = 1;
+    for (const Expr& e : b->shape) {
+      int64_t n = 0;
+      if (!is_const_int(e, &n)) return;  // sized at run time: not a static allocation
+      elems *= n;
+    }
+    int64_t bytes = elems * b->dtype.bytes();
+    shared_bytes_ += bytes;
+    shared_list_ += (shared_list_.empty() ? "" : ", ") + b->name + " " + std::to_string(bytes);
+    auto it = locs_.cache.find(b->name);
+    if (it != locs_.cache.end() && bytes > largest_shared_) {
+      shared_loc_ = it->second;
+      largest_shared_ = bytes;
+    }
+  }
+
+  const Target& target_;
+  const CudaArch& arch_;
+  const GpuSourceLocs& locs_;
+  std::map<std::string, Binding> extents_;
+  std::vector<const For*> thread_loops_;
+  int bound_depth_ = 0;
+  int64_t shared_bytes_ = 0, largest_shared_ = 0;
+  std::string shared_list_;
+  SourceLoc shared_loc_ = locs_.op;
+};
+
+}  // namespace
+
+LoweredFunc make_device_function(LoweredFunc f, const Target& target, const CudaArch& arch, const GpuSourceLocs& locs) {
+  LaunchChecker checker(target, arch, locs);
+  checker.walk(f.body);
+  f.launch = {};
+  checker.finish(&f);
+  return f;
+}
+
+}  // namespace texc

@@ -1,0 +1,186 @@
+// The GPU lowering (lower/gpu/, the cuda pass list of lower/Lower.cpp): Device functions with
+// their launch extents, the default schedule of ops without `schedule cuda`, hoisted shared
+// buffers and barriers. The kernels' bound loops run serially on the loop interpreter (one
+// thread after another), which checks the default schedule's index arithmetic against the
+// reference where no thread reads what another wrote.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include "schedule_test_support.h"
+
+#include "ir/IRMutator.h"
+#include "ir/Intrinsics.h"
+#include "lower/gpu/VirtualThreads.h"
+
+using namespace texc;
+using namespace texc::testing;
+
+namespace {
+
+LoweredFunc lower_cuda(const OpDef& op, const std::string& arch = "") {
+  LowerOptions options;
+  options.target = "cuda-interp";
+  options.arch = arch;
+  return lower_op(op, options);
+}
+
+std::string launch_of(const LoweredFunc& f) {
+  std::string out;
+  for (const auto& e : f.launch.thread_extents) out += e.tag + "=" + to_string(e.extent) + " ";
+  return out;
+}
+
+// cuda-interp's execution: the threads of each block phase by phase between barriers.
+std::string run_on_cuda_interp(const OpDef& op, LoweredFunc f) {
+  f.body = run_threads_in_phases(f.body);
+  f.kind = FunctionKind::Host;
+  return run_and_compare(op, f);
+}
+
+Stmt without_barriers(const Stmt& s) {
+  class Remover : public IRMutator {
+   protected:
+    Stmt mutate(const Evaluate* op, const Stmt& self) override {
+      if (is_intrinsic_call(op->value->as<Call>(), Intrinsic::ThreadBarrier)) return Evaluate::make(make_int(0));
+      return IRMutator::mutate(op, self);
+    }
+  };
+  return Remover().mutate_stmt(s);
+}
+
+const char* kTiledMatmul =
+    "op mm(A: f32[64, 48], B: f32[48, 80]) -> C {\n"
+    "  compute { C[i, j] = sum(A[i, k] * B[k, j] for k in 0..48) }\n"
+    "  schedule cuda {\n"
+    "    AS = cache_read(A, shared, C)\n"
+    "    BS = cache_read(B, shared, C)\n"
+    "    io, jo, ii, ji = tile(C.i, C.j, 16, 16)\n"
+    "    ko, ki = split(C.k, 16)\n"
+    "    reorder(io, jo, ko, ii, ji, ki)\n"
+    "    bind(io, blockIdx.y)\n    bind(jo, blockIdx.x)\n    bind(ii, threadIdx.y)\n    bind(ji, threadIdx.x)\n"
+    "    compute_at(AS, ko)\n    compute_at(BS, ko)\n"
+    "    af = fuse(AS.i, AS.k)\n    ay, ax = split(af, 16)\n    bind(ay, threadIdx.y)\n    bind(ax, threadIdx.x)\n"
+    "    bf = fuse(BS.k, BS.j)\n    by, bx = split(bf, 16)\n    bind(by, threadIdx.y)\n    bind(bx, threadIdx.x)\n"
+    "  }\n}\n";
+
+}  // namespace
+
+TEST_CASE("a tiled matmul with shared tiles (TVM's schedule) gets RAW and WAR barriers and runs right on cuda-interp") {
+  OpDef op = compile_op(kTiledMatmul);
+  LoweredFunc f = lower_cuda(op);
+  CHECK(launch_of(f) == "blockIdx.x=5 blockIdx.y=4 threadIdx.x=16 threadIdx.y=16 ");
+  std::string text = to_string(f);
+  CHECK(count_of(text, "thread_barrier()") == 2);  // after the fills (RAW), end of the ko body (WAR)
+  std::string failure = run_on_cuda_interp(op, f);
+  CHECK_MESSAGE(failure.empty(), failure);
+}
+
+TEST_CASE("the same kernel without its barriers reads tiles other threads have not written yet") {
+  OpDef op = compile_op(kTiledMatmul);
+  LoweredFunc f = lower_cuda(op);
+  f.body = without_barriers(f.body);
+  CHECK(!run_on_cuda_interp(op, f).empty());
+}
+
+TEST_CASE("an elementwise op without a cuda schedule: fused, 256 threads per block, one per element") {
+  OpDef op = compile_op("op f(A: f32[1000, 30]) -> B {\n  compute { B[i, j] = A[i, j] * 2.0 }\n}\n");
+  LoweredFunc f = lower_cuda(op);
+  CHECK(f.kind == FunctionKind::Device);
+  CHECK(launch_of(f) == "blockIdx.x=118 threadIdx.x=256 ");
+  CHECK_CONTAINS(to_string(f), "if (B.bx*256 + B.tx < 30000)");  // 30000 is no multiple of 256
+  std::string failure = run_and_compare(op, f);
+  CHECK_MESSAGE(failure.empty(), failure);
+}
+
+TEST_CASE("a reduction without a cuda schedule: one thread per output, the reduction serial inside") {
+  OpDef op = compile_op(
+      "op mm(A: f32[64, 32], W: f32[32, 48]) -> C {\n"
+      "  compute { C[i, j] = sum(A[i, k] * W[k, j] for k in 0..32) }\n}\n");
+  LoweredFunc f = lower_cuda(op);
+  CHECK(launch_of(f) == "blockIdx.x=12 threadIdx.x=256 ");
+  CHECK_CONTAINS(to_string(f), "for C.k in 0..32");
+  std::string failure = run_and_compare(op, f);
+  CHECK_MESSAGE(failure.empty(), failure);
+}
+
+TEST_CASE("stages left apart run in one block, ordered by a barrier") {
+  OpDef op = compile_op(
+      "op two(A: f32[64]) -> B {\n"
+      "  compute {\n    T[i] = A[i] * 2.0\n    B[i: 64] = T[63 - i] + 1.0\n  }\n"
+      "  schedule cuda { compute_root(T) }\n}\n");
+  LoweredFunc f = lower_cuda(op);
+  CHECK(launch_of(f) == "threadIdx.x=64 ");
+  std::string text = to_string(f);
+  CHECK(count_of(text, "thread_barrier()") == 1);
+  CHECK(text.find("T[T.tx] =") < text.find("thread_barrier()"));
+  CHECK(text.find("thread_barrier()") < text.find("B[B.tx] ="));
+}
+
+TEST_CASE("a scheduled kernel keeps its bindings; its shared tile is allocated once per block, before the threads") {
+  OpDef op = compile_op(
+      "op f(A: f32[64, 64]) -> B {\n"
+      "  compute { B[i, j: 64] = A[i, 63 - j] }\n"
+      "  schedule cuda {\n"
+      "    AS = cache_read(A, shared, B)\n"
+      "    bind(B.i, blockIdx.x)\n"
+      "    bind(B.j, threadIdx.x)\n"
+      "    compute_at(AS, B.i)\n"
+      "    bind(AS.d1, threadIdx.x)\n"
+      "  }\n}\n");
+  LoweredFunc f = lower_cuda(op);
+  CHECK(launch_of(f) == "blockIdx.x=64 threadIdx.x=64 ");
+  std::string text = to_string(f);
+  CHECK_CONTAINS(text, "allocate AS: f32[64] shared");
+  CHECK(text.find("allocate AS") < text.find("bound(threadIdx.x)"));
+  CHECK(count_of(text, "thread_barrier()") == 1);
+}
+
+TEST_CASE("the shared memory limit follows --arch") {
+  const char* text =
+      "op f(A: f32[4, 20000]) -> B {\n"
+      "  compute { B[i, j] = A[i, j] * 2.0 }\n"
+      "  schedule cuda {\n"
+      "    AS = cache_read(A, shared, B)\n"
+      "    bind(B.i, blockIdx.x)\n"
+      "    jo, ji = split(B.j, 250)\n"
+      "    bind(ji, threadIdx.x)\n"
+      "    compute_at(AS, B.i)\n"
+      "  }\n}\n";
+  OpDef op = compile_op(text);
+  CHECK(lower_cuda(op, "sm_80").kind == FunctionKind::Device);  // 80000 bytes <= 166912
+  try {
+    lower_cuda(op, "sm_75");  // 80000 bytes > 65536
+    FAIL("expected the shared memory error");
+  } catch (const UserError& e) {
+    CHECK(e.diag.id == DiagId::GpuSharedTooLarge);
+  }
+}
+
+TEST_CASE("virtual threads become serial loops in each thread, with a local copy per virtual thread") {
+  OpDef op = compile_op(
+      "op f(A: f32[64, 64]) -> B {\n"
+      "  compute { B[i, j: 64] = A[i, 63 - j] + 1.0 }\n"
+      "  schedule cuda {\n"
+      "    AS = cache_read(A, shared, B)\n"
+      "    BL = cache_write(B, local)\n"
+      "    bind(B.i, blockIdx.x)\n"
+      "    jo, ji = split(B.j, 16)\n"
+      "    bind(jo, vthread)\n"
+      "    bind(ji, threadIdx.x)\n"
+      "    compute_at(BL, ji)\n"
+      "    compute_at(AS, B.i)\n"
+      "    ao, ai = split(AS.d1, 16)\n"
+      "    bind(ai, threadIdx.x)\n"
+      "  }\n}\n");
+  LoweredFunc f = lower_cuda(op);
+  CHECK(launch_of(f) == "blockIdx.x=64 threadIdx.x=16 ");
+  std::string text = to_string(f);
+  CHECK_CONTAINS(text, "allocate BL: f32[4] local");
+  CHECK_CONTAINS(text, "for jo in 0..4");
+  CHECK(!contains(text, "vthread"));
+  // The shared tile is filled before the barrier, read after it; every iteration of jo reads its
+  // own BL element.
+  CHECK(text.find("AS[ao*16 + ai] =") < text.find("thread_barrier()"));
+  CHECK(text.find("thread_barrier()") < text.find("for jo in 0..4"));
+  CHECK_CONTAINS(text, "BL[jo] = AS[");
+  std::string failure = run_on_cuda_interp(op, f);
+  CHECK_MESSAGE(failure.empty(), failure);
+}
