@@ -277,7 +277,12 @@ LoweredFunc lower_op(const OpDef& op, const LowerOptions& options) {
   std::vector<std::pair<const char*, double>> times;
   for (const SchedulePass& pass : steps) {
     auto start = std::chrono::steady_clock::now();
-    pass.run(l);
+    try {
+      pass.run(l);
+    } catch (UserError& e) {  // a function pass has no source locations: its errors point at the op
+      if (!e.diag.loc.valid()) e.diag.loc = l.state.op.loc;
+      throw;
+    }
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     times.push_back({pass.name, ms});
     if (options.verify) {
