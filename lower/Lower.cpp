@@ -233,7 +233,8 @@ const FunctionPass* find_function_pass(const std::string& name) {
 
 std::vector<std::string> lowering_pass_names(const std::string& target) {
   std::vector<std::string> names = {"default_loops"};
-  for (const SchedulePass& p : schedule_passes()) names.push_back(p.name);
+  for (const SchedulePass& p : schedule_passes())
+    if (is_gpu_target(target) || std::string(p.name) != "gpu_default_schedule") names.push_back(p.name);
   for (const FunctionPass& p : function_passes(target)) names.push_back(p.name);
   if (is_gpu_target(target)) names.push_back("make_device_function");
   return names;
@@ -246,7 +247,9 @@ LoweredFunc lower_op(const OpDef& op, const LowerOptions& options) {
   l.state.user_named = stages_named_by(l.steps, l.state);
 
   // Every pass as one step over the Lowering: the schedule passes, then the target's function passes.
-  std::vector<SchedulePass> steps = schedule_passes();
+  std::vector<SchedulePass> steps;
+  for (const SchedulePass& p : schedule_passes())  // gpu_default_schedule: GPU targets only
+    if (is_gpu_target(options.target) || std::string(p.name) != "gpu_default_schedule") steps.push_back(p);
   for (const FunctionPass& p : function_passes(options.target)) {
     steps.push_back({p.name, p.summary, [p](Lowering& l) {
                        l.state.func = p.run(std::move(l.state.func));
@@ -274,7 +277,12 @@ LoweredFunc lower_op(const OpDef& op, const LowerOptions& options) {
   std::vector<std::pair<const char*, double>> times;
   for (const SchedulePass& pass : steps) {
     auto start = std::chrono::steady_clock::now();
-    pass.run(l);
+    try {
+      pass.run(l);
+    } catch (UserError& e) {  // a function pass has no source locations: its errors point at the op
+      if (!e.diag.loc.valid()) e.diag.loc = l.state.op.loc;
+      throw;
+    }
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     times.push_back({pass.name, ms});
     if (options.verify) {
