@@ -1,6 +1,7 @@
 // Every schedule primitive of language.md, one function each (one file each), applied to the
 // state in the order the schedule block lists them. See ScheduleState.h.
 #pragma once
+#include "ir/Diagnostics.h"
 #include "lower/schedule/ScheduleState.h"
 
 namespace texc {
