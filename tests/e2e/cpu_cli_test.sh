@@ -99,8 +99,12 @@ check "no output for a bad --mcpu" test ! -e "$work/bad.o"
 expect 1 "unknown CPU 'cortex-z9' for target arm" -- run "$matmul" --target arm --mcpu cortex-z9
 expect 1 "--emit ptx is an output of target 'cuda'" -- "$matmul" --target x86 --emit ptx
 expect 1 "target 'cuda' writes --emit obj \(the host functions\), header, ptx, llvm and loops, not 'asm'" -- "$matmul" --target cuda --emit asm
-# Until the cuda lowering (lower/) makes device functions, the cuda code generator refuses host loops.
-expect 2 "target 'cuda' needs the GPU lowering, which this build of texc lacks: op 'matmul' was lowered to host loops" -- "$matmul" --target cuda --emit ptx
+# The cuda lowering makes a kernel of an op without a `schedule cuda` (the default schedule); its PTX
+# assembles with the CUDA toolkit's ptxas when it is installed.
+expect 0 '' -- "$matmul" --target cuda --emit ptx,obj,header -o "$work/cu"
+if [ -x /usr/local/cuda/bin/ptxas ]; then
+  check "ptxas accepts the PTX of matmul" /usr/local/cuda/bin/ptxas -arch=sm_80 "$work/cu.ptx" -o "$work/cu.cubin"
+fi
 expect 2 "no CUDA device" -- run "$matmul" --target cuda
 expect 1 "cannot run on VDLA" -- run "$matmul" --target vdla
 expect 1 "--extern-lib and --extern-src apply to 'texc run' only" -- "$intrinsic" --target x86 --extern-src "$dot16"
