@@ -63,7 +63,8 @@ int main() {
   if (nm_status != 0 || undefined != "texrt_cuda_launch\n")
     failures += fail("the undefined symbols of kernels.o are not just texrt_cuda_launch:\n" + undefined);
   std::string build = compiler + " -std=c99 -Wall -Werror -I" + dir + " " + TEXC_CUDA_DRIVER_SOURCE + " " + dir +
-                      "/kernels.o " + TEXC_TEXRT_LIBRARY + " -lstdc++ -lpthread -ldl -o " + dir + "/driver";
+                      "/kernels.o " + TEXC_TEXRT_LIBRARY + " -lstdc++ -lpthread -ldl " + TEXC_DRIVER_LINK_FLAGS + " -o " + dir +
+                      "/driver";
   auto [build_status, build_output] = run(build);
   if (build_status != 0) {
     failures += fail("the C driver does not build:\n" + build + "\n" + build_output);
