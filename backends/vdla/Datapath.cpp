@@ -13,6 +13,8 @@ Datapath::Datapath(const VdlaConfig& cfg, const VdlaDerived& d)
       inp_(size_t(d.inp_depth * d.inp_elem_bytes), 0), wgt_(size_t(d.wgt_depth * d.wgt_elem_bytes), 0),
       acc_(size_t(d.acc_depth * cfg.batch * cfg.block_out), 0), uop_(size_t(d.uop_depth), 0) {}
 
+Uop Datapath::uop(uint64_t i) const { return i < uop_.size() ? decode_uop(uop_[i], d_) : Uop{}; }
+
 int32_t alu_lane(AluOp op, int32_t dst, int32_t src) {
   switch (op) {
     case AluOp::Min: return std::min(dst, src);

@@ -31,6 +31,8 @@ class Datapath {
   std::optional<std::string> execute(const Insn& insn, std::vector<uint8_t>& dram);
 
   const std::vector<int32_t>& acc() const { return acc_; }
+  /// Micro-op `i` of the UOP buffer, decoded (zero past its end).
+  Uop uop(uint64_t i) const;
 
  private:
   std::optional<std::string> load(const MemFields& m, std::vector<uint8_t>& dram);

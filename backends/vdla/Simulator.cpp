@@ -7,6 +7,8 @@
 
 #include "backends/vdla/CostModel.h"
 #include "backends/vdla/Datapath.h"
+#include "backends/vdla/Footprint.h"
+#include "backends/vdla/HazardCheck.h"
 
 namespace texc::vdla {
 
@@ -19,6 +21,7 @@ const char* sim_error_kind_name(SimError::Kind k) {
     case SimError::Kind::TokenOverflow: return "token queue overflow";
     case SimError::Kind::OutOfRange: return "invalid access";
     case SimError::Kind::WorkAfterFinish: return "work after FINISH";
+    case SimError::Kind::Hazard: return "data hazard";
   }
   return "?";
 }
@@ -71,7 +74,8 @@ class Simulation {
     }
     if (!validate()) return std::move(r_);
     std::optional<Datapath> datapath;
-    if (opt_.execute_datapath) datapath_ = &datapath.emplace(p_.config, d_);
+    std::optional<HazardTracker> hazards;
+    if (opt_.execute_datapath) datapath_ = &datapath.emplace(p_.config, d_), hazards_ = &hazards.emplace(d_);
     fetch_time_.assign(n_, 0);
     while (step()) {
     }
@@ -88,6 +92,7 @@ class Simulation {
   size_t n_;
   VdlaDerived d_;
   Datapath* datapath_ = nullptr;
+  HazardTracker* hazards_ = nullptr;
   SimResult r_;
   EngineState eng_[kNumEngines];
   std::deque<Token> tokens_[kNumTokenQueues];
@@ -239,6 +244,17 @@ class Simulation {
     if (auto problem = opt_.execute_datapath ? datapath_->execute(insn, dram_) : std::nullopt) {
       fail(SimError::Kind::OutOfRange, int64_t(i), start, fmt::format("{} at cycle {}: {}", describe(i), start, *problem));
       return false;
+    }
+    if (hazards_) {
+      Footprint f = footprint(insn, [&](uint64_t u) { return datapath_->uop(u); });
+      if (auto h = hazards_->run(int64_t(i), start, end, f)) {
+        fail(SimError::Kind::Hazard, int64_t(i), start,
+             fmt::format("data hazard at cycle {}: {} {} {} row {} while {} still {} it (until cycle {}); the stream lacks a "
+                         "dependency token between them",
+                         start, describe(i), h->action, sram_buffer_name(h->buffer), h->row, describe(size_t(h->other)),
+                         h->other_action, h->other_end));
+        return false;
+      }
     }
     add_event(e, int64_t(i), start, end, insn_name(insn), false);
     if (uses_dram_port(insn)) {

@@ -16,8 +16,10 @@
 // errors, each with the instruction index and engine: an invalid stream (no FINISH last, pops on
 // FINISH, a LOAD-engine instruction with prev flags or a STORE-engine one with next flags), a
 // token queue overflow, an out-of-range access, tokens left in a queue at the end (unbalanced,
-// naming the instruction that pushed the first surplus token), and work still running after
-// FINISH completes (FINISH must wait, through tokens, for the last load and store).
+// naming the instruction that pushed the first surplus token), work still running after
+// FINISH completes (FINISH must wait, through tokens, for the last load and store), and, when the
+// datapath runs, a data hazard: two instructions of different engines in flight at once on the
+// same on-chip row, one of them writing (HazardCheck.h) — the stream lacks a token between them.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -30,7 +32,7 @@
 namespace texc::vdla {
 
 struct SimError {
-  enum class Kind { None, InvalidStream, Deadlock, Unbalanced, TokenOverflow, OutOfRange, WorkAfterFinish };
+  enum class Kind { None, InvalidStream, Deadlock, Unbalanced, TokenOverflow, OutOfRange, WorkAfterFinish, Hazard };
   Kind kind = Kind::None;
   int64_t insn_index = -1;           // the instruction at fault (-1: none)
   std::optional<Engine> engine;      // its engine

@@ -554,3 +554,41 @@ TEST_CASE("x_stride 0 repeats one DRAM row (overlapping rows are allowed)") {
     for (int l = 0; l < 16; ++l) CHECK(dram[160 + row * 16 + l] == uint8_t(l * 3 + 1));
   CHECK(r.dram_bytes[int(MemBuffer::Acc8)] == 48);
 }
+
+TEST_CASE("a missing token shows as a data hazard naming both instructions, the buffer and the row") {
+  // The one-tile program, then a second load of INP row 0 while the GEMM still reads it: the
+  // second LOAD waits for nothing, so it starts as soon as the LOAD engine is free.
+  VdlaProgram p = one_tile_gemm_program();
+  std::vector<uint8_t> dram = one_tile_dram(p);
+  REQUIRE(simulate(p, dram).ok());
+  // A GEMM long enough to still run when the load comes: 64 iterations of the one micro-op.
+  p.insns[4].gemm.loop.iter_out = 64;
+  p.insns.insert(p.insns.begin() + 5, Insn::load(mem(MemBuffer::Inp, 0, 4, 1, 1, 1)));  // 5: LOAD, no token
+  p.comments.insert(p.comments.begin() + 5, "");
+  // FINISH must still wait for the new load: it pushes to COMPUTE and the final sync pops it.
+  p.insns[5].tokens = kPushNext;
+  p.insns[7].tokens = Tokens{true, true, false, false};
+  dram = one_tile_dram(p);
+  SimResult r = simulate(p, dram);
+  REQUIRE(r.error.kind == SimError::Kind::Hazard);
+  CHECK(r.error.insn_index == 5);
+  CHECK(r.error.engine == Engine::Load);
+  CHECK(r.error.message.find("instruction 5 (LOAD engine, LOAD INP) overwrites INP row 0 while instruction 4 (COMPUTE engine, "
+                             "GEMM) still reads it") != std::string::npos);
+  CHECK(r.error.message.find("lacks a dependency token") != std::string::npos);
+
+  // With the WAR token (the GEMM pushes to LOAD, the load pops it) there is no hazard.
+  p.insns[4].tokens.push_prev = true;
+  p.insns[5].tokens.pop_next = true;
+  dram = one_tile_dram(p);
+  SimResult fixed = simulate(p, dram);
+  CHECK_MESSAGE(fixed.ok(), fixed.error.message);
+
+  // Tokens only (no datapath): hazards are not checked, the stream is otherwise valid.
+  p.insns[4].tokens.push_prev = false;
+  p.insns[5].tokens.pop_next = false;
+  SimOptions tokens_only;
+  tokens_only.execute_datapath = false;
+  std::vector<uint8_t> none;
+  CHECK(simulate(p, none, tokens_only).ok());
+}
