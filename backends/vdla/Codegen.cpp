@@ -82,15 +82,20 @@ struct AluStep {
 
 class Generator {
  public:
-  Generator(const LoweredFunc& func, const VdlaConfig& config, SourceLoc loc)
-      : func_(func), config_(config), derived_(derive(config)), loc_(loc) {}
+  Generator(const LoweredFunc& func, const VdlaConfig& config, SourceLoc loc, bool chunk_store_out)
+      : func_(func), config_(config), derived_(derive(config)), loc_(loc), chunk_store_out_(chunk_store_out) {}
 
-  VdlaProgram run() {
-    VdlaProgram program;
-    program.config = config_;
-    place_arguments(program);
+  /// Walks the op into instructions and micro-ops; whether the micro-ops fit the UOP buffer.
+  bool generate() {
+    program_.config = config_;
+    place_arguments(program_);
     walk(func_.body);
+    return int64_t(uops_.size()) <= derived_.uop_depth;
+  }
 
+  /// Places the tokens and checks the program (after generate()).
+  VdlaProgram finish() {
+    VdlaProgram program = std::move(program_);
     std::vector<ThreadedInsn> stream;
     if (!uops_.empty()) {
       if (int64_t(uops_.size()) > derived_.uop_depth)
@@ -105,6 +110,10 @@ class Generator {
       stream.push_back({Insn::load(m), -1, "the micro-op kernels, once"});
     }
     stream.insert(stream.end(), emitted_.begin(), emitted_.end());
+    // The micro-op table sits at UOP row 0: what each instruction touches follows from it.
+    auto uop_at = [&](uint64_t u) { return u < uops_.size() ? uops_[u] : Uop{}; };
+    for (ThreadedInsn& ti : stream)
+      if (ti.thread >= 0) ti.footprint = footprint(ti.insn, uop_at);
     place_tokens(stream);
     for (const ThreadedInsn& ti : stream) {
       if (auto problem = check_insn_fields(ti.insn, derived_))
@@ -292,6 +301,15 @@ class Generator {
       case StmtKind::For: {
         const For* f = s->as<For>();
         LeafKind kind = classify(s).kind;
+        if (kind == LeafKind::StoreOut && store_out_in_chunks(s)) {
+          // One ALU chain and store per iteration of the outermost loop (see store_out_in_chunks).
+          int64_t lo = eval(f->min), n = eval(f->extent);
+          for (int64_t v = lo; v < lo + n; ++v) {
+            env_[f->var.get()] = v;
+            emit_leaf(f->body);
+          }
+          return;
+        }
         if (kind != LeafKind::Mixed && kind != LeafKind::Nothing) return emit_leaf(s);
         if (f->for_kind == ForKind::ThreadBound) {
           if (vthreads_ > 1) cannot_map(f->var->name, "virtual threads inside virtual threads are not supported");
@@ -784,6 +802,51 @@ class Generator {
     cannot_map(stage, "its value " + to_string(v) + " is not an ALU operation with a constant on a vdla.acc tile");
   }
 
+  // Whether the store-out nest `s` (a loop) is emitted one iteration of its outermost loop at a
+  // time, so that the requantization of one chunk of an accumulator tile overlaps the store of the
+  // chunk before, and the store that a reset of the tile waits for is a short one (Tokens.h
+  // orders only what conflicts). Only when enabled, for an outermost loop of 2..kMaxStoreChunks
+  // iterations over a nest of at least two loops, that moves whole accumulator rows and whole
+  // output rows (never lanes of one row) from one iteration to the next.
+  static constexpr int64_t kMaxStoreChunks = 16;
+  bool store_out_in_chunks(const Stmt& s) {
+    if (!chunk_store_out_) return false;
+    std::vector<const For*> loops = perfect_loops(s);
+    if (loops.size() < 2) return false;
+    const For* outer = loops[0];
+    VarValues env = env_;
+    auto n = eval_int(outer->extent, env);
+    if (!n || *n < 2 || *n > kMaxStoreChunks) return false;
+    const Store* store = nullptr;
+    int stores = 0;
+    for_each_stmt(s, [&](const Stmt& x) {
+      if (const Store* st = x->as<Store>()) store = st, ++stores;
+    });
+    if (stores != 1) return false;
+    const Load* acc = nullptr;
+    for_each_expr(store->value, [&](const Expr& e) {
+      if (const Load* l = e->as<Load>(); l && l->buffer->scope == MemScope::VdlaAcc) acc = l;
+    });
+    if (!acc) return false;
+    // The scalar indices of the accumulator and the output at the first two iterations of the
+    // outer loop, every inner loop at its first value.
+    auto indices_at = [&](int64_t k) -> std::optional<std::pair<int64_t, int64_t>> {
+      VarValues at = env;
+      for (const For* l : loops) {
+        auto lo = eval_int(l->min, at);
+        if (!lo) return std::nullopt;
+        at[l->var.get()] = *lo + (l == outer ? k : 0);
+      }
+      auto a = eval_int(acc->indices[0], at), g = eval_int(store->indices[0], at);
+      if (!a || !g) return std::nullopt;
+      return std::make_pair(*a, *g);
+    };
+    auto first = indices_at(0), second = indices_at(1);
+    if (!first || !second) return false;
+    const int64_t E = elem_scalars(MemScope::VdlaAcc);
+    return floor_mod(second->first - first->first, E) == 0 && floor_mod(second->second - first->second, E) == 0;
+  }
+
   void emit_store_out(const Stmt& s) {
     const Store* node = nullptr;
     const Load* acc = nullptr;
@@ -843,9 +906,11 @@ class Generator {
   }
 
   const LoweredFunc& func_;
+  VdlaProgram program_;
   VdlaConfig config_;
   VdlaDerived derived_;
   SourceLoc loc_;
+  bool chunk_store_out_;
   VarValues env_;
   std::unordered_map<const BufferNode*, uint64_t> args_;  // argument -> DRAM byte offset
   uint64_t uop_offset_ = 0;
@@ -863,7 +928,13 @@ class Generator {
 }  // namespace
 
 VdlaProgram generate_program(const LoweredFunc& func, const VdlaConfig& config, SourceLoc loc) {
-  return Generator(func, config, loc).run();
+  // Epilogues in chunks need a few more micro-op kernels; an op whose kernels then overflow the
+  // UOP buffer is generated with whole-tile epilogues (and reported if even those do not fit).
+  Generator chunked(func, config, loc, true);
+  if (chunked.generate()) return chunked.finish();
+  Generator whole(func, config, loc, false);
+  whole.generate();
+  return whole.finish();
 }
 
 }  // namespace texc::vdla

@@ -1,5 +1,6 @@
 #include "backends/vdla/Tokens.h"
 
+#include <array>
 #include <map>
 
 #include "ir/Diagnostics.h"
@@ -32,43 +33,58 @@ std::vector<Engine> neighbours(Engine e) {
   return {};
 }
 
+bool must_order(const ThreadedInsn& a, const ThreadedInsn& b) {
+  if (!a.footprint || !b.footprint) return true;
+  return conflicts(*a.footprint, *b.footprint);
+}
+
+// One virtual thread's instructions so far, per engine, and per (engine, neighbour) the latest
+// neighbour instruction the engine has waited for.
+struct ThreadState {
+  std::array<std::vector<long>, kNumEngines> by_engine;
+  std::array<std::array<long, kNumEngines>, kNumEngines> covered;
+  ThreadState() {
+    for (auto& row : covered) row.fill(-1);
+  }
+};
+
 }  // namespace
 
 void place_tokens(std::vector<ThreadedInsn>& stream) {
-  // Per thread, the index of its last instruction on each engine (-1: none yet).
-  std::map<int, std::array<long, kNumEngines>> last;
-  auto last_of = [&](int thread) -> std::array<long, kNumEngines>& {
-    auto it = last.find(thread);
-    if (it == last.end()) it = last.emplace(thread, std::array<long, kNumEngines>{-1, -1, -1}).first;
-    return it->second;
-  };
+  std::map<int, ThreadState> threads;
+  // Links instruction i to the neighbour instructions it must wait for; whether it got any.
   auto plan = [&](size_t i) {
     ThreadedInsn& ti = stream[i];
-    if (ti.thread < 0) return;
+    if (ti.thread < 0) return false;
+    ThreadState& st = threads[ti.thread];
     Engine e = ti.insn.engine();
-    auto& mine = last_of(ti.thread);
+    bool waits = false;
     for (Engine f : neighbours(e)) {
-      long j = mine[int(f)];
-      if (j >= 0 && j > mine[int(e)]) link(stream[size_t(j)].insn, f, ti.insn, e);
+      long& covered = st.covered[int(e)][int(f)];
+      const std::vector<long>& theirs = st.by_engine[int(f)];
+      for (auto it = theirs.rbegin(); it != theirs.rend() && *it > covered; ++it) {
+        if (!must_order(stream[size_t(*it)], ti)) continue;
+        link(stream[size_t(*it)].insn, f, ti.insn, e);
+        covered = *it;
+        waits = true;
+        break;
+      }
     }
-    mine[int(e)] = long(i);
+    st.by_engine[int(e)].push_back(long(i));
+    return waits;
   };
   for (size_t i = 0; i < stream.size(); ++i) {
     TEXC_CHECK(stream[i].insn.tokens == Tokens{}) << "instruction " << i << " already carries tokens";
     plan(i);
   }
   // What each thread still owes COMPUTE: one sync per thread that pops it, then FINISH.
-  std::vector<int> threads;
-  for (auto& [thread, engines] : last) threads.push_back(thread);
-  for (int thread : threads) {
-    auto& mine = last_of(thread);
-    bool owes = (mine[int(Engine::Load)] > mine[int(Engine::Compute)]) ||
-                (mine[int(Engine::Store)] > mine[int(Engine::Compute)]);
-    if (!owes) continue;
-    stream.push_back({Insn::sync(Engine::Compute, {}), thread, "wait for thread " + std::to_string(thread)});
-    plan(stream.size() - 1);
+  std::vector<int> ids;
+  for (auto& [thread, state] : threads) ids.push_back(thread);
+  for (int thread : ids) {
+    stream.push_back({Insn::sync(Engine::Compute, {}), thread, "wait for thread " + std::to_string(thread), std::nullopt});
+    if (!plan(stream.size() - 1)) stream.pop_back();
   }
-  stream.push_back({Insn::finish(), -1, ""});
+  stream.push_back({Insn::finish(), -1, "", std::nullopt});
 }
 
 }  // namespace texc::vdla
