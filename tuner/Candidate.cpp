@@ -1,5 +1,6 @@
 #include "tuner/Candidate.h"
 
+#include "backends/vdla/Codegen.h"
 #include "ir/Diagnostics.h"
 #include "lower/Lower.h"
 
@@ -20,6 +21,7 @@ Candidate lower_candidate(const OpDef& op, const Space& space, uint64_t index, c
   };
   try {
     c.func = lower_op(op, options);
+    if (settings.target == "vdla") vdla::generate_program(c.func, settings.vdla_config, op.loc);
   } catch (const UserError& e) {
     c.invalid_reason = e.what();
     return c;

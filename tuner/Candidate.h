@@ -4,6 +4,7 @@
 // than its loop, a vectorized loop that is not innermost, ...) is invalid at this cost, without a
 // measurement.
 #pragma once
+#include "backends/vdla/VdlaConfig.h"
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -29,9 +30,11 @@ struct LowerSettings {
   bool no_fuse = false;
   KnobConfig fixed;            // --knob values: always applied
   CacheSizes caches;
+  vdla::VdlaConfig vdla_config;  // vdla: a candidate whose program does not fit it is invalid
 };
 
-/// Lowers configuration `index` of `space` for the op. Never throws for a user error.
+/// Lowers configuration `index` of `space` for the op. Never throws for a user error. For vdla it
+/// also generates the program, so a tile that does not fit a buffer is invalid, not measured.
 Candidate lower_candidate(const OpDef& op, const Space& space, uint64_t index, const LowerSettings& settings);
 
 }  // namespace texc

@@ -75,10 +75,24 @@ LeafInfo merge(LeafInfo a, LeafInfo b) {
 }
 
 // The ALU operations of an elementwise chain over one accumulator load, innermost first.
+// One ALU instruction of a requantization chain: `op` with an immediate, or with a second
+// accumulator tile `tile` (a cache_read into vdla.acc) as its source, lane by lane.
 struct AluStep {
   AluOp op;
   int64_t imm;
+  const Load* tile = nullptr;
 };
+
+// `e` (or an integer cast of it) read from a vdla.acc buffer.
+const Load* acc_tile_load(const Expr& e) {
+  Expr v = e;
+  while (const Cast* c = v->as<Cast>()) {
+    if (!c->value->type.is_integer()) return nullptr;
+    v = c->value;
+  }
+  const Load* l = v->as<Load>();
+  return l && l->buffer->scope == MemScope::VdlaAcc ? l : nullptr;
+}
 
 class Generator {
  public:
@@ -584,9 +598,13 @@ class Generator {
       cannot_map(stage, "its copy of '" + std::string(source ? source->name : "?") +
                             "' is not a 2-D pattern (rows of contiguous elements at a constant pitch, zero padding "
                             "only around them)");
+    // An accumulator tile loads int32 rows (ACC) or int8 rows sign-extended (ACC8).
+    if (target->scope == MemScope::VdlaAcc && target->dtype != Int(32) && target->dtype != Int(8))
+      cannot_map(stage, "it copies " + target->dtype.str() + " into vdla.acc, which loads i32 rows or i8 rows (sign-extended)");
     for (MemFields& m : *copies) {
       m.buffer = target->scope == MemScope::VdlaInp   ? MemBuffer::Inp
                  : target->scope == MemScope::VdlaWgt ? MemBuffer::Wgt
+                 : target->dtype == Int(8)            ? MemBuffer::Acc8
                                                       : MemBuffer::Acc;
       push(Insn::load(m), "load " + stage);
     }
@@ -782,9 +800,28 @@ class Generator {
       Expr rest;
       bool commutative = b->op == BinaryOp::Add || b->op == BinaryOp::Mul || b->op == BinaryOp::Min ||
                          b->op == BinaryOp::Max;
-      if (is_const_int(b->b, &imm)) rest = b->a;
-      else if (commutative && is_const_int(b->a, &imm)) rest = b->b;
-      else break;
+      if (is_const_int(b->b, &imm)) {
+        rest = b->a;
+      } else if (commutative && is_const_int(b->a, &imm)) {
+        rest = b->b;
+      } else if (const Load* tile = acc_tile_load(b->b); tile || (commutative && acc_tile_load(b->a))) {
+        // An operation with a second accumulator tile: the other side continues the chain.
+        rest = tile ? b->a : b->b;
+        if (!tile) tile = acc_tile_load(b->a);
+        // (No shift by a tile: the language's shift by an amount outside 0..31 is not the ALU's.)
+        if (!commutative)
+          cannot_map(stage, std::string("the ALU cannot apply '") + binary_op_symbol(b->op) + "' with a second tile '" +
+                                tile->buffer->name + "' (it has +, *, min and max between two vdla.acc tiles)");
+        steps.push_back({b->op == BinaryOp::Add   ? AluOp::Add
+                         : b->op == BinaryOp::Mul ? AluOp::Mul
+                         : b->op == BinaryOp::Min ? AluOp::Min
+                                                  : AluOp::Max,
+                         0, tile});
+        v = rest;
+        continue;
+      } else {
+        break;
+      }
       switch (b->op) {
         case BinaryOp::Add: steps.push_back({AluOp::Add, imm}); break;
         case BinaryOp::Sub: steps.push_back({AluOp::Add, -imm}); break;
@@ -799,7 +836,8 @@ class Generator {
       }
       v = rest;
     }
-    cannot_map(stage, "its value " + to_string(v) + " is not an ALU operation with a constant on a vdla.acc tile");
+    cannot_map(stage, "its value " + to_string(v) + " is not an ALU operation with a constant or a second vdla.acc tile "
+                      "on a vdla.acc tile");
   }
 
   // Whether the store-out nest `s` (a loop) is emitted one iteration of its outermost loop at a
@@ -854,6 +892,8 @@ class Generator {
     std::string stage;
     std::map<int64_t, CopyElem> elems;  // accumulator element -> output element
     std::vector<Uop> touched;
+    std::vector<std::vector<Uop>> tile_rows;           // per step: (destination row, source row) of each row
+    std::vector<std::map<int64_t, int64_t>> tile_src;  // per step: destination row -> source row
     const int64_t E = elem_scalars(MemScope::VdlaAcc);
     enumerate(
         s,
@@ -864,6 +904,8 @@ class Generator {
             node = st;
             stage = st->stage.empty() ? st->buffer->name : st->stage;
             steps = alu_chain(st, &acc, stage);
+            tile_rows.resize(steps.size());
+            tile_src.resize(steps.size());
           }
           int64_t lane_acc;
           int64_t a = sram_elem(acc->buffer.get(), eval(acc->indices[0]), &lane_acc);
@@ -872,11 +914,25 @@ class Generator {
             cannot_map(stage, "it stores accumulator lanes to other lanes of its output rows; the innermost " +
                                   std::to_string(E) + " elements of the output must be one accumulator row");
           CopyElem& ce = elems[a];
-          if (ce.lanes++ == 0) {
+          bool first_lane = ce.lanes++ == 0;
+          if (first_lane) {
             ce.dram = floor_div(g, E);
             touched.push_back(Uop{uint64_t(a), uint64_t(a), 0});
           } else if (ce.dram != floor_div(g, E)) {
             cannot_map(stage, "one accumulator row is stored to two output rows");
+          }
+          for (size_t k = 0; k < steps.size(); ++k) {
+            if (!steps[k].tile) continue;
+            int64_t lane_src;
+            int64_t src = sram_elem(steps[k].tile->buffer.get(), eval(steps[k].tile->indices[0]), &lane_src);
+            if (lane_src != lane_acc)
+              cannot_map(stage, "it combines lane " + std::to_string(lane_acc) + " of '" + acc->buffer->name +
+                                    "' with lane " + std::to_string(lane_src) + " of '" + steps[k].tile->buffer->name +
+                                    "'; the ALU works lane by lane on whole rows");
+            if (first_lane) tile_rows[k].push_back(Uop{uint64_t(a), uint64_t(src), 0}), tile_src[k][a] = src;
+            else if (tile_src[k][a] != src)
+              cannot_map(stage, "the rows of '" + steps[k].tile->buffer->name + "' it reads do not follow the rows of '" +
+                                    acc->buffer->name + "' lane by lane");
           }
         },
         [&](const For*) { TEXC_CHECK(false) << "gemm in a store"; });
@@ -886,15 +942,18 @@ class Generator {
         cannot_map(stage, "it stores " + std::to_string(ce.lanes) + " of the " + std::to_string(E) +
                               " lanes of an accumulator row; store whole rows");
     Folded f = fold(touched, perfect_loops(s), env_);
-    for (const AluStep& step : steps) {
+    for (size_t k = 0; k < steps.size(); ++k) {
+      const AluStep& step = steps[k];
+      Folded fk = step.tile ? fold(tile_rows[k], perfect_loops(s), env_) : f;
       AluFields a;
-      a.loop = uop_loop(f);
-      a.src_factor_out = f.out.inp;
-      a.src_factor_in = f.in.inp;
+      a.loop = uop_loop(fk);
+      a.src_factor_out = fk.out.inp;
+      a.src_factor_in = fk.in.inp;
       a.op = step.op;
-      a.use_imm = true;
+      a.use_imm = !step.tile;
       a.imm = step.imm;
-      push(Insn::alu_op(a), std::string("alu ") + alu_op_name(step.op) + " " + std::to_string(step.imm) + " " + stage);
+      push(Insn::alu_op(a), std::string("alu ") + alu_op_name(step.op) + " " +
+                                (step.tile ? step.tile->buffer->name : std::to_string(step.imm)) + " " + stage);
     }
     auto copies = fit_copies(elems, false);
     if (!copies)

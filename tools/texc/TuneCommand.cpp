@@ -4,7 +4,8 @@
 // holds), a progress line per batch on stderr and a summary line (or --json object) per op on
 // stdout; --curve F.svg draws best-so-far against trials for R.jsonl and every --curve-with file.
 //   x86     JIT in the measuring child (tuner/CpuRunners.h); interp: the loop interpreter;
-//   arm     the qemu arm runner (times labelled emulated); cuda, vdla: exit 2 (no runner yet).
+//   arm     the qemu arm runner (times labelled emulated); vdla: the simulator's cycles
+//           (tuner/VdlaRunner.h); cuda: exit 2 (no runner yet).
 #include <unistd.h>
 
 #include <filesystem>
@@ -17,12 +18,14 @@
 #include "tools/texc/EnvironmentError.h"
 #include "tools/texc/KnobOptions.h"
 #include "tools/texc/LoadProgram.h"
+#include "tools/texc/VdlaExecutor.h"
 #include "tuner/CpuRunners.h"
 #include "tuner/Curve.h"
 #include "tuner/Json.h"
 #include "tuner/Records.h"
 #include "tuner/Space.h"
 #include "tuner/Tuner.h"
+#include "tuner/VdlaRunner.h"
 
 namespace texc {
 
@@ -36,6 +39,8 @@ std::unique_ptr<Runner> make_runner(const CommandLine& cl) {
     check_arm_tools(options);
     return make_arm_runner(cpu_target_options(cl), options);
   }
+  if (cl.target == "vdla")
+    return make_vdla_runner(vdla_config_of(cl), cl.vdla_config.empty() ? "default" : std::filesystem::path(cl.vdla_config).filename().string());
   if (cl.target == "cuda") throw EnvironmentError("no CUDA device");
   throw EnvironmentError("'texc tune --target " + cl.target + "' is not available yet: this build has no runner for it");
 }
@@ -110,6 +115,7 @@ int tune_command(const CommandLine& cl) {
   options.lower.target = cl.target;
   options.lower.no_fuse = cl.no_fuse;
   options.lower.caches = CacheSizes::host();
+  if (cl.target == "vdla") options.lower.vdla_config = vdla_config_of(cl);
   options.texc_version = TEXC_VERSION;
   options.tty = isatty(STDERR_FILENO);
   for (const std::string& path : cl.transfer)

@@ -4,6 +4,7 @@
 
 #include "backends/interp/InterpError.h"
 #include "backends/vdla/Codegen.h"
+#include "backends/vdla/RunProgram.h"
 #include "backends/vdla/Trace.h"
 #include "tools/texc/EnvironmentError.h"
 
@@ -16,21 +17,13 @@ vdla::VdlaConfig vdla_config_of(const CommandLine& cl) {
 OpExecutor make_vdla_executor(const LoweredFunc& func, const vdla::VdlaConfig& config, SourceLoc loc,
                               std::shared_ptr<VdlaRunStats> stats, const std::string& trace_path) {
   auto program = std::make_shared<vdla::VdlaProgram>(vdla::generate_program(func, config, loc));
-  return [program, stats, trace_path, name = func.name](std::vector<Tensor*>& args) {
-    std::vector<uint8_t> dram = vdla::make_dram_image(*program);
-    if (args.size() != program->args.size())
-      throw InterpError("op '" + name + "' has " + std::to_string(program->args.size()) + " arguments, not " +
-                        std::to_string(args.size()));
-    for (size_t i = 0; i < args.size(); ++i)
-      if (!program->args[i].is_output)
-        std::memcpy(dram.data() + program->args[i].dram_offset, args[i]->data(), args[i]->num_bytes());
+  return [program, stats, trace_path](std::vector<Tensor*>& args) {
+    std::vector<vdla::HostTensor> host;
+    for (Tensor* t : args) host.push_back({t->data(), size_t(t->num_bytes())});
     vdla::SimOptions options;
     options.record_timeline = !trace_path.empty();
-    vdla::SimResult result = vdla::simulate(*program, dram, options);
+    vdla::SimResult result = vdla::run_with_arguments(*program, host, options);
     if (!result.ok()) throw InterpError("the VDLA simulator stopped: " + result.error.message);
-    for (size_t i = 0; i < args.size(); ++i)
-      if (program->args[i].is_output)
-        std::memcpy(args[i]->data(), dram.data() + program->args[i].dram_offset, args[i]->num_bytes());
     if (!trace_path.empty() && !vdla::write_trace(trace_path, *program, result))
       throw EnvironmentError("cannot write the trace '" + trace_path + "'");
     stats->result = std::move(result);
@@ -47,7 +40,8 @@ std::string format_vdla_stats(const vdla::SimResult& r) {
                 (unsigned long long)r.busy_cycles[0], (unsigned long long)r.busy_cycles[1],
                 (unsigned long long)r.busy_cycles[2], (unsigned long long)r.dram_bytes[size_t(vdla::MemBuffer::Inp)],
                 (unsigned long long)r.dram_bytes[size_t(vdla::MemBuffer::Wgt)],
-                (unsigned long long)r.dram_bytes[size_t(vdla::MemBuffer::Acc)],
+                (unsigned long long)(r.dram_bytes[size_t(vdla::MemBuffer::Acc)] +  // ACC: int32 and int8 rows
+                                     r.dram_bytes[size_t(vdla::MemBuffer::Acc8)]),
                 (unsigned long long)r.dram_bytes[size_t(vdla::MemBuffer::Out)],
                 (unsigned long long)r.dram_bytes[size_t(vdla::MemBuffer::Uop)]);
   return buf;

@@ -1,0 +1,21 @@
+// VdlaRunner: the tuner's Runner (Measure.h) for VDLA. A candidate is compiled to a VDLA program
+// (backends/vdla/Codegen.h) and run on the simulator, which checks its tokens (hazards, deadlock)
+// and counts cycles. The cycle count is deterministic, so one simulated call gives every round the
+// same time and the spread is 0. Times are reported in milliseconds at a nominal clock
+// (kVdlaNominalClockMhz; the spec sets none) so that the tuner's GFLOP/s ranks configurations
+// like any other target; the device string says so and carries the configuration's name.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "backends/vdla/VdlaConfig.h"
+#include "tuner/Measure.h"
+
+namespace texc {
+
+constexpr double kVdlaNominalClockMhz = 100.0;
+
+/// `config_name`: how the device string names the configuration ("default", a file name).
+std::unique_ptr<Runner> make_vdla_runner(const vdla::VdlaConfig& config, const std::string& config_name);
+
+}  // namespace texc
