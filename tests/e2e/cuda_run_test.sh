@@ -10,10 +10,15 @@
 #     (no device, a rejected PTX, a refused launch, a faulting kernel, an --arch newer than the
 #     device). Since the shim computes nothing, the op must FAIL its check: texc never takes a
 #     device's word for a result.
-# usage: cuda_run_test.sh TEXC SHIM_DIR (the folder holding the shim's libcuda.so.1)
+#  3. The same stand-in under a C program linking f.o and libtexrt.a (cuda_launch_driver.c): the
+#     calls of texrt_cuda_launch and its error codes (runtime/texrt_cuda.h).
+# usage: cuda_run_test.sh TEXC SHIM_DIR [LIBTEXRT_A [EXTRA_LINK_FLAGS]] (SHIM_DIR holds the shim's
+# libcuda.so.1; without LIBTEXRT_A, or without a C compiler, part 3 is skipped)
 set -u
 texc=$1
 shim_dir=$2
+texrt=${3:-}
+link_flags=${4:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
@@ -142,6 +147,58 @@ TEXC_FAKE_CUDA=launch-fails expect 1 "launch of kernel mm \(grid $grid, block $b
   -- run "$op" --target cuda
 check "a refused launch frees the device memory" test "$(grep -c '^cuMemFree_v2' "$work/calls.log")" = 3
 TEXC_FAKE_CUDA=kernel-fails expect 1 "kernel mm failed: an illegal memory access was encountered" -- run "$op" --target cuda
+
+# 3. f.o's host function through texrt_cuda_launch.
+cc=${CC:-cc}
+if [ -n "$texrt" ] && command -v "$cc" >/dev/null; then
+  "$texc" "$op" --target cuda -o "$work/mm" >/dev/null 2>&1
+  if "$cc" -std=c99 -Wall -Werror -I"$work" "$(dirname "${BASH_SOURCE[0]}")/cuda_launch_driver.c" "$work/mm.o" "$texrt" \
+    -lstdc++ -lpthread -ldl $link_flags -o "$work/driver" 2>"$work/cc.log"; then
+    launch_run() {  # MODE EXPECTED_CODE PATTERN
+      local out status
+      rm -f "$work/calls.log"
+      out=$(TEXC_FAKE_CUDA=$1 "$work/driver" 2>&1)
+      status=$?
+      if [ "$status" -ne "$2" ] || ! grep -qE -- "$3" <<<"$out"; then
+        echo "FAIL: f.o's mm() with the stand-in in mode $1 -> exit $status (want $2): $out (wanted /$3/)"
+        failures=$((failures + 1))
+      else
+        echo "ok: f.o's mm() with the stand-in in mode $1: $out"
+      fi
+    }
+    launch_run ok 0 "^0 success$"
+    cat >"$work/expected.log" <<EOF
+cuInit flags=0
+cuDeviceGetCount
+cuDeviceGet ordinal=0
+cuDevicePrimaryCtxRetain device=0
+cuCtxGetCurrent
+cuCtxSetCurrent primary
+cuModuleLoadData ptx_bytes=$(wc -c <"$work/mm.ptx") .target sm_80
+cuModuleGetFunction name=mm
+cuLaunchKernel grid=$grid block=$block shared=0 param0=0xa0000000
+cuCtxSynchronize
+EOF
+    if ! diff "$work/expected.log" "$work/calls.log" >"$work/calls.diff"; then
+      echo "FAIL: texrt_cuda_launch's call sequence (expected < > recorded):"
+      sed 's/^/    /' "$work/calls.diff"
+      failures=$((failures + 1))
+    else
+      echo "ok: texrt_cuda_launch's call sequence"
+    fi
+    check "f.o loads the PTX that --emit ptx writes" cmp -s "$work/loaded.ptx" "$work/mm.ptx"
+    launch_run no-device 1 "^1 no CUDA device \(no CUDA-capable device is detected\)$"
+    launch_run reject-ptx 3 "^3 the CUDA driver rejected the PTX: a PTX JIT compilation failed$"
+    launch_run launch-fails 4 "^4 launch of kernel mm failed: too many resources requested for launch$"
+    launch_run kernel-fails 5 "^5 kernel mm failed: an illegal memory access was encountered$"
+  else
+    echo "FAIL: the C program with mm.o and libtexrt.a does not build:"
+    sed 's/^/    /' "$work/cc.log"
+    failures=$((failures + 1))
+  fi
+else
+  echo "skipped: f.o through texrt_cuda_launch (no libtexrt.a given, or no C compiler '$cc')"
+fi
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures check(s) failed"
