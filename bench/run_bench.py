@@ -7,6 +7,12 @@ shared/spec/workloads.md at 1 and 2 threads, and writes docs/performance.md.
     bench/run_bench.py --quick               # a subset (G1,G5,C2,C9,D1,D5): a quick re-run
     bench/run_bench.py --json-out run.json   # also the whole run as JSON
     bench/run_bench.py --from-json run.json  # only re-render docs/performance.md from a saved run
+    bench/run_bench.py --target cuda         # GPU: texc (texc run --target cuda) vs cuBLAS and cuDNN
+
+The CUDA run builds bench_cublas and bench_cudnn (ninja target texc_bench_cuda) and texc, runs them
+on device 0 and writes its tables into the CUDA section of docs/performance.md (between
+CUDA_BEGIN and CUDA_END), leaving the CPU tables alone. Without a CUDA device it exits 2 with
+"no CUDA device" once the peers are built.
 
 Each peer library runs in its own process (bench/build-bench/bench/bench_<peer>): Halide 14 loads
 LLVM 14 and must never share a process with texc's LLVM 19. See bench/README.md.
@@ -44,12 +50,12 @@ def loadavg():
 
 # ---- build ------------------------------------------------------------------------------------
 
-def build(build_dir, jobs):
+def build(build_dir, jobs, target="texc_bench"):
     if not os.path.exists(os.path.join(build_dir, "build.ninja")):
         cmd = ["cmake", "-S", ROOT, "-B", build_dir, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"]
         log("+ " + " ".join(cmd))
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    cmd = ["ninja", "-C", build_dir, f"-j{jobs}", "texc_bench"]
+    cmd = ["ninja", "-C", build_dir, f"-j{jobs}", target]
     log("+ " + " ".join(cmd))
     subprocess.run(cmd, check=True)
 
@@ -152,6 +158,164 @@ def measure_all(args):
                                      "stderr": err[-2000:]})
     run["meta"]["finished"] = now()
     return run
+
+
+# ---- CUDA: texc vs cuBLAS and cuDNN on device 0 ----------------------------------------------
+
+CUDA_PEERS = ["cublas", "cudnn"]  # bench_<name> executables (bench/cuda/), in table order
+CUDA_BEGIN = "<!-- run_bench.py --target cuda: the CUDA tables start here -->"
+CUDA_END = "<!-- run_bench.py --target cuda: the CUDA tables end here -->"
+KIND_OF = {"G": "gemm", "C": "conv", "D": "dwconv"}
+
+
+class NoCudaDevice(Exception):
+    """A benchmark process exited 2 saying there is no CUDA device (or no driver)."""
+
+
+def no_device(rc, err):
+    return rc == 2 and "no CUDA device" in err
+
+
+def workload_names(spec):
+    """The workload names of a --workloads list (names, kinds or all), in workloads.md order."""
+    names = [f"G{i}" for i in range(1, 7)] + [f"C{i}" for i in range(1, 13)] + [f"D{i}" for i in range(1, 10)]
+    chosen = []
+    for item in spec.split(","):
+        item = item.strip()
+        if item == "all":
+            chosen += names
+        elif item in ("gemm", "conv", "dwconv"):
+            chosen += [n for n in names if KIND_OF[n[0]] == item]
+        elif item in names:
+            chosen.append(item)
+        else:
+            raise SystemExit(f"run_bench.py: unknown workload '{item}' (names G1-G6, C1-C12, D1-D9, kinds or all)")
+    return [n for n in names if n in chosen]
+
+
+def texc_cuda_record(obj, workload, texc_cmd):
+    """A `texc run --json` object as a benchmark record (bench/README.md): texc's own check against
+    its reference interpreter (on a sample of points for large outputs) and the median of its
+    CUDA-event times."""
+    passed = obj.get("status") == "pass"
+    return {"workload": workload, "kind": KIND_OF[workload[0]], "shape": "", "peer": "texc",
+            "variant": "cuda_default", "threads": 1, "median_ms": obj.get("median_ms"), "min_ms": None,
+            "cpu_ms": 0, "gflops": obj.get("gflops"), "verified": passed, "max_rel_err": obj.get("max_rel_err"),
+            "checked_points": obj.get("points_checked"), "total_points": None, "runs": None, "inner": 1,
+            "detail": "texc run --target cuda: the stdlib op's default GPU schedule (docs/cuda.md), "
+                      "median of CUDA-event times of single launches; checked by texc run against the reference "
+                      "interpreter",
+            "error": None if passed else (obj.get("message") or "failed its check"), "command": texc_cmd}
+
+
+def measure_cuda(args):
+    """Runs bench_cublas, bench_cudnn and texc (texc run --target cuda) on the chosen workloads;
+    raises NoCudaDevice when one of them finds no device."""
+    bin_dir = os.path.join(args.build_dir, "bench")
+    run = {"meta": machine_info(args), "peak": [], "measurements": [], "processes": []}
+    run["meta"]["target"] = "cuda"
+    names = workload_names(args.workloads)
+    peers = args.peers.split(",")
+    for peer in [p for p in CUDA_PEERS if p in peers]:
+        exe = os.path.join(bin_dir, f"bench_{peer}")
+        if not os.path.exists(exe):
+            log(f"  bench_{peer} not built: skipped (CUDA toolkit or cuDNN missing at configure time)")
+            continue
+        cmd = [exe, "--workloads", ",".join(names), "--repeat", str(args.repeat), "--json"]
+        t0 = time.time()
+        objs, err, rc = run_json_lines(cmd)
+        if no_device(rc, err):
+            raise NoCudaDevice(err.strip())
+        run["measurements"].extend(objs)
+        run["processes"].append({"label": peer, "command": " ".join(shlex.quote(c) for c in cmd), "rc": rc,
+                                 "seconds": round(time.time() - t0, 1), "loadavg_before": "", "loadavg_after": "",
+                                 "stderr": err[-2000:]})
+    if "texc" in peers:
+        texc = os.path.join(args.build_dir, "tools", "texc", "texc")
+        for w in names:
+            tex = os.path.join(ROOT, "bench", "texc_workloads", f"{w}.tex")
+            cmd = [texc, "run", tex, "--target", "cuda", "--json", "--repeat", str(args.repeat)]
+            t0 = time.time()
+            objs, err, rc = run_json_lines(cmd)
+            if no_device(rc, err):
+                raise NoCudaDevice(err.strip())
+            texc_cmd = " ".join(shlex.quote(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c) for c in cmd)
+            if objs:
+                run["measurements"].append(texc_cuda_record(objs[0], w, texc_cmd))
+            else:
+                rec = texc_cuda_record({"status": "fail", "message": f"texc exited {rc}: {err.strip()[-300:]}"}, w, texc_cmd)
+                run["measurements"].append(rec)
+            run["processes"].append({"label": f"texc {w}", "command": texc_cmd, "rc": rc,
+                                     "seconds": round(time.time() - t0, 1), "loadavg_before": "",
+                                     "loadavg_after": "", "stderr": err[-2000:]})
+    # texc's GFLOP/s with the workload's FLOP count (the peers'), so that the columns compare.
+    for m in run["measurements"]:
+        peer = next((p for p in run["measurements"] if p["workload"] == m["workload"] and p["peer"] != "texc"
+                     and p.get("shape")), None)
+        if m["peer"] == "texc" and peer:
+            m["shape"] = peer["shape"]
+            if peer.get("gflops") and peer.get("median_ms") and m.get("median_ms"):
+                m["gflops"] = peer["gflops"] * peer["median_ms"] / m["median_ms"]
+    run["meta"]["finished"] = now()
+    return run
+
+
+def cuda_tables(run):
+    """The markdown of a CUDA run: per kind, GFLOP/s and median ms of every column, and texc / the
+    fastest peer."""
+    meta = run["meta"]
+    out = [CUDA_BEGIN, ""]
+    out.append(f"- command: `{meta['command']}`; date {meta['started']} to {meta.get('finished', '?')} (UTC), "
+               f"texc commit {meta.get('git', '?')}")
+    devices = sorted({d.split("; ")[-1] for m in run["measurements"] if m["peer"] != "texc"
+                      for d in [m.get("detail") or ""] if d})
+    out.append(f"- device: {', '.join(devices) if devices else '?'}; median of {meta['repeat']} timed samples, "
+               "CUDA events, data on the device, warm")
+    ms = run["measurements"]
+    for kind in ["gemm", "conv", "dwconv"]:
+        km = [m for m in ms if m.get("kind") == kind]
+        if not km:
+            continue
+        cols = []
+        for m in km:
+            if column(m) not in cols:
+                cols.append(column(m))
+        cols.sort(key=lambda c: (not c.startswith("texc"), c))
+        out.append(f"\n### {KIND_TITLES[kind]}: GFLOP/s (median ms)\n")
+        out.append("| workload | shape | " + " | ".join(cols) + " | texc / fastest peer |")
+        out.append("|---|---|" + "---|" * (len(cols) + 1))
+        by = {(m["workload"], column(m)): m for m in km}
+        for w in workload_order(run):
+            if not any(m["workload"] == w for m in km):
+                continue
+            shape = next((m.get("shape") for m in km if m["workload"] == w and m.get("shape")), "")
+            cells = []
+            for c in cols:
+                m = by.get((w, c))
+                cells.append("" if m is None else "error" if not ok(m) else f"{fmt(m['gflops'])} ({m['median_ms']:.3f})")
+            mine = next((m for m in km if m["workload"] == w and m["peer"] == "texc" and ok(m)), None)
+            peer = best_of(km, w, 1, lambda m: m["peer"] != "texc")
+            ratio = f"{mine['gflops'] / peer['gflops']:.2f} ({column(peer)})" if mine and peer else ""
+            out.append(f"| {w} | {shape} | " + " | ".join(cells) + f" | {ratio} |")
+    bad = [m for m in ms if not ok(m)]
+    if bad:
+        out.append("\nFailures: " + "; ".join(f"{m['workload']} {column(m)}: {m.get('error') or 'not verified'}" for m in bad))
+    out.append("")
+    out.append(CUDA_END)
+    return "\n".join(out)
+
+
+def write_cuda_markdown(run, path):
+    """Replaces the text between CUDA_BEGIN and CUDA_END in `path` (the CUDA section of
+    docs/performance.md, kept by CPU re-runs) with the tables of this run."""
+    text = open(path).read()
+    if CUDA_BEGIN not in text or CUDA_END not in text:
+        raise SystemExit(f"run_bench.py: {path} has no CUDA section ({CUDA_BEGIN} ... {CUDA_END})")
+    head, rest = text.split(CUDA_BEGIN, 1)
+    tail = rest.split(CUDA_END, 1)[1]
+    with open(path, "w") as f:
+        f.write(head + cuda_tables(run) + tail)
+    log(f"wrote the CUDA section of {path}")
 
 
 # ---- machine ----------------------------------------------------------------------------------
@@ -565,11 +729,15 @@ def write_markdown(run, path, ref_path):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--target", choices=["cpu", "cuda"], default="cpu",
+                    help="cpu (default): the CPU peers at --threads; cuda: texc vs cuBLAS and cuDNN on CUDA device 0")
     ap.add_argument("--quick", action="store_true", help=f"only {QUICK_WORKLOADS}")
     ap.add_argument("--workloads", default="all", help="names, kinds or all (default all)")
     ap.add_argument("--threads", default="1,2", help="thread counts (default 1,2)")
     ap.add_argument("--repeat", type=int, default=10, help="timed samples per measurement (default 10)")
-    ap.add_argument("--peers", default=",".join(PEERS), help="bench_<peer> executables to run, when built")
+    ap.add_argument("--peers", default=None,
+                    help="bench_<peer> executables to run, when built (default: " + ",".join(PEERS) +
+                         "; with --target cuda: texc," + ",".join(CUDA_PEERS) + ")")
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build-bench"))
     ap.add_argument("--jobs", type=int, default=2, help="ninja -j (default 2)")
     ap.add_argument("--wait-load", type=float, default=0.0,
@@ -587,6 +755,10 @@ def main():
         args.workloads = QUICK_WORKLOADS
     args.command_line = "bench/run_bench.py" + "".join(" " + shlex.quote(a) for a in sys.argv[1:])
 
+    if args.peers is None:
+        args.peers = ",".join(["texc"] + CUDA_PEERS if args.target == "cuda" else PEERS)
+    if args.target == "cuda" or (args.from_json and json.load(open(args.from_json))["meta"].get("target") == "cuda"):
+        return main_cuda(args)
     if args.from_json:
         with open(args.from_json) as f:
             run = json.load(f)
@@ -602,6 +774,35 @@ def main():
         write_markdown(run, args.out, args.reference)
     bad = [m for m in run["measurements"] if not ok(m)]
     return 1 if bad else 0
+
+
+def main_cuda(args):
+    """--target cuda: build the CUDA peers and texc, measure on device 0, write the CUDA section.
+    Exit 2, with a message and no traceback, when there is no CUDA device."""
+    args.threads = "1"
+    if args.from_json:
+        with open(args.from_json) as f:
+            run = json.load(f)
+    else:
+        if not args.no_build:
+            try:
+                build(args.build_dir, args.jobs, "texc_bench_cuda")
+            except subprocess.CalledProcessError as e:
+                log(f"run_bench.py: building the CUDA peers failed ({e})")
+                return 1
+        try:
+            run = measure_cuda(args)
+        except NoCudaDevice as e:
+            log(f"run_bench.py: no CUDA device: the CUDA tables need a machine with a GPU "
+                f"(the peers and texc are built; {args.out} is unchanged)\n  {e}")
+            return 2
+        if args.json_out:
+            with open(args.json_out, "w") as f:
+                json.dump(run, f, indent=1)
+            log(f"wrote {args.json_out}")
+    if not args.no_doc:
+        write_cuda_markdown(run, args.out)
+    return 1 if [m for m in run["measurements"] if not ok(m)] else 0
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@
 //
 // This header includes nothing from LLVM.
 #pragma once
+#include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,17 @@ namespace texc {
 /// written.
 void write_cuda_host_object(const std::vector<LoweredFunc>& funcs, const CudaTargetOptions& target,
                             const std::string& path);
+/// How the host launches `func` (a device function): grid = the extents of blockIdx.x/y/z, block =
+/// those of threadIdx.x/y/z (1 where not bound), and the dynamic shared memory it asks for
+/// (func.launch.dynamic_shared_bytes plus its own shared buffers when they pass 48 KiB:
+/// CodeGenNVPTX.h kernel_shared_bytes). What f.o's host functions and `texc run --target cuda` use.
+struct CudaLaunchConfig {
+  std::array<uint32_t, 3> grid{1, 1, 1};
+  std::array<uint32_t, 3> block{1, 1, 1};
+  uint32_t shared_bytes = 0;
+};
+CudaLaunchConfig cuda_launch_config(const LoweredFunc& func);
+
 /// The header of that object (f.h): each op's host function, its arguments' shapes and element
 /// types (shape macros as emit_c_header), that every pointer is a device pointer, the error codes
 /// and texrt_cuda_error_message.

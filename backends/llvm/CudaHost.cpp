@@ -46,6 +46,21 @@ std::array<uint32_t, 3> launch_dims(const LoweredFunc& func, const std::string& 
   return dims;
 }
 
+}  // namespace
+
+CudaLaunchConfig cuda_launch_config(const LoweredFunc& func) {
+  CudaLaunchConfig config;
+  config.grid = launch_dims(func, "blockIdx");
+  config.block = launch_dims(func, "threadIdx");
+  int64_t shared_bytes = func.launch.dynamic_shared_bytes + kernel_shared_bytes(func);
+  TEXC_CHECK(func.launch.dynamic_shared_bytes >= 0 && shared_bytes <= int64_t(UINT32_MAX))
+      << "dynamic shared bytes of kernel " << func.name;
+  config.shared_bytes = uint32_t(shared_bytes);
+  return config;
+}
+
+namespace {
+
 void add_host_function(llvm::Module& module, llvm::IRBuilder<>& b, const LoweredFunc& func, llvm::GlobalVariable* ptx,
                        llvm::GlobalVariable* module_cache, llvm::FunctionCallee launch) {
   llvm::LLVMContext& context = module.getContext();
@@ -75,12 +90,10 @@ void add_host_function(llvm::Module& module, llvm::IRBuilder<>& b, const Lowered
     for (size_t a = 0; a < 3; ++a) b.CreateStore(b.getInt32(dims[a]), b.CreateConstInBoundsGEP2_64(type, array, 0, a));
     return array;
   };
-  llvm::Value* grid = dims_array(launch_dims(func, "blockIdx"), "grid");
-  llvm::Value* block = dims_array(launch_dims(func, "threadIdx"), "block");
-  int64_t shared_bytes = func.launch.dynamic_shared_bytes + kernel_shared_bytes(func);
-  TEXC_CHECK(func.launch.dynamic_shared_bytes >= 0 && shared_bytes <= int64_t(UINT32_MAX))
-      << "dynamic shared bytes of kernel " << func.name;
-  llvm::Value* shared = b.getInt32(uint32_t(shared_bytes));
+  CudaLaunchConfig config = cuda_launch_config(func);
+  llvm::Value* grid = dims_array(config.grid, "grid");
+  llvm::Value* block = dims_array(config.block, "block");
+  llvm::Value* shared = b.getInt32(config.shared_bytes);
   b.CreateRet(b.CreateCall(launch, {module_cache, ptx, function_cache, name, grid, block, shared, args}));
 }
 

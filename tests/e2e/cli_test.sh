@@ -22,8 +22,10 @@ expect 1 "--repeat must be at least 1" -- run "$op" --target interp --repeat 0
 expect 1 "--emit: unknown output kind 'exe'" -- "$op" --target interp --emit exe
 expect 1 "there is no param or dimension variable named 'Q'" -- run "$op" --target interp -D Q=3
 expect 1 "cannot open file" -- run "$work/missing.tex" --target interp
-expect 2 "no CUDA device" -- run "$op" --target cuda
-expect 2 "no CUDA device" -- run "$op" --target cuda --arch sm_90
+if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then  # where a driver is installed the op runs
+  expect 2 "no CUDA device" -- run "$op" --target cuda
+  expect 2 "no CUDA device" -- run "$op" --target cuda --arch sm_90
+fi
 expect 1 "unknown --arch 'sm_100' \(expected one of sm_70, sm_72, sm_75, sm_80, sm_86, sm_87, sm_89, sm_90; default sm_80\)" \
   -- run "$op" --target cuda --arch sm_100
 expect 1 "--arch chooses the GPU architecture of --target cuda or cuda-interp, not of 'x86' \(for CPUs: --mcpu\)" \

@@ -105,7 +105,9 @@ expect 0 '' -- "$matmul" --target cuda --emit ptx,obj,header -o "$work/cu"
 if [ -x /usr/local/cuda/bin/ptxas ]; then
   check "ptxas accepts the PTX of matmul" /usr/local/cuda/bin/ptxas -arch=sm_80 "$work/cu.ptx" -o "$work/cu.cubin"
 fi
-expect 2 "no CUDA device" -- run "$matmul" --target cuda
+if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then  # where a driver is installed it runs
+  expect 2 "no CUDA device" -- run "$matmul" --target cuda
+fi
 expect 1 "cannot run on VDLA" -- run "$matmul" --target vdla
 expect 1 "--extern-lib and --extern-src apply to 'texc run' only" -- "$intrinsic" --target x86 --extern-src "$dot16"
 

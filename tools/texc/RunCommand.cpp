@@ -10,7 +10,10 @@
 //           time is the child's own median.
 //   arm     the arm runner (ArmExecutor.h): natively on aarch64, else cross-linked and run under
 //           qemu-aarch64; the time is the driver's own median, labelled "emulated" under qemu.
-//   cuda    exits 2 with "no CUDA device" (this build has no CUDA support).
+//   cuda    on CUDA device 0 through the driver API (CudaExecutor.h); without a driver or a device
+//           it exits 2 with "no CUDA device: ..." before compiling anything. PTX for --arch, else
+//           for the device's own architecture; the time is the median of the launches' CUDA-event
+//           times.
 //   cuda-interp  the GPU-lowered kernel on the loop interpreter, blocks one after another and the
 //           threads of a block phase by phase between barriers (no race detection yet).
 //   vdla    the op's VDLA program (backends/vdla/Codegen.h) on the simulator (VdlaExecutor.h); one
@@ -29,6 +32,7 @@
 #include "tools/texc/ArmExecutor.h"
 #include "tools/texc/ChildProcess.h"
 #include "tools/texc/Commands.h"
+#include "tools/texc/CudaExecutor.h"
 #include "tools/texc/VdlaExecutor.h"
 #include "tools/texc/CpuTarget.h"
 #include "tools/texc/EnvironmentError.h"
@@ -110,6 +114,11 @@ struct RunTarget {
     if (cl.target == "cuda-interp") return make_cuda_interp_executor(func);
     if (cl.target == "vdla") return make_vdla_executor(func, *vdla_config, op.loc, vdla_stats, cl.trace);
     if (cl.target == "x86") return make_jit_executor(func, *cpu, externs.jit_symbols(func), jit_repeat, jit_timing);
+    if (cl.target == "cuda") {
+      CudaTargetOptions cuda;
+      cuda.arch = cl.arch;  // open_cuda_device chose it when --arch was not given
+      return make_cuda_executor(func, cuda, jit_repeat, jit_timing);
+    }
     ArmRunOptions options = arm;
     options.extra_link_inputs = externs.arm_link_inputs(func);
     return make_arm_executor(func, *cpu, options, arm_timing);
@@ -127,8 +136,9 @@ std::string label_arm_timing(std::string text, bool json, const ArmRunResult& ti
 
 }  // namespace
 
-int run_command(const CommandLine& cl) {
-  if (cl.target == "cuda") throw EnvironmentError("no CUDA device");
+int run_command(const CommandLine& command_line) {
+  CommandLine cl = command_line;
+  if (cl.target == "cuda") cl.arch = open_cuda_device(cl.arch).arch;  // "no CUDA device": exit 2 here
   RunTarget target(cl);
   if (is_cpu_target(cl.target)) target.cpu = cpu_target_options(cl);  // a bad --mcpu fails first
   if (cl.target == "vdla") target.vdla_config = vdla_config_of(cl);   // a bad --vdla-config too
@@ -139,7 +149,10 @@ int run_command(const CommandLine& cl) {
   options.inputs_dir = cl.inputs_dir;
   options.save_io_dir = cl.save_io_dir;
   options.threads = 1;
-  if (cl.target == "x86") {
+  if (cl.target == "cuda") {
+    target.jit_repeat = options.repeat;
+    options.repeat = 1;  // one execution = the checked launch and the timed ones
+  } else if (cl.target == "x86") {
     if (int n = requested_threads(cl)) texrt_set_num_threads(n);
     options.threads = texrt_get_num_threads();
     target.jit_repeat = options.repeat;
@@ -173,7 +186,7 @@ int run_command(const CommandLine& cl) {
                 << ".npy; input '" << input << "' of op '" << op.name << "' is random (seed " << cl.seed << ")\n";
     if (!result.passed) ++failed;
     std::string text = cl.json ? format_result_json(result) : format_result_line(result);
-    if (cl.target == "x86" && !target.jit_timing->times_ms.empty()) {
+    if ((cl.target == "x86" || cl.target == "cuda") && !target.jit_timing->times_ms.empty()) {
       result.median_ms = target.jit_timing->median_ms;
       result.gflops = result.median_ms > 0 ? count_flops(op) / (result.median_ms * 1e6) : 0;
       text = cl.json ? format_result_json(result) : format_result_line(result);
