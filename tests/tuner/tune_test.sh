@@ -135,6 +135,40 @@ else
   fi
 fi
 
+# vdla: the simulator's cycles (deterministic: spread 0, the same time twice), tiles that do not fit
+# the buffers recorded as invalid without a measurement, the best record used by `texc run`.
+vdla_tex="$work/vdla_dense.tex"
+cat > "$vdla_tex" <<'TEX'
+import nn.int8
+op vdla_dense(X: i8[4, 2, 16], W: i8[3, 2, 16, 16]) -> Y {
+  compute { Y = dense_int8(X, W, shift = 4) }
+}
+TEX
+vdla_conv="$work/vdla_conv.tex"
+cat > "$vdla_conv" <<'TEX'
+import nn.int8
+op vdla_conv(X: i8[1, 1, 8, 8, 16], W: i8[2, 1, 3, 3, 16, 16]) -> Y {
+  compute { Y = conv2d_int8(X, W, shift = 6, stride = 1, pad = 1) }
+}
+TEX
+"$texc" tune "$vdla_conv" --target vdla --trials 8 --records "$work/v.jsonl" --seed 3 >"$work/out" 2>&1
+check "vdla: 8 records" test $? -eq 0 -a "$(lines "$work/v.jsonl")" -eq 8
+check "vdla: the device names the simulator" grep -q '"device": "vdla / simulator (default configuration' "$work/v.jsonl"
+python3 - "$work/v.jsonl" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+ok = [r for r in recs if r["status"] == "ok"]
+assert ok, "no valid vdla record"
+assert all(r["spread"] == 0 and r["min_ms"] == r["max_ms"] for r in ok), "simulated cycles must not vary"
+assert all(r["status"] in ("ok", "invalid") for r in recs), [r["message"] for r in recs if r["status"] not in ("ok", "invalid")]
+PY
+check "vdla: every valid record has spread 0, every other one is invalid" test $? -eq 0
+"$texc" run "$vdla_conv" --target vdla --records "$work/v.jsonl" >"$work/out" 2>"$work/err"
+check "vdla: run --records uses the best record and passes" grep -q "PASS" "$work/out"
+check "vdla: run --records names the record it used" grep -q "v.jsonl" "$work/err"
+"$texc" tune "$vdla_tex" --target vdla --trials 2 --records "$work/v2.jsonl" >"$work/out" 2>&1
+check "vdla: an op with an empty space is measured once" test $? -eq 0 -a "$(lines "$work/v2.jsonl")" -eq 1
+
 # Mistakes on the command line.
 "$texc" tune "$tex" --target x86 --trials 4 --records "$work/x.jsonl" --tuner bogus >/dev/null 2>"$work/err"
 check "--tuner bogus: exit 1" test $? -eq 1
