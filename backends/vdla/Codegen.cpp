@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <unordered_map>
 
 #include "backends/vdla/Simulator.h"
@@ -103,6 +104,7 @@ class Generator {
   bool generate() {
     program_.config = config_;
     place_arguments(program_);
+    check_reductions_tensorized(func_.body);
     walk(func_.body);
     return int64_t(uops_.size()) <= derived_.uop_depth;
   }
@@ -363,6 +365,29 @@ class Generator {
     cannot_map(stage, "it writes '" + st->buffer->name + "' in DRAM from " + to_string(st->value) +
                           ", but only a store of a vdla.acc tile (through >>, +, *, min, max with constants and an "
                           "int8 cast) can write DRAM; cache_write the stage to vdla.acc");
+  }
+
+  // A reduction that accumulates into vdla.acc outside a tensorized vdla.gemm nest is a missing
+  // tensorize: say so before any other complaint about the tile (its zero init, its loops).
+  void check_reductions_tensorized(const Stmt& body) {
+    std::set<const StmtNode*> in_gemm;
+    for_each_stmt(body, [&](const Stmt& s) {
+      if (const For* f = s->as<For>(); f && is_gemm_loop(f))
+        for_each_stmt(f->body, [&](const Stmt& x) { in_gemm.insert(x.get()); });
+    });
+    for_each_stmt(body, [&](const Stmt& s) {
+      const Store* st = s->as<Store>();
+      if (!st || in_gemm.count(s.get()) || st->buffer->scope != MemScope::VdlaAcc) return;
+      bool accumulates = false;
+      for_each_expr(st->value, [&](const Expr& e) {
+        if (const Load* l = e->as<Load>(); l && l->buffer.get() == st->buffer.get()) accumulates = true;
+      });
+      if (accumulates)
+        cannot_map(st->stage.empty() ? st->buffer->name : st->stage,
+                   "its reduction accumulates into vdla.acc without the GEMM unit; add tensorize(L, vdla.gemm) on its "
+                   "loop over the 16 output lanes of a row (with the 16 reduction lanes inside it, as "
+                   "reorder(..., no, ki) puts them)");
+    });
   }
 
   [[noreturn]] void cannot_map(const std::string& what, const std::string& why) {
