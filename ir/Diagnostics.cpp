@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "ir/Remark.h"
+
 namespace texc {
 
 const char* diag_format(DiagId id) {
@@ -43,6 +45,8 @@ void print_diagnostic(std::ostream& os, const Diagnostic& d) {
   print_located(os, d.loc, "error", d.message);
   for (const DiagNote& n : d.notes) print_located(os, n.loc, "note", n.message);
 }
+
+void print_remark(std::ostream& os, const Remark& r) { print_located(os, r.loc, "remark", r.message); }
 
 std::string format_diagnostic(const Diagnostic& d) {
   std::ostringstream os;

@@ -4,20 +4,24 @@
 // runs the verifier after every pass, naming the pass that broke the IR.
 #include "lower/Lower.h"
 
-#include "ir/Target.h"
-
 #include <algorithm>
 #include <chrono>
 #include <functional>
 #include <iostream>
+#include <map>
+#include <optional>
+#include <set>
 
 #include "ir/Diagnostics.h"
 #include "ir/IRPrinter.h"
+#include "ir/IRVisitor.h"
 #include "ir/Simplify.h"
 #include "ir/Target.h"
 #include "ir/Verifier.h"
 #include "lower/AttachHiddenReductions.h"
 #include "lower/AutoFuse.h"
+#include "lower/Remarks.h"
+#include "lower/analysis/CacheInfo.h"
 #include "lower/gpu/DefaultSchedule.h"
 #include "lower/gpu/HoistAllocations.h"
 #include "lower/gpu/InsertBarriers.h"
@@ -240,6 +244,82 @@ std::vector<std::string> lowering_pass_names(const std::string& target) {
   return names;
 }
 
+namespace {
+
+// The name a schedule argument has in the lowered op: an imported op's stages carry the caller's
+// name ("bmm_CL.j" -> "C_bmm_CL.j").
+std::string lowered_name(const SchedPrimitive& p, const std::string& name) {
+  auto dot = name.find('.');
+  auto renamed = p.stage_renames.find(name.substr(0, dot));
+  if (renamed == p.stage_renames.end()) return name;
+  return renamed->second + (dot == std::string::npos ? "" : name.substr(dot));
+}
+
+// Remarks that need the whole lowered op (see report_whole_op_remarks).
+class WholeOpRemarks : public IRVisitor {
+ protected:
+  void visit(const For* f) override {
+    bool par = f->for_kind == ForKind::Parallel;
+    if (par && !parallel_.empty())
+      report_remark({PendingRemark::Subject::Loop, f->var->name,
+                     "parallel loop '" + f->var->name + "' runs serially: it is inside parallel loop '" +
+                         parallel_.back()->var->name + "', and a parallel loop inside another runs on its thread"});
+    if (par) parallel_.push_back(f);
+    IRVisitor::visit(f);
+    if (par) parallel_.pop_back();
+  }
+  void visit(const Allocate* a) override {
+    int64_t elems = 1;
+    bool constant = true;
+    for (const Expr& e : a->buffer->shape) {
+      int64_t n;
+      if (!is_const_int(e, &n)) constant = false;
+      else elems *= n;
+    }
+    const int64_t bytes = elems * int64_t(a->buffer->dtype.bytes());
+    const int64_t l2 = host_l2_cache_bytes();
+    if (constant && bytes > l2)
+      report_remark({PendingRemark::Subject::Buffer, a->buffer->name,
+                     "cache '" + a->buffer->name + "' holds " + std::to_string(bytes / 1024) +
+                         " KiB, more than this CPU's L2 cache of " + std::to_string(l2 / 1024) +
+                         " KiB: it will not stay in cache; compute it at an inner loop or use smaller tiles"});
+    IRVisitor::visit(a);
+  }
+
+ private:
+  std::vector<const For*> parallel_;
+};
+
+// Remarks that need the whole lowered op: a parallel loop inside another runs serially (the
+// runtime's nested parallel loops do), and a cache larger than the CPU's L2 cache.
+void report_whole_op_remarks(const Stmt& body) { WholeOpRemarks().visit_stmt(body); }
+
+// Places the pending remarks at the primitives that named their loops (else at the op) or made
+// their caches (a buffer the user did not cache is not reported), one per loop or cache.
+std::vector<Remark> locate_remarks(const std::vector<PendingRemark>& pending, const Lowering& l) {
+  std::map<std::string, SourceLoc> loops, buffers;
+  for (const SchedStep& s : l.steps) {
+    const SchedPrimitive& p = s.prim;
+    if ((p.primitive == "vectorize" || p.primitive == "parallel" || p.primitive == "unroll") && !p.args.empty() &&
+        p.args[0].is_name())
+      loops[lowered_name(p, p.args[0].name)] = p.loc;
+    if ((p.primitive == "cache_read" || p.primitive == "cache_write") && !p.results.empty())
+      buffers[lowered_name(p, p.results[0])] = p.loc;
+  }
+  std::vector<Remark> out;
+  std::set<std::pair<int, std::string>> seen;  // (subject, name): the copies of one loop say it once
+  for (const PendingRemark& r : pending) {
+    const auto& table = r.subject == PendingRemark::Subject::Loop ? loops : buffers;
+    auto it = table.find(r.name);
+    if (it == table.end() && r.subject == PendingRemark::Subject::Buffer) continue;  // not a cache the user made
+    if (!seen.insert({int(r.subject), r.name}).second) continue;
+    out.push_back({it != table.end() ? it->second : l.state.op.loc, r.message});
+  }
+  return out;
+}
+
+}  // namespace
+
 LoweredFunc lower_op(const OpDef& op, const LowerOptions& options) {
   std::ostream& log = options.log ? *options.log : std::cerr;
   Lowering l{options, ScheduleState::create(op, options.target), {}};
@@ -274,6 +354,10 @@ LoweredFunc lower_op(const OpDef& op, const LowerOptions& options) {
   if (printing) log << "// ---- after default_loops: one loop nest per stage\n" << previous << "\n";
   if (options.after_pass) options.after_pass("default_loops", l.state.func);
 
+  std::vector<PendingRemark> pending;
+  std::optional<RemarkScope> remark_scope;
+  if (options.remarks) remark_scope.emplace(&pending);
+
   std::vector<std::pair<const char*, double>> times;
   for (const SchedulePass& pass : steps) {
     auto start = std::chrono::steady_clock::now();
@@ -299,6 +383,11 @@ LoweredFunc lower_op(const OpDef& op, const LowerOptions& options) {
       previous = std::move(now);
     }
     if (options.after_pass) options.after_pass(pass.name, l.state.func);
+  }
+  if (options.remarks) {
+    const Target* t = find_target(options.target);
+    if (t && t->kind != TargetKind::Vdla && !is_gpu_target(options.target)) report_whole_op_remarks(l.state.func.body);
+    *options.remarks = locate_remarks(pending, l);
   }
   if (options.time_passes) {
     log << "// ---- pass times (ms)\n";

@@ -22,6 +22,7 @@
 
 #include "ir/Function.h"
 #include "ir/Op.h"
+#include "ir/Remark.h"
 #include "ir/Schedule.h"
 
 namespace texc {
@@ -40,6 +41,9 @@ struct LowerOptions {
   bool verify = true;
 #endif
   std::ostream* log = nullptr;    // where printing goes (default std::cerr)
+  /// When set, filled with the remarks of this lowering (ir/Remark.h): where the schedule was not
+  /// honoured as written, located at its primitives (lower/Remarks.h).
+  std::vector<Remark>* remarks = nullptr;
   /// Called after every pass (and after default_loops) with the pass's name and the loop AST: how
   /// callers (the tuner's features, tests) see the IR at any step without parsing printed logs.
   std::function<void(const std::string& pass, const LoweredFunc& func)> after_pass;

@@ -31,15 +31,9 @@
 #include <vector>
 
 #include "ir/Function.h"
+#include "lower/analysis/CacheInfo.h"
 
 namespace texc {
-
-struct CacheSizes {
-  int64_t l1 = 32 * 1024, l2 = 1024 * 1024, l3 = 32 * 1024 * 1024;
-  /// The host's data cache sizes from /sys/devices/system/cpu/cpu0/cache (the defaults above
-  /// where it says nothing).
-  static CacheSizes host();
-};
 
 struct BufferTouch {
   std::string buffer;

@@ -6,12 +6,14 @@
 
 #include "ir/ExprOrder.h"
 #include "ir/IRMutator.h"
+#include "ir/IRPrinter.h"
 #include "ir/IROperators.h"
 #include "ir/IRVisitor.h"
 #include "ir/Intrinsics.h"
 #include "ir/LinearForm.h"
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
+#include "lower/Remarks.h"
 #include "lower/analysis/BufferAccess.h"
 
 namespace texc {
@@ -38,6 +40,7 @@ class Vectorizer : public IRMutator {
   std::unordered_set<const Variable*> inner_vars;
   // Buffers allocated inside the body, widened to one slice per lane.
   std::unordered_set<const BufferNode*> lane_private_buffers;
+  std::string why;  // why it failed
 
   Expr mutate_expr(const Expr& e) override {
     if (failed || !e) return e;
@@ -49,11 +52,14 @@ class Vectorizer : public IRMutator {
   }
 
  protected:
-  Expr fail(const Expr& self) {
+  // Gives up on the loop; the first reason is kept for the remark (lower/Remarks.h).
+  Expr fail(const Expr& self, const std::string& reason = "it contains an expression with no vector form") {
+    if (!failed) why = reason;
     failed = true;
     return self;
   }
-  Stmt fail(const Stmt& self) {
+  Stmt fail(const Stmt& self, const std::string& reason = "it contains a statement with no vector form") {
+    if (!failed) why = reason;
     failed = true;
     return self;
   }
@@ -81,8 +87,8 @@ class Vectorizer : public IRMutator {
     auto it = renamed_.find(op);
     return it == renamed_.end() ? self : it->second;
   }
-  Expr mutate(const Ramp*, const Expr& self) override { return fail(self); }
-  Expr mutate(const Broadcast*, const Expr& self) override { return fail(self); }
+  Expr mutate(const Ramp*, const Expr& self) override { return fail(self, "it holds vector code already"); }
+  Expr mutate(const Broadcast*, const Expr& self) override { return fail(self, "it holds vector code already"); }
   Expr mutate(const Reduce*, const Expr& self) override { return fail(self); }
 
   Expr mutate(const Binary* op, const Expr& self) override {
@@ -115,7 +121,8 @@ class Vectorizer : public IRMutator {
     }
     if (speculative_ && (op->op == BinaryOp::Div || op->op == BinaryOp::Mod) && op->type.is_integer()) {
       int64_t c;
-      if (!is_const_int(b, &c) || c == 0) return fail(self);
+      if (!is_const_int(b, &c) || c == 0)
+        return fail(self, "a select that differs across lanes divides by a non-constant in a branch");
     }
     return Binary::make(op->op, widen(a), widen(b));
   }
@@ -145,8 +152,9 @@ class Vectorizer : public IRMutator {
   }
 
   Expr mutate(const Call* op, const Expr& self) override {
-    if (op->call_kind == CallKind::Extern) return fail(self);
-    if (op->call_kind == CallKind::Intrinsic && !is_intrinsic_call(op, Intrinsic::Likely)) return fail(self);
+    if (op->call_kind == CallKind::Extern) return fail(self, "it calls the extern function '" + op->name + "'");
+    if (op->call_kind == CallKind::Intrinsic && !is_intrinsic_call(op, Intrinsic::Likely))
+      return fail(self, "it calls the intrinsic '" + op->name + "'");
     bool changed = false;
     auto args = mutate_exprs(op->args, &changed);
     if (failed) return self;
@@ -172,7 +180,8 @@ class Vectorizer : public IRMutator {
       // index inside the buffer.
       for (size_t d = 0; d < idx.size(); ++d) {
         int64_t extent;
-        if (!is_const_int(buffer->shape[d], &extent) || extent < 1) return fail(self);
+        if (!is_const_int(buffer->shape[d], &extent) || extent < 1)
+          return fail(self, "a select that differs across lanes reads '" + buffer->name + "', whose shape is not constant");
         Type t = idx[d]->type.element_of();
         Expr lo = make_const(idx[d]->type, 0), hi = make_const(idx[d]->type, double(extent - 1));
         if (t != Index()) return fail(self);
@@ -214,7 +223,7 @@ class Vectorizer : public IRMutator {
     bool vec = false;
     for (const Expr& i : idx) vec = vec || is_vec(i);
     // A store that every lane makes to the same place cannot keep the serial order of its lanes.
-    if (!vec) return fail(self);
+    if (!vec) return fail(self, "every lane stores to the same element of '" + op->buffer->name + "'");
     for (Expr& i : idx) i = widen(i);
     return op->with(buffer, std::move(idx), widen(value));
   }
@@ -225,7 +234,7 @@ class Vectorizer : public IRMutator {
     int64_t size;
     if (op->buffer->ndim() != 1 || !is_const_int(op->buffer->shape[0], &size) || size < 1 ||
         op->buffer->shape[0]->type != Index())
-      return fail(self);
+      return fail(self, "it allocates '" + op->buffer->name + "' with a shape that is not one constant extent");
     const BufferNode& b = *op->buffer;
     Buffer wide = BufferNode::make(b.name, b.dtype, {make_int(size * lanes_)}, b.scope, b.role);
     widened_[op->buffer.get()] = wide;
@@ -236,9 +245,11 @@ class Vectorizer : public IRMutator {
   }
 
   Stmt mutate(const For* op, const Stmt& self) override {
-    if (op->for_kind != ForKind::Serial && op->for_kind != ForKind::Unrolled) return fail(self);
+    if (op->for_kind != ForKind::Serial && op->for_kind != ForKind::Unrolled)
+      return fail(self, std::string("it contains the ") + for_kind_name(op->for_kind) + " loop '" + op->var->name + "'");
     Expr mn = mutate_expr(op->min), ext = mutate_expr(op->extent);
-    if (failed || is_vec(mn) || is_vec(ext)) return fail(self);
+    if (failed || is_vec(mn) || is_vec(ext))
+      return fail(self, "the bounds of its inner loop '" + op->var->name + "' depend on it");
     inner_vars.insert(op->var.get());
     Stmt body = mutate_stmt(op->body);
     if (failed) return self;
@@ -249,7 +260,10 @@ class Vectorizer : public IRMutator {
 
   Stmt mutate(const IfThenElse* op, const Stmt& self) override {
     Expr c = mutate_expr(op->cond);
-    if (failed || is_vec(c)) return fail(self);
+    if (failed || is_vec(c))
+      return fail(self, "the condition of an if inside it depends on it: " + to_string(op->cond) +
+                            " (a split whose factor does not divide the extent leaves such a guard when the tail "
+                            "cannot be separated; a factor that divides it keeps vector code)");
     Stmt t = mutate_stmt(op->then_case), e = mutate_stmt(op->else_case);
     if (failed) return self;
     return c == op->cond && t == op->then_case && e == op->else_case ? self : IfThenElse::make(c, t, e);
@@ -270,8 +284,8 @@ class Vectorizer : public IRMutator {
   }
 
   Stmt mutate(const Block*, const Stmt& self) override { return fail(self); }
-  Stmt mutate(const Evaluate*, const Stmt& self) override { return fail(self); }
-  Stmt mutate(const AttrStmt*, const Stmt& self) override { return fail(self); }
+  Stmt mutate(const Evaluate*, const Stmt& self) override { return fail(self, "it evaluates a call for its effect"); }
+  Stmt mutate(const AttrStmt*, const Stmt& self) override { return fail(self, "it contains an attribute statement"); }
 
  private:
   const Variable* var_;
@@ -341,15 +355,26 @@ class LoopVectorizer : public IRMutator {
     Stmt lowered = IRMutator::mutate(op, self);
     const For* loop = lowered->as<For>();
     if (loop->for_kind != ForKind::Vectorized) return lowered;
-    auto serial = [&] { return For::make(loop->var, loop->min, loop->extent, ForKind::Serial, loop->body); };
+    // A loop left serial is reported (a remark at the vectorize primitive), except one of 1 lane.
+    auto serial = [&](const std::string& why) {
+      if (!why.empty())
+        report_remark({PendingRemark::Subject::Loop, loop->var->name,
+                       "vectorized loop '" + loop->var->name + "' runs as scalar code: " + why});
+      return For::make(loop->var, loop->min, loop->extent, ForKind::Serial, loop->body);
+    };
     int64_t lanes;
-    if (!is_const_int(loop->extent, &lanes) || lanes < 2 || lanes > kMaxLanes) return serial();
-    if (is_ramp_or_broadcast(loop->min)) return serial();
+    if (!is_const_int(loop->extent, &lanes)) return serial("its extent " + to_string(loop->extent) + " is not a constant");
+    if (lanes < 2) return serial("");
+    if (lanes > kMaxLanes)
+      return serial(std::to_string(lanes) + " lanes are more than the " + std::to_string(kMaxLanes) +
+                    " texc vectorizes; split it and vectorize the inner loop");
+    if (is_ramp_or_broadcast(loop->min)) return serial("it lies inside another vectorized loop");
     Vectorizer vectorizer(loop->var.get(), loop->min, int(lanes));
     Stmt body = vectorizer.mutate_stmt(loop->body);
-    if (vectorizer.failed ||
-        !lanes_are_independent(body, vectorizer.inner_vars, int(lanes), vectorizer.lane_private_buffers))
-      return serial();
+    if (vectorizer.failed) return serial(vectorizer.why);
+    if (!lanes_are_independent(body, vectorizer.inner_vars, int(lanes), vectorizer.lane_private_buffers))
+      return serial("its lanes are not provably independent (each lane must store only its own elements, "
+                    "at a constant stride, of every buffer it writes)");
     return body;
   }
 };

@@ -19,7 +19,7 @@ const std::vector<std::string>& emit_kinds() {
 std::string usage_text() {
   return R"(usage:
   texc FILE.tex [--target T] [-o OUT] [--emit KINDS] [--op NAME] [-D NAME=VALUE]... [-I DIR]...
-                [--records R.jsonl] [--knob NAME=VALUE]... [--no-fuse]
+                [--records R.jsonl] [--knob NAME=VALUE]... [--no-fuse] [--remarks]
   texc run  FILE.tex [--target T] [--op NAME] [-D ...] [--records R.jsonl] [--knob NAME=VALUE]...
                 [--repeat N] [--json] [--inputs DIR] [--save-io DIR] [--threads N] [--seed S]
                 [--extern-lib LIB]... [--extern-src FILE.c]...
@@ -40,6 +40,8 @@ targets: x86, arm, host (the default: x86 on x86-64, arm on aarch64), cuda, vdla
 --records R.jsonl  use the best knob configuration recorded by `texc tune`
 --knob NAME=VALUE  give a schedule knob one of its values (repeatable; bool knobs: true or false)
 --no-fuse          no automatic fusion of stages by kind
+--remarks          compile/run: say where the schedule was not honoured as written (a vectorized
+                   loop left scalar, a parallel loop run serially, a cache larger than L2), at its line
 --verify-each      run the IR verifier after every lowering pass (always on in debug builds)
 --repeat N         run: time N runs after the checked one and report the median
                    (default 10; 1 on interp; 3 for arm under qemu)
@@ -185,6 +187,9 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     } else if (arg == "--no-fuse") {
       no_value();
       cl.no_fuse = true;
+    } else if (arg == "--remarks") {
+      no_value();
+      cl.remarks = true;
     } else if (arg == "--verify-each") {
       no_value();
       cl.verify_each = true;

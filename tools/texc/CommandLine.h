@@ -1,7 +1,7 @@
 // CommandLine: the parsed arguments of `texc` (shared/spec/cli.md), and the parser.
 //
 //   texc FILE.tex [--target T] [-o OUT] [--emit KINDS] [--op NAME] [-D NAME=VALUE]... [-I DIR]...
-//                 [--records R.jsonl] [--knob NAME=VALUE]... [--no-fuse]
+//                 [--records R.jsonl] [--knob NAME=VALUE]... [--no-fuse] [--remarks]
 //   texc run  FILE.tex [--target T] [--op NAME] [-D ...] [--records R.jsonl] [--knob ...] [--repeat N]
 //                 [--json] [--inputs DIR] [--save-io DIR] [--threads N]
 //   texc tune FILE.tex [--target T] --trials N --records R.jsonl [--op NAME] [--seed S] [--json]
@@ -42,6 +42,7 @@ struct CommandLine {
   std::vector<std::pair<std::string, std::string>> knobs;  // --knob NAME=VALUE, in order (checked
                                                            // against the ops' knobs: KnobOptions.h)
   bool no_fuse = false;
+  bool remarks = false;                     // --remarks: print the lowering's remarks (ir/Remark.h)
   bool verify_each = false;                 // --verify-each
   int repeat = 0;                           // --repeat; 0 = the target's default
   bool json = false;

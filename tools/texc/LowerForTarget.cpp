@@ -7,7 +7,7 @@
 
 namespace texc {
 
-LoweredFunc lower_for_target(const OpDef& op, const CommandLine& cl, const KnobConfig& knobs) {
+LoweredFunc lower_for_target(const OpDef& op, const CommandLine& cl, const KnobConfig& knobs, std::vector<Remark>* remarks) {
   LowerOptions options;
   options.target = cl.target;
   options.knobs = knobs;
@@ -19,7 +19,12 @@ LoweredFunc lower_for_target(const OpDef& op, const CommandLine& cl, const KnobC
   options.time_passes = cl.time_passes;
   if (cl.verify_each) options.verify = true;
   options.log = &std::cerr;
-  return lower_op(op, options);
+  std::vector<Remark> found;
+  if (cl.remarks) options.remarks = &found;
+  LoweredFunc func = lower_op(op, options);
+  for (const Remark& r : found) print_remark(std::cerr, r);
+  if (remarks) *remarks = std::move(found);
+  return func;
 }
 
 }  // namespace texc

@@ -4,6 +4,7 @@
 #pragma once
 #include "ir/Function.h"
 #include "ir/Op.h"
+#include "ir/Remark.h"
 #include "ir/Schedule.h"
 #include "tools/texc/CommandLine.h"
 
@@ -12,6 +13,9 @@ namespace texc {
 /// Lowers `op` for cl.target with the knob configuration `knobs` (empty: every knob's first value),
 /// overridden by the --knob values of the knobs `op` declares.
 /// Throws UserError for a schedule mistake.
-LoweredFunc lower_for_target(const OpDef& op, const CommandLine& cl, const KnobConfig& knobs = {});
+/// With --remarks, the lowering's remarks are printed on stderr and, when `remarks` is given,
+/// also returned there (run --json lists them).
+LoweredFunc lower_for_target(const OpDef& op, const CommandLine& cl, const KnobConfig& knobs = {},
+                             std::vector<Remark>* remarks = nullptr);
 
 }  // namespace texc
