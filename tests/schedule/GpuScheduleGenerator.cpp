@@ -67,8 +67,7 @@ class NestScanner : public IRVisitor {
 
 class GpuGenerator {
  public:
-  GpuGenerator(const OpDef& op, std::mt19937_64& rng, const GpuGeneratorOptions& options)
-      : rng_(rng), options_(options), st_(ScheduleState::create(op, "cuda")) {
+  GpuGenerator(const OpDef& op, std::mt19937_64& rng) : rng_(rng), st_(ScheduleState::create(op, "cuda")) {
     out_.target = "cuda";
   }
 
@@ -84,8 +83,7 @@ class GpuGenerator {
     std::vector<std::string> roots = scan().order;
     int outputs = 0;
     for (const std::string& s : roots) outputs += is_output(s);
-    bool one_nest = roots.size() == 1 || options_.compute_at_in_threads;
-    if (outputs == 1 && is_output(roots.back()) && one_nest && chance(0.8)) grid(roots);
+    if (outputs == 1 && is_output(roots.back()) && chance(0.8)) grid(roots);
     else block(roots);
     return out_;
   }
@@ -194,9 +192,15 @@ class GpuGenerator {
     return !loop.empty() && apply(primitive("bind", {name_arg(loop), name_arg(tag)}));
   }
 
-  // Cooperative work over a stage's own loops: fused, split by the block's thread counts, bound.
+  // Cooperative work over a stage's own spatial loops: fused, split by the block's thread counts,
+  // bound (a reduction loop stays serial inside each thread).
   void bind_cooperatively(const std::string& stage) {
-    std::string f = fuse_chain(own_loops(stage));
+    std::vector<std::string> spatial;
+    for (const std::string& l : own_loops(stage)) {
+      if (reduction(l)) break;
+      spatial.push_back(l);
+    }
+    std::string f = fuse_chain(spatial);
     if (f.empty()) return;
     std::string fo, fx, fo2, fy;
     if (tx_ <= 0 || !split_exact(f, tx_, &fo, &fx)) return;
@@ -305,10 +309,17 @@ class GpuGenerator {
       std::vector<std::string> cw_loops = own_loops(cache_write);
       per_thread.insert(per_thread.end(), cw_loops.begin(), cw_loops.end());
     }
-    // The other root stages, consumers first, each computed per thread.
-    if (!spatial_per_thread.empty()) {
-      std::string at = spatial_per_thread[0];
-      for (size_t k = roots.size() - 1; k-- > 0;) apply(primitive("compute_at", {name_arg(roots[k]), name_arg(at)}));
+    // The other root stages, consumers first: each computed per thread (local), or per block at
+    // the block loop (shared) by all its threads.
+    if (!spatial_per_thread.empty() && roots.size() > 1) {
+      bool per_block = !block_loop.empty() && chance(0.4);
+      std::string at = per_block ? block_loop : spatial_per_thread[0];
+      for (size_t k = roots.size() - 1; k-- > 0;) {
+        if (!apply(primitive("compute_at", {name_arg(roots[k]), name_arg(at)})) || !per_block) continue;
+        loop_prefix_ = roots[k] + "_";
+        bind_cooperatively(roots[k]);
+        loop_prefix_ = "";
+      }
     }
     // Caches of the inputs the consumer reads: shared ones filled by the whole block, local ones
     // per thread.
@@ -374,7 +385,6 @@ class GpuGenerator {
   }
 
   std::mt19937_64& rng_;
-  GpuGeneratorOptions options_;
   ScheduleState st_;
   GeneratedSchedule out_;
   int counter_ = 0;
@@ -384,8 +394,6 @@ class GpuGenerator {
 
 }  // namespace
 
-GeneratedSchedule generate_gpu_schedule(const OpDef& op, std::mt19937_64& rng, const GpuGeneratorOptions& options) {
-  return GpuGenerator(op, rng, options).run();
-}
+GeneratedSchedule generate_gpu_schedule(const OpDef& op, std::mt19937_64& rng) { return GpuGenerator(op, rng).run(); }
 
 }  // namespace texc

@@ -4,8 +4,9 @@
 // Like the CPU generator (ScheduleGenerator.h) it applies every primitive to its own ScheduleState
 // (target "cuda") and keeps only what the state accepts; but a GPU schedule must bind every root
 // nest, so the schedule is built in one of two shapes:
-//  - grid: one root nest (the others inlined by automatic fusion, or, with
-//    compute_at_in_threads, computed at its innermost thread loop): each spatial loop split at a random factor (non-dividing ones too) or kept
+//  - grid: one root nest, the others inlined by automatic fusion or computed inside it (at its
+//    innermost thread loop: `local` by infer_gpu_scopes; or at its block loop, `shared`, their
+//    spatial loops fused, split by the thread counts and bound): each spatial loop split at a random factor (non-dividing ones too) or kept
 //    whole, its parts sent to the block, virtual-thread, thread or serial level; a reduction loop
 //    maybe split with its outer part between the block and the thread loops (TVM's ko); one
 //    reorder; the block loops fused and bound to blockIdx.x (and .y), the thread loops to
@@ -24,15 +25,6 @@
 
 namespace texc {
 
-struct GpuGeneratorOptions {
-  /// Grid schedules for ops with several root stages too, the others computed at the innermost
-  /// thread loop (compute_at). Off by default: such a stage keeps its `global` scope, so its
-  /// region is relaxed over every thread and block (lower/analysis/Region.h) and each thread
-  /// computes all of it, racing with the others (TVM would infer `local` scope there) — a known
-  /// lowering gap that this option shows (schedule_fuzz --gpu-compute-at).
-  bool compute_at_in_threads = false;
-};
-
-GeneratedSchedule generate_gpu_schedule(const OpDef& op, std::mt19937_64& rng, const GpuGeneratorOptions& options = {});
+GeneratedSchedule generate_gpu_schedule(const OpDef& op, std::mt19937_64& rng);
 
 }  // namespace texc

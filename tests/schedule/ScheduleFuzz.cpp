@@ -4,7 +4,6 @@
 //   schedule_fuzz [--seed S] [--count N] [--seconds T] [--target interp|x86|cuda-interp] [--ops DIR]
 //                 [--regressions DIR] [--op NAME] [--case K] [--max-primitives M] [--no-fork]
 //                 [--verbose] [--print-changed] [--direct] [--save-failures DIR] [--max-rejection-rate R]
-//                 [--gpu-compute-at]
 //
 // First every regression (DIR/*.tex: an op with the schedule that once failed; a line
 // `# schedule_fuzz: --no-fuse` lowers it with --no-fuse) is checked; then cases 0, 1, 2, ... are
@@ -73,7 +72,6 @@ struct Flags {
   bool via_text = true;
   std::string save_failures_dir;
   double max_rejection_rate = 0.05;
-  bool gpu_compute_at = false;  // cuda-interp: GpuGeneratorOptions::compute_at_in_threads
 };
 
 [[noreturn]] void usage(const std::string& problem) {
@@ -81,7 +79,7 @@ struct Flags {
             << "usage: schedule_fuzz [--seed S] [--count N] [--seconds T] [--target interp|x86|cuda-interp] [--ops DIR]\n"
                "                     [--regressions DIR] [--op NAME] [--case K] [--max-primitives M] [--no-fork]\n"
                "                     [--verbose] [--print-changed] [--direct] [--save-failures DIR]\n"
-               "                     [--max-rejection-rate R] [--gpu-compute-at]\n";
+               "                     [--max-rejection-rate R]\n";
   std::exit(2);
 }
 
@@ -109,7 +107,6 @@ Flags parse_flags(int argc, char** argv) {
       else if (a == "--direct") f.via_text = false;
       else if (a == "--save-failures") f.save_failures_dir = value();
       else if (a == "--max-rejection-rate") f.max_rejection_rate = std::stod(value());
-      else if (a == "--gpu-compute-at") f.gpu_compute_at = true;
       else usage("unknown flag " + a);
     } catch (const std::logic_error&) {
       usage("bad value for " + a);
@@ -201,10 +198,8 @@ void run_generated_case(const CorpusOp& c, uint64_t case_seed, const Flags& flag
   std::mt19937_64 rng(case_seed);
   GeneratorOptions options;
   options.max_primitives = flags.max_primitives;
-  GpuGeneratorOptions gpu;
-  gpu.compute_at_in_threads = flags.gpu_compute_at;
   GeneratedSchedule schedule =
-      flags.target == "cuda-interp" ? generate_gpu_schedule(c.op, rng, gpu) : generate_schedule(c.op, rng, options);
+      flags.target == "cuda-interp" ? generate_gpu_schedule(c.op, rng) : generate_schedule(c.op, rng, options);
   emit("schedule", std::string(schedule.no_fuse ? "1" : "0") + schedule.text());
   emit("attempted", std::to_string(schedule.attempted));
   for (const std::string& r : schedule.rejections) emit("rejection", r);
