@@ -302,6 +302,29 @@ class GpuGenerator {
     per_thread.insert(per_thread.end(), serial.begin(), serial.end());
     std::vector<std::string> spatial_per_thread = per_thread;
     if (cache_write.empty()) per_thread.insert(per_thread.end(), inner.begin(), inner.end());
+    // Caches of the inputs the consumer reads: shared ones filled by the whole block, local ones
+    // per thread.
+    std::vector<std::string> shared_at = mid;
+    if (!block_loop.empty()) shared_at.push_back(block_loop);
+    // Every copy is made before anything is computed inside the nest (cache_read inserts its
+    // nest at the top level, before the consumer's, which must hold no other stage), then each is
+    // computed where it is used, last.
+    const std::vector<Buffer> inputs = st_.op.inputs;  // apply() replaces st_
+    std::vector<std::pair<std::string, bool>> caches;  // (copy, shared)
+    for (const Buffer& input : inputs) {
+      bool read = false;
+      for_each_expr(st_.stages.at(consumer).body, [&](const Expr& x) {
+        if (const Load* l = x->as<Load>(); l && l->buffer.get() == input.get()) read = true;
+      });
+      if (!read) continue;
+      double r = std::uniform_real_distribution<double>(0, 1)(rng_);
+      bool shared = r < 0.45 && !shared_at.empty();
+      if (!shared && (r >= 0.7 || per_thread.empty())) continue;
+      std::string cache = fresh(input->name + (shared ? "S" : "L"));
+      if (apply(primitive("cache_read", {name_arg(input->name), name_arg(shared ? "shared" : "local"), name_arg(consumer)},
+                          {cache})))
+        caches.push_back({cache, shared});
+    }
     if (!cache_write.empty() && !spatial_per_thread.empty()) {
       std::string at = pick(spatial_per_thread);
       apply(primitive("compute_at", {name_arg(cache_write), name_arg(at)}));
@@ -320,23 +343,6 @@ class GpuGenerator {
         bind_cooperatively(roots[k]);
         loop_prefix_ = "";
       }
-    }
-    // Caches of the inputs the consumer reads: shared ones filled by the whole block, local ones
-    // per thread.
-    std::vector<std::string> shared_at = mid;
-    if (!block_loop.empty()) shared_at.push_back(block_loop);
-    // Every copy is made first (cache_read inserts its nest at the top level, before the
-    // consumer's), then each is computed where it is used.
-    const std::vector<Buffer> inputs = st_.op.inputs;  // apply() replaces st_
-    std::vector<std::pair<std::string, bool>> caches;  // (copy, shared)
-    for (const Buffer& input : inputs) {
-      double r = std::uniform_real_distribution<double>(0, 1)(rng_);
-      bool shared = r < 0.45 && !shared_at.empty();
-      if (!shared && (r >= 0.7 || per_thread.empty())) continue;
-      std::string cache = fresh(input->name + (shared ? "S" : "L"));
-      if (apply(primitive("cache_read", {name_arg(input->name), name_arg(shared ? "shared" : "local"), name_arg(consumer)},
-                          {cache})))
-        caches.push_back({cache, shared});
     }
     for (const auto& [cache, shared] : caches) {
       if (!apply(primitive("compute_at", {name_arg(cache), name_arg(pick(shared ? shared_at : per_thread))}))) continue;
