@@ -24,6 +24,7 @@
 #include "lower/analysis/CacheInfo.h"
 #include "lower/gpu/DefaultSchedule.h"
 #include "lower/gpu/HoistAllocations.h"
+#include "lower/gpu/InferScopes.h"
 #include "lower/gpu/InsertBarriers.h"
 #include "lower/gpu/LaunchCheck.h"
 #include "lower/gpu/VirtualThreads.h"
@@ -92,9 +93,16 @@ const std::vector<SchedulePass>& schedule_passes() {
        [](Lowering& l) {
          if (is_gpu_target(l.options.target)) gpu_default_schedule(l.state);
        }},
+      {"infer_gpu_scopes", "GPU targets: a global stage computed inside thread loops becomes local, inside a block loop shared (lower/gpu/InferScopes.h)",
+       [](Lowering& l) {
+         if (is_gpu_target(l.options.target)) infer_gpu_scopes(l.state);
+       }},
   };
   return list;
 }
+
+// The schedule passes only GPU targets run (and list).
+bool gpu_only_pass(const std::string& name) { return name == "gpu_default_schedule" || name == "infer_gpu_scopes"; }
 
 LoweredFunc on_body(LoweredFunc f, Stmt (*pass)(const Stmt&)) {
   f.body = pass(f.body);
@@ -238,7 +246,7 @@ const FunctionPass* find_function_pass(const std::string& name) {
 std::vector<std::string> lowering_pass_names(const std::string& target) {
   std::vector<std::string> names = {"default_loops"};
   for (const SchedulePass& p : schedule_passes())
-    if (is_gpu_target(target) || std::string(p.name) != "gpu_default_schedule") names.push_back(p.name);
+    if (is_gpu_target(target) || !gpu_only_pass(p.name)) names.push_back(p.name);
   for (const FunctionPass& p : function_passes(target)) names.push_back(p.name);
   if (is_gpu_target(target)) names.push_back("make_device_function");
   return names;
@@ -329,7 +337,7 @@ LoweredFunc lower_op(const OpDef& op, const LowerOptions& options) {
   // Every pass as one step over the Lowering: the schedule passes, then the target's function passes.
   std::vector<SchedulePass> steps;
   for (const SchedulePass& p : schedule_passes())  // gpu_default_schedule: GPU targets only
-    if (is_gpu_target(options.target) || std::string(p.name) != "gpu_default_schedule") steps.push_back(p);
+    if (is_gpu_target(options.target) || !gpu_only_pass(p.name)) steps.push_back(p);
   for (const FunctionPass& p : function_passes(options.target)) {
     steps.push_back({p.name, p.summary, [p](Lowering& l) {
                        l.state.func = p.run(std::move(l.state.func));

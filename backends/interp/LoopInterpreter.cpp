@@ -125,7 +125,7 @@ int64_t flat_index(Frame& f, const BufferBinding& b, const std::vector<ExprFn>& 
 /// LetStmt, Block) is compiled and are usable only inside it; buffers get slots on first mention.
 class Compiler {
  public:
-  explicit Compiler(const std::string& func_name) : func_name_(func_name) {}
+  Compiler(const std::string& func_name, LoopObserver* observer) : func_name_(func_name), observer_(observer) {}
 
   ExprFn expr(const Expr& e);
   StmtFn stmt(const Stmt& s);
@@ -159,6 +159,7 @@ class Compiler {
   PointerFn address_of(const Expr& e);
 
   std::string func_name_;
+  LoopObserver* observer_;
   std::unordered_map<const Variable*, std::vector<int>> vars_;
   int num_var_slots_ = 0;
   std::vector<Buffer> buffers_;
@@ -331,6 +332,15 @@ ExprFn Compiler::expr(const Expr& e) {
       ReadFn read = reader_for(load->buffer->dtype);
       std::vector<ExprFn> indices;
       for (const Expr& i : load->indices) indices.push_back(expr(i));
+      if (int watched = observer_ ? observer_->watch_buffer(load->buffer) : -1; watched >= 0) {
+        LoopObserver* observer = observer_;
+        return [slot, name, read, indices, observer, watched](Frame& f, int l) {
+          const BufferBinding& b = f.buffers[slot];
+          int64_t flat = flat_index(f, b, indices, l, "load from", name);
+          observer->access(watched, flat, false);
+          return read(b.data, flat);
+        };
+      }
       if (indices.size() == 1) {
         ExprFn i0 = indices[0];
         return [slot, name, read, i0](Frame& f, int l) {
@@ -393,6 +403,19 @@ StmtFn Compiler::stmt(const Stmt& s) {
       for (const Expr& i : st->indices) {
         indices.push_back(expr(i));
         lanes = std::max<int>(lanes, i->type.lanes);
+      }
+      if (int watched = observer_ ? observer_->watch_buffer(st->buffer) : -1; watched >= 0) {
+        LoopObserver* observer = observer_;
+        return [slot, name, write, value, indices, lanes, observer, watched](Frame& f) {
+          std::vector<Value> v(static_cast<size_t>(lanes));
+          for (int l = 0; l < lanes; ++l) v[l] = value(f, l);
+          BufferBinding& b = f.buffers[slot];
+          for (int l = 0; l < lanes; ++l) {
+            int64_t flat = flat_index(f, b, indices, l, "store to", name);
+            observer->access(watched, flat, true);
+            write(b.data, flat, v[l]);
+          }
+        };
       }
       if (lanes == 1)
         return [slot, name, write, value, indices](Frame& f) {
@@ -509,8 +532,18 @@ StmtFn Compiler::stmt(const Stmt& s) {
       ExprFn value = expr(s->as<Evaluate>()->value);
       return [value](Frame& f) { value(f, 0); };
     }
-    case StmtKind::AttrStmt:  // on a CPU every attribute is advice: the body runs as it is
-      return stmt(s->as<AttrStmt>()->body);
+    case StmtKind::AttrStmt: {  // on a CPU every attribute is advice: the body runs as it is
+      auto* attr = s->as<AttrStmt>();
+      int watched = observer_ && attr->key == AttrKey::Pragma ? observer_->watch_pragma(*attr) : -1;
+      if (watched < 0) return stmt(attr->body);
+      LoopObserver* observer = observer_;
+      ExprFn value = expr(attr->value);
+      StmtFn body = stmt(attr->body);
+      return [observer, watched, value, body](Frame& f) {
+        observer->pragma(watched, value(f, 0).i);
+        body(f);
+      };
+    }
   }
   throw InterpError("unknown statement kind in '" + func_name_ + "'");
 }
@@ -551,7 +584,7 @@ LoopInterpreter::LoopInterpreter(const LoweredFunc& func, LoopInterpreterOptions
     : program_(std::make_unique<Program>()) {
   Program& p = *program_;
   p.name = func.name;
-  Compiler compiler(func.name);
+  Compiler compiler(func.name, options.observer);
   for (const Buffer& b : func.args) p.args.push_back({compiler.buffer_slot(b), b, constant_shape(b)});
   if (!func.body) throw InterpError("function '" + func.name + "' has no body");
   p.body = compiler.stmt(func.body);

@@ -29,11 +29,32 @@
 
 namespace texc {
 
+/// Watches a run of the loop interpreter (cuda-interp's race detector, CudaInterpreter.h). While
+/// the interpreter compiles, it asks which buffers and pragmas the observer watches; while it runs,
+/// it reports each access of a watched buffer and each entry into a watched pragma. Unwatched
+/// buffers and pragmas cost nothing; nothing the observer does changes what the code computes
+/// (it may throw InterpError to stop the run).
+class LoopObserver {
+ public:
+  virtual ~LoopObserver() = default;
+  /// An id >= 0 for a buffer whose element accesses access() must see, -1 for one it ignores.
+  virtual int watch_buffer(const Buffer& buffer) = 0;
+  /// An id >= 0 for an AttrStmt of key Pragma that pragma() must see on entry, -1 otherwise.
+  virtual int watch_pragma(const AttrStmt& pragma) = 0;
+  /// A Load (write false) or Store (write true) of the element `flat` (row-major, in bounds) of a
+  /// watched buffer, once per lane of a vector access.
+  virtual void access(int buffer, int64_t flat, bool write) = 0;
+  /// Entry into a watched pragma, with its value, before its body runs.
+  virtual void pragma(int id, int64_t value) = 0;
+};
+
 struct LoopInterpreterOptions {
   /// Buffers that are read or written but are neither arguments nor Allocate'd are an error
   /// (a lowering bug) unless this is set; then they are allocated once per run with their declared
   /// (constant) shape, as for a default loop AST before storage is placed.
   bool allocate_unbound_buffers = false;
+  /// Sees the accesses of the buffers it watches; it must outlive the interpreter.
+  LoopObserver* observer = nullptr;
 };
 
 class LoopInterpreter {

@@ -143,11 +143,15 @@ class Expander {
     return a * b;
   }
 
-  // One serial loop over the virtual threads around s, its variable fresh.
+  // One serial loop over the virtual threads around s, its variable fresh (over real threads: a
+  // loop bound to their tag, which cuda-interp's race detector reads as the thread index).
   Stmt loop_over(const Stmt& s, const For* vt) {
     Var v = Variable::make(vt->var->name + (segments_ ? "." + std::to_string(segments_) : std::string()), vt->var->type);
     ++segments_;
-    return For::make(v, vt->min, vt->extent, ForKind::Serial, substitute(s, VarMap{{vt->var.get(), Expr(v)}}));
+    Stmt body = substitute(s, VarMap{{vt->var.get(), Expr(v)}});
+    if (all_threads_ && vt->thread_tag != "vthread")
+      return For::make(v, vt->min, vt->extent, ForKind::ThreadBound, body, vt->thread_tag);
+    return For::make(v, vt->min, vt->extent, ForKind::Serial, body);
   }
 
   // s with every barrier-free part run for each virtual thread in turn, the barriers between.
@@ -265,8 +269,10 @@ Stmt merge_thread_loops(const Stmt& s) {
 
 Stmt expand_virtual_threads(const Stmt& body) { return Expander(false).expand(body); }
 
+Stmt phase_threads(const Stmt& body) { return Expander(true).expand(merge_thread_loops(body)); }
+
 Stmt run_threads_in_phases(const Stmt& body) {
-  Stmt phased = Expander(true).expand(merge_thread_loops(body));
+  Stmt phased = phase_threads(body);
   // Every barrier now separates phases that run one after another: it has nothing left to do.
   class BarrierRemover : public IRMutator {
    protected:

@@ -25,4 +25,10 @@ Stmt expand_virtual_threads(const Stmt& body);
 /// an error naming the thread loop.
 Stmt run_threads_in_phases(const Stmt& body);
 
+/// run_threads_in_phases before its last step: each barrier still stands between the two phases it
+/// separates, and each phase's loops over the threads are bound to their tag (`bound(threadIdx.x)
+/// threadIdx.x.2 in 0..T`, the thread index). What cuda-interp's race detector
+/// (backends/interp/CudaInterpreter.h) instruments.
+Stmt phase_threads(const Stmt& body);
+
 }  // namespace texc

@@ -11,10 +11,14 @@
 // statement that reads S: loops "S.<axis>" over [0, ext_d) bound to lo_d + loop, S's reduction loops
 // over their whole domains, and a Block predicate `0 <= lo_d + loop < D_d` wherever that is not
 // provable, so a border or tail tile never computes outside S's domain. Buffer sizes are left to
-// plan_storage, which then allocates S with the region's extents inside L.
+// plan_storage, which then allocates S with the region's extents inside L. On a GPU target a
+// `global` S computed inside bound loops is sized as lower/gpu/InferScopes.h will scope it (one
+// thread's region under a thread loop, one block's under a block loop).
 #include <algorithm>
 
 #include "ir/Diagnostics.h"
+#include "ir/Target.h"
+#include "lower/gpu/InferScopes.h"
 #include "lower/schedule/Primitives.h"
 #include "lower/schedule/StageNest.h"
 
@@ -49,7 +53,14 @@ void apply_compute_at(ScheduleState& st, const SchedStep& step) {
   std::vector<const For*> outer;
   st.path_to(target, &outer);
   outer.push_back(target);
-  Region region = infer_region(readers, outer, stage.buffer);
+  // On a GPU a `global` stage computed inside bound loops is local or shared (infer_gpu_scopes): the
+  // region is that of one thread or one block, not relaxed over all of them.
+  Buffer scoped = stage.buffer;
+  const Target* t = find_target(st.target);
+  if (t && (t->kind == TargetKind::Cuda || t->kind == TargetKind::CudaInterp) && scoped->scope == MemScope::Global)
+    if (MemScope s = gpu_scope_of_attach(outer); s != MemScope::Global)
+      scoped = BufferNode::make(scoped->name, scoped->dtype, scoped->shape, s, scoped->role);
+  Region region = infer_region(readers, outer, scoped);
   Stmt nest = build_nest_over_region(site.block, region, outer);
 
   // Move: remove the old nest, then insert the new one into the target loop (found again by name:

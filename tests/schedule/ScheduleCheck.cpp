@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "backends/interp/CudaInterpreter.h"
 #include "backends/interp/InterpError.h"
 #include "backends/interp/LoopInterpreter.h"
 #include "backends/llvm/LLVMBackend.h"
@@ -29,6 +30,10 @@ OpExecutor make_executor(const OpDef& op, const LoweredFunc& func, const std::st
       for (Tensor* t : args) pointers.push_back(t->data());
       jit->call(name, pointers);
     };
+  }
+  if (target == "cuda-interp") {  // GPU semantics and race detection on the loop interpreter
+    auto interp = std::make_shared<CudaInterpreter>(func);
+    return [interp](std::vector<Tensor*>& args) { interp->run(args); };
   }
   throw TargetUnavailable("target '" + target + "' is not wired into the schedule fuzzer yet (op " + op.name + ")");
 }

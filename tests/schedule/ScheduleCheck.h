@@ -2,7 +2,9 @@
 // reference interpreter.
 //
 // make_executor is the one place a target plugs in: "interp" runs the loop AST on the loop
-// interpreter; "x86" JIT-compiles it through backends/llvm (JitModule) and runs it in process.
+// interpreter; "x86" JIT-compiles it through backends/llvm (JitModule) and runs it in process;
+// "cuda-interp" runs the GPU kernel on backends/interp/CudaInterpreter (a data race, a barrier
+// part of a block misses or an out-of-bounds access is an Error).
 // Another target throws TargetUnavailable, and the fuzzer reports that once instead of a failure
 // per case.
 #pragma once

@@ -1,7 +1,7 @@
 // schedule_fuzz: random legal schedules over a corpus of ops, each lowered, run and compared with
 // the reference interpreter.
 //
-//   schedule_fuzz [--seed S] [--count N] [--seconds T] [--target interp|x86] [--ops DIR]
+//   schedule_fuzz [--seed S] [--count N] [--seconds T] [--target interp|x86|cuda-interp] [--ops DIR]
 //                 [--regressions DIR] [--op NAME] [--case K] [--max-primitives M] [--no-fork]
 //                 [--verbose] [--print-changed] [--direct] [--save-failures DIR] [--max-rejection-rate R]
 //
@@ -16,10 +16,16 @@
 // primitives to lower_op instead, which is faster). The last line is `N passed, M failed`.
 // Exit status 1 when a case failed or the generator's rejection rate (primitives its own state
 // rejected, i.e. legality it failed to model) exceeds --max-rejection-rate (default 0.05).
+//
+// --target cuda-interp: the schedules are GPU schedules (GpuScheduleGenerator.h), each run on
+// cuda-interp, whose race detector makes a data race a failure. A generated schedule the lowering
+// rejects with a located error (too many threads per block, a tag bound to two extents...) is
+// skipped, not a failure; the skips are counted by message.
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -37,6 +43,7 @@
 #include "frontend/Frontend.h"
 #include "ir/Diagnostics.h"
 #include "tests/schedule/ScheduleCheck.h"
+#include "tests/schedule/GpuScheduleGenerator.h"
 #include "tests/schedule/ScheduleGenerator.h"
 
 #ifndef TEXC_SCHEDULE_TEST_DIR
@@ -68,7 +75,7 @@ struct Flags {
 
 [[noreturn]] void usage(const std::string& problem) {
   std::cerr << "schedule_fuzz: " << problem << "\n"
-            << "usage: schedule_fuzz [--seed S] [--count N] [--seconds T] [--target interp|x86] [--ops DIR]\n"
+            << "usage: schedule_fuzz [--seed S] [--count N] [--seconds T] [--target interp|x86|cuda-interp] [--ops DIR]\n"
                "                     [--regressions DIR] [--op NAME] [--case K] [--max-primitives M] [--no-fork]\n"
                "                     [--verbose] [--print-changed] [--direct] [--save-failures DIR]\n"
                "                     [--max-rejection-rate R]\n";
@@ -104,7 +111,8 @@ Flags parse_flags(int argc, char** argv) {
       usage("bad value for " + a);
     }
   }
-  if (f.target != "interp" && f.target != "x86") usage("--target must be interp or x86");
+  if (f.target != "interp" && f.target != "x86" && f.target != "cuda-interp")
+    usage("--target must be interp, x86 or cuda-interp");
   if (f.count < 0 && f.seconds < 0) f.count = 100;
   return f;
 }
@@ -189,7 +197,8 @@ void run_generated_case(const CorpusOp& c, uint64_t case_seed, const Flags& flag
   std::mt19937_64 rng(case_seed);
   GeneratorOptions options;
   options.max_primitives = flags.max_primitives;
-  GeneratedSchedule schedule = generate_schedule(c.op, rng, options);
+  GeneratedSchedule schedule =
+      flags.target == "cuda-interp" ? generate_gpu_schedule(c.op, rng) : generate_schedule(c.op, rng, options);
   emit("schedule", std::string(schedule.no_fuse ? "1" : "0") + schedule.text());
   emit("attempted", std::to_string(schedule.attempted));
   for (const std::string& r : schedule.rejections) emit("rejection", r);
@@ -275,6 +284,27 @@ CaseReport run_isolated(const Flags& flags, const std::function<void(const Emit&
   return report;
 }
 
+// A diagnostic's message without its location and source lines, its numbers replaced by N and
+// its quoted names by '', so that skips group by kind.
+std::string diagnostic_kind(const std::string& diagnostic) {
+  std::string line = diagnostic.substr(0, diagnostic.find('\n'));
+  size_t error = line.find("error: ");
+  if (error != std::string::npos) line = line.substr(error + 7);
+  std::string out;
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '\'') {
+      quoted = !quoted;
+      out += c;
+    } else if (!quoted && std::isdigit(static_cast<unsigned char>(c))) {
+      if (out.empty() || out.back() != 'N') out += 'N';
+    } else if (!quoted) {
+      out += c;
+    }
+  }
+  return out.size() > 120 ? out.substr(0, 117) + "..." : out;
+}
+
 uint64_t case_seed(uint64_t seed, int64_t k) {
   std::seed_seq seq{uint32_t(seed), uint32_t(seed >> 32), uint32_t(k), uint32_t(uint64_t(k) >> 32)};
   std::mt19937_64 rng(seq);
@@ -348,7 +378,8 @@ int main(int argc, char** argv) {
 
   // Generated cases.
   auto start = std::chrono::steady_clock::now();
-  int64_t cases = 0, attempted = 0, rejected = 0, with_vector_code = 0;
+  int64_t cases = 0, attempted = 0, rejected = 0, with_vector_code = 0, skipped = 0;
+  std::map<std::string, int64_t> skip_reasons;  // cuda-interp: the lowering's messages, by kind
   std::map<std::string, int64_t> per_op;
   std::vector<std::string> rejection_samples;
   for (int64_t k = flags.only_case >= 0 ? flags.only_case : 0;; ++k) {
@@ -372,6 +403,13 @@ int main(int argc, char** argv) {
       break;
     }
     bool ok = r.finished && r.outcome.status == CaseOutcome::Status::Passed;
+    if (flags.target == "cuda-interp" && r.finished && r.outcome.status == CaseOutcome::Status::Rejected &&
+        r.outcome.message.rfind("the printed schedule does not compile", 0) != 0) {
+      ++skipped;
+      ++skip_reasons[diagnostic_kind(r.outcome.message)];
+      if (flags.verbose) std::cout << "case " << k << " (" << c.op.name << "): skipped: " << r.outcome.message << "\n";
+      continue;
+    }
     std::string repro = "--seed " + std::to_string(flags.seed) + " --case " + std::to_string(k);
     std::string tex = "# schedule_fuzz regression: " + fs::path(c.path).filename().string() + ", " + repro + "\n" +
                       (r.no_fuse ? "# schedule_fuzz: --no-fuse\n" : "") + insert_schedule(c.source, r.schedule_text);
@@ -409,6 +447,10 @@ int main(int argc, char** argv) {
   std::cout << " passed); " << with_vector_code << " ran vector code; the generator's state rejected " << rejected
             << " of " << attempted << " primitives (" << rate * 100 << "%)\n";
   for (const std::string& s : rejection_samples) std::cout << "  rejected: " << s << "\n";
+  if (flags.target == "cuda-interp") {
+    std::cout << skipped << " schedules skipped (the lowering rejected them with a located error)\n";
+    for (const auto& [kind, n] : skip_reasons) std::cout << "  skipped " << n << ": " << kind << "\n";
+  }
   std::cout << passed << " passed, " << failed << " failed" << std::endl;
   if (rate > flags.max_rejection_rate) {
     std::cout << "the rejection rate is above " << flags.max_rejection_rate * 100 << "%: the generator models "

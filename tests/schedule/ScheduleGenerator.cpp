@@ -628,14 +628,14 @@ class Generator {
 }  // namespace
 
 std::string GeneratedSchedule::text(const std::string& indent) const {
-  std::string s = indent + "schedule cpu {\n";
+  std::string s = indent + "schedule " + target + " {\n";
   for (const SchedPrimitive& p : primitives) s += indent + "  " + format_primitive(p) + "\n";
   return s + indent + "}\n";
 }
 
 ScheduleBlock GeneratedSchedule::block() const {
   ScheduleBlock b;
-  b.target = "cpu";
+  b.target = target;
   for (const SchedPrimitive& p : primitives) b.items.push_back(p);
   return b;
 }

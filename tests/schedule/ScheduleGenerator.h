@@ -37,10 +37,11 @@ struct GeneratedSchedule {
   bool no_fuse = true;
   int attempted = 0;                    // primitives tried on the state
   std::vector<std::string> rejections;  // the state's messages for the primitives it rejected
+  std::string target = "cpu";           // the schedule block's target: "cpu", or "cuda" (GpuScheduleGenerator.h)
 
-  /// `schedule cpu { ... }`, one primitive per line, indented by `indent`.
+  /// `schedule cpu { ... }` (or cuda), one primitive per line, indented by `indent`.
   std::string text(const std::string& indent = "  ") const;
-  /// The schedule as a block lower_op applies (target "cpu").
+  /// The schedule as a block lower_op applies (target "cpu" or "cuda").
   ScheduleBlock block() const;
 };
 

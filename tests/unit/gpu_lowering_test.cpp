@@ -8,7 +8,8 @@
 
 #include "ir/IRMutator.h"
 #include "ir/Intrinsics.h"
-#include "lower/gpu/VirtualThreads.h"
+#include "backends/interp/CudaInterpreter.h"
+#include "backends/interp/InterpError.h"
 
 using namespace texc;
 using namespace texc::testing;
@@ -28,11 +29,19 @@ std::string launch_of(const LoweredFunc& f) {
   return out;
 }
 
-// cuda-interp's execution: the threads of each block phase by phase between barriers.
-std::string run_on_cuda_interp(const OpDef& op, LoweredFunc f) {
-  f.body = run_threads_in_phases(f.body);
-  f.kind = FunctionKind::Host;
-  return run_and_compare(op, f);
+// cuda-interp's execution: the threads of each block phase by phase between barriers, checked
+// for data races (a race is the failure message).
+std::string run_on_cuda_interp(const OpDef& op, const LoweredFunc& f) {
+  try {
+    CudaInterpreter interpreter(f);
+    OpExecutor execute = [&](std::vector<Tensor*>& args) { interpreter.run(args); };
+    RunOptions options;
+    options.seed = 1;
+    RunResult result = run_op(op, execute, options);
+    return result.passed ? "" : result.message + "\n" + to_string(f);
+  } catch (const InterpError& e) {
+    return e.what();
+  }
 }
 
 Stmt without_barriers(const Stmt& s) {
@@ -73,11 +82,11 @@ TEST_CASE("a tiled matmul with shared tiles (TVM's schedule) gets RAW and WAR ba
   CHECK_MESSAGE(failure.empty(), failure);
 }
 
-TEST_CASE("the same kernel without its barriers reads tiles other threads have not written yet") {
+TEST_CASE("the same kernel without its barriers: its threads race on the shared tiles") {
   OpDef op = compile_op(kTiledMatmul);
   LoweredFunc f = lower_cuda(op);
   f.body = without_barriers(f.body);
-  CHECK(!run_on_cuda_interp(op, f).empty());
+  CHECK_CONTAINS(run_on_cuda_interp(op, f), "data race on shared buffer 'AS'");
 }
 
 TEST_CASE("an elementwise op without a cuda schedule: fused, 256 threads per block, one per element") {
@@ -182,5 +191,41 @@ TEST_CASE("virtual threads become serial loops in each thread, with a local copy
   CHECK(text.find("thread_barrier()") < text.find("for jo in 0..4"));
   CHECK_CONTAINS(text, "BL[jo] = AS[");
   std::string failure = run_on_cuda_interp(op, f);
+  CHECK_MESSAGE(failure.empty(), failure);
+}
+
+TEST_CASE("a stage computed inside a thread loop is local, one inside a block loop shared (infer_gpu_scopes)") {
+  // Computed at the thread loop: one element per thread, in local memory (global, every thread
+  // computed all of C and raced with the others).
+  OpDef per_thread = compile_op(
+      "op f(A: i8[13, 11], B: i8[11, 17]) -> Q {\n"
+      "  compute {\n"
+      "    C[i, j] = sum(i32(A[i, k]) * i32(B[k, j]) for k in 0..11)\n"
+      "    Q[i, j] = i8(min(max(C[i, j] >> 2, -128), 127))\n"
+      "  }\n"
+      "  schedule cuda {\n"
+      "    o1, i1 = split(Q.j, 16)\n    reorder(Q.i, o1, i1)\n"
+      "    bind(Q.i, blockIdx.y)\n    bind(o1, blockIdx.x)\n    bind(i1, threadIdx.x)\n"
+      "    compute_at(C, i1)\n"
+      "  }\n}\n");
+  LoweredFunc f = lower_cuda(per_thread);
+  CHECK_CONTAINS(to_string(f), "allocate C: i32[1] local");
+  std::string failure = run_on_cuda_interp(per_thread, f);
+  CHECK_MESSAGE(failure.empty(), failure);
+  // Computed at the block loop, its loops bound to the threads: the block's region, shared.
+  OpDef per_block = compile_op(
+      "op g(A: f32[64, 32]) -> B {\n"
+      "  compute {\n"
+      "    T[i, j] = A[i, j] * 2.0\n"
+      "    B[i, j: 31] = T[i, j] + T[i, j + 1]\n"
+      "  }\n"
+      "  schedule cuda {\n"
+      "    bind(B.i, blockIdx.x)\n    bind(B.j, threadIdx.x)\n"
+      "    compute_at(T, B.i)\n"
+      "    to, ti = split(T.j, 31)\n    bind(ti, threadIdx.x)\n"
+      "  }\n}\n");
+  f = lower_cuda(per_block);
+  CHECK_CONTAINS(to_string(f), "allocate T: f32[32] shared");
+  failure = run_on_cuda_interp(per_block, f);
   CHECK_MESSAGE(failure.empty(), failure);
 }

@@ -15,7 +15,8 @@
 //           for the device's own architecture; the time is the median of the launches' CUDA-event
 //           times.
 //   cuda-interp  the GPU-lowered kernel on the loop interpreter, blocks one after another and the
-//           threads of a block phase by phase between barriers (no race detection yet).
+//           threads of a block phase by phase between barriers; a data race between threads or
+//           blocks is a FAIL line naming the buffer, element, threads and loops (CudaInterpreter.h).
 //   vdla    the op's VDLA program (backends/vdla/Codegen.h) on the simulator (VdlaExecutor.h); one
 //           run, deterministic; a second line reports cycles and GEMM utilization.
 // The timed runs follow one checked (warm-up) run: --repeat, default 10 (3 under emulation).
@@ -24,6 +25,7 @@
 #include <memory>
 #include <thread>
 
+#include "backends/interp/CudaInterpreter.h"
 #include "backends/interp/InterpError.h"
 #include "backends/interp/LoopInterpreter.h"
 #include "backends/interp/RunOp.h"
@@ -41,7 +43,6 @@
 #include "tools/texc/LoadProgram.h"
 #include "tools/texc/LowerForTarget.h"
 #include "ir/Diagnostics.h"
-#include "lower/gpu/VirtualThreads.h"
 
 namespace texc {
 
@@ -82,16 +83,10 @@ struct RunTarget {
   explicit RunTarget(const CommandLine& command_line) : cl(command_line), externs(command_line) {}
 
   /// cuda-interp: the kernel's threads run phase by phase between barriers on the loop
-  /// interpreter (lower/gpu/VirtualThreads.h); a barrier part of a block misses is a FAIL line.
-  static OpExecutor make_cuda_interp_executor(LoweredFunc func) {
-    try {
-      func.body = run_threads_in_phases(func.body);
-    } catch (const UserError& e) {
-      std::string message = e.diag.message;
-      return [message](std::vector<Tensor*>&) -> void { throw InterpError(message); };
-    }
-    func.kind = FunctionKind::Host;
-    auto interp = std::make_shared<LoopInterpreter>(func);
+  /// interpreter, checked for data races (backends/interp/CudaInterpreter.h); a race, or a barrier
+  /// part of a block misses, is a FAIL line.
+  static OpExecutor make_cuda_interp_executor(const LoweredFunc& func) {
+    auto interp = std::make_shared<CudaInterpreter>(func);
     return [interp](std::vector<Tensor*>& args) { interp->run(args); };
   }
 

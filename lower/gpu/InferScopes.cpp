@@ -1,0 +1,41 @@
+#include "lower/gpu/InferScopes.h"
+
+#include "ir/Substitute.h"
+#include "ir/Target.h"
+#include "lower/schedule/Primitives.h"
+#include "lower/schedule/StageNest.h"
+
+namespace texc {
+
+MemScope gpu_scope_of_attach(const std::vector<const For*>& attach) {
+  MemScope scope = MemScope::Global;
+  for (const For* l : attach) {
+    if (l->for_kind != ForKind::ThreadBound) continue;
+    ThreadLevel level = thread_level(l->thread_tag);
+    if (level == ThreadLevel::Thread || level == ThreadLevel::Virtual) return MemScope::Local;
+    if (level == ThreadLevel::Block) scope = MemScope::Shared;
+  }
+  return scope;
+}
+
+void infer_gpu_scopes(ScheduleState& st) {
+  BufferMap scoped;
+  for (auto& [name, stage] : st.stages) {
+    if (st.inlined.count(name) || is_op_output(st, name) || stage.buffer->scope != MemScope::Global) continue;
+    if (st.blocks_of(name).size() != 1) continue;
+    std::optional<StageSite> site = find_stage_site(st, name);
+    if (!site) continue;
+    MemScope scope = gpu_scope_of_attach(site->attach_loops);
+    if (scope == MemScope::Global) continue;
+    const Buffer& b = stage.buffer;
+    scoped[b.get()] = BufferNode::make(b->name, b->dtype, b->shape, scope, b->role);
+  }
+  if (scoped.empty()) return;
+  st.func.body = substitute_buffers(st.func.body, scoped);
+  for (auto& [name, stage] : st.stages) {
+    if (stage.body) stage.body = substitute_buffers(stage.body, scoped);
+    if (auto it = scoped.find(stage.buffer.get()); it != scoped.end()) stage.buffer = it->second;
+  }
+}
+
+}  // namespace texc
