@@ -1,5 +1,5 @@
 // A remark is not an error: it says where texc did not do what a schedule asked, and why (a
-// vectorized loop that runs as scalar code, a parallel loop that runs serially, a cache larger
+// vectorized loop that runs as scalar code, a parallel loop whose tail runs apart, a cache larger
 // than the CPU's cache), located at the schedule primitive. `texc --remarks` prints them as
 // "file:line:col: remark: message" with the source line and a caret; `texc run --json` lists them.
 #pragma once

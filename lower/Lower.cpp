@@ -263,19 +263,9 @@ std::string lowered_name(const SchedPrimitive& p, const std::string& name) {
   return renamed->second + (dot == std::string::npos ? "" : name.substr(dot));
 }
 
-// Remarks that need the whole lowered op (see report_whole_op_remarks).
+// Remarks that need the whole lowered op: a cache larger than the CPU's L2 cache.
 class WholeOpRemarks : public IRVisitor {
  protected:
-  void visit(const For* f) override {
-    bool par = f->for_kind == ForKind::Parallel;
-    if (par && !parallel_.empty())
-      report_remark({PendingRemark::Subject::Loop, f->var->name,
-                     "parallel loop '" + f->var->name + "' runs serially: it is inside parallel loop '" +
-                         parallel_.back()->var->name + "', and a parallel loop inside another runs on its thread"});
-    if (par) parallel_.push_back(f);
-    IRVisitor::visit(f);
-    if (par) parallel_.pop_back();
-  }
   void visit(const Allocate* a) override {
     int64_t elems = 1;
     bool constant = true;
@@ -293,13 +283,8 @@ class WholeOpRemarks : public IRVisitor {
                          " KiB: it will not stay in cache; compute it at an inner loop or use smaller tiles"});
     IRVisitor::visit(a);
   }
-
- private:
-  std::vector<const For*> parallel_;
 };
 
-// Remarks that need the whole lowered op: a parallel loop inside another runs serially (the
-// runtime's nested parallel loops do), and a cache larger than the CPU's L2 cache.
 void report_whole_op_remarks(const Stmt& body) { WholeOpRemarks().visit_stmt(body); }
 
 // Places the pending remarks at the primitives that named their loops (else at the op) or made

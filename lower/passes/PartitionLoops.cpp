@@ -12,6 +12,7 @@
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
 #include "lower/passes/FreshCopy.h"
+#include "lower/Remarks.h"
 
 namespace texc {
 
@@ -119,6 +120,7 @@ class Partitioner : public IRMutator {
         int64_t lo = solver.steady->min ? std::max(mn, *solver.steady->min) : mn;
         int64_t hi = solver.steady->max ? std::min(last, *solver.steady->max) : last;
         if (lo <= hi && (lo > mn || hi < last)) {
+          if (op->for_kind == ForKind::Parallel) report_parallel_tails(op, mn, lo, hi, last);
           std::vector<Stmt> parts;
           if (lo > mn) parts.push_back(make_part(op, mn, lo - 1, /*copy=*/true));
           parts.push_back(make_part(op, lo, hi, /*copy=*/false));
@@ -161,6 +163,24 @@ class Partitioner : public IRMutator {
   }
 
  private:
+  // A remark (lower/Remarks.h): the guarded iterations of a parallel loop run outside its steady
+  // part, as a parallel loop of their own or, one iteration, on one thread.
+  static void report_parallel_tails(const For* op, int64_t mn, int64_t lo, int64_t hi, int64_t last) {
+    auto part = [](int64_t a, int64_t b) {
+      return b == a ? "iteration " + std::to_string(a) + " runs on one thread"
+                    : "iterations " + std::to_string(a) + ".." + std::to_string(b) + " run as a parallel loop of their own";
+    };
+    std::string tails;
+    if (lo > mn) tails += part(mn, lo - 1) + " before it";
+    if (hi < last) tails += (tails.empty() ? "" : ", and ") + part(hi + 1, last) + " after it";
+    report_remark({PendingRemark::Subject::Loop, op->var->name,
+                   "the guarded tail of parallel loop '" + op->var->name + "' (" + std::to_string(mn) + ".." +
+                       std::to_string(last) + ") is split off its steady part " + std::to_string(lo) + ".." +
+                       std::to_string(hi) + ": " + tails +
+                       " (a split whose factor does not divide the extent; a factor that divides it keeps one "
+                       "parallel loop)"});
+  }
+
   template <typename F>
   Stmt with_range(const Variable* v, const Interval& r, F f) {
     ranges_[v] = r;

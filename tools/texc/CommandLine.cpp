@@ -41,7 +41,7 @@ targets: x86, arm, host (the default: x86 on x86-64, arm on aarch64), cuda, vdla
 --knob NAME=VALUE  give a schedule knob one of its values (repeatable; bool knobs: true or false)
 --no-fuse          no automatic fusion of stages by kind
 --remarks          compile/run: say where the schedule was not honoured as written (a vectorized
-                   loop left scalar, a parallel loop run serially, a cache larger than L2), at its line
+                   loop left scalar, a parallel loop's tail run apart, a cache larger than L2), at its line
 --verify-each      run the IR verifier after every lowering pass (always on in debug builds)
 --repeat N         run: time N runs after the checked one and report the median
                    (default 10; 1 on interp; 3 for arm under qemu)

@@ -67,6 +67,21 @@ int arm_threads(const CommandLine& cl) {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+/// A run's JSON object with "remarks": [{"line", "column", "message"}...] added (--remarks).
+std::string with_remarks_json(const std::string& object, const std::vector<Remark>& remarks) {
+  std::string list;
+  for (const Remark& r : remarks) {
+    std::string message;
+    for (char c : r.message) {
+      if (c == '"' || c == '\\') message += '\\';
+      message += c;
+    }
+    list += std::string(list.empty() ? "" : ", ") + "{\"line\": " + std::to_string(r.loc.line) +
+            ", \"column\": " + std::to_string(r.loc.col) + ", \"message\": \"" + message + "\"}";
+  }
+  return object.substr(0, object.rfind('}')) + ", \"remarks\": [" + list + "]}";
+}
+
 /// Everything `texc run` needs to execute the ops of one file on cl.target.
 struct RunTarget {
   const CommandLine& cl;
@@ -79,6 +94,7 @@ struct RunTarget {
 
   std::optional<vdla::VdlaConfig> vdla_config;
   std::shared_ptr<VdlaRunStats> vdla_stats = std::make_shared<VdlaRunStats>();
+  std::vector<Remark> remarks;  // --remarks: those of the op last lowered
 
   explicit RunTarget(const CommandLine& command_line) : cl(command_line), externs(command_line) {}
 
@@ -92,7 +108,7 @@ struct RunTarget {
 
   /// Lowers and prepares `op`; returns how to execute it on its arguments.
   OpExecutor make_executor(const OpDef& op) {
-    LoweredFunc func = lower_for_target(op, cl, knobs_from_records(cl, op));
+    LoweredFunc func = lower_for_target(op, cl, knobs_from_records(cl, op), &remarks);
     if (cl.target == "interp") {
       externs.register_with_loop_interpreter(func);
       auto interp = std::make_shared<LoopInterpreter>(func);
@@ -194,6 +210,8 @@ int run_command(const CommandLine& command_line) {
                               *target.arm_timing);
       *target.arm_timing = ArmRunResult();
     }
+    if (cl.json && cl.remarks) text = with_remarks_json(text, target.remarks);
+    target.remarks.clear();
     std::cout << text << std::endl;
     if (cl.target == "vdla" && target.vdla_stats->ran && !cl.json)
       std::cout << format_vdla_stats(target.vdla_stats->result) << std::endl;
