@@ -11,6 +11,7 @@
 #include "ir/Intrinsics.h"
 #include "ir/Substitute.h"
 #include "ir/Target.h"
+#include "lower/gpu/ShuffleExchange.h"
 
 namespace texc {
 
@@ -266,7 +267,7 @@ Stmt merge_thread_loops(const Stmt& s) {
 Stmt expand_virtual_threads(const Stmt& body) { return Expander(false).expand(body); }
 
 Stmt run_threads_in_phases(const Stmt& body) {
-  Stmt phased = Expander(true).expand(merge_thread_loops(body));
+  Stmt phased = Expander(true).expand(exchange_shuffles(merge_thread_loops(body)));  // shuffles: lower/gpu/ShuffleExchange.h
   // Every barrier now separates phases that run one after another: it has nothing left to do.
   class BarrierRemover : public IRMutator {
    protected:
