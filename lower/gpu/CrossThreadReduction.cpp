@@ -401,6 +401,7 @@ class Lowerer {
       Expr value = complete ? acc_value() : Reduce::combine(r.kind, Load::make(r.buffer, r.indices), acc_value());
       Expr writer = eq(tx, make_int(0));
       for (const Expr& c : r.guard) writer = logical_and(writer, c);  // a row past the tensor's end
+      for (const auto& [tag, v] : wrap) writer = logical_and(writer, eq(v, make_int(0)));  // rows that only repeat it
       seq.push_back(IfThenElse::make(writer, Store::make(r.buffer, r.indices, value, r.stage)));
       // An intermediate of the kernel: the other threads read it after this barrier.
       if (allocated_.count(r.buffer.get())) seq.push_back(barrier());

@@ -16,7 +16,8 @@
 //    them in order);
 //  - the groups are the other thread indices (threadIdx.y rows reduce independently over
 //    threadIdx.x); a tag bound in the kernel but not around L gets a loop of its full extent
-//    around L (every thread runs L anyway), so each group has its own slots;
+//    around L (every thread runs L anyway), so each group has its own slots, and only its row 0
+//    writes the result;
 //  - the result is written once (under the conditions around the updates that do not depend on
 //    L or the loops inside it, e.g. the guard of a row past the tensor's end), by the group's
 //    thread 0: `B[idx] = total` when B's identity

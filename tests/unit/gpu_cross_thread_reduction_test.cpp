@@ -272,3 +272,45 @@ TEST_CASE("rows past the tensor's end (10 rows in blocks of 4): the guard goes a
       "blockIdx.x=3 threadIdx.x=64 threadIdx.y=4 ");
   CHECK_CONTAINS(text, "if (S.k == 0 && io*4 + ii < 10)");
 }
+
+TEST_CASE("one thread loop reducing two results is an error naming both") {
+  LoweredFunc f = parse_func(
+      "func f(A: f32[64] input, S: f32[1] output, T: f32[1] output) {\n"
+      "  bound(threadIdx.x) tx in 0..64 {\n"
+      "    S[0] = S[0] + A[tx]\n"
+      "    T[0] = max(T[0], A[tx])\n"
+      "  }\n"
+      "}\n");
+  try {
+    lower_cross_thread_reductions(f.body);
+    FAIL("no diagnostic");
+  } catch (const UserError& e) {
+    CHECK(e.diag.id == DiagId::GpuCrossThreadTwoUpdates);
+    CHECK_CONTAINS(e.diag.message, "reduces two elements ('S' and 'T')");
+  }
+}
+
+TEST_CASE("a threadIdx.y of the kernel that no loop around the reduction binds gets one") {
+  std::string text = check_on_cuda_interp(
+      "op f(A: f32[4, 64]) -> Y {\n"
+      "  compute {\n"
+      "    S[i] = sum(A[i, k] for k in 0..64)\n"
+      "    Y[i, j] = A[i, j] / S[i]\n"
+      "  }\n"
+      "  schedule cuda {\n"
+      "    SS = cache_write(S, shared)\n"
+      "    inline(S)\n"
+      "    compute_at(SS, Y.i)\n"
+      "    bind(Y.i, blockIdx.x)\n"
+      "    jo, ji = split(Y.j, 32)\n"
+      "    bind(jo, threadIdx.y)\n"
+      "    bind(ji, threadIdx.x)\n"
+      "    ko, ki = split(SS.k, 32)\n"
+      "    reorder(ki, ko)\n"
+      "    bind(ki, threadIdx.x)\n"
+      "  }\n}\n",
+      "blockIdx.x=4 threadIdx.x=32 threadIdx.y=2 ");
+  CHECK(text.find("bound(threadIdx.y) ty in 0..2") < text.find("bound(threadIdx.x) ki in 0..32"));
+  CHECK_CONTAINS(text, "if (ki == 0 && ty == 0)");  // one row writes, the others only repeat it
+  CHECK_CONTAINS(text, "thread_barrier()");          // SS is read by every thread after thread 0 wrote it
+}
