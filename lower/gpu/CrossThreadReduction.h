@@ -18,17 +18,18 @@
 //    threadIdx.x); a tag bound in the kernel but not around L gets a loop of its full extent
 //    around L (every thread runs L anyway), so each group has its own slots, and only its row 0
 //    writes the result;
-//  - the result is written once (under the conditions around the updates that do not depend on
-//    L or the loops inside it, e.g. the guard of a row past the tensor's end), by the group's
-//    thread 0: `B[idx] = total` when B's identity
-//    init stands right before L (the init is then dropped), `B[idx] = B[idx] op total` when L
-//    sits inside a serial reduction loop (after a barrier, so the other threads' init came
-//    first), then a barrier when B is a buffer of the kernel (an intermediate the other threads
-//    read: insert_barriers does not order a write and a read of one element, taking them for one
-//    thread's); a `local` B (one copy per thread) gets the total in every thread, broadcast
-//    through a `shared` slot between two barriers.
-// Every barrier and shuffle the pass emits is reached by every thread of the block. Loops bound to blockIdx.* or
-// vthread and thread loops that write per-thread elements are left alone.
+//  - the result is written once (under the conditions around the updates that depend neither on
+//    L nor on the loops inside it, e.g. the guard of a row past the tensor's end), by the group's
+//    thread 0: `B[idx] = total` when B's identity init stands right before L (the init is then
+//    dropped), `B[idx] = B[idx] op total` when L sits inside a serial reduction loop (after a
+//    barrier, so the other threads' init came first); then a barrier when B is a buffer of the
+//    kernel (an intermediate the other threads read: insert_barriers does not order a write and a
+//    read of one element, taking them for one thread's). A `local` B (one copy per thread) gets
+//    the total in every thread, broadcast through a `shared` slot between two barriers.
+// Every barrier and shuffle the pass emits is reached by every thread of the block. Left alone:
+// loops bound to blockIdx.* or vthread, thread loops whose threads write their own elements, and
+// thread loops whose index appears only in `L == c` guards (each thread, or one, makes the whole
+// reduction: the default schedule's nests without spatial loops run on thread 0).
 //
 // What cannot be lowered is a located diagnostic at the reduction loop's bind (`bind_locs`: loop
 // name -> location of the tag; the op's location when absent): a reduction over threadIdx.y/z
