@@ -242,10 +242,14 @@ class Lowerer {
         if (!saved) thread_vars_.erase(f->thread_tag);
         return f->with_body(body);
       }
+      int64_t v = 0;
+      const bool vthread = f->for_kind == ForKind::ThreadBound && f->thread_tag == "vthread" && is_const_int(f->extent, &v);
+      if (vthread) vthreads_.push_back({f->var, v});
       std::string saved = divergent_;
       if (divergent_.empty() && (thread_dependent(f->min) || thread_dependent(f->extent))) divergent_ = "loop '" + f->var->name + "'";
       Stmt body = visit(f->body);
       divergent_ = saved;
+      if (vthread) vthreads_.pop_back();
       return f->with_body(body);
     }
     if (const Seq* q = s->as<Seq>()) {
@@ -309,6 +313,16 @@ class Lowerer {
     }
     g = simplify(g);
 
+    // The group's shared slots: one per group and virtual thread (the virtual threads of a thread
+    // run its reduction one after another, between the same barriers).
+    Expr slot = g;
+    int64_t slots = groups;
+    for (const auto& [v, e] : vthreads_) {
+      slot = slot + Expr(v) * make_int(slots);
+      slots *= e;
+    }
+    slot = simplify(slot);
+
     // Its place in the block's warps.
     const Expr tid = simplify(tx + g * make_int(t));
     const Expr lane = simplify(tid % make_int(kWarpSize));
@@ -365,9 +379,9 @@ class Lowerer {
     // 3. Across the warps of a group: their first lanes' values through shared memory.
     Buffer partial;
     if (segments > 1) {
-      partial = BufferNode::make(r.buffer->name + "_warps", dt, {make_int(groups * segments)}, MemScope::Shared);
+      partial = BufferNode::make(r.buffer->name + "_warps", dt, {make_int(slots * segments)}, MemScope::Shared);
       Expr seg = simplify(tid / make_int(kWarpSize) - row_first_warp);
-      Expr slot0 = simplify(g * make_int(segments));
+      Expr slot0 = simplify(slot * make_int(segments));
       seq.push_back(IfThenElse::make(logical_or(eq(tx, make_int(0)), eq(lane, make_int(0))),
                                      Store::make(partial, {simplify(slot0 + seg)}, acc_value())));
       seq.push_back(barrier());
@@ -387,11 +401,11 @@ class Lowerer {
     // 4. The result, written once (every thread's copy of a local buffer).
     Buffer broadcast;
     if (r.buffer->scope == MemScope::Local) {
-      broadcast = BufferNode::make(r.buffer->name + "_bcast", dt, {make_int(groups)}, MemScope::Shared);
-      seq.push_back(IfThenElse::make(eq(tx, make_int(0)), Store::make(broadcast, {g}, acc_value())));
+      broadcast = BufferNode::make(r.buffer->name + "_bcast", dt, {make_int(slots)}, MemScope::Shared);
+      seq.push_back(IfThenElse::make(eq(tx, make_int(0)), Store::make(broadcast, {slot}, acc_value())));
       seq.push_back(barrier());
       Expr old = Load::make(r.buffer, r.indices);
-      Stmt write = Store::make(r.buffer, r.indices, Reduce::combine(r.kind, old, Load::make(broadcast, {g})), r.stage);
+      Stmt write = Store::make(r.buffer, r.indices, Reduce::combine(r.kind, old, Load::make(broadcast, {slot})), r.stage);
       Expr guard;
       for (const Expr& c : r.guard) guard = guard ? logical_and(guard, c) : c;
       seq.push_back(guard ? IfThenElse::make(guard, write) : write);
@@ -421,6 +435,7 @@ class Lowerer {
   std::map<std::string, int64_t> extents_;  // of each threadIdx tag in the kernel
   std::set<const BufferNode*> allocated_;   // the kernel's own buffers
   std::map<std::string, Var> thread_vars_;  // the enclosing thread loops
+  std::vector<std::pair<Var, int64_t>> vthreads_;  // the enclosing vthread loops, with their extents
   std::string divergent_;                   // the enclosing thread-dependent condition or loop
 };
 

@@ -17,7 +17,7 @@
 //  - the groups are the other thread indices (threadIdx.y rows reduce independently over
 //    threadIdx.x); a tag bound in the kernel but not around L gets a loop of its full extent
 //    around L (every thread runs L anyway), so each group has its own slots, and only its row 0
-//    writes the result;
+//    writes the result; inside a vthread loop each virtual thread has its own slots too;
 //  - the result is written once (under the conditions around the updates that depend neither on
 //    L nor on the loops inside it, e.g. the guard of a row past the tensor's end), by the group's
 //    thread 0: `B[idx] = total` when B's identity init stands right before L (the init is then

@@ -314,3 +314,20 @@ TEST_CASE("a threadIdx.y of the kernel that no loop around the reduction binds g
   CHECK_CONTAINS(text, "if (ki == 0 && ty == 0)");  // one row writes, the others only repeat it
   CHECK_CONTAINS(text, "thread_barrier()");          // SS is read by every thread after thread 0 wrote it
 }
+
+TEST_CASE("virtual threads: each reduces its own row between the same barriers, in its own slots") {
+  std::string text = check_on_cuda_interp(
+      "op rowsum(A: f32[8, 100]) -> S {\n"
+      "  compute { S[i] = sum(A[i, k] for k in 0..100) }\n"
+      "  schedule cuda {\n"
+      "    io, iv = split(S.i, 2)\n"
+      "    ko, ki = split(S.k, 64)\n"
+      "    reorder(io, iv, ki, ko)\n"
+      "    bind(io, blockIdx.x)\n"
+      "    bind(iv, vthread)\n"
+      "    bind(ki, threadIdx.x)\n"
+      "  }\n}\n",
+      "blockIdx.x=4 threadIdx.x=64 ");
+  CHECK_CONTAINS(text, "allocate S_warps: f32[4] shared");  // 2 warps x 2 virtual threads
+  CHECK_CONTAINS(text, "S_warps[iv*2 + ki/32] = S_red[iv]");
+}
