@@ -22,6 +22,7 @@
 #include "lower/AutoFuse.h"
 #include "lower/Remarks.h"
 #include "lower/analysis/CacheInfo.h"
+#include "lower/gpu/CrossThreadReduction.h"
 #include "lower/gpu/DefaultSchedule.h"
 #include "lower/gpu/HoistAllocations.h"
 #include "lower/gpu/InferScopes.h"
@@ -167,6 +168,8 @@ const std::vector<FunctionPass>& gpu_function_passes() {
        [](LoweredFunc f) { return on_body(std::move(f), remove_no_ops); }},
       {"simplify_final", "fold what the passes before exposed",
        [](LoweredFunc f) { return on_body(std::move(f), simplify); }},
+      {"lower_cross_thread_reductions", "reduction loops bound to threadIdx.*: per-thread partials, warp shuffles, warps through shared memory (lower/gpu/CrossThreadReduction.h)",
+       [](LoweredFunc f) { return on_body(std::move(f), [](const Stmt& s) { return lower_cross_thread_reductions(s); }); }},
       {"hoist_gpu_allocations", "shared buffers once per block (outside the thread loops), global ones once per kernel (lower/gpu/HoistAllocations.h)",
        [](LoweredFunc f) { return on_body(std::move(f), hoist_gpu_allocations); }},
       {"insert_barriers", "thread_barrier() where a block's threads share memory: RAW, WAR, loop-carried (lower/gpu/InsertBarriers.h)",
@@ -325,7 +328,10 @@ LoweredFunc lower_op(const OpDef& op, const LowerOptions& options) {
     if (is_gpu_target(options.target) || !gpu_only_pass(p.name)) steps.push_back(p);
   for (const FunctionPass& p : function_passes(options.target)) {
     steps.push_back({p.name, p.summary, [p](Lowering& l) {
-                       l.state.func = p.run(std::move(l.state.func));
+                       if (std::string(p.name) == "lower_cross_thread_reductions")  // its errors point at the bind
+                         l.state.func.body = lower_cross_thread_reductions(l.state.func.body, gpu_source_locs(l).bind);
+                       else
+                         l.state.func = p.run(std::move(l.state.func));
                        // What the verifier may require from here on.
                        if (std::string(p.name) == "lower_blocks") l.blocks_lowered = true;
                        if (std::string(p.name) == "plan_storage") l.storage_planned = true;

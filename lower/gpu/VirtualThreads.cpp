@@ -11,6 +11,7 @@
 #include "ir/Intrinsics.h"
 #include "ir/Substitute.h"
 #include "ir/Target.h"
+#include "lower/gpu/ShuffleExchange.h"
 
 namespace texc {
 
@@ -269,7 +270,9 @@ Stmt merge_thread_loops(const Stmt& s) {
 
 Stmt expand_virtual_threads(const Stmt& body) { return Expander(false).expand(body); }
 
-Stmt phase_threads(const Stmt& body) { return Expander(true).expand(merge_thread_loops(body)); }
+Stmt phase_threads(const Stmt& body) {
+  return Expander(true).expand(exchange_shuffles(merge_thread_loops(body)));  // shuffles: lower/gpu/ShuffleExchange.h
+}
 
 Stmt run_threads_in_phases(const Stmt& body) {
   Stmt phased = phase_threads(body);

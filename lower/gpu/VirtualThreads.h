@@ -22,7 +22,8 @@ Stmt expand_virtual_threads(const Stmt& body);
 /// phase for every thread in turn, each thread its own copy of its `local` buffers), then the
 /// barriers removed; blockIdx loops stay loops (blocks one after another). A barrier that not
 /// every thread of the block reaches (under a condition or loop that depends on the thread) is
-/// an error naming the thread loop.
+/// an error naming the thread loop. Warp shuffles are block-wide exchanges through shared memory
+/// between two barriers first (lower/gpu/ShuffleExchange.h).
 Stmt run_threads_in_phases(const Stmt& body);
 
 /// run_threads_in_phases before its last step: each barrier still stands between the two phases it

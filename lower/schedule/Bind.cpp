@@ -1,6 +1,7 @@
 // bind(L, blockIdx.x | threadIdx.y | vthread | ...): L becomes a GPU block/thread index or a
-// virtual thread. Reduction loops cannot be bound (no cross-thread reduction), and one thread
-// tag is bound once per nest.
+// virtual thread. A reduction loop can be bound only to threadIdx.* on a GPU target (a
+// cross-thread reduction: lower/gpu/CrossThreadReduction.h), and one thread tag is bound once per
+// nest.
 //
 // On the CPU targets (x86, arm, interp) there are no GPU indices: binding blockIdx/threadIdx is a
 // diagnostic at the tag that points to `schedule cuda` and to parallel(L). A virtual thread keeps
@@ -21,11 +22,14 @@ void apply_bind(ScheduleState& st, const SchedStep& step) {
   const For* l = st.loop(loop_name_arg(step, 0), p.args[0].loc);
   const SchedArg& tag = name_arg(step, 1);
   if (thread_level(tag.name) == ThreadLevel::None) throw_error(DiagId::BadThreadTag, tag.loc, tag.name);
-  std::string stage;
-  if (is_reduction_loop(l, &stage)) throw_error(DiagId::ReductionLoopAnnotation, p.args[0].loc, "bind", l->var->name, stage);
   // The target's own tags (ir/Target.h); "host" and unknown names are CPUs.
   const Target* target = find_target(st.target);
   const bool cpu = !target || std::string(target->schedule_family) == "cpu";
+  // A reduction loop bound to threadIdx.* on a GPU becomes a cross-thread reduction
+  // (lower/gpu/CrossThreadReduction.h); every other binding of one is an error.
+  std::string stage;
+  if (is_reduction_loop(l, &stage) && (cpu || thread_level(tag.name) != ThreadLevel::Thread))
+    throw_error(DiagId::ReductionLoopAnnotation, p.args[0].loc, "bind", l->var->name, stage);
   const std::vector<std::string> cpu_tags = {"vthread"};
   const std::vector<std::string>& allowed = target ? target->thread_tags : cpu_tags;
   if (std::find(allowed.begin(), allowed.end(), tag.name) == allowed.end())
