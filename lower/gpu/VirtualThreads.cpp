@@ -143,11 +143,14 @@ class Expander {
     return a * b;
   }
 
-  // One serial loop over the virtual threads around s, its variable fresh.
+  // One loop over the virtual threads around s, its variable fresh: unrolled for vthreads (as in
+  // TVM, each virtual thread's copy of the local buffers is then indexed by a constant and stays
+  // in registers), serial for the real threads of cuda-interp.
   Stmt loop_over(const Stmt& s, const For* vt) {
     Var v = Variable::make(vt->var->name + (segments_ ? "." + std::to_string(segments_) : std::string()), vt->var->type);
     ++segments_;
-    return For::make(v, vt->min, vt->extent, ForKind::Serial, substitute(s, VarMap{{vt->var.get(), Expr(v)}}));
+    ForKind kind = vt->thread_tag == "vthread" ? ForKind::Unrolled : ForKind::Serial;
+    return For::make(v, vt->min, vt->extent, kind, substitute(s, VarMap{{vt->var.get(), Expr(v)}}));
   }
 
   // s with every barrier-free part run for each virtual thread in turn, the barriers between.

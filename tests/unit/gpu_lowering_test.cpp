@@ -174,13 +174,64 @@ TEST_CASE("virtual threads become serial loops in each thread, with a local copy
   CHECK(launch_of(f) == "blockIdx.x=64 threadIdx.x=16 ");
   std::string text = to_string(f);
   CHECK_CONTAINS(text, "allocate BL: f32[4] local");
-  CHECK_CONTAINS(text, "for jo in 0..4");
+  CHECK_CONTAINS(text, "unrolled jo in 0..4");  // one constant copy index per virtual thread
   CHECK(!contains(text, "vthread"));
   // The shared tile is filled before the barrier, read after it; every iteration of jo reads its
   // own BL element.
   CHECK(text.find("AS[ao*16 + ai] =") < text.find("thread_barrier()"));
-  CHECK(text.find("thread_barrier()") < text.find("for jo in 0..4"));
+  CHECK(text.find("thread_barrier()") < text.find("unrolled jo in 0..4"));
   CHECK_CONTAINS(text, "BL[jo] = AS[");
+  std::string failure = run_on_cuda_interp(op, f);
+  CHECK_MESSAGE(failure.empty(), failure);
+}
+
+// TVM's matmul schedule with register blocking: the local accumulator is attached at the block
+// loop (its loops bound to the threads, the k tiles outside them, the shared fills at the k tile),
+// so it must be sized for one thread, not for the block's whole tile.
+const char* kRegisterBlockedMatmul =
+    "op mm(A: f32[13, 7], B: f32[7, 37]) -> C {\n"
+    "  compute { C[i, j] = sum(A[i, k] * B[k, j] for k in 0..7) }\n"
+    "  schedule cuda {\n"
+    "    AS = cache_read(A, shared, C)\n    BS = cache_read(B, shared, C)\n    CL = cache_write(C, local)\n"
+    "    io, jo, ii, ji = tile(C.i, C.j, 8, 16)\n    ty, yi = split(ii, 2)\n    tx, xi = split(ji, 2)\n"
+    "    reorder(io, jo, ty, tx, yi, xi)\n"
+    "    bind(io, blockIdx.y)\n    bind(jo, blockIdx.x)\n    bind(ty, threadIdx.y)\n    bind(tx, threadIdx.x)\n"
+    "    compute_at(CL, jo)\n    cty, cyi = split(CL.i, 2)\n    ctx, cxi = split(CL.j, 2)\n    ko, ki = split(CL.k, 4)\n"
+    "    reorder(ko, cty, ctx, ki, cyi, cxi)\n    bind(cty, threadIdx.y)\n    bind(ctx, threadIdx.x)\n"
+    "    compute_at(AS, ko)\n    compute_at(BS, ko)\n"
+    "    af = fuse(AS.i, AS.k)\n    ao, ax = split(af, 8)\n    aoo, ay = split(ao, 4)\n    bind(ay, threadIdx.y)\n    bind(ax, threadIdx.x)\n"
+    "    bf = fuse(BS.k, BS.j)\n    bo, bx = split(bf, 8)\n    boo, by = split(bo, 4)\n    bind(by, threadIdx.y)\n    bind(bx, threadIdx.x)\n"
+    "  }\n}\n";
+
+TEST_CASE("a local accumulator attached at the block loop is one thread's tile (2x2), indexed without the thread") {
+  OpDef op = compile_op(kRegisterBlockedMatmul);
+  LoweredFunc f = lower_cuda(op);
+  CHECK(launch_of(f) == "blockIdx.x=3 blockIdx.y=2 threadIdx.x=8 threadIdx.y=4 ");
+  std::string text = to_string(f);
+  CHECK_CONTAINS(text, "allocate CL: f32[4] local");  // was f32[128]: the block's 8x16 tile per thread
+  CHECK_CONTAINS(text, "CL[cyi*2 + cxi] = 0.0f");
+  CHECK_CONTAINS(text, "C[io*296 + ty*74 + yi*37 + jo*16 + tx*2 + xi] = CL[yi*2 + xi]");
+  std::string failure = run_on_cuda_interp(op, f);
+  CHECK_MESSAGE(failure.empty(), failure);
+}
+
+TEST_CASE("a split whose factor exceeds the extent, bound to a thread, keeps the factor as its extent (guarded)") {
+  // AS's fill is 2x3 = 6 elements; split by the 4 x 2 threads of the block, its threadIdx.y loop
+  // would have 3 iterations against the 4 of the compute's.
+  OpDef op = compile_op(
+      "op f(A: f32[8, 3]) -> B {\n"
+      "  compute { B[i, j] = A[i, j] + A[i, 2 - j] }\n"
+      "  schedule cuda {\n"
+      "    AS = cache_read(A, shared, B)\n"
+      "    io, ii = split(B.i, 2)\n    bind(io, blockIdx.x)\n"
+      "    f = fuse(ii, B.j)\n    ty, tx = split(f, 2)\n    ty2, ty3 = split(ty, 4)\n"
+      "    bind(ty3, threadIdx.y)\n    bind(tx, threadIdx.x)\n"
+      "    compute_at(AS, io)\n    af = fuse(AS.i, AS.d1)\n    ao, ax = split(af, 2)\n    aoo, ay = split(ao, 4)\n"
+      "    bind(ay, threadIdx.y)\n    bind(ax, threadIdx.x)\n"
+      "  }\n}\n");
+  LoweredFunc f = lower_cuda(op);
+  CHECK(launch_of(f) == "blockIdx.x=4 threadIdx.x=2 threadIdx.y=4 ");
+  CHECK_CONTAINS(to_string(f), "bound(threadIdx.y) ay in 0..4");
   std::string failure = run_on_cuda_interp(op, f);
   CHECK_MESSAGE(failure.empty(), failure);
 }
