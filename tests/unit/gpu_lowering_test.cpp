@@ -235,3 +235,15 @@ TEST_CASE("a split whose factor exceeds the extent, bound to a thread, keeps the
   std::string failure = run_on_cuda_interp(op, f);
   CHECK_MESSAGE(failure.empty(), failure);
 }
+
+TEST_CASE("the intermediates of a one-block kernel are shared memory (a kernel cannot allocate global memory)") {
+  OpDef op = compile_op(
+      "op two(A: f32[64]) -> B {\n"
+      "  compute {\n    T[i] = A[i] * 2.0\n    B[i: 64] = T[63 - i] + 1.0\n  }\n"
+      "  schedule cuda { compute_root(T) }\n}\n");
+  LoweredFunc f = lower_cuda(op);
+  std::string text = to_string(f);
+  CHECK_CONTAINS(text, "allocate T: f32[64] shared");
+  std::string failure = run_on_cuda_interp(op, f);
+  CHECK_MESSAGE(failure.empty(), failure);
+}
