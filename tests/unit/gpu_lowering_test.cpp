@@ -8,6 +8,7 @@
 
 #include "ir/IRMutator.h"
 #include "ir/Intrinsics.h"
+#include "ir/Schedule.h"
 #include "lower/gpu/VirtualThreads.h"
 
 using namespace texc;
@@ -246,4 +247,20 @@ TEST_CASE("the intermediates of a one-block kernel are shared memory (a kernel c
   CHECK_CONTAINS(text, "allocate T: f32[64] shared");
   std::string failure = run_on_cuda_interp(op, f);
   CHECK_MESSAGE(failure.empty(), failure);
+}
+
+TEST_CASE("GPU targets drop the cuda schedules carried from two or more calls (one kernel per op)") {
+  std::vector<ScheduleBlock> blocks(4);
+  blocks[0].target = "cuda", blocks[0].origin = "C";  // from C = matmul(...)
+  blocks[1].target = "cuda", blocks[1].origin = "D";  // from D = matmul(...)
+  blocks[2].target = "cuda";                          // the op's own
+  blocks[3].target = "cpu", blocks[3].origin = "C";
+  for (const char* target : {"cuda", "cuda-interp"}) {
+    auto chosen = select_schedule_blocks(blocks, target);
+    REQUIRE(chosen.size() == 1);
+    CHECK(chosen[0] == &blocks[2]);
+  }
+  CHECK(select_schedule_blocks(blocks, "x86").size() == 1);  // CPUs keep every call's blocks
+  blocks.erase(blocks.begin() + 1);                          // one call: its block stays
+  CHECK(select_schedule_blocks(blocks, "cuda").size() == 2);
 }
