@@ -131,10 +131,16 @@ class StorageRewriter : public IRMutator {
       TEXC_CHECK(thread_loops_.count(tag)) << "an access of per-thread buffer " << p.replacement->name << " outside " << tag;
       threads[v.get()] = thread_loops_.at(tag);
     }
+    // A loop of one iteration is its min: some indices have already lost its variable (simplified
+    // away) where the region's min still has it, so a per-thread index keeps none.
+    VarMap units;
+    if (!p.thread_vars.empty())
+      for (const auto& [var, min] : unit_loops_) units[var] = min;
     std::vector<Expr> out;
     for (size_t d = 0; d < idx.size(); ++d) {
       Expr min = threads.empty() ? p.mins[d] : substitute(p.mins[d], threads);
-      out.push_back(is_const_int(min, int64_t(0)) ? idx[d] : simplify(idx[d] - min));
+      Expr shifted = is_const_int(min, int64_t(0)) ? idx[d] : simplify(idx[d] - min);
+      out.push_back(units.empty() ? shifted : simplify(substitute(shifted, units)));
     }
     return out;
   }
@@ -144,7 +150,10 @@ class StorageRewriter : public IRMutator {
       if (thread_loops_.count(op->thread_tag)) outer_thread = thread_loops_[op->thread_tag];
       thread_loops_[op->thread_tag] = Expr(op->var);
     }
+    const bool unit = is_const_int(op->extent, int64_t(1));
+    if (unit) unit_loops_[op->var.get()] = op->min;
     Stmt body = wrap(op, mutate_stmt(op->body));
+    if (unit) unit_loops_.erase(op->var.get());
     if (is_thread_loop(op)) {
       if (outer_thread) thread_loops_[op->thread_tag] = *outer_thread;
       else thread_loops_.erase(op->thread_tag);
@@ -172,6 +181,7 @@ class StorageRewriter : public IRMutator {
   std::unordered_map<const BufferNode*, Plan> plans_;
   std::unordered_map<const For*, std::vector<Buffer>> by_site_;
   std::map<std::string, Expr> thread_loops_;  // the variable of the innermost loop bound to each thread tag
+  std::map<const Variable*, Expr> unit_loops_;  // enclosing loops of extent 1, with their min
 };
 
 }  // namespace

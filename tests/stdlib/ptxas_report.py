@@ -4,8 +4,8 @@
 For every tests/stdlib/*.tex file: `texc FILE --target cuda --emit ptx --arch ARCH` (one kernel per
 op of the file, its `schedule cuda` or the default GPU schedule), then `ptxas -v --gpu-name ARCH`
 on the result. Fails (exit 1) when texc or ptxas reports an error; otherwise prints one row per
-kernel: registers per thread, shared memory bytes per block (static), and spills (bytes of spill
-stores + loads; the stack frame when a kernel keeps an array in local memory).
+kernel: registers per thread, shared memory bytes per block (static), and local memory (the bytes
+of its stack frame, where an array indexed by a variable lives, plus spill stores and loads).
 
 usage: ptxas_report.py TEXC [REPO_ROOT] [--arch sm_80,sm_90] [--small]
   --small   only the *_small ops (the typical sizes are the default too)
@@ -111,14 +111,14 @@ def main():
                         continue
                     rows.setdefault((name, op), {})[arch] = kernels[op]
 
-    header = '| file | kernel | ' + ' | '.join('%s regs | %s smem B | %s spill B' % (a, a, a) for a in archs) + ' |'
+    header = '| file | kernel | ' + ' | '.join('%s regs | %s smem B | %s local B' % (a, a, a) for a in archs) + ' |'
     print(header)
     print('|' + '---|' * (2 + 3 * len(archs)))
     for (name, op), per_arch in sorted(rows.items()):
         cells = []
         for a in archs:
             k = per_arch.get(a)
-            cells += ['-', '-', '-'] if k is None else [str(k['regs']), str(k['smem']), str(k['spill'])]
+            cells += ['-', '-', '-'] if k is None else [str(k['regs']), str(k['smem']), str(k['stack'] + k['spill'])]
         print('| %s | %s | %s |' % (name, op, ' | '.join(cells)))
     print('%d kernels, %d archs (%s), %d failed' % (len(rows), len(archs), ', '.join(archs), failures))
     return 1 if failures else 0

@@ -264,3 +264,21 @@ TEST_CASE("GPU targets drop the cuda schedules carried from two or more calls (o
   blocks.erase(blocks.begin() + 1);                          // one call: its block stays
   CHECK(select_schedule_blocks(blocks, "cuda").size() == 2);
 }
+
+TEST_CASE("a per-thread local accumulator in a grid of one block is indexed by constants (registers)") {
+  // One 16 x 64 tile covers C: the block loops have one iteration, which the scheduled indices
+  // have simplified away but the region's min had kept (CL[... - io*32 - jo*2] before).
+  std::string text = kRegisterBlockedMatmul;
+  auto replace = [&](const std::string& from, const std::string& to) { text.replace(text.find(from), from.size(), to); };
+  replace("tile(C.i, C.j, 8, 16)", "tile(C.i, C.j, 16, 64)");
+  replace("ao, ax = split(af, 8)\n    aoo, ay = split(ao, 4)", "ao, ax = split(af, 19)\n    aoo, ay = split(ao, 7)");
+  replace("bo, bx = split(bf, 8)\n    boo, by = split(bo, 4)", "bo, bx = split(bf, 19)\n    boo, by = split(bo, 7)");
+  OpDef op = compile_op(text);
+  LoweredFunc f = lower_cuda(op);
+  CHECK(launch_of(f) == "blockIdx.x=1 blockIdx.y=1 threadIdx.x=19 threadIdx.y=7 ");
+  std::string out = to_string(f);
+  CHECK_CONTAINS(out, "CL[cyi*2 + cxi] = 0.0f");
+  CHECK_CONTAINS(out, "= CL[yi*2 + xi]");
+  std::string failure = run_on_cuda_interp(op, f);
+  CHECK_MESSAGE(failure.empty(), failure);
+}
