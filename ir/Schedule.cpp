@@ -1,5 +1,6 @@
 #include "ir/Schedule.h"
 
+#include <algorithm>
 #include <set>
 
 #include "ir/ConstEval.h"
@@ -45,6 +46,18 @@ std::vector<const ScheduleBlock*> select_schedule_blocks(const std::vector<Sched
   for (const ScheduleBlock& b : blocks) {
     int s = schedule_specificity(b.target, target);
     if (s > 0 && s == best[b.origin]) out.push_back(&b);
+  }
+  // A GPU op is one kernel, and the grid of a kernel cannot wait for one grid-wide stage to finish
+  // before the next starts: carried schedules of two or more calls (each binding its own blocks)
+  // cannot share one. Such an op runs with its own blocks only (without any, the default schedule:
+  // all stages in one block, ordered by barriers).
+  const Target* t = find_target(target);
+  if (t && (t->kind == TargetKind::Cuda || t->kind == TargetKind::CudaInterp)) {
+    std::set<std::string> calls;
+    for (const ScheduleBlock* b : out)
+      if (!b->origin.empty()) calls.insert(b->origin);
+    if (calls.size() >= 2)
+      out.erase(std::remove_if(out.begin(), out.end(), [](const ScheduleBlock* b) { return !b->origin.empty(); }), out.end());
   }
   return out;
 }

@@ -85,7 +85,9 @@ bool schedule_applies(const std::string& block_target, const std::string& target
 /// it does not apply. The most specific blocks win.
 int schedule_specificity(const std::string& block_target, const std::string& target);
 
-/// The blocks that apply to `target`: for each origin, the blocks of the highest specificity.
+/// The blocks that apply to `target`: for each origin, the blocks of the highest specificity. On a
+/// GPU target (one kernel per op), the blocks carried from calls are dropped when they come from
+/// two or more calls: their stages run with the op's own blocks, or the default GPU schedule.
 std::vector<const ScheduleBlock*> select_schedule_blocks(const std::vector<ScheduleBlock>& blocks,
                                                          const std::string& target);
 

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "ir/IRVisitor.h"
+#include "ir/Substitute.h"
 #include "ir/Target.h"
 
 namespace texc {
@@ -62,8 +64,22 @@ class Hoister {
 
 Stmt hoist_gpu_allocations(const Stmt& body) {
   Hoister h;
-  Stmt out = h.hoist(body, false, false);
-  return h.wrap_globals(out);
+  Stmt out = h.wrap_globals(h.hoist(body, false, false));
+  // A kernel of one block (no blockIdx loop: the stages of an op left in one block, ordered by
+  // barriers) keeps its intermediates in the block's shared memory; a kernel cannot allocate
+  // global memory.
+  bool blocks = false;
+  BufferMap to_shared;
+  for_each_stmt(out, [&](const Stmt& n) {
+    if (const For* f = n->as<For>(); f && f->for_kind == ForKind::ThreadBound && thread_level(f->thread_tag) == ThreadLevel::Block)
+      blocks = true;
+    if (const Allocate* a = n->as<Allocate>(); a && a->buffer->scope == MemScope::Global) {
+      const Buffer& b = a->buffer;
+      to_shared[b.get()] = BufferNode::make(b->name, b->dtype, b->shape, MemScope::Shared, b->role);
+    }
+  });
+  if (blocks || to_shared.empty()) return out;
+  return substitute_buffers(out, to_shared);
 }
 
 }  // namespace texc

@@ -144,14 +144,16 @@ class Expander {
     return a * b;
   }
 
-  // One serial loop over the virtual threads around s, its variable fresh (over real threads: a
-  // loop bound to their tag, which cuda-interp's race detector reads as the thread index).
+  // One loop over the virtual threads around s, its variable fresh: unrolled for vthreads (as in
+  // TVM, each virtual thread's copy of the local buffers is then indexed by a constant and stays
+  // in registers); over the real threads of cuda-interp, a loop bound to their tag, which
+  // cuda-interp's race detector reads as the thread index.
   Stmt loop_over(const Stmt& s, const For* vt) {
     Var v = Variable::make(vt->var->name + (segments_ ? "." + std::to_string(segments_) : std::string()), vt->var->type);
     ++segments_;
     Stmt body = substitute(s, VarMap{{vt->var.get(), Expr(v)}});
-    if (all_threads_ && vt->thread_tag != "vthread")
-      return For::make(v, vt->min, vt->extent, ForKind::ThreadBound, body, vt->thread_tag);
+    if (vt->thread_tag == "vthread") return For::make(v, vt->min, vt->extent, ForKind::Unrolled, body);
+    if (all_threads_) return For::make(v, vt->min, vt->extent, ForKind::ThreadBound, body, vt->thread_tag);
     return For::make(v, vt->min, vt->extent, ForKind::Serial, body);
   }
 

@@ -1,4 +1,4 @@
-// expand_virtual_threads: a loop bound to `vthread` (TVM's virtual threads) becomes serial loops
+// expand_virtual_threads: a loop bound to `vthread` (TVM's virtual threads) becomes unrolled loops
 // over its V virtual threads inside each real thread, interleaved at barriers.
 //
 // Guarantees: every `local` buffer allocated inside the vthread loop gets V copies (allocated

@@ -10,6 +10,11 @@
 // region is never larger than the full shape. A buffer passed to an extern call (address_of, from
 // tensorize) keeps its full shape: the call may touch any element, with the strides tensorize
 // checked. Arguments are left alone.
+// A `local` buffer (one per thread) allocated outside the threadIdx loops of its accesses is
+// sized for one thread: with every access under one loop of each of the same thread tags, those
+// loops are kept symbolic (not relaxed), and each access is shifted by the region's min with its
+// own loop of each tag (a cache_write(C, local) attached at a block loop, whose loops are bound to
+// threads: TMxTN accumulators per thread, not the block's whole tile).
 #pragma once
 #include <vector>
 

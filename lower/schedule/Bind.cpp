@@ -7,9 +7,15 @@
 // diagnostic at the tag that points to `schedule cuda` and to parallel(L). A virtual thread keeps
 // TVM's CPU meaning: L stays an ordinary serial loop (the same legality checks apply: not a
 // reduction loop, not already annotated), so a schedule written with vthreads compiles everywhere.
+//
+// A loop bound to threadIdx.* that is the inner loop of a split whose factor exceeded the loop's
+// extent (`split(L, 16)` of a 12-iteration L gives an inner loop of 12) takes the factor back as its
+// extent, its body guarded by the old extent (TVM's split): a schedule that splits a cooperative
+// fill by the block's thread count keeps that count when a small shape makes the fill shorter.
 #include <algorithm>
 
 #include "ir/Diagnostics.h"
+#include "ir/IROperators.h"
 #include "ir/Target.h"
 #include "lower/schedule/Primitives.h"
 
@@ -44,6 +50,12 @@ void apply_bind(ScheduleState& st, const SchedStep& step) {
     for (const For* outer : path)
       if (outer->thread_tag == tag.name)
         throw_error(DiagId::ScheduleError, tag.loc, "'" + tag.name + "' is already bound to the enclosing loop '" + outer->var->name + "'");
+  }
+  auto clamped = st.clamped_splits.find(l->var->name);
+  if (thread_level(tag.name) == ThreadLevel::Thread && clamped != st.clamped_splits.end() &&
+      is_const_int(l->min, int64_t(0)) && l->for_kind == ForKind::Serial) {
+    Stmt body = add_block_predicate(l->body, Expr(l->var) < l->extent);
+    st.replace(l, For::make(l->var, l->min, make_int(clamped->second), ForKind::Serial, body));
   }
   annotate_loop(st, step, ForKind::ThreadBound, tag.name);
 }

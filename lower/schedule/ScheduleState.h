@@ -27,6 +27,9 @@ struct ScheduleState {
   std::map<std::string, std::string> replaced_loops;
   std::set<std::string> user_named;     // stages the user's schedule mentions (no auto-fusion)
   std::string target;                   // "x86", "arm", "interp", "cuda", "vdla"
+  /// Inner loops of splits whose factor exceeded the loop's extent (extent clamped), with that
+  /// factor: bound to threadIdx.*, such a loop takes the factor back as its extent (Bind.cpp).
+  std::map<std::string, int64_t> clamped_splits;
 
   static ScheduleState create(const OpDef& op, const std::string& target);
 

@@ -75,6 +75,7 @@ void apply_split(ScheduleState& st, const SchedStep& step) {
     throw_error(DiagId::ScheduleError, p.args[1].loc, "split takes a factor or 'nparts = P', not '" + p.args[1].keyword + "'");
   }
   st.record_replaced(l->var->name, p.primitive, p.results);
+  if (int64_t extent = 0; is_const_int(l->extent, &extent) && factor > extent) st.clamped_splits[p.results[1]] = factor;
   st.replace(l, split_loop(l, factor, p.results[0], p.results[1]));
 }
 

@@ -2,7 +2,8 @@
 """Checks every value of every knob of the stdlib schedules, not only the defaults.
 
 Without tuning records a knob takes its first value, so the other values are only ever compiled by
-the tuner. For every knob and every one of its other values, this script makes a copy of stdlib/
+the tuner. For every knob of the schedule blocks that apply to TARGET (`schedule cuda` for
+cuda-interp, the cpu ones otherwise) and every one of its other values, this script makes a copy of stdlib/
 with that knob reduced to that value (the others keep their defaults) and runs the *_small ops of
 the tests/stdlib/ files that import the changed file (`texc run --target TARGET --op OP`, checked
 against the reference interpreter). A value that gives an illegal schedule or a wrong result fails.
@@ -40,6 +41,11 @@ def main():
             rel = os.path.relpath(path, stdlib)
             source = open(path).read()
             for knob in re.finditer(r'knob\s+(\w+)\s+in\s+\[([^\]]*)\]', source):
+                # Only the knobs of the blocks that apply to the target: `schedule cuda` for
+                # cuda-interp, the others (cpu, x86, arm) elsewhere.
+                blocks = re.findall(r'schedule\s+([\w-]+)\s*\{', source[:knob.start()])
+                if (blocks and blocks[-1] == 'cuda') != (target == 'cuda-interp'):
+                    continue
                 name, choices = knob.group(1), [v.strip() for v in knob.group(2).split(',')]
                 for value in choices[1:]:
                     values += 1
