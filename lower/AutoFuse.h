@@ -35,7 +35,9 @@
 //  - takes_automatic_fusion says whether a stage was inlined, or is an elementwise root nest that
 //    fuse_into_reductions would try to compute in a reduction's loops (it reads one reduction
 //    stage at its own indices). Lower.cpp drops the call's carried schedule when one of its
-//    stages takes the fusion, and keeps it otherwise (a call that stands alone, `Y = relu(X)`).
+//    stages takes the fusion, and keeps it otherwise (a call that stands alone, `Y = relu(X)`);
+//    when fuse_into_reductions then leaves the stage a nest of its own (the reduction's loops do
+//    not allow it), the carried schedule is applied after all.
 // The caller's own schedule still wins: naming one of the call's stages drops the carried block
 // in the front end and keeps the stage out of automatic fusion.
 #pragma once

@@ -54,6 +54,7 @@ struct Lowering {
   ScheduleState state;
   std::vector<BlockSteps> blocks;
   std::vector<SchedStep> steps;  // the steps of the blocks applied, in order
+  std::vector<size_t> yielded;   // blocks left out for fuse_into_reductions (indices in blocks)
   bool blocks_lowered = false;
   bool storage_planned = false;
 };
@@ -104,15 +105,35 @@ void read_schedule(Lowering& l) {
 // others stay, and the stages they name are the schedule's (AutoFuse.h).
 void yield_imported_schedules(Lowering& l) {
   l.steps.clear();
-  for (const BlockSteps& b : l.blocks) {
-    if (b.may_yield && std::any_of(b.block->call_stages.begin(), b.block->call_stages.end(),
-                                   [&](const std::string& s) { return takes_automatic_fusion(l.state, s); }))
+  for (size_t i = 0; i < l.blocks.size(); ++i) {
+    const BlockSteps& b = l.blocks[i];
+    const std::vector<std::string>& stages = b.block->call_stages;
+    if (b.may_yield && std::any_of(stages.begin(), stages.end(),
+                                   [&](const std::string& s) { return takes_automatic_fusion(l.state, s); })) {
+      if (std::none_of(stages.begin(), stages.end(), [&](const std::string& s) { return l.state.inlined.count(s); }))
+        l.yielded.push_back(i);
       continue;
+    }
     l.steps.insert(l.steps.end(), b.steps.begin(), b.steps.end());
     if (b.may_yield) {
       std::set<std::string> named = stages_named_by(b.steps, l.state);
       l.state.user_named.insert(named.begin(), named.end());
     }
+  }
+}
+
+// After fuse_into_reductions: a block left out for it whose stage is still a nest of its own (the
+// reduction's loops did not allow the fusion) is applied after all, as if it had never given way.
+void restore_unfused_schedules(Lowering& l) {
+  for (size_t i : l.yielded) {
+    const BlockSteps& b = l.blocks[i];
+    const std::vector<std::string>& stages = b.block->call_stages;
+    if (std::none_of(stages.begin(), stages.end(), [&](const std::string& s) { return takes_automatic_fusion(l.state, s); }))
+      continue;
+    apply_schedule(l.state, b.steps);
+    l.steps.insert(l.steps.end(), b.steps.begin(), b.steps.end());
+    std::set<std::string> named = stages_named_by(b.steps, l.state);
+    l.state.user_named.insert(named.begin(), named.end());
   }
 }
 
@@ -130,9 +151,10 @@ const std::vector<SchedulePass>& schedule_passes() {
        [](Lowering& l) {
          if (!l.options.no_fuse) attach_hidden_reductions(l.state);
        }},
-      {"fuse_into_reductions", "compute unnamed elementwise consumers in their reduction's loops (not with --no-fuse)",
+      {"fuse_into_reductions", "compute unnamed elementwise consumers in their reduction's loops (not with --no-fuse); an imported injective op that did not fuse gets its schedule back",
        [](Lowering& l) {
          if (!l.options.no_fuse) fuse_into_reductions(l.state);
+         restore_unfused_schedules(l);
        }},
       {"gpu_default_schedule", "GPU targets: an op whose schedule binds no loop gets fused loops bound to blockIdx.x/threadIdx.x (lower/gpu/DefaultSchedule.h)",
        [](Lowering& l) {

@@ -5,8 +5,9 @@
 #  - pool_relu, conv_bias_relu, conv_bias_clip, dense_relu: one loop nest, the producer's
 #    intermediate tensor allocated inside it (never whole), none of the carried schedule's loops;
 #    pool_relu emits exactly the loops of the same op with relu written inline;
-#  - relu_alone (a call that stands alone), --no-fuse, and a caller schedule naming relu's stage
-#    keep the stage in a nest of its own.
+#  - relu_alone (a call that stands alone), a reduction whose loops do not allow the fusion
+#    (unfusable), --no-fuse, and a caller schedule naming relu's stage keep the stage in a nest of
+#    its own (with the op's schedule, but for the last).
 # usage: imported_fusion_test.sh TEXC REPO_ROOT
 set -u
 texc=$1
@@ -74,6 +75,10 @@ check "pool_relu: the same loops as relu written inline" cmp "$work/pool_relu.tx
 # A call standing alone keeps its op's schedule.
 loops dense_relu.tex relu_alone
 check "relu_alone: relu2's schedule applies (parallel Y_r_o)" grep -qE '^  parallel Y_r_o ' "$work/relu_alone.txt"
+# A reduction whose loops do not allow the fusion: the call gets its op's schedule back.
+loops unfusable.tex unfusable
+check "unfusable: relu2's schedule applies (parallel Y_r_o)" grep -qE '^ *parallel Y_r_o ' "$work/unfusable.txt"
+check "unfusable: S allocated whole" allocated_whole "$work/unfusable.txt" S
 # --no-fuse keeps the carried schedule: two nests, P whole.
 loops pool_relu.tex pool_relu --no-fuse
 check "--no-fuse: two nests" test "$(top_loops "$work/pool_relu.txt")" -eq 2
