@@ -314,7 +314,7 @@ std::vector<std::string> lowering_pass_names(const std::string& target) {
 
 LoweredFunc lower_op(const OpDef& op, const LowerOptions& options) {
   std::ostream& log = options.log ? *options.log : std::cerr;
-  Lowering l{options, ScheduleState::create(op, options.target), {}, {}};
+  Lowering l{options, ScheduleState::create(op, options.target), {}, {}, {}};
   read_schedule(l);
 
   // Every pass as one step over the Lowering: the schedule passes, then the target's function passes.
