@@ -102,6 +102,11 @@ ExpandedCall expand_op_call(const OpCall& call, const std::function<bool(const s
     std::map<std::string, std::string> bound;
     prefix_bound_names(block.items, lhs + "_", bound);
     rename_stages(block.items, renames);
+    if (block.origin.empty()) {
+      for (const Stage& s : out.stages) block.call_stages.push_back(s.name);
+    } else {
+      for (std::string& s : block.call_stages) s = renames.at(s);
+    }
     block.origin = block.origin.empty() ? lhs : lhs + "_" + block.origin;
     out.schedules.push_back(std::move(block));
   }

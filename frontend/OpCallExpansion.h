@@ -13,7 +13,7 @@
 //    mapping the callee's stage and tensor-parameter names to the caller's (composed with the
 //    renames of deeper calls), the names the block binds (loops, cache stages) prefixed `<lhs>_`
 //    so two calls of one op do not bind the same names, and origin `<lhs>` (`<lhs>_<origin>` for a
-//    block carried from a deeper call).
+//    block carried from a deeper call), and call_stages the caller's names of the call's stages.
 // Nothing is declared in the caller's scope here; the caller does that with the result.
 #pragma once
 #include <functional>

@@ -67,6 +67,9 @@ struct ScheduleBlock {
   /// "" for the op's own blocks; for blocks carried from an imported op's definition, the name
   /// the caller gave the call's result (blocks are chosen per origin: the most specific win).
   std::string origin;
+  /// For a carried block: the caller's names of the stages the call made (all of them, with those
+  /// of deeper calls), so that lowering can tell an imported injective op (AutoFuse.h).
+  std::vector<std::string> call_stages;
 };
 
 /// A choice of value for every knob, by name. Missing knobs take their first value.

@@ -53,12 +53,15 @@ std::string fusable_reduction(const ScheduleState& st, const Block* e) {
     if (is_elementwise(st, producer) && !is_copy_of_stage(st, producer)) return;
     if (!found.empty() && found != producer) ok = false;
     found = producer;
-    // At E's own indices: R[i, j, ...] with E's iter vars in order, and the same shape.
+    // At E's own indices: R[i, j, ...] with E's iter vars in order (also as `i*1`, as an imported
+    // op's broadcast indexing leaves them), and the same shape.
     size_t nd = load->indices.size();
     ok = ok && nd == e->iter_vars.size();
     for (size_t d = 0; ok && d < nd; ++d) {
       int64_t a = 0, b = 1;
-      ok = load->indices[d].get() == e->iter_vars[d].var.get() && is_const_int(load->buffer->shape[d], &a) &&
+      const Expr& index = load->indices[d];
+      const Var& var = e->iter_vars[d].var;
+      ok = (index.get() == var.get() || same_expr(simplify(index), var)) && is_const_int(load->buffer->shape[d], &a) &&
            is_const_int(e->iter_vars[d].extent, &b) && a == b && is_const_int(e->iter_vars[d].min, int64_t(0));
     }
   });
@@ -221,6 +224,26 @@ void inline_injective_stages(ScheduleState& st) {
     // stage stays stored.
     try_inline(st, name, st.stages.at(name).loc);
   }
+}
+
+bool is_injective_call(const ScheduleState& st, const std::vector<std::string>& call_stages) {
+  if (call_stages.empty()) return false;
+  for (const std::string& name : call_stages) {
+    auto it = st.stages.find(name);
+    if (it == st.stages.end() || is_reduction_stage(it->second) ||
+        st.stages.count(hidden_reduction_stage_name(name, 0)))
+      return false;
+  }
+  return true;
+}
+
+bool takes_automatic_fusion(const ScheduleState& st, const std::string& stage) {
+  if (st.inlined.count(stage)) return true;
+  if (!is_elementwise(st, stage)) return false;
+  std::optional<StageSite> site = find_stage_site(st, stage);
+  std::string changed;
+  if (!site || !site->is_root_statement || !is_unscheduled_nest(*site, &changed)) return false;
+  return !fusable_reduction(st, site->block).empty();
 }
 
 void fuse_into_reductions(ScheduleState& st) {

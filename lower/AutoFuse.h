@@ -23,12 +23,35 @@
 // O by something other than the bounds of its own axes (a split of an intermediate fused loop), or
 // when it would break the data flow (E also reads a stage computed later): E would compute points
 // that R did not produce in that iteration.
+//
+// Imported injective ops fuse as local stages do. The schedule an op call carries names the call's
+// stages, which would keep them out of both passes; for an imported injective op (every stage of
+// the call elementwise: relu, broadcast_add, a cast), that carried schedule gives way when the
+// automatic fusion takes the stage, on the CPU targets (x86, arm, interp):
+//  - is_injective_call says whether the call's stages are all elementwise (no reduction, hidden
+//    or not);
+//  - inline_injective_stages, which runs before the decision, inlines such a stage like any
+//    unnamed one when it is not an op output (the carried schedule is then dropped);
+//  - takes_automatic_fusion says whether a stage was inlined, or is an elementwise root nest that
+//    fuse_into_reductions would try to compute in a reduction's loops (it reads one reduction
+//    stage at its own indices). Lower.cpp drops the call's carried schedule when one of its
+//    stages takes the fusion, and keeps it otherwise (a call that stands alone, `Y = relu(X)`);
+//    when fuse_into_reductions then leaves the stage a nest of its own (the reduction's loops do
+//    not allow it), the carried schedule is applied after all.
+// The caller's own schedule still wins: naming one of the call's stages drops the carried block
+// in the front end and keeps the stage out of automatic fusion.
 #pragma once
+#include <string>
+#include <vector>
+
 #include "lower/schedule/ScheduleState.h"
 
 namespace texc {
 
 void inline_injective_stages(ScheduleState& st);
 void fuse_into_reductions(ScheduleState& st);
+
+bool is_injective_call(const ScheduleState& st, const std::vector<std::string>& call_stages);
+bool takes_automatic_fusion(const ScheduleState& st, const std::string& stage);
 
 }  // namespace texc

@@ -47,10 +47,20 @@ bool is_gpu_target(const std::string& name) {
   return t && (t->kind == TargetKind::Cuda || t->kind == TargetKind::CudaInterp);
 }
 
+// One schedule block's steps. A block carried from an imported injective op may give way to the
+// automatic fusion (AutoFuse.h): it is dropped when one of the call's stages takes the fusion.
+struct BlockSteps {
+  const ScheduleBlock* block;
+  std::vector<SchedStep> steps;
+  bool may_yield = false;
+};
+
 struct Lowering {
   const LowerOptions& options;
   ScheduleState state;
-  std::vector<SchedStep> steps;
+  std::vector<BlockSteps> blocks;
+  std::vector<SchedStep> steps;  // the steps of the blocks applied, in order
+  std::vector<size_t> yielded;   // blocks left out for fuse_into_reductions (indices in blocks)
   bool blocks_lowered = false;
   bool storage_planned = false;
 };
@@ -73,12 +83,73 @@ LoweredFunc function_to_verify(const Lowering& l) {
   return f;
 }
 
+std::set<std::string> stages_named_by(const std::vector<SchedStep>& steps, const ScheduleState& st);
+
+bool is_cpu_target(const std::string& name) {
+  const Target* t = find_target(name);
+  return t && (t->kind == TargetKind::Interp || t->kind == TargetKind::X86 || t->kind == TargetKind::Arm);
+}
+
+// Reads the schedule blocks into l.blocks and l.steps, and the stages they name into
+// l.state.user_named, leaving out the blocks that may give way to the automatic fusion.
+void read_schedule(Lowering& l) {
+  const bool may_yield = !l.options.no_fuse && is_cpu_target(l.options.target);
+  for (const ScheduleBlock* b : select_schedule_blocks(l.state.op.schedules, l.options.target)) {
+    BlockSteps steps{b, instantiate_schedule({b}, l.options.knobs)};
+    steps.may_yield = may_yield && is_injective_call(l.state, b->call_stages);
+    l.steps.insert(l.steps.end(), steps.steps.begin(), steps.steps.end());
+    if (!steps.may_yield) {
+      std::set<std::string> named = stages_named_by(steps.steps, l.state);
+      l.state.user_named.insert(named.begin(), named.end());
+    }
+    l.blocks.push_back(std::move(steps));
+  }
+}
+
+// After inline_injective_stages: drops the blocks carried from imported injective ops one of whose
+// stages takes the automatic fusion (inlined, or about to be computed in a reduction's loops); the
+// others stay, and the stages they name are the schedule's (AutoFuse.h).
+void yield_imported_schedules(Lowering& l) {
+  l.steps.clear();
+  for (size_t i = 0; i < l.blocks.size(); ++i) {
+    const BlockSteps& b = l.blocks[i];
+    const std::vector<std::string>& stages = b.block->call_stages;
+    if (b.may_yield && std::any_of(stages.begin(), stages.end(),
+                                   [&](const std::string& s) { return takes_automatic_fusion(l.state, s); })) {
+      if (std::none_of(stages.begin(), stages.end(), [&](const std::string& s) { return l.state.inlined.count(s); }))
+        l.yielded.push_back(i);
+      continue;
+    }
+    l.steps.insert(l.steps.end(), b.steps.begin(), b.steps.end());
+    if (b.may_yield) {
+      std::set<std::string> named = stages_named_by(b.steps, l.state);
+      l.state.user_named.insert(named.begin(), named.end());
+    }
+  }
+}
+
+// After fuse_into_reductions: a block left out for it whose stage is still a nest of its own (the
+// reduction's loops did not allow the fusion) is applied after all, as if it had never given way.
+void restore_unfused_schedules(Lowering& l) {
+  for (size_t i : l.yielded) {
+    const BlockSteps& b = l.blocks[i];
+    const std::vector<std::string>& stages = b.block->call_stages;
+    if (std::none_of(stages.begin(), stages.end(), [&](const std::string& s) { return takes_automatic_fusion(l.state, s); }))
+      continue;
+    apply_schedule(l.state, b.steps);
+    l.steps.insert(l.steps.end(), b.steps.begin(), b.steps.end());
+    std::set<std::string> named = stages_named_by(b.steps, l.state);
+    l.state.user_named.insert(named.begin(), named.end());
+  }
+}
+
 // The schedule passes, in order (every target).
 const std::vector<SchedulePass>& schedule_passes() {
   static const std::vector<SchedulePass> list = {
-      {"auto_inline", "inline the elementwise stages the schedule does not name (not with --no-fuse)",
+      {"auto_inline", "inline the elementwise stages the schedule does not name, drop the carried schedules of imported injective ops that fuse (not with --no-fuse)",
        [](Lowering& l) {
          if (!l.options.no_fuse) inline_injective_stages(l.state);
+         yield_imported_schedules(l);
        }},
       {"apply_schedule", "apply the schedule block's primitives in order (lower/schedule/)",
        [](Lowering& l) { apply_schedule(l.state, l.steps); }},
@@ -86,9 +157,10 @@ const std::vector<SchedulePass>& schedule_passes() {
        [](Lowering& l) {
          if (!l.options.no_fuse) attach_hidden_reductions(l.state);
        }},
-      {"fuse_into_reductions", "compute unnamed elementwise consumers in their reduction's loops (not with --no-fuse)",
+      {"fuse_into_reductions", "compute unnamed elementwise consumers in their reduction's loops (not with --no-fuse); an imported injective op that did not fuse gets its schedule back",
        [](Lowering& l) {
          if (!l.options.no_fuse) fuse_into_reductions(l.state);
+         restore_unfused_schedules(l);
        }},
       {"gpu_default_schedule", "GPU targets: an op whose schedule binds no loop gets fused loops bound to blockIdx.x/threadIdx.x (lower/gpu/DefaultSchedule.h)",
        [](Lowering& l) {
@@ -318,9 +390,8 @@ std::vector<Remark> locate_remarks(const std::vector<PendingRemark>& pending, co
 
 LoweredFunc lower_op(const OpDef& op, const LowerOptions& options) {
   std::ostream& log = options.log ? *options.log : std::cerr;
-  Lowering l{options, ScheduleState::create(op, options.target), {}};
-  l.steps = instantiate_schedule(select_schedule_blocks(l.state.op.schedules, options.target), options.knobs);
-  l.state.user_named = stages_named_by(l.steps, l.state);
+  Lowering l{options, ScheduleState::create(op, options.target), {}, {}, {}};
+  read_schedule(l);
 
   // Every pass as one step over the Lowering: the schedule passes, then the target's function passes.
   std::vector<SchedulePass> steps;
