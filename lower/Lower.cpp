@@ -28,6 +28,7 @@
 #include "lower/gpu/InferScopes.h"
 #include "lower/gpu/InsertBarriers.h"
 #include "lower/gpu/LaunchCheck.h"
+#include "lower/gpu/SingleThreadStores.h"
 #include "lower/gpu/VirtualThreads.h"
 #include "lower/passes/FlattenStorage.h"
 #include "lower/passes/LowerBlocks.h"
@@ -242,6 +243,8 @@ const std::vector<FunctionPass>& gpu_function_passes() {
        [](LoweredFunc f) { return on_body(std::move(f), simplify); }},
       {"lower_cross_thread_reductions", "reduction loops bound to threadIdx.*: per-thread partials, warp shuffles, warps through shared memory (lower/gpu/CrossThreadReduction.h)",
        [](LoweredFunc f) { return on_body(std::move(f), [](const Stmt& s) { return lower_cross_thread_reductions(s); }); }},
+      {"single_thread_stores", "a store outside the thread loops into a global or shared buffer made by thread 0 only (lower/gpu/SingleThreadStores.h)",
+       [](LoweredFunc f) { return on_body(std::move(f), single_thread_stores); }},
       {"hoist_gpu_allocations", "shared buffers once per block (outside the thread loops), global ones once per kernel (lower/gpu/HoistAllocations.h)",
        [](LoweredFunc f) { return on_body(std::move(f), hoist_gpu_allocations); }},
       {"insert_barriers", "thread_barrier() where a block's threads share memory: RAW, WAR, loop-carried (lower/gpu/InsertBarriers.h)",
@@ -400,7 +403,8 @@ LoweredFunc lower_op(const OpDef& op, const LowerOptions& options) {
   for (const FunctionPass& p : function_passes(options.target)) {
     steps.push_back({p.name, p.summary, [p](Lowering& l) {
                        if (std::string(p.name) == "lower_cross_thread_reductions")  // its errors point at the bind
-                         l.state.func.body = lower_cross_thread_reductions(l.state.func.body, gpu_source_locs(l).bind);
+                         l.state.func.body = lower_cross_thread_reductions(l.state.func.body, gpu_source_locs(l).bind,
+                                                                         &l.state.thread_bound_reductions);
                        else
                          l.state.func = p.run(std::move(l.state.func));
                        // What the verifier may require from here on.

@@ -8,9 +8,10 @@
 //   the target's function passes  CPU (x86, arm, interp): partition_loops, vectorize_loops,
 //                                 unroll_loops, remove_no_ops, simplify_final
 //                                 vdla: remove_no_ops (its code generator walks the loops)
-//                                 cuda, cuda-interp: (schedule pass gpu_default_schedule first)
-//                                 remove_no_ops, simplify_final, hoist_gpu_allocations,
-//                                 insert_barriers, expand_virtual_threads,
+//                                 cuda, cuda-interp: (schedule passes gpu_default_schedule and
+//                                 infer_gpu_scopes first) remove_no_ops, simplify_final,
+//                                 lower_cross_thread_reductions, single_thread_stores,
+//                                 hoist_gpu_allocations, insert_barriers, expand_virtual_threads,
 //                                 make_device_function (lower/gpu/)
 //
 // A new target adds its own list of function passes in Lower.cpp (function_passes).

@@ -13,6 +13,7 @@
 #include "ir/Intrinsics.h"
 #include "ir/Target.h"
 #include "lower/gpu/VirtualThreads.h"
+#include "lower/gpu/Barriers.h"
 
 namespace texc {
 
@@ -23,18 +24,6 @@ const char* const kSitePragma = "cuda_interp.site";        // value: the site of
 const char* const kBarrierPragma = "cuda_interp.barrier";  // a barrier: the next phase starts
 const std::array<const char*, 3> kBlockTags = {"blockIdx.x", "blockIdx.y", "blockIdx.z"};
 const std::array<const char*, 3> kThreadTags = {"threadIdx.x", "threadIdx.y", "threadIdx.z"};
-
-bool is_barrier(const Stmt& s) {
-  const Evaluate* e = s ? s->as<Evaluate>() : nullptr;
-  return e && is_intrinsic_call(e->value->as<Call>(), Intrinsic::ThreadBarrier);
-}
-
-bool has_barrier(const Stmt& s) {
-  bool found = false;
-  if (s)
-    for_each_stmt(s, [&](const Stmt& n) { found = found || is_barrier(n); });
-  return found;
-}
 
 bool has_load(const Expr& e) {
   bool found = false;
@@ -79,7 +68,7 @@ class SiteMarker : public IRMutator {
   }
   Stmt mutate(const Store* op, const Stmt& self) override { return mark(IRMutator::mutate(op, self), to_string(self)); }
   Stmt mutate(const Evaluate* op, const Stmt& self) override {
-    if (is_barrier(self) || !has_load(op->value)) return self;
+    if (is_thread_barrier(self) || !has_load(op->value)) return self;
     return mark(self, to_string(op->value));
   }
   Stmt mutate(const IfThenElse* op, const Stmt& self) override {
@@ -93,7 +82,7 @@ class SiteMarker : public IRMutator {
 
  private:
   Stmt mark(const Stmt& s, const std::string& text) {
-    if (has_barrier(s)) return s;  // the pragma would sit outside the thread loops
+    if (contains_thread_barrier(s)) return s;  // the pragma would sit outside the thread loops
     sites.push_back({loops_.empty() ? "" : loops_.back(), one_line(text)});
     return pragma(kSitePragma, make_int(int64_t(sites.size() - 1)), s);
   }
@@ -131,7 +120,7 @@ class ThreadMarker : public IRMutator {
     return loop->with_body(pragma("cuda_interp." + op->thread_tag, Expr(loop->var), loop->body));
   }
   Stmt mutate(const Evaluate* op, const Stmt& self) override {
-    if (!is_barrier(self)) return IRMutator::mutate(op, self);
+    if (!is_thread_barrier(self)) return IRMutator::mutate(op, self);
     return pragma(kBarrierPragma, make_int(0), Evaluate::make(make_int(0)));
   }
 };

@@ -15,6 +15,7 @@
 #include "ir/StructuralEqual.h"
 #include "ir/Substitute.h"
 #include "ir/Target.h"
+#include "lower/gpu/Barriers.h"
 
 namespace texc {
 
@@ -133,11 +134,11 @@ Stmt without_single_thread_guards(const Stmt& s, const Variable* v) {
   return Remover(v).mutate_stmt(s);
 }
 
-Stmt barrier() { return Evaluate::make(make_intrinsic_call(Intrinsic::ThreadBarrier, Int(32), {})); }
 
 class Lowerer {
  public:
-  explicit Lowerer(const std::map<std::string, SourceLoc>& bind_locs) : bind_locs_(bind_locs) {}
+  Lowerer(const std::map<std::string, SourceLoc>& bind_locs, const std::set<std::string>* reduction_loops)
+      : bind_locs_(bind_locs), reduction_loops_(reduction_loops) {}
 
   Stmt run(const Stmt& body) {
     for_each_stmt(body, [&](const Stmt& n) {
@@ -164,6 +165,7 @@ class Lowerer {
   // or each makes the whole reduction (L's index used at most in `L == c` guards: the default
   // schedule's nests without spatial loops run on thread 0).
   std::optional<Reduction> find_reduction(const For* l) {
+    if (reduction_loops_ && !reduction_loops_->count(l->var->name)) return std::nullopt;
     if (!uses_var(without_single_thread_guards(l->body, l->var.get()), l->var.get())) return std::nullopt;
     std::set<const BufferNode*> inner_buffers;
     for_each_stmt(l->body, [&](const Stmt& n) {
@@ -384,7 +386,7 @@ class Lowerer {
       Expr slot0 = simplify(slot * make_int(segments));
       seq.push_back(IfThenElse::make(logical_or(eq(tx, make_int(0)), eq(lane, make_int(0))),
                                      Store::make(partial, {simplify(slot0 + seg)}, acc_value())));
-      seq.push_back(barrier());
+      seq.push_back(thread_barrier());
       used_barrier = true;
       if (warp_aligned) {  // the group's first warp
         seq.push_back(set_acc(Select::make(tx < make_int(segments), Load::make(partial, {simplify(slot0 + tx)}), identity)));
@@ -403,22 +405,22 @@ class Lowerer {
     if (r.buffer->scope == MemScope::Local) {
       broadcast = BufferNode::make(r.buffer->name + "_bcast", dt, {make_int(slots)}, MemScope::Shared);
       seq.push_back(IfThenElse::make(eq(tx, make_int(0)), Store::make(broadcast, {slot}, acc_value())));
-      seq.push_back(barrier());
+      seq.push_back(thread_barrier());
       Expr old = Load::make(r.buffer, r.indices);
       Stmt write = Store::make(r.buffer, r.indices, Reduce::combine(r.kind, old, Load::make(broadcast, {slot})), r.stage);
       Expr guard;
       for (const Expr& c : r.guard) guard = guard ? logical_and(guard, c) : c;
       seq.push_back(guard ? IfThenElse::make(guard, write) : write);
-      seq.push_back(barrier());  // every thread has read the slot before a next reduction writes it
+      seq.push_back(thread_barrier());  // every thread has read the slot before a next reduction writes it
     } else {
-      if (!complete && !used_barrier) seq.push_back(barrier());  // after every thread's init
+      if (!complete && !used_barrier) seq.push_back(thread_barrier());  // after every thread's init
       Expr value = complete ? acc_value() : Reduce::combine(r.kind, Load::make(r.buffer, r.indices), acc_value());
       Expr writer = eq(tx, make_int(0));
       for (const Expr& c : r.guard) writer = logical_and(writer, c);  // a row past the tensor's end
       for (const auto& [tag, v] : wrap) writer = logical_and(writer, eq(v, make_int(0)));  // rows that only repeat it
       seq.push_back(IfThenElse::make(writer, Store::make(r.buffer, r.indices, value, r.stage)));
       // An intermediate of the kernel: the other threads read it after this barrier.
-      if (allocated_.count(r.buffer.get())) seq.push_back(barrier());
+      if (allocated_.count(r.buffer.get())) seq.push_back(thread_barrier());
     }
 
     Stmt body = Seq::make(seq);
@@ -432,6 +434,7 @@ class Lowerer {
   }
 
   const std::map<std::string, SourceLoc>& bind_locs_;
+  const std::set<std::string>* reduction_loops_;
   std::map<std::string, int64_t> extents_;  // of each threadIdx tag in the kernel
   std::set<const BufferNode*> allocated_;   // the kernel's own buffers
   std::map<std::string, Var> thread_vars_;  // the enclosing thread loops
@@ -441,8 +444,9 @@ class Lowerer {
 
 }  // namespace
 
-Stmt lower_cross_thread_reductions(const Stmt& body, const std::map<std::string, SourceLoc>& bind_locs) {
-  return Lowerer(bind_locs).run(body);
+Stmt lower_cross_thread_reductions(const Stmt& body, const std::map<std::string, SourceLoc>& bind_locs,
+                                   const std::set<std::string>* reduction_loops) {
+  return Lowerer(bind_locs, reduction_loops).run(body);
 }
 
 }  // namespace texc

@@ -37,6 +37,7 @@
 // under a condition or loop that depends on the thread index; updates of two elements in one L.
 #pragma once
 #include <map>
+#include <set>
 #include <string>
 
 #include "ir/IR.h"
@@ -44,6 +45,12 @@
 
 namespace texc {
 
-Stmt lower_cross_thread_reductions(const Stmt& body, const std::map<std::string, SourceLoc>& bind_locs = {});
+/// `reduction_loops`, when given, names the loops the schedule bound to threadIdx.* that are
+/// reduction loops (ScheduleState::thread_bound_reductions): only those are candidates, so a
+/// spatial thread loop over a per-thread `local` accumulator (register blocking, whose index no
+/// longer names the thread) is left alone. Without it (pass tests on IR text) every thread loop
+/// that matches the pattern above is one.
+Stmt lower_cross_thread_reductions(const Stmt& body, const std::map<std::string, SourceLoc>& bind_locs = {},
+                                   const std::set<std::string>* reduction_loops = nullptr);
 
 }  // namespace texc

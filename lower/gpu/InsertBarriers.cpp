@@ -10,6 +10,7 @@
 #include "ir/IRVisitor.h"
 #include "ir/Intrinsics.h"
 #include "ir/Substitute.h"
+#include "lower/gpu/Barriers.h"
 
 namespace texc {
 
@@ -36,12 +37,6 @@ bool conflicts(const Accesses& pending, const Accesses& next) {
   return false;
 }
 
-bool is_barrier(const Stmt& s) {
-  const Evaluate* e = s ? s->as<Evaluate>() : nullptr;
-  return e && is_intrinsic_call(e->value->as<Call>(), Intrinsic::ThreadBarrier);
-}
-
-Stmt barrier() { return Evaluate::make(make_intrinsic_call(Intrinsic::ThreadBarrier, Int(32), {})); }
 
 class BarrierInserter {
  public:
@@ -107,7 +102,7 @@ class BarrierInserter {
   // thread-dependent condition (`divergent`) no barrier may be emitted.
   Stmt sync(const Stmt& s, Accesses* pending, bool divergent) {
     if (!s) return s;
-    if (is_barrier(s)) {
+    if (is_thread_barrier(s)) {
       pending->clear();
       return s;
     }
@@ -117,7 +112,7 @@ class BarrierInserter {
         Accesses here = summarize(x);
         if (conflicts(*pending, here)) {
           if (divergent) fail(*pending, here);
-          out.push_back(barrier());
+          out.push_back(thread_barrier());
           pending->clear();
         }
         out.push_back(sync(x, pending, divergent));
@@ -137,7 +132,7 @@ class BarrierInserter {
       // The next iteration's first phase against what this one left pending.
       if (repeats && conflicts(*pending, head_accesses(body))) {
         if (div) fail(*pending, head_accesses(body));
-        body = Seq::make({body, barrier()});
+        body = Seq::make({body, thread_barrier()});
         pending->clear();
       }
       (void)before;
@@ -161,7 +156,7 @@ class BarrierInserter {
     if (conflicts(*pending, here)) {
       if (divergent) fail(*pending, here);
       pending->assign(here.begin(), here.end());
-      return Seq::make({barrier(), s});
+      return Seq::make({thread_barrier(), s});
     }
     pending->insert(pending->end(), here.begin(), here.end());
     return s;
@@ -172,7 +167,7 @@ class BarrierInserter {
     if (const Seq* q = s->as<Seq>()) {
       Accesses out;
       for (const Stmt& x : q->stmts) {
-        if (is_barrier(x)) break;
+        if (is_thread_barrier(x)) break;
         Accesses here = summarize(x);
         out.insert(out.end(), here.begin(), here.end());
       }

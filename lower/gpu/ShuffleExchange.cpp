@@ -11,6 +11,7 @@
 #include "ir/IRVisitor.h"
 #include "ir/Intrinsics.h"
 #include "ir/Target.h"
+#include "lower/gpu/Barriers.h"
 
 namespace texc {
 
@@ -22,7 +23,6 @@ bool is_thread_loop(const For* f) {
   return f && f->for_kind == ForKind::ThreadBound && thread_level(f->thread_tag) == ThreadLevel::Thread;
 }
 
-Stmt barrier() { return Evaluate::make(make_intrinsic_call(Intrinsic::ThreadBarrier, Int(32), {})); }
 
 // The shuffles of one block's thread program, through one exchange buffer per element type.
 class Exchanger : public IRMutator {
@@ -61,7 +61,7 @@ class Exchanger : public IRMutator {
       Expr with_;
     };
     Expr replaced = Replace(shuffle, received).mutate_expr(op->value);
-    return Seq::make({Store::make(xchg, {tid_}, value), barrier(), op->with(op->buffer, op->indices, replaced), barrier()});
+    return Seq::make({Store::make(xchg, {tid_}, value), thread_barrier(), op->with(op->buffer, op->indices, replaced), thread_barrier()});
   }
 
  private:

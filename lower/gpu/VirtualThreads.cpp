@@ -12,22 +12,11 @@
 #include "ir/Substitute.h"
 #include "ir/Target.h"
 #include "lower/gpu/ShuffleExchange.h"
+#include "lower/gpu/Barriers.h"
 
 namespace texc {
 
 namespace {
-
-bool is_barrier(const Stmt& s) {
-  const Evaluate* e = s ? s->as<Evaluate>() : nullptr;
-  return e && is_intrinsic_call(e->value->as<Call>(), Intrinsic::ThreadBarrier);
-}
-
-bool has_barrier(const Stmt& s) {
-  bool found = false;
-  if (s)
-    for_each_stmt(s, [&](const Stmt& n) { found = found || is_barrier(n); });
-  return found;
-}
 
 // Removes the local Allocates under a vthread loop, collecting their buffers.
 // With `shared` set, the block's shared buffers are collected there too.
@@ -159,8 +148,8 @@ class Expander {
 
   // s with every barrier-free part run for each virtual thread in turn, the barriers between.
   Stmt fission(const Stmt& s, const For* vt) {
-    if (!has_barrier(s)) return loop_over(s, vt);
-    if (is_barrier(s)) return s;
+    if (!contains_thread_barrier(s)) return loop_over(s, vt);
+    if (is_thread_barrier(s)) return s;
     if (const Seq* q = s->as<Seq>()) {
       std::vector<Stmt> out, run;
       auto flush = [&] {
@@ -168,7 +157,7 @@ class Expander {
         run.clear();
       };
       for (const Stmt& x : q->stmts) {
-        if (!has_barrier(x)) {
+        if (!contains_thread_barrier(x)) {
           run.push_back(x);
           continue;
         }
@@ -274,19 +263,6 @@ Stmt expand_virtual_threads(const Stmt& body) { return Expander(false).expand(bo
 
 Stmt phase_threads(const Stmt& body) {
   return Expander(true).expand(exchange_shuffles(merge_thread_loops(body)));  // shuffles: lower/gpu/ShuffleExchange.h
-}
-
-Stmt run_threads_in_phases(const Stmt& body) {
-  Stmt phased = phase_threads(body);
-  // Every barrier now separates phases that run one after another: it has nothing left to do.
-  class BarrierRemover : public IRMutator {
-   protected:
-    Stmt mutate(const Evaluate* op, const Stmt& self) override {
-      if (is_intrinsic_call(op->value->as<Call>(), Intrinsic::ThreadBarrier)) return Evaluate::make(make_int(0));
-      return IRMutator::mutate(op, self);
-    }
-  };
-  return BarrierRemover().mutate_stmt(phased);
 }
 
 }  // namespace texc

@@ -9,7 +9,7 @@
 // threads of a thread advance together from barrier to barrier as real threads do. A barrier under
 // a loop or condition that depends on the virtual thread cannot be interleaved and is an error.
 // Runs after insert_barriers (which treats a vthread loop like a thread loop).
-// run_threads_in_phases (below) applies the same expansion to the real threads, for cuda-interp.
+// phase_threads (below) applies the same expansion to the real threads, for cuda-interp.
 #pragma once
 #include "ir/IR.h"
 
@@ -18,18 +18,15 @@ namespace texc {
 Stmt expand_virtual_threads(const Stmt& body);
 
 /// cuda-interp's execution form of a kernel (after expand_virtual_threads): the same fission for
-/// every loop bound to threadIdx.*, so that the threads of a block run phase by phase (each
-/// phase for every thread in turn, each thread its own copy of its `local` buffers), then the
-/// barriers removed; blockIdx loops stay loops (blocks one after another). A barrier that not
-/// every thread of the block reaches (under a condition or loop that depends on the thread) is
-/// an error naming the thread loop. Warp shuffles are block-wide exchanges through shared memory
-/// between two barriers first (lower/gpu/ShuffleExchange.h).
-Stmt run_threads_in_phases(const Stmt& body);
-
-/// run_threads_in_phases before its last step: each barrier still stands between the two phases it
+/// every loop bound to threadIdx.*, so that the threads of a block run phase by phase (each phase
+/// for every thread in turn, each thread its own copy of its `local` buffers); blockIdx loops stay
+/// loops (blocks one after another). Each barrier still stands between the two phases it
 /// separates, and each phase's loops over the threads are bound to their tag (`bound(threadIdx.x)
-/// threadIdx.x.2 in 0..T`, the thread index). What cuda-interp's race detector
-/// (backends/interp/CudaInterpreter.h) instruments.
+/// threadIdx.x.2 in 0..T`, the thread index): what cuda-interp's race detector
+/// (backends/interp/CudaInterpreter.h) instruments. A barrier that not every thread of the block
+/// reaches (under a condition or loop that depends on the thread) is an error naming the thread
+/// loop. Warp shuffles are block-wide exchanges through shared memory between two barriers first
+/// (lower/gpu/ShuffleExchange.h).
 Stmt phase_threads(const Stmt& body);
 
 }  // namespace texc

@@ -34,8 +34,11 @@ void apply_bind(ScheduleState& st, const SchedStep& step) {
   // A reduction loop bound to threadIdx.* on a GPU becomes a cross-thread reduction
   // (lower/gpu/CrossThreadReduction.h); every other binding of one is an error.
   std::string stage;
-  if (is_reduction_loop(l, &stage) && (cpu || thread_level(tag.name) != ThreadLevel::Thread))
-    throw_error(DiagId::ReductionLoopAnnotation, p.args[0].loc, "bind", l->var->name, stage);
+  if (is_reduction_loop(l, &stage)) {
+    if (cpu || thread_level(tag.name) != ThreadLevel::Thread)
+      throw_error(DiagId::ReductionLoopAnnotation, p.args[0].loc, "bind", l->var->name, stage);
+    st.thread_bound_reductions.insert(l->var->name);
+  }
   const std::vector<std::string> cpu_tags = {"vthread"};
   const std::vector<std::string>& allowed = target ? target->thread_tags : cpu_tags;
   if (std::find(allowed.begin(), allowed.end(), tag.name) == allowed.end())

@@ -30,6 +30,9 @@ struct ScheduleState {
   /// Inner loops of splits whose factor exceeded the loop's extent (extent clamped), with that
   /// factor: bound to threadIdx.*, such a loop takes the factor back as its extent (Bind.cpp).
   std::map<std::string, int64_t> clamped_splits;
+  /// Reduction loops bound to threadIdx.* (Bind.cpp): the loops lower_cross_thread_reductions
+  /// turns into reductions across the threads; a thread loop not named here is a spatial one.
+  std::set<std::string> thread_bound_reductions;
 
   static ScheduleState create(const OpDef& op, const std::string& target);
 

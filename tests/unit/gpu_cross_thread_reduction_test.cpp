@@ -3,7 +3,7 @@
 // the warps' shared buffer, barriers, the single write) and run on cuda-interp (threads phase by
 // phase, shuffles exchanged through memory: lower/gpu/ShuffleExchange.h) against the reference.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
-#include "schedule_test_support.h"
+#include "gpu_test_support.h"
 
 #include "ir/IRMutator.h"
 #include "ir/IRParser.h"
@@ -15,24 +15,6 @@ using namespace texc;
 using namespace texc::testing;
 
 namespace {
-
-LoweredFunc lower_cuda(const OpDef& op) {
-  LowerOptions options;
-  options.target = "cuda-interp";
-  return lower_op(op, options);
-}
-
-std::string launch_of(const LoweredFunc& f) {
-  std::string out;
-  for (const auto& e : f.launch.thread_extents) out += e.tag + "=" + to_string(e.extent) + " ";
-  return out;
-}
-
-std::string run_on_cuda_interp(const OpDef& op, LoweredFunc f, uint64_t seed = 1) {
-  f.body = run_threads_in_phases(f.body);
-  f.kind = FunctionKind::Host;
-  return run_and_compare(op, f, seed);
-}
 
 // Lowers `text` for cuda-interp, runs it with two seeds; returns the kernel's text.
 std::string check_on_cuda_interp(const std::string& text, const std::string& launch) {

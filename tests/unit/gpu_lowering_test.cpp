@@ -4,7 +4,7 @@
 // thread after another), which checks the default schedule's index arithmetic against the
 // reference where no thread reads what another wrote.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
-#include "schedule_test_support.h"
+#include "gpu_test_support.h"
 
 #include "ir/IRMutator.h"
 #include "ir/Intrinsics.h"
@@ -17,45 +17,6 @@ using namespace texc;
 using namespace texc::testing;
 
 namespace {
-
-LoweredFunc lower_cuda(const OpDef& op, const std::string& arch = "") {
-  LowerOptions options;
-  options.target = "cuda-interp";
-  options.arch = arch;
-  return lower_op(op, options);
-}
-
-std::string launch_of(const LoweredFunc& f) {
-  std::string out;
-  for (const auto& e : f.launch.thread_extents) out += e.tag + "=" + to_string(e.extent) + " ";
-  return out;
-}
-
-// cuda-interp's execution: the threads of each block phase by phase between barriers, checked
-// for data races (a race is the failure message).
-std::string run_on_cuda_interp(const OpDef& op, const LoweredFunc& f) {
-  try {
-    CudaInterpreter interpreter(f);
-    OpExecutor execute = [&](std::vector<Tensor*>& args) { interpreter.run(args); };
-    RunOptions options;
-    options.seed = 1;
-    RunResult result = run_op(op, execute, options);
-    return result.passed ? "" : result.message + "\n" + to_string(f);
-  } catch (const InterpError& e) {
-    return e.what();
-  }
-}
-
-Stmt without_barriers(const Stmt& s) {
-  class Remover : public IRMutator {
-   protected:
-    Stmt mutate(const Evaluate* op, const Stmt& self) override {
-      if (is_intrinsic_call(op->value->as<Call>(), Intrinsic::ThreadBarrier)) return Evaluate::make(make_int(0));
-      return IRMutator::mutate(op, self);
-    }
-  };
-  return Remover().mutate_stmt(s);
-}
 
 const char* kTiledMatmul =
     "op mm(A: f32[64, 48], B: f32[48, 80]) -> C {\n"
@@ -87,7 +48,7 @@ TEST_CASE("a tiled matmul with shared tiles (TVM's schedule) gets RAW and WAR ba
 TEST_CASE("the same kernel without its barriers: its threads race on the shared tiles") {
   OpDef op = compile_op(kTiledMatmul);
   LoweredFunc f = lower_cuda(op);
-  f.body = without_barriers(f.body);
+  f.body = without_thread_barriers(f.body);
   CHECK_CONTAINS(run_on_cuda_interp(op, f), "data race on shared buffer 'AS'");
 }
 

@@ -3,7 +3,7 @@
 // A race names the buffer, the element, both threads (block and thread coordinates), whether each
 // read or wrote and the loop of each access; kernels without races run and compute right.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
-#include "schedule_test_support.h"
+#include "gpu_test_support.h"
 
 #include "backends/interp/CudaInterpreter.h"
 #include "backends/interp/InterpError.h"
@@ -46,37 +46,6 @@ std::string run_kernel(const LoweredFunc& f, std::vector<Tensor>* tensors = null
 
 std::string run_kernel(const std::string& text, std::vector<Tensor>* tensors = nullptr) {
   return run_kernel(parse_func(text), tensors);
-}
-
-// The outcome of lowering `op` for cuda-interp and running it there against the reference.
-std::string run_on_cuda_interp(const OpDef& op, const LoweredFunc& f) {
-  CudaInterpreter interpreter(f);
-  OpExecutor execute = [&](std::vector<Tensor*>& args) { interpreter.run(args); };
-  RunOptions options;
-  options.seed = 1;
-  try {
-    RunResult result = run_op(op, execute, options);
-    return result.passed ? "" : result.message;
-  } catch (const InterpError& e) {
-    return e.what();
-  }
-}
-
-LoweredFunc lower_cuda(const OpDef& op) {
-  LowerOptions options;
-  options.target = "cuda-interp";
-  return lower_op(op, options);
-}
-
-Stmt without_barriers(const Stmt& s) {
-  class Remover : public IRMutator {
-   protected:
-    Stmt mutate(const Evaluate* op, const Stmt& self) override {
-      if (is_intrinsic_call(op->value->as<Call>(), Intrinsic::ThreadBarrier)) return Evaluate::make(make_int(0));
-      return IRMutator::mutate(op, self);
-    }
-  };
-  return Remover().mutate_stmt(s);
 }
 
 const char* kTiledMatmul =
@@ -283,7 +252,7 @@ TEST_CASE("TVM's tiled matmul runs without a race on cuda-interp; without its ba
   LoweredFunc f = lower_cuda(op);
   std::string failure = run_on_cuda_interp(op, f);
   CHECK_MESSAGE(failure.empty(), failure);
-  f.body = without_barriers(f.body);
+  f.body = without_thread_barriers(f.body);
   std::string message = run_on_cuda_interp(op, f);
   // Thread (0, 0) of block (0, 0) reads the whole first row of the tiles in its first ko iteration
   // (elements no other thread wrote yet), then refills its own element in the next one; thread
