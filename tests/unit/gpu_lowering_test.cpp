@@ -127,21 +127,7 @@ TEST_CASE("the shared memory limit follows --arch") {
 }
 
 TEST_CASE("virtual threads become serial loops in each thread, with a local copy per virtual thread") {
-  OpDef op = compile_op(
-      "op f(A: f32[64, 64]) -> B {\n"
-      "  compute { B[i, j: 64] = A[i, 63 - j] + 1.0 }\n"
-      "  schedule cuda {\n"
-      "    AS = cache_read(A, shared, B)\n"
-      "    BL = cache_write(B, local)\n"
-      "    bind(B.i, blockIdx.x)\n"
-      "    jo, ji = split(B.j, 16)\n"
-      "    bind(jo, vthread)\n"
-      "    bind(ji, threadIdx.x)\n"
-      "    compute_at(BL, ji)\n"
-      "    compute_at(AS, B.i)\n"
-      "    ao, ai = split(AS.d1, 16)\n"
-      "    bind(ai, threadIdx.x)\n"
-      "  }\n}\n");
+  OpDef op = compile_op(kVirtualThreadReversal);
   LoweredFunc f = lower_cuda(op);
   CHECK(launch_of(f) == "blockIdx.x=64 threadIdx.x=16 ");
   std::string text = to_string(f);

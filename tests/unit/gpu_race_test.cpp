@@ -264,21 +264,7 @@ TEST_CASE("TVM's tiled matmul runs without a race on cuda-interp; without its ba
 }
 
 TEST_CASE("virtual threads of one thread run in order: reading another virtual thread's element is no race") {
-  OpDef op = compile_op(
-      "op f(A: f32[64, 64]) -> B {\n"
-      "  compute { B[i, j: 64] = A[i, 63 - j] + 1.0 }\n"
-      "  schedule cuda {\n"
-      "    AS = cache_read(A, shared, B)\n"
-      "    BL = cache_write(B, local)\n"
-      "    bind(B.i, blockIdx.x)\n"
-      "    jo, ji = split(B.j, 16)\n"
-      "    bind(jo, vthread)\n"
-      "    bind(ji, threadIdx.x)\n"
-      "    compute_at(BL, ji)\n"
-      "    compute_at(AS, B.i)\n"
-      "    ao, ai = split(AS.d1, 16)\n"
-      "    bind(ai, threadIdx.x)\n"
-      "  }\n}\n");
+  OpDef op = compile_op(kVirtualThreadReversal);
   std::string failure = run_on_cuda_interp(op, lower_cuda(op));
   CHECK_MESSAGE(failure.empty(), failure);
 }

@@ -40,4 +40,23 @@ inline std::string run_on_cuda_interp(const OpDef& op, const LoweredFunc& f, uin
   }
 }
 
+/// B[i, j] = A[i, 63 - j] + 1 with a shared copy of A's row, 64 columns as 4 virtual threads x 16
+/// threads, a local result per virtual thread: each thread reads elements other virtual threads
+/// of other threads loaded.
+inline const char* const kVirtualThreadReversal =
+    "op f(A: f32[64, 64]) -> B {\n"
+    "  compute { B[i, j: 64] = A[i, 63 - j] + 1.0 }\n"
+    "  schedule cuda {\n"
+    "    AS = cache_read(A, shared, B)\n"
+    "    BL = cache_write(B, local)\n"
+    "    bind(B.i, blockIdx.x)\n"
+    "    jo, ji = split(B.j, 16)\n"
+    "    bind(jo, vthread)\n"
+    "    bind(ji, threadIdx.x)\n"
+    "    compute_at(BL, ji)\n"
+    "    compute_at(AS, B.i)\n"
+    "    ao, ai = split(AS.d1, 16)\n"
+    "    bind(ai, threadIdx.x)\n"
+    "  }\n}\n";
+
 }  // namespace texc::testing
