@@ -23,6 +23,15 @@ bool holds_thread_loop(const Stmt& s) {
   return found;
 }
 
+// A loop outside the thread loops is left as it is: the launch check reports one that is bound to
+// nothing ("bind it or fuse it into a bound loop").
+bool holds_loop(const Stmt& s) {
+  bool found = false;
+  if (s)
+    for_each_stmt(s, [&](const Stmt& n) { found = found || n->as<For>() != nullptr; });
+  return found;
+}
+
 bool stores_outside_local(const Stmt& s) {
   bool found = false;
   if (s)
@@ -45,7 +54,7 @@ class Wrapper {
       inner.insert(f->thread_tag);
       return f->with_body(visit(f->body, inner));
     }
-    if (!holds_thread_loop(s)) return stores_outside_local(s) ? on_thread_zero(s, enclosing) : s;
+    if (!holds_thread_loop(s)) return stores_outside_local(s) && !holds_loop(s) ? on_thread_zero(s, enclosing) : s;
     if (const For* f = s->as<For>()) return f->with_body(visit(f->body, enclosing));
     if (const Seq* q = s->as<Seq>()) {
       std::vector<Stmt> out;

@@ -6,8 +6,8 @@
 // The same holds for a store inside a threadIdx.y loop but outside every threadIdx.x loop (a row's
 // init before a reduction over threadIdx.x): every x thread of the row would make it.
 //
-// Guarantees: every maximal statement that holds no loop bound to threadIdx.* and stores into a
-// non-`local` buffer, and that is not inside loops of every threadIdx tag the kernel uses, is
+// Guarantees: every maximal statement that holds no loop (bound or not: an unbound loop stays
+// for the launch check to report) and stores into a non-`local` buffer, and that is not inside loops of every threadIdx tag the kernel uses, is
 // wrapped in loops bound to each missing tag (their launch extents) under the guard that each of
 // those indices is 0: one thread of the block (or of its row) runs it, the others skip it (as the
 // default GPU schedule runs a nest without spatial loops). Statements that store only into `local`
