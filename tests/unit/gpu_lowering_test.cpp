@@ -16,25 +16,6 @@
 using namespace texc;
 using namespace texc::testing;
 
-namespace {
-
-const char* kTiledMatmul =
-    "op mm(A: f32[64, 48], B: f32[48, 80]) -> C {\n"
-    "  compute { C[i, j] = sum(A[i, k] * B[k, j] for k in 0..48) }\n"
-    "  schedule cuda {\n"
-    "    AS = cache_read(A, shared, C)\n"
-    "    BS = cache_read(B, shared, C)\n"
-    "    io, jo, ii, ji = tile(C.i, C.j, 16, 16)\n"
-    "    ko, ki = split(C.k, 16)\n"
-    "    reorder(io, jo, ko, ii, ji, ki)\n"
-    "    bind(io, blockIdx.y)\n    bind(jo, blockIdx.x)\n    bind(ii, threadIdx.y)\n    bind(ji, threadIdx.x)\n"
-    "    compute_at(AS, ko)\n    compute_at(BS, ko)\n"
-    "    af = fuse(AS.i, AS.k)\n    ay, ax = split(af, 16)\n    bind(ay, threadIdx.y)\n    bind(ax, threadIdx.x)\n"
-    "    bf = fuse(BS.k, BS.j)\n    by, bx = split(bf, 16)\n    bind(by, threadIdx.y)\n    bind(bx, threadIdx.x)\n"
-    "  }\n}\n";
-
-}  // namespace
-
 TEST_CASE("a tiled matmul with shared tiles (TVM's schedule) gets RAW and WAR barriers and runs right on cuda-interp") {
   OpDef op = compile_op(kTiledMatmul);
   LoweredFunc f = lower_cuda(op);

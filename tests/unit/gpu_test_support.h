@@ -40,6 +40,23 @@ inline std::string run_on_cuda_interp(const OpDef& op, const LoweredFunc& f, uin
   }
 }
 
+/// TVM's tiled matmul schedule: 16x16 blocks, shared A and B tiles per k step of 16, filled
+/// cooperatively by the block's 16x16 threads.
+inline const char* const kTiledMatmul =
+    "op mm(A: f32[64, 48], B: f32[48, 80]) -> C {\n"
+    "  compute { C[i, j] = sum(A[i, k] * B[k, j] for k in 0..48) }\n"
+    "  schedule cuda {\n"
+    "    AS = cache_read(A, shared, C)\n"
+    "    BS = cache_read(B, shared, C)\n"
+    "    io, jo, ii, ji = tile(C.i, C.j, 16, 16)\n"
+    "    ko, ki = split(C.k, 16)\n"
+    "    reorder(io, jo, ko, ii, ji, ki)\n"
+    "    bind(io, blockIdx.y)\n    bind(jo, blockIdx.x)\n    bind(ii, threadIdx.y)\n    bind(ji, threadIdx.x)\n"
+    "    compute_at(AS, ko)\n    compute_at(BS, ko)\n"
+    "    af = fuse(AS.i, AS.k)\n    ay, ax = split(af, 16)\n    bind(ay, threadIdx.y)\n    bind(ax, threadIdx.x)\n"
+    "    bf = fuse(BS.k, BS.j)\n    by, bx = split(bf, 16)\n    bind(by, threadIdx.y)\n    bind(bx, threadIdx.x)\n"
+    "  }\n}\n";
+
 /// B[i, j] = A[i, 63 - j] + 1 with a shared copy of A's row, 64 columns as 4 virtual threads x 16
 /// threads, a local result per virtual thread: each thread reads elements other virtual threads
 /// of other threads loaded.
