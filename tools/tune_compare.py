@@ -7,21 +7,70 @@ usage: tools/tune_compare.py TEXC FILE.tex --trials N [--seeds 3] [--tuners xgb,
                              [--target x86] [--out DIR] [-- extra texc tune flags]
 A tuner written xgb:reg runs xgb with --objective reg (xgb is xgb:rank). Existing records files in
 DIR are resumed, so an interrupted comparison goes on where it stopped.
+
+Two readings of the same runs are printed:
+- as measured: a run's best-so-far is the GFLOP/s of its own measurements;
+- pooled: a configuration's throughput is the median of every measurement of it in any run (a
+  configuration several runs found is measured several times), and a run's best-so-far is the
+  pooled throughput of the configurations it measured. One lucky measurement then neither sets the
+  95% mark for every run nor lets a run reach it by luck: on a machine with 10-20% measurement
+  noise this is the fairer count of trials.
+`--markdown` prints the tables as markdown rows for docs/tuning.md.
 """
-import argparse, json, os, subprocess, sys
+import argparse, json, os, statistics, subprocess, sys
 
 
-def best_curve(path):
-    best, curve = 0.0, []
+def read_runs(path):
+    """(index, GFLOP/s or 0 for a failed or invalid candidate) per record, in file order."""
+    out = []
     for line in open(path):
         try:
             r = json.loads(line)
         except ValueError:
             continue
-        if r.get("status") == "ok":
-            best = max(best, r["gflops"])
+        out.append((r.get("index"), r["gflops"] if r.get("status") == "ok" else 0.0))
+    return out
+
+
+def running_best(values):
+    best, curve = 0.0, []
+    for v in values:
+        best = max(best, v)
         curve.append(best)
     return curve
+
+
+def pooled_values(runs):
+    """index -> median GFLOP/s of every successful measurement of it in any run."""
+    seen = {}
+    for rs in runs.values():
+        for recs in rs:
+            for index, g in recs:
+                if g > 0:
+                    seen.setdefault(index, []).append(g)
+    return {i: statistics.median(v) for i, v in seen.items()}
+
+
+def report(title, curves, trials, markdown):
+    overall = max(max(c) if c else 0 for cs in curves.values() for c in cs)
+    print(f"\n{title}: best {overall:.2f} GFLOP/s; trials to reach 95% of it (budget {trials}; '>' = not reached)")
+    if markdown:
+        print("| tuner | trials to 95% per seed | mean (unreached = budget) | best reached (GFLOP/s) |")
+        print("|---|---|---|---|")
+    else:
+        print(f"{'tuner':12} {'per seed':30} {'mean':>8} {'best reached (GFLOP/s)':>24}")
+    means = {}
+    for tuner, cs in curves.items():
+        needed = [next((i + 1 for i, v in enumerate(c) if v >= 0.95 * overall), None) for c in cs]
+        shown = " ".join(str(n) if n else f">{trials}" for n in needed)
+        mean = sum(n if n else trials for n in needed) / len(needed)
+        means[tuner] = mean
+        reached = " ".join(f"{max(c) if c else 0:.1f}" for c in cs)
+        if markdown:
+            print(f"| {tuner} | {shown} | {mean:.1f} | {reached} |")
+        else:
+            print(f"{tuner:12} {shown:30} {mean:8.1f} {reached:>24}")
+    return means
 
 
 def main():
@@ -38,6 +87,8 @@ def main():
     p.add_argument("--tuners", default="xgb,ga,random")
     p.add_argument("--target", default="x86")
     p.add_argument("--out", default="tune_compare")
+    p.add_argument("--markdown", action="store_true")
+    p.add_argument("--no-run", action="store_true", help="only read the records files already in --out")
     a = p.parse_args(argv)
     os.makedirs(a.out, exist_ok=True)
     runs = {}
@@ -47,21 +98,19 @@ def main():
             path = os.path.join(a.out, f"{tuner.replace(':', '-')}.seed{seed}.jsonl")
             cmd = [a.texc, "tune", a.tex, "--target", a.target, "--trials", str(a.trials), "--records", path,
                    "--tuner", name, "--seed", str(seed)] + (["--objective", objective] if objective else []) + extra
-            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            runs.setdefault(tuner, []).append(best_curve(path))
-    overall = max(max(c) if c else 0 for cs in runs.values() for c in cs)
-    print(f"{os.path.basename(a.tex)} on {a.target}: best {overall:.2f} GFLOP/s over all runs; "
-          f"trials to reach 95% of it (budget {a.trials}; '>' = not reached)")
-    print(f"{'tuner':12} {'per seed':30} {'mean':>8} {'best reached (GFLOP/s)':>24}")
-    for tuner, curves in runs.items():
-        needed = []
-        for c in curves:
-            hit = next((i + 1 for i, v in enumerate(c) if v >= 0.95 * overall), None)
-            needed.append(hit)
-        shown = " ".join(str(n) if n else f">{a.trials}" for n in needed)
-        mean = sum(n if n else a.trials for n in needed) / len(needed)
-        reached = " ".join(f"{max(c) if c else 0:.1f}" for c in curves)
-        print(f"{tuner:12} {shown:30} {mean:8.1f} {reached:>24}")
+            if not a.no_run:
+                subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            runs.setdefault(tuner, []).append(read_runs(path)[:a.trials])
+    name = f"{os.path.basename(a.tex)} on {a.target}"
+    report(f"{name}, as measured", {t: [running_best(g for _, g in recs) for recs in rs] for t, rs in runs.items()},
+           a.trials, a.markdown)
+    pooled = pooled_values(runs)
+    means = report(f"{name}, pooled medians", {t: [running_best(pooled.get(i, 0.0) for i, _ in recs) for recs in rs]
+                                                for t, rs in runs.items()}, a.trials, a.markdown)
+    if "random" in means:
+        for t, m in means.items():
+            if t != "random":
+                print(f"random / {t} (pooled): {means['random'] / m:.2f}x the trials")
 
 
 if __name__ == "__main__":

@@ -7,10 +7,11 @@
 //
 // Variants:
 //   stdlib  the stdlib schedule as shipped: every knob at its first value (no tuning records)
-//   tuned   the knob configuration recorded for W in bench/texc/tuned_knobs.txt (only workloads
-//           listed there; knobs not listed keep their first value)
-//   nchwc, nchwc_e2e (convolutions): the blocked-layout path, see compile_blocked; knobs from the
-//           line `W:nchwc ...` / `W:nchwc_e2e ...` of tuned_knobs.txt if there is one
+//   tuned   the knobs of the best valid record of W (same op, shapes and target, as `texc run
+//           --records` picks) in bench/records/x86-t<threads>.jsonl, else in x86-t1.jsonl (at 2
+//           threads: among the records with the parallel knobs on); the records are written by
+//           `texc tune` (bench/tune_workloads.py). Only workloads with a record.
+//   nchwc, nchwc_e2e (convolutions): the blocked-layout path, see compile_blocked (default knobs)
 //   nchwc (depthwise): nn.depthwise_conv2d_nchwc on NCHW[16]c, see measure_dw_blocked
 // Threads: texrt_set_num_threads(--threads), before the first call.
 #include "bench/common/Harness.h"
@@ -20,6 +21,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -29,37 +31,59 @@
 #include "frontend/Frontend.h"
 #include "lower/Lower.h"
 #include "runtime/texrt.h"
+#include "tuner/Records.h"
 
 using namespace bench;
 
 namespace {
 
-// Where stdlib/, bench/texc_workloads/ and bench/texc/tuned_knobs.txt are read from at run time:
+// Where stdlib/, bench/texc_workloads/ and bench/records/ are read from at run time:
 // $TEXC_BENCH_ROOT if set (a snapshot, or a copy with experimental schedules), else the source tree.
 const std::string kSource = [] {
   const char *r = std::getenv("TEXC_BENCH_ROOT");
   return std::string(r && *r ? r : TEXC_BENCH_SOURCE_DIR);
 }();
 
-// tuned_knobs.txt: lines `W KNOB=VALUE ...`; `#` starts a comment. true/false are 1/0.
-std::map<std::string, texc::KnobConfig> read_tuned_knobs(const std::string &path) {
-  std::map<std::string, texc::KnobConfig> out;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (auto h = line.find('#'); h != std::string::npos) line.resize(h);
-    std::istringstream ss(line);
-    std::string w, kv;
-    if (!(ss >> w)) continue;
-    texc::KnobConfig &cfg = out[w];
-    while (ss >> kv) {
-      auto eq = kv.find('=');
-      if (eq == std::string::npos) throw std::runtime_error(path + ": bad knob '" + kv + "'");
-      std::string k = kv.substr(0, eq), v = kv.substr(eq + 1);
-      cfg[k] = v == "true" ? 1 : v == "false" ? 0 : std::stoll(v);
-    }
+// The tuned knobs of this thread count: the records of bench/records/x86-t<threads>.jsonl if that
+// file exists; else those of x86-t1.jsonl, and for more than one thread only the records whose
+// parallel knobs (named *_PAR) are on, so that a configuration tuned at 1 thread still splits its
+// work. `from` says which, for the detail of the measurement.
+struct TunedRecords {
+  std::vector<texc::Record> records;
+  std::string from;
+};
+TunedRecords tuned_records(int threads) {
+  TunedRecords t;
+  std::string own = kSource + "/bench/records/x86-t" + std::to_string(threads) + ".jsonl";
+  if (std::ifstream(own)) {
+    t.records = texc::read_records(own).records;
+    t.from = "bench/records/x86-t" + std::to_string(threads) + ".jsonl";
+    return t;
   }
-  return out;
+  std::string one = kSource + "/bench/records/x86-t1.jsonl";
+  if (!std::ifstream(one)) return t;
+  for (texc::Record &r : texc::read_records(one).records) {
+    bool parallel = true;
+    for (const auto &[name, value] : r.knobs)
+      if (threads > 1 && name.size() > 4 && name.compare(name.size() - 4, 4, "_PAR") == 0 && value == 0) parallel = false;
+    if (parallel) t.records.push_back(std::move(r));
+  }
+  t.from = threads > 1 ? "bench/records/x86-t1.jsonl, parallel knobs on" : "bench/records/x86-t1.jsonl";
+  return t;
+}
+
+// The best valid record of the workload's op at its exact shapes, if any.
+std::optional<texc::Record> tuned_record(const std::vector<texc::Record> &records, const Workload &w) {
+  if (records.empty()) return std::nullopt;
+  texc::FrontendOptions fo;
+  fo.stdlib_dir = kSource + "/stdlib";
+  texc::Program p = texc::compile_file(kSource + "/bench/texc_workloads/" + w.name + ".tex", fo);
+  for (const auto &op : p.ops) {
+    if (op.name != w.name) continue;
+    texc::RecordChoice c = texc::choose_record(records, op.name, "x86", texc::op_shapes(op));
+    if (c.record && c.how == "the best record of the same shapes") return c.record;
+  }
+  return std::nullopt;
 }
 
 std::string knobs_text(const texc::KnobConfig &k) {
@@ -278,10 +302,9 @@ bool measure_dw_blocked(const Options &o, const Workload &w, const texc::KnobCon
 int main(int argc, char **argv) {
   Options o = parse_options(argc, argv, "texc", {Kind::Gemm, Kind::Conv, Kind::DwConv});
   texrt_set_num_threads(o.threads);
-  const std::string tuned_path = kSource + "/bench/texc/tuned_knobs.txt";
-  std::map<std::string, texc::KnobConfig> tuned;
+  TunedRecords tuned;
   try {
-    tuned = read_tuned_knobs(tuned_path);
+    tuned = tuned_records(o.threads);
   } catch (const std::exception &e) {
     std::cerr << e.what() << "\n";
     return 1;
@@ -290,13 +313,24 @@ int main(int argc, char **argv) {
   for (const Workload &w : o.workloads) {
     std::vector<std::pair<std::string, texc::KnobConfig>> variants;
     if (o.want_variant("stdlib")) variants.push_back({"stdlib", {}});
-    if (o.want_variant("tuned") && tuned.count(w.name)) variants.push_back({"tuned", tuned.at(w.name)});
+    std::string tuned_from;
+    if (o.want_variant("tuned")) {
+      std::optional<texc::Record> r;
+      try {
+        r = tuned_record(tuned.records, w);
+      } catch (const std::exception &e) {
+        std::cerr << "bench_texc: " << w.name << ": " << e.what() << "\n";
+      }
+      if (r) {
+        variants.push_back({"tuned", r->knobs});
+        tuned_from = " (the best record of " + tuned.from + ": trial " + std::to_string(r->trial) + ")";
+      }
+    }
     if (w.kind == Kind::Conv) {
       for (const std::string v : {"nchwc", "nchwc_e2e"})
-        if (o.want_variant(v)) ok &= measure_blocked(o, w, v, tuned.count(w.name + ":" + v) ? tuned.at(w.name + ":" + v) : texc::KnobConfig{});
+        if (o.want_variant(v)) ok &= measure_blocked(o, w, v, texc::KnobConfig{});
     }
-    if (w.kind == Kind::DwConv && o.want_variant("nchwc"))
-      ok &= measure_dw_blocked(o, w, tuned.count(w.name + ":nchwc") ? tuned.at(w.name + ":nchwc") : texc::KnobConfig{});
+    if (w.kind == Kind::DwConv && o.want_variant("nchwc")) ok &= measure_dw_blocked(o, w, texc::KnobConfig{});
     for (const auto &[variant, knobs] : variants) {
       Compiled c;
       std::string error;
@@ -308,6 +342,7 @@ int main(int argc, char **argv) {
       }
       const std::string op = w.kind == Kind::Gemm ? "linalg.matmul" : w.kind == Kind::Conv ? "nn.conv2d" : "nn.depthwise_conv2d";
       std::string detail = "bench/texc_workloads/" + w.name + ".tex: stdlib " + op + ", " + knobs_text(knobs) +
+                           (variant == "tuned" ? tuned_from : "") +
                            "; x86 JIT (LLVM 19, host CPU) compiled outside the timed call; peers' layouts, "
                            "no re-layout; texrt threads=" + std::to_string(texrt_get_num_threads());
       Fn3 fn = reinterpret_cast<Fn3>(c.fn);

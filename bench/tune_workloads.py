@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Tune the stdlib's x86 templates on the benchmark workloads (bench/texc_workloads/) with
+`texc tune`, appending to one records file per thread count: bench/records/x86-t<T>.jsonl.
+
+    bench/tune_workloads.py                       # every workload, 1 thread
+    bench/tune_workloads.py --workloads G6,D1 --threads 2 --cpus 0,1
+
+Re-running resumes: `texc tune` counts the records already in the file and measures only what is
+missing. bench_texc's `tuned` variant (bench/run_bench.py's "texc tuned" columns) reads the best
+valid record of each workload from these files.
+"""
+import argparse, os, subprocess, sys, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# trials and early stopping per kind: the spaces have 1920 (matmul), 600 (conv2d) and 120
+# (depthwise) points.
+BUDGET = {"G": (100, 50), "C": (80, 40), "D": (60, 30)}
+
+
+def names(spec):
+    every = [f"G{i}" for i in range(1, 7)] + [f"C{i}" for i in range(1, 13)] + [f"D{i}" for i in range(1, 10)]
+    if spec == "all":
+        return every
+    out = []
+    for part in spec.split(","):
+        if part == "gemm":
+            out += [w for w in every if w[0] == "G"]
+        elif part == "conv":
+            out += [w for w in every if w[0] == "C"]
+        elif part == "dwconv":
+            out += [w for w in every if w[0] == "D"]
+        else:
+            out.append(part)
+    return out
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--texc", default=os.path.join(ROOT, "build", "tools", "texc", "texc"))
+    p.add_argument("--workloads", default="all", help="comma list of names or gemm,conv,dwconv")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--cpus", default="", help="pin the tuner to these CPUs (taskset -c)")
+    p.add_argument("--trials-scale", type=float, default=1.0)
+    a = p.parse_args()
+    records = os.path.join(ROOT, "bench", "records", f"x86-t{a.threads}.jsonl")
+    env = dict(os.environ, TEXC_NUM_THREADS=str(a.threads))
+    for w in names(a.workloads):
+        trials, early = BUDGET[w[0]]
+        cmd = [a.texc, "tune", os.path.join(ROOT, "bench", "texc_workloads", f"{w}.tex"), "--target", "x86",
+               "--trials", str(int(trials * a.trials_scale)), "--early-stopping", str(early),
+               "--records", records, "--seed", "1"]
+        if a.cpus:
+            cmd = ["taskset", "-c", a.cpus] + cmd
+        t0 = time.time()
+        r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        print(f"{w}: {r.stdout.strip()}  [{time.time() - t0:.0f} s, exit {r.returncode}]", flush=True)
+        if r.returncode != 0:
+            return r.returncode
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
