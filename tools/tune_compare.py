@@ -5,7 +5,9 @@ throughput any run found (the issue's measure), and the best each reached.
 
 usage: tools/tune_compare.py TEXC FILE.tex --trials N [--seeds 3] [--tuners xgb,ga,random]
                              [--target x86] [--out DIR] [-- extra texc tune flags]
-A tuner written xgb:reg runs xgb with --objective reg (xgb is xgb:rank). Existing records files in
+A tuner written xgb:reg runs xgb with --objective reg; random@600 gives that tuner its own
+budget of 600 trials (a baseline that does not reach the mark within --trials then gets a count
+instead of a lower bound). Existing records files in
 DIR are resumed, so an interrupted comparison goes on where it stopped.
 
 Two readings of the same runs are printed:
@@ -51,9 +53,10 @@ def pooled_values(runs):
     return {i: statistics.median(v) for i, v in seen.items()}
 
 
-def report(title, curves, trials, markdown):
+def report(title, curves, budgets, markdown):
     overall = max(max(c) if c else 0 for cs in curves.values() for c in cs)
-    print(f"\n{title}: best {overall:.2f} GFLOP/s; trials to reach 95% of it (budget {trials}; '>' = not reached)")
+    shown_budgets = ", ".join(f"{t} {b}" for t, b in budgets.items())
+    print(f"\n{title}: best {overall:.2f} GFLOP/s; trials to reach 95% of it (budgets: {shown_budgets}; '>' = not reached)")
     if markdown:
         print("| tuner | trials to 95% per seed | mean (unreached = budget) | best reached (GFLOP/s) |")
         print("|---|---|---|---|")
@@ -61,6 +64,7 @@ def report(title, curves, trials, markdown):
         print(f"{'tuner':12} {'per seed':30} {'mean':>8} {'best reached (GFLOP/s)':>24}")
     means = {}
     for tuner, cs in curves.items():
+        trials = budgets[tuner]
         needed = [next((i + 1 for i, v in enumerate(c) if v >= 0.95 * overall), None) for c in cs]
         shown = " ".join(str(n) if n else f">{trials}" for n in needed)
         mean = sum(n if n else trials for n in needed) / len(needed)
@@ -92,25 +96,30 @@ def main():
     a = p.parse_args(argv)
     os.makedirs(a.out, exist_ok=True)
     runs = {}
-    for tuner in a.tuners.split(","):
+    budgets = {}
+    for spec in a.tuners.split(","):
+        tuner, _, budget = spec.partition("@")
+        budgets[tuner] = int(budget) if budget else a.trials
+    for tuner, trials in budgets.items():
         name, _, objective = tuner.partition(":")
         for seed in range(a.seeds):
             path = os.path.join(a.out, f"{tuner.replace(':', '-')}.seed{seed}.jsonl")
-            cmd = [a.texc, "tune", a.tex, "--target", a.target, "--trials", str(a.trials), "--records", path,
+            cmd = [a.texc, "tune", a.tex, "--target", a.target, "--trials", str(trials), "--records", path,
                    "--tuner", name, "--seed", str(seed)] + (["--objective", objective] if objective else []) + extra
             if not a.no_run:
                 subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            runs.setdefault(tuner, []).append(read_runs(path)[:a.trials])
+            if os.path.exists(path):
+                runs.setdefault(tuner, []).append(read_runs(path)[:trials])
     name = f"{os.path.basename(a.tex)} on {a.target}"
-    report(f"{name}, as measured", {t: [running_best(g for _, g in recs) for recs in rs] for t, rs in runs.items()},
-           a.trials, a.markdown)
+    measured = report(f"{name}, as measured", {t: [running_best(g for _, g in recs) for recs in rs] for t, rs in runs.items()},
+           budgets, a.markdown)
     pooled = pooled_values(runs)
     means = report(f"{name}, pooled medians", {t: [running_best(pooled.get(i, 0.0) for i, _ in recs) for recs in rs]
-                                                for t, rs in runs.items()}, a.trials, a.markdown)
-    if "random" in means:
-        for t, m in means.items():
-            if t != "random":
-                print(f"random / {t} (pooled): {means['random'] / m:.2f}x the trials")
+                                                for t, rs in runs.items()}, budgets, a.markdown)
+    for reading, ms in (("as measured", measured), ("pooled", means)):
+        for t, m in ms.items():
+            if t != "random" and "random" in ms:
+                print(f"random / {t} ({reading}): {ms['random'] / m:.2f}x the trials")
 
 
 if __name__ == "__main__":

@@ -38,12 +38,12 @@ bool must_order(const ThreadedInsn& a, const ThreadedInsn& b) {
   return conflicts(*a.footprint, *b.footprint);
 }
 
-// One virtual thread's instructions so far, per engine, and per (engine, neighbour) the latest
-// neighbour instruction the engine has waited for.
-struct ThreadState {
+// The instructions so far, per engine, and per (engine, neighbour) the latest neighbour
+// instruction the engine has waited for.
+struct StreamState {
   std::array<std::vector<long>, kNumEngines> by_engine;
   std::array<std::array<long, kNumEngines>, kNumEngines> covered;
-  ThreadState() {
+  StreamState() {
     for (auto& row : covered) row.fill(-1);
   }
 };
@@ -51,12 +51,18 @@ struct ThreadState {
 }  // namespace
 
 void place_tokens(std::vector<ThreadedInsn>& stream) {
-  std::map<int, ThreadState> threads;
+  // One state for the whole interleaved stream, not one per thread: a queue is shared by the
+  // threads, and its pops take the pushes in stream order, so the linked pairs of a queue must
+  // increase together in both engines' orders. Per thread they did, but across threads they could
+  // cross (a thread with no work in a ragged last tile left a push that another thread's pop
+  // took). Footprints keep the threads independent: their on-chip copies never conflict.
+  StreamState st;
+  std::map<int, bool> threads;
   // Links instruction i to the neighbour instructions it must wait for; whether it got any.
   auto plan = [&](size_t i) {
     ThreadedInsn& ti = stream[i];
     if (ti.thread < 0) return false;
-    ThreadState& st = threads[ti.thread];
+    threads[ti.thread] = true;
     Engine e = ti.insn.engine();
     bool waits = false;
     for (Engine f : neighbours(e)) {
@@ -79,7 +85,7 @@ void place_tokens(std::vector<ThreadedInsn>& stream) {
   }
   // What each thread still owes COMPUTE: one sync per thread that pops it, then FINISH.
   std::vector<int> ids;
-  for (auto& [thread, state] : threads) ids.push_back(thread);
+  for (auto& [thread, seen] : threads) ids.push_back(thread);
   for (int thread : ids) {
     stream.push_back({Insn::sync(Engine::Compute, {}), thread, "wait for thread " + std::to_string(thread), std::nullopt});
     if (!plan(stream.size() - 1)) stream.pop_back();

@@ -2,13 +2,15 @@
 // virtual thread (shared/spec/vdla.md, "Dependency tokens"; VTA's CoProcSync, on a stream that is
 // already unrolled).
 //
-// Per virtual thread, in that thread's program order: an instruction X of engine E waits for the
-// latest earlier instruction J of each neighbouring engine F (LOAD<->COMPUTE, COMPUTE<->STORE)
-// whose on-chip footprint conflicts with X's (one of them writes a row the other touches:
-// Footprint.h) — unless E already waited for J or a later F instruction (F runs in order, so J is
-// then done). J pushes on the F->E queue and X pops it. These are the spec's pairs at the changes
-// of engine, kept where they order a real dependence: RAW (compute after the load it reads, the
-// store after the compute that wrote its rows) and WAR (the next load after the compute that read
+// In the order of the interleaved stream: an instruction X of engine E waits for the latest
+// earlier instruction J of each neighbouring engine F (LOAD<->COMPUTE, COMPUTE<->STORE) whose
+// on-chip footprint conflicts with X's (one of them writes a row the other touches: Footprint.h)
+// — unless E already waited for J or a later F instruction of any thread (F runs in order, so J
+// is then done). J pushes on the F->E queue and X pops it. The pairs of a queue thus increase in
+// both engines' orders, which is what a FIFO queue shared by all threads pairs (planned per
+// thread, a ragged last tile with one thread idle made them cross). These are the spec's pairs at
+// the changes of engine, kept where they order a real dependence: RAW (compute after the load it
+// reads, the store after the compute that wrote its rows) and WAR (the next load after the compute that read
 // the rows it overwrites, a reset after the store that drained its rows). A pair that orders
 // nothing is left out: a load of the next tile's input does not wait for the requantization ALU
 // work, and the ALU work of one chunk of an accumulator tile does not wait for the store of
