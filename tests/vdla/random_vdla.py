@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Randomised VDLA schedules: random shapes, strides, paddings, shifts, tile sizes and virtual
+"""Randomised VDLA schedules: random shapes, strides, paddings, shifts, tile sizes (ragged too) and virtual
 thread counts (1-4) of nn.int8's conv2d_int8 and dense_int8, each compiled for VDLA, run on the
 simulator and compared bit for bit with the reference interpreter (`texc run --target vdla`).
 A wrong value, a deadlock, an unbalanced stream or a hang (a time limit per case) is a failure,
@@ -24,14 +24,15 @@ def conv_case(rng):
     pad = rng.randint(0, k // 2)
     h = rng.randint(max(1, k - 2 * pad), 12)
     w = rng.randint(max(1, k - 2 * pad), 12)
-    cb, fb = rng.randint(1, 3), rng.randint(1, 4)
+    cb, fb = rng.randint(1, 3), rng.randint(1, 7)
     shift = rng.randint(0, 8)
     th = rng.choice([8, 4, 2, 1, 14, 7])
     vt = rng.choice([1, 2, 4])
+    fbt = rng.choice([4, 2, 1])  # channel blocks per tile: ragged over fb, so a thread may idle
     src = ('import nn.int8\n\nop case(X: i8[1, %d, %d, %d, 16], W: i8[%d, %d, %d, %d, 16, 16]) -> Y {\n'
            '  compute {\n    Y = conv2d_int8(X, W, shift = %d, stride = %d, pad = %d)\n  }\n}\n'
            % (cb, h, w, fb, cb, k, k, shift, stride, pad))
-    return src, ['C8V_TH=%d' % th, 'C8V_VT=%d' % vt]
+    return src, ['C8V_TH=%d' % th, 'C8V_VT=%d' % vt, 'C8V_FB=%d' % fbt]
 
 
 def dense_case(rng):
