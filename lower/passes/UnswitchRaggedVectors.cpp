@@ -143,12 +143,49 @@ namespace {
 
 // A vectorized loop with lane guards, unswitched: `all_lanes` holds when every guard holds on its
 // first and last lane (then on all of them: each guard is linear in the loop's variable); `full`
-// is the loop without its guards; `tail` runs the lanes [lo, lo + n) where the guards hold as
-// vectors of decreasing powers of two, lane count n's binary digits (32 lanes: 16, 8, 4, 2, 1).
+// is the loop without its guards; tail() runs the lanes [lo, hi] where the guards hold as vectors
+// of decreasing powers of two, the binary digits of their count n (32 lanes: 16, 8, 4, 2, 1).
 struct RaggedLoop {
-  Expr all_lanes;
-  Stmt full, tail;
-  std::string widths;  // of the tail's pieces, for the remark
+  const For* loop;
+  int64_t lanes;
+  Stmt body;  // without the guards
+  Expr all_lanes, lo, hi;
+  Stmt full;
+
+  // n < lanes unless `may_be_full` (the tail version of a check of other loops' guards too).
+  Stmt tail(bool may_be_full) const {
+    const Variable* v = loop->var.get();
+    Type t = loop->var->type;
+    // lo stays an expression when it is the loop's min (no guard bounds it from below).
+    Var lo_var = Variable::make(loop->var->name + ".tail_lo", t);
+    bool bind_lo = !same_expr(lo, loop->min);
+    Expr start = bind_lo ? Expr(lo_var) : lo;
+    Var n = Variable::make(loop->var->name + ".tail_n", t);
+    std::vector<Stmt> pieces;
+    for (int64_t w = top(may_be_full); w >= 1; w /= 2) {
+      // The piece of w lanes starts after the digits of n above w.
+      Expr offset = w * 2 > (may_be_full ? lanes : lanes - 1) ? start : start + n / make_int(2 * w, t) * make_int(2 * w, t);
+      Var pv = Variable::make(loop->var->name, t);
+      Stmt piece_body = fresh_copy(substitute(body, VarMap{{v, pv}}));
+      Stmt piece = For::make(pv, simplify(offset), make_int(w, t), w > 1 ? ForKind::Vectorized : ForKind::Serial, piece_body);
+      Expr digit = w == 1 ? n % make_int(2, t) : n / make_int(w, t) % make_int(2, t);
+      pieces.push_back(IfThenElse::make(Binary::make(BinaryOp::EQ, digit, make_int(1, t)), piece));
+    }
+    Stmt tail = LetStmt::make(n, simplify(max(hi - start + make_int(1, t), make_int(0, t))), Seq::make(std::move(pieces)));
+    return bind_lo ? LetStmt::make(lo_var, simplify(lo), tail) : tail;
+  }
+  // The widest piece: the largest power of two <= the most lanes a tail has.
+  int64_t top(bool may_be_full) const {
+    int64_t w = 1;
+    while (w * 2 <= (may_be_full ? lanes : lanes - 1)) w *= 2;
+    return w;
+  }
+  // The pieces' widths below the full vector, for the remark: "16, 8, 4, 2".
+  std::string widths() const {
+    std::string out;
+    for (int64_t w = top(false); w > 1; w /= 2) out += (out.empty() ? "" : ", ") + std::to_string(w);
+    return out;
+  }
 };
 
 std::optional<RaggedLoop> unswitch_ragged(const For* loop) {
@@ -179,25 +216,7 @@ std::optional<RaggedLoop> unswitch_ragged(const For* loop) {
     else
       lo = max(lo, b.bound);
   }
-  // The tail: its lane count n (0 <= n <= lanes) in binary, the piece of w lanes at lo plus the
-  // digits above w.
-  std::vector<Stmt> pieces;
-  Var tail_lo = Variable::make(loop->var->name + ".tail_lo", Index());
-  Var tail_n = Variable::make(loop->var->name + ".tail_n", Index());
-  int64_t top = 1;
-  while (top * 2 <= lanes) top *= 2;
-  std::string widths;
-  for (int64_t w = top; w >= 1; w /= 2) {
-    Expr offset = w * 2 > lanes ? Expr(tail_lo) : tail_lo + tail_n / make_int(2 * w) * make_int(2 * w);
-    Var pv = Variable::make(loop->var->name, loop->var->type);
-    Stmt piece_body = fresh_copy(substitute(body, VarMap{{v, pv}}));
-    Stmt piece = For::make(pv, offset, make_int(w, loop->var->type), w > 1 ? ForKind::Vectorized : ForKind::Serial, piece_body);
-    pieces.push_back(IfThenElse::make(Binary::make(BinaryOp::EQ, tail_n / make_int(w) % make_int(2), make_int(1)), piece));
-    if (w < lanes && w > 1) widths += (widths.empty() ? "" : ", ") + std::to_string(w);
-  }
-  Stmt tail = LetStmt::make(tail_lo, simplify(lo),
-                            LetStmt::make(tail_n, simplify(max(hi - tail_lo + make_int(1), make_int(0))), Seq::make(std::move(pieces))));
-  return RaggedLoop{simplify(all_lanes), full, tail, widths};
+  return RaggedLoop{loop, lanes, body, simplify(all_lanes), simplify(lo), simplify(hi), full};
 }
 
 void report_ragged(const For* loop, const std::string& widths, const Variable* checked_per) {
@@ -245,8 +264,8 @@ class RaggedUnswitcher : public IRMutator {
       if (Stmt pieces = split_wide_ragged(op)) return pieces;
       auto r = unswitch_ragged(op);
       if (!r) return self;
-      report_ragged(op, r->widths, nullptr);
-      return IfThenElse::make(r->all_lanes, r->full, fresh_copy(r->tail));
+      report_ragged(op, r->widths(), nullptr);
+      return IfThenElse::make(r->all_lanes, r->full, fresh_copy(r->tail(false)));
     }
     // The variables bound inside the body: a check using one cannot move out to here.
     std::unordered_set<const Variable*> bound;
@@ -266,7 +285,7 @@ class RaggedUnswitcher : public IRMutator {
         if (const Variable* u = x->as<Variable>(); u && bound.count(u)) inner = true;
       });
       if (inner) return;
-      report_ragged(loop, r->widths, op->var.get());
+      report_ragged(loop, r->widths(), op->var.get());
       if (std::none_of(checks.begin(), checks.end(), [&](const Expr& c) { return same_expr(c, r->all_lanes); }))
         checks.push_back(r->all_lanes);
       hoisted.emplace(s.get(), std::move(*r));
@@ -274,8 +293,9 @@ class RaggedUnswitcher : public IRMutator {
     if (hoisted.empty()) return IRMutator::mutate(op, self);
     Expr all = checks[0];
     for (size_t i = 1; i < checks.size(); ++i) all = Binary::make(BinaryOp::And, all, checks[i]);
-    Stmt full = ReplaceLoops(hoisted, /*full=*/true).mutate_stmt(op->body);
-    Stmt tail = fresh_copy(ReplaceLoops(hoisted, /*full=*/false).mutate_stmt(op->body));
+    // With one check, a loop in the tail version fails its own: its tail is narrower than a vector.
+    Stmt full = ReplaceLoops(hoisted, /*full=*/true, false).mutate_stmt(op->body);
+    Stmt tail = fresh_copy(ReplaceLoops(hoisted, /*full=*/false, checks.size() > 1).mutate_stmt(op->body));
     Stmt body = IfThenElse::make(simplify(all), mutate_stmt(full), mutate_stmt(tail));
     return op->with_range(op->min, op->extent, body);
   }
@@ -283,17 +303,18 @@ class RaggedUnswitcher : public IRMutator {
  private:
   class ReplaceLoops : public IRMutator {
    public:
-    ReplaceLoops(const std::unordered_map<const StmtNode*, RaggedLoop>& loops, bool full) : loops_(loops), full_(full) {}
+    ReplaceLoops(const std::unordered_map<const StmtNode*, RaggedLoop>& loops, bool full, bool may_be_full)
+        : loops_(loops), full_(full), may_be_full_(may_be_full) {}
     Stmt mutate_stmt(const Stmt& s) override {
       if (!s) return s;
       auto it = loops_.find(s.get());
-      if (it != loops_.end()) return full_ ? it->second.full : it->second.tail;
+      if (it != loops_.end()) return full_ ? it->second.full : it->second.tail(may_be_full_);
       return IRMutator::mutate_stmt(s);
     }
 
    private:
     const std::unordered_map<const StmtNode*, RaggedLoop>& loops_;
-    bool full_;
+    bool full_, may_be_full_;
   };
 };
 
