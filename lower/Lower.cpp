@@ -36,6 +36,7 @@
 #include "lower/passes/PlanStorage.h"
 #include "lower/passes/RemoveNoOps.h"
 #include "lower/passes/UnrollLoops.h"
+#include "lower/passes/UnswitchRaggedVectors.h"
 #include "lower/passes/VectorizeLoops.h"
 #include "lower/schedule/Primitives.h"
 
@@ -211,6 +212,8 @@ const std::vector<FunctionPass>& cpu_function_passes() {
   static const std::vector<FunctionPass> list = {
       {"partition_loops", "split loops into a guard-free steady part and guarded tails",
        [](LoweredFunc f) { return on_body(std::move(f), partition_loops); }},
+      {"unswitch_ragged_vectors", "give vectorized loops with a tail guard a full-vector and a tail version",
+       [](LoweredFunc f) { return on_body(std::move(f), unswitch_ragged_vectors); }},
       {"vectorize_loops", "turn vectorized loops into Ramp/Broadcast vector code (or serial loops)",
        [](LoweredFunc f) { return on_body(std::move(f), vectorize_loops); }},
       {"unroll_loops", "replace unrolled loops of small constant extent by copies of their body",

@@ -12,7 +12,6 @@
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
 #include "lower/passes/FreshCopy.h"
-#include "lower/Remarks.h"
 
 namespace texc {
 
@@ -120,7 +119,7 @@ class Partitioner : public IRMutator {
         int64_t lo = solver.steady->min ? std::max(mn, *solver.steady->min) : mn;
         int64_t hi = solver.steady->max ? std::min(last, *solver.steady->max) : last;
         if (lo <= hi && (lo > mn || hi < last)) {
-          if (op->for_kind == ForKind::Parallel) report_parallel_tails(op, mn, lo, hi, last);
+          if (op->for_kind == ForKind::Parallel) return partition_body(op, mn, lo, hi, last);
           std::vector<Stmt> parts;
           if (lo > mn) parts.push_back(make_part(op, mn, lo - 1, /*copy=*/true));
           parts.push_back(make_part(op, lo, hi, /*copy=*/false));
@@ -163,22 +162,21 @@ class Partitioner : public IRMutator {
   }
 
  private:
-  // A remark (lower/Remarks.h): the guarded iterations of a parallel loop run outside its steady
-  // part, as a parallel loop of their own or, one iteration, on one thread.
-  static void report_parallel_tails(const For* op, int64_t mn, int64_t lo, int64_t hi, int64_t last) {
-    auto part = [](int64_t a, int64_t b) {
-      return b == a ? "iteration " + std::to_string(a) + " runs on one thread"
-                    : "iterations " + std::to_string(a) + ".." + std::to_string(b) + " run as a parallel loop of their own";
+  // A parallel loop keeps all its iterations (a tail taken out of it would run after the others,
+  // on one thread or as a loop of its own): its body becomes `if (v < lo) {head} else if (v <= hi)
+  // {steady} else {tail}`, each version simplified for its range, the head and tail fresh copies.
+  Stmt partition_body(const For* op, int64_t mn, int64_t lo, int64_t hi, int64_t last) {
+    ++depth_;
+    auto version = [&](int64_t a, int64_t b, bool copy) {
+      Stmt body = copy ? fresh_copy(op->body) : op->body;
+      return with_range(op->var.get(), Interval::range(a, b), [&] { return mutate_stmt(body); });
     };
-    std::string tails;
-    if (lo > mn) tails += part(mn, lo - 1) + " before it";
-    if (hi < last) tails += (tails.empty() ? "" : ", and ") + part(hi + 1, last) + " after it";
-    report_remark({PendingRemark::Subject::Loop, op->var->name,
-                   "the guarded tail of parallel loop '" + op->var->name + "' (" + std::to_string(mn) + ".." +
-                       std::to_string(last) + ") is split off its steady part " + std::to_string(lo) + ".." +
-                       std::to_string(hi) + ": " + tails +
-                       " (a split whose factor does not divide the extent; a factor that divides it keeps one "
-                       "parallel loop)"});
+    Expr v = op->var;
+    Stmt body = version(lo, hi, /*copy=*/false);
+    if (hi < last) body = IfThenElse::make(v <= make_int(hi, v->type), body, version(hi + 1, last, true));
+    if (lo > mn) body = IfThenElse::make(v < make_int(lo, v->type), version(mn, lo - 1, true), body);
+    --depth_;
+    return op->with_range(op->min, op->extent, body);
   }
 
   template <typename F>

@@ -8,10 +8,13 @@
 // a constant min and extent is partitioned on the conjuncts of the ifs under it that are linear in
 // its variable (the loops between the loop and the if are relaxed over their ranges; enclosing
 // loops over theirs): the steady range is the intersection of the ranges where each such conjunct
-// holds for every value of the relaxed variables, solved with floor division. The loop becomes
-// up to three loops of the same kind over [min, s0), [s0, s1), [s1, min + extent); empty parts are
+// holds for every value of the relaxed variables, solved with floor division. A Serial loop becomes
+// up to three loops over [min, s0), [s0, s1), [s1, min + extent); empty parts are
 // dropped, a part of extent 1 becomes its body with the variable replaced by the constant, and no
-// extent is ever negative. Copies of the body get fresh variables and buffers (fresh_copy).
+// extent is ever negative. A Parallel loop keeps its range (its tail iterations stay among the
+// parallel ones instead of running after them): its body becomes `if (v < s0) {head} else if
+// (v < s1) {steady} else {tail}`, each version simplified for its range. Copies of the body get
+// fresh variables and buffers (fresh_copy).
 // Partitions nest at most three deep on any path. Everywhere (not only in partitions), a conjunct
 // of an if condition that is provably true under the ranges of the enclosing loops and lets is
 // dropped, and an if whose condition is provably false becomes its else branch.

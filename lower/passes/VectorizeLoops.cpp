@@ -1,6 +1,7 @@
 #include "lower/passes/VectorizeLoops.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -14,6 +15,7 @@
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
 #include "lower/Remarks.h"
+#include "lower/passes/UnswitchRaggedVectors.h"
 #include "lower/analysis/BufferAccess.h"
 
 namespace texc {
@@ -21,6 +23,9 @@ namespace texc {
 namespace {
 
 constexpr int kMaxLanes = 64;
+constexpr const char* kNotIndependent =
+    "its lanes are not provably independent (each lane must store only its own elements, at a constant stride, of "
+    "every buffer it writes)";
 
 bool is_ramp_or_broadcast(const Expr& e) {
   bool found = false;
@@ -41,6 +46,7 @@ class Vectorizer : public IRMutator {
   // Buffers allocated inside the body, widened to one slice per lane.
   std::unordered_set<const BufferNode*> lane_private_buffers;
   std::string why;  // why it failed
+  bool lane_guard_failed = false;  // it failed first at an if whose condition differs across lanes
 
   Expr mutate_expr(const Expr& e) override {
     if (failed || !e) return e;
@@ -260,10 +266,12 @@ class Vectorizer : public IRMutator {
 
   Stmt mutate(const IfThenElse* op, const Stmt& self) override {
     Expr c = mutate_expr(op->cond);
+    if (!failed && is_vec(c)) lane_guard_failed = true;
     if (failed || is_vec(c))
       return fail(self, "the condition of an if inside it depends on it: " + to_string(op->cond) +
-                            " (a split whose factor does not divide the extent leaves such a guard when the tail "
-                            "cannot be separated; a factor that divides it keeps vector code)");
+                            " (a tail guard keeps vector code when it is a comparison linear in the loop's variable "
+                            "that uses no variable of a loop inside it; a split factor that divides the extent leaves "
+                            "no guard)");
     Stmt t = mutate_stmt(op->then_case), e = mutate_stmt(op->else_case);
     if (failed) return self;
     return c == op->cond && t == op->then_case && e == op->else_case ? self : IfThenElse::make(c, t, e);
@@ -371,15 +379,36 @@ class LoopVectorizer : public IRMutator {
     if (is_ramp_or_broadcast(loop->min)) return serial("it lies inside another vectorized loop");
     Vectorizer vectorizer(loop->var.get(), loop->min, int(lanes));
     Stmt body = vectorizer.mutate_stmt(loop->body);
+    if (vectorizer.failed && vectorizer.lane_guard_failed) {
+      // A tail guard that unswitch_ragged could not lift: say what else keeps the body scalar.
+      if (auto guards = lane_guards(loop)) {
+        Stmt dropped = drop_lane_guards(loop->body, *guards);
+        Vectorizer without(loop->var.get(), loop->min, int(lanes));
+        Stmt vec = without.mutate_stmt(dropped);
+        if (without.failed) return serial(without.why);
+        if (!lanes_are_independent(vec, without.inner_vars, int(lanes), without.lane_private_buffers))
+          return serial(kNotIndependent);
+      }
+    }
     if (vectorizer.failed) return serial(vectorizer.why);
     if (!lanes_are_independent(body, vectorizer.inner_vars, int(lanes), vectorizer.lane_private_buffers))
-      return serial("its lanes are not provably independent (each lane must store only its own elements, "
-                    "at a constant stride, of every buffer it writes)");
+      return serial(kNotIndependent);
     return body;
   }
 };
 
 }  // namespace
+
+bool vectorizes(const For* loop) {
+  int64_t lanes;
+  if (!is_const_int(loop->extent, &lanes) || lanes < 2 || lanes > kMaxLanes || is_ramp_or_broadcast(loop->min))
+    return false;
+  Vectorizer vectorizer(loop->var.get(), loop->min, int(lanes));
+  Stmt body = vectorizer.mutate_stmt(loop->body);
+  return !vectorizer.failed &&
+         lanes_are_independent(body, vectorizer.inner_vars, int(lanes), vectorizer.lane_private_buffers);
+}
+
 
 Stmt vectorize_loops(const Stmt& s) { return LoopVectorizer().mutate_stmt(s); }
 

@@ -37,4 +37,8 @@ namespace texc {
 
 Stmt vectorize_loops(const Stmt& s);
 
+/// Whether vectorize_loops turns the vectorized loop `loop` (with no vectorized loop inside) into
+/// vector code, rather than leaving it serial with a remark.
+bool vectorizes(const For* loop);
+
 }  // namespace texc
