@@ -15,7 +15,7 @@ pin=()
 [ -n "${CPUS:-}" ] && pin=(taskset -c "$CPUS")
 export TEXC_NUM_THREADS=1
 for space in matmul_512:mm:x86:200:600 conv2d_c6:conv:x86:200:600 depthwise_d3:dw:x86:200:600 \
-             vdla_conv14_int8:vdla:vdla:100:300; do
+             vdla_conv14_int8:vdla:vdla:60:200; do
   IFS=: read -r file dir target trials random_trials <<<"$space"
   "${pin[@]}" python3 "$root/tools/tune_compare.py" "$texc" "$root/bench/tune_spaces/$file.tex" --target "$target" \
     --trials "$trials" --seeds 3 --tuners "xgb,ga,random@$random_trials" --out "$out/$dir" --markdown
