@@ -6,7 +6,8 @@
 
 namespace texc {
 
-Candidate lower_candidate(const OpDef& op, const Space& space, uint64_t index, const LowerSettings& settings) {
+Candidate lower_candidate(const OpDef& op, const Space& space, uint64_t index, const LowerSettings& settings,
+                          bool features_only) {
   Candidate c;
   c.index = index;
   c.config = space.config(index);
@@ -21,7 +22,7 @@ Candidate lower_candidate(const OpDef& op, const Space& space, uint64_t index, c
   };
   try {
     c.func = lower_op(op, options);
-    if (settings.target == "vdla") vdla::generate_program(c.func, settings.vdla_config, op.loc);
+    if (settings.target == "vdla" && !features_only) vdla::generate_program(c.func, settings.vdla_config, op.loc);
   } catch (const UserError& e) {
     c.invalid_reason = e.what();
     return c;

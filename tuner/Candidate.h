@@ -34,7 +34,10 @@ struct LowerSettings {
 };
 
 /// Lowers configuration `index` of `space` for the op. Never throws for a user error. For vdla it
-/// also generates the program, so a tile that does not fit a buffer is invalid, not measured.
-Candidate lower_candidate(const OpDef& op, const Space& space, uint64_t index, const LowerSettings& settings);
+/// also generates the program (unless `features_only`), so a tile that does not fit a buffer is
+/// invalid, not measured. The explorer's predictions ask for features only: generating a VDLA
+/// program for every point the annealing visits cost seconds each, for a check the batch repeats.
+Candidate lower_candidate(const OpDef& op, const Space& space, uint64_t index, const LowerSettings& settings,
+                          bool features_only = false);
 
 }  // namespace texc

@@ -82,7 +82,7 @@ TuneSummary tune_op(const OpDef& op, Runner& runner, const TuneOptions& options,
   }
 
   FeatureCache features([&](uint64_t index) -> std::optional<std::vector<float>> {
-    Candidate c = lower_candidate(op, space, index, options.lower);
+    Candidate c = lower_candidate(op, space, index, options.lower, /*features_only=*/true);
     if (!c.valid) return std::nullopt;
     return c.features;
   });
