@@ -4,12 +4,13 @@
 
     bench/tune_workloads.py                       # every workload, 1 thread
     bench/tune_workloads.py --workloads G6,D1 --threads 2 --cpus 0,1
+    bench/tune_workloads.py --summary             # a markdown table of the records: trials, best, knobs
 
 Re-running resumes: `texc tune` counts the records already in the file and measures only what is
 missing. bench_texc's `tuned` variant (bench/run_bench.py's "texc tuned" columns) reads the best
 valid record of each workload from these files.
 """
-import argparse, os, subprocess, sys, time
+import argparse, json, os, subprocess, sys, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # trials and early stopping per kind: the spaces have 1920 (matmul), 600 (conv2d) and 120
@@ -34,6 +35,29 @@ def names(spec):
     return out
 
 
+def summary(path, workloads):
+    """Per workload: records, failed ones, the best GFLOP/s (texc's FLOP count) and its knobs."""
+    by = {}
+    for line in open(path):
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue
+        by.setdefault(r["op"], []).append(r)
+    print("| workload | records | not ok | best GFLOP/s (trial) | its knobs |")
+    print("|---|---|---|---|---|")
+    for w in workloads:
+        rs = by.get(w, [])
+        ok = [r for r in rs if r["status"] == "ok"]
+        if not ok:
+            print(f"| {w} | {len(rs)} | {len(rs)} | | |")
+            continue
+        best = max(ok, key=lambda r: r["gflops"])
+        knobs = " ".join(f"{k}={v}" for k, v in best["knobs"].items())
+        print(f"| {w} | {len(rs)} | {len(rs) - len(ok)} | {best['gflops']:.1f} ({best['trial']}) | {knobs} |")
+    return 0
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--texc", default=os.path.join(ROOT, "build", "tools", "texc", "texc"))
@@ -41,8 +65,11 @@ def main():
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--cpus", default="", help="pin the tuner to these CPUs (taskset -c)")
     p.add_argument("--trials-scale", type=float, default=1.0)
+    p.add_argument("--summary", action="store_true", help="only print the records' table")
     a = p.parse_args()
     records = os.path.join(ROOT, "bench", "records", f"x86-t{a.threads}.jsonl")
+    if a.summary:
+        return summary(records, names(a.workloads))
     env = dict(os.environ, TEXC_NUM_THREADS=str(a.threads))
     for w in names(a.workloads):
         trials, early = BUDGET[w[0]]
