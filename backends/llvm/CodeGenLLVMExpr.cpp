@@ -341,15 +341,19 @@ Value* CodeGenLLVM::emit_call(const Call* op, bool as_statement) {
     case CallKind::Extern: {
       if (op->name.rfind("llvm.", 0) == 0) {  // a `lower llvm` intrinsic: operands in (address, count) pairs
         std::vector<TargetIntrinsicOperand> operands;
+        std::vector<const BufferNode*> buffers;
         for (size_t i = 0; i + 1 < op->args.size(); i += 2) {
           const Call* address = op->args[i]->as<Call>();
           int64_t count = 0;
           TEXC_CHECK(address && address->args.size() == 1 && address->args[0]->as<Load>() &&
                      is_const_int(op->args[i + 1], &count))
               << "call of " << op->name << " in op " << op_name_ << " is not (address_of, count) pairs";
-          operands.push_back({emit(op->args[i]), memory_type(address->args[0]->as<Load>()->buffer->dtype), count});
+          const Buffer& buffer = address->args[0]->as<Load>()->buffer;
+          operands.push_back({emit(op->args[i]), memory_type(buffer->dtype), count});
+          buffers.push_back(buffer.get());
         }
-        emit_target_intrinsic_call(b_, *module_, op->name, operands, op_name_);
+        for (auto [access, operand] : emit_target_intrinsic_call(b_, *module_, op->name, operands, op_name_))
+          attach_alias_metadata(access, buffers[operand]);
         return zero_of(value_type(op->type));
       }
       std::vector<Value*> args;

@@ -60,26 +60,31 @@ llvm::Function* declaration(llvm::Module& module, const std::string& name, const
   return fn;
 }
 
-/// The operand's region loaded as `type`: reinterpreted when the sizes agree, repeated when the
-/// region's size divides the type's.
-llvm::Value* load_as(llvm::IRBuilder<>& b, const llvm::DataLayout& layout, const TargetIntrinsicOperand& operand,
-                     llvm::Type* type, const std::string& op, const std::string& name, size_t position) {
+/// The operand's region loaded as `type` (reinterpreted when the sizes agree, repeated when the
+/// region's size divides the type's), and the load that reads it.
+std::pair<llvm::Value*, llvm::LoadInst*> load_as(llvm::IRBuilder<>& b, const llvm::DataLayout& layout,
+                                                 const TargetIntrinsicOperand& operand, llvm::Type* type,
+                                                 const std::string& op, const std::string& name, size_t position) {
   uint64_t want = layout.getTypeStoreSize(type);
   uint64_t have = uint64_t(operand.count) * layout.getTypeStoreSize(operand.element);
-  if (have == want) return b.CreateAlignedLoad(type, operand.address, llvm::Align(1));
+  if (have == want) {
+    llvm::LoadInst* load = b.CreateAlignedLoad(type, operand.address, llvm::Align(1));
+    return {load, load};
+  }
   if (have == 0 || want % have != 0 || !type->isVectorTy())
     fail(op, name, "argument " + std::to_string(position + 1) + " is " + std::to_string(want) +
                        " bytes, which the operand's region of " + std::to_string(have) + " bytes does not fill");
   llvm::Type* chunk = llvm::IntegerType::get(b.getContext(), unsigned(have * 8));
-  llvm::Value* value = b.CreateAlignedLoad(chunk, operand.address, llvm::Align(1));
-  llvm::Value* repeated = b.CreateVectorSplat(unsigned(want / have), value);
-  return b.CreateBitCast(repeated, type);
+  llvm::LoadInst* load = b.CreateAlignedLoad(chunk, operand.address, llvm::Align(1));
+  llvm::Value* repeated = b.CreateVectorSplat(unsigned(want / have), load);
+  return {b.CreateBitCast(repeated, type), load};
 }
 
 }  // namespace
 
-void emit_target_intrinsic_call(llvm::IRBuilder<>& b, llvm::Module& module, const std::string& name,
-                                const std::vector<TargetIntrinsicOperand>& operands, const std::string& op) {
+std::vector<std::pair<llvm::Instruction*, size_t>> emit_target_intrinsic_call(
+    llvm::IRBuilder<>& b, llvm::Module& module, const std::string& name,
+    const std::vector<TargetIntrinsicOperand>& operands, const std::string& op) {
   llvm::Function* fn = declaration(module, name, op);
   llvm::FunctionType* type = fn->getFunctionType();
   size_t params = type->getNumParams();
@@ -87,18 +92,23 @@ void emit_target_intrinsic_call(llvm::IRBuilder<>& b, llvm::Module& module, cons
     fail(op, name, "it takes " + std::to_string(params) + " arguments but the intrinsic has " +
                        std::to_string(operands.size()) + " operands (output and inputs)");
   size_t first = operands.size() - params;  // 0: the output is the accumulator argument
-  const llvm::DataLayout& layout = module.getDataLayout();
-  std::vector<llvm::Value*> args;
-  for (size_t i = 0; i < params; ++i)
-    args.push_back(load_as(b, layout, operands[first + i], type->getParamType(unsigned(i)), op, name, i));
-  llvm::Value* result = b.CreateCall(fn, args);
-  note_target_intrinsic_call(name);
   const TargetIntrinsicOperand& out = operands.front();
+  const llvm::DataLayout& layout = module.getDataLayout();
   uint64_t out_bytes = uint64_t(out.count) * layout.getTypeStoreSize(out.element);
   if (layout.getTypeStoreSize(type->getReturnType()) != out_bytes)
     fail(op, name, "it returns " + std::to_string(layout.getTypeStoreSize(type->getReturnType())) +
                        " bytes but the output's region is " + std::to_string(out_bytes) + " bytes");
-  b.CreateAlignedStore(result, out.address, llvm::Align(1));
+  std::vector<std::pair<llvm::Instruction*, size_t>> accesses;
+  std::vector<llvm::Value*> args;
+  for (size_t i = 0; i < params; ++i) {
+    auto [value, load] = load_as(b, layout, operands[first + i], type->getParamType(unsigned(i)), op, name, i);
+    args.push_back(value);
+    accesses.push_back({load, first + i});
+  }
+  llvm::Value* result = b.CreateCall(fn, args);
+  note_target_intrinsic_call(name);
+  accesses.push_back({b.CreateAlignedStore(result, out.address, llvm::Align(1)), 0});
+  return accesses;
 }
 
 }  // namespace texc

@@ -15,6 +15,7 @@
 // lacks is found by LLVM's instruction selection (CpuTargetMachine.cpp reports it).
 #pragma once
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <llvm/IR/IRBuilder.h>
@@ -30,8 +31,9 @@ struct TargetIntrinsicOperand {
 };
 
 /// Emits the call of LLVM intrinsic `name` on `operands` (output first) and the store of its result;
-/// `op` names the op in messages.
-void emit_target_intrinsic_call(llvm::IRBuilder<>& b, llvm::Module& module, const std::string& name,
+/// `op` names the op in messages. Returns the loads and the store it emitted, each with the index of
+/// its operand (for the caller's alias metadata).
+std::vector<std::pair<llvm::Instruction*, size_t>> emit_target_intrinsic_call(llvm::IRBuilder<>& b, llvm::Module& module, const std::string& name,
                                 const std::vector<TargetIntrinsicOperand>& operands, const std::string& op);
 
 }  // namespace texc
