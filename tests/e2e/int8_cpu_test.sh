@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # int8 on CPUs through `lower llvm` intrinsics (docs/language.md "Tensorize", stdlib nn.int8_cpu):
 #  - interp: the tensorized ops run (the loop interpreter runs the loops the pattern matched);
-#  - x86 (when the CPU has avx512_vnni): dense_u8s8 and the accumulator ops run through vpdpbusd,
+#  - x86 (when the CPU has avx512_vnni): dense_u8s8, conv2d_u8s8 and the accumulator ops run through vpdpbusd,
 #    checked against the reference interpreter, and the assembly has vpdpbusd; with
 #    --mattr -avx512vnni a clear error (exit 1), not a crash;
 #  - arm (when qemu-aarch64 runs): dense_s8s8 through sdot with --mattr +dotprod, its assembly has
@@ -20,11 +20,15 @@ cd "$dir" || exit 2
 expect 0 'PASS' -- run acc.tex --target interp
 expect 0 'PASS' -- run dense.tex --target interp --op dense_u8s8_small
 expect 0 'PASS' -- run dense.tex --target interp --op dense_s8s8_small
+expect 0 'PASS' -- run dense.tex --target interp --op conv2d_u8s8_small
 
 if grep -q avx512_vnni /proc/cpuinfo; then
   expect 0 'PASS' -- run acc.tex --target x86
   expect 0 'PASS' -- run dense.tex --target x86 --op dense_u8s8_small
   expect 0 'PASS' -- run dense.tex --target x86 --op dense_u8s8_typical
+  expect 0 'PASS' -- run dense.tex --target x86 --op conv2d_u8s8_small
+  expect 0 'PASS' -- run dense.tex --target x86 --op conv2d_u8s8_typical
+  expect 0 'vpdpbusd' -- dense.tex --target x86 --op conv2d_u8s8_small --emit asm -o -
   expect 0 'vpdpbusd' -- dense.tex --target x86 --op dense_u8s8_small --emit asm -o -
 else
   echo "skip: this CPU has no avx512_vnni (x86 runs of vpdpbusd)"
@@ -41,6 +45,7 @@ expect 1 'LLVM cannot generate code for target arm.*lacks the instruction of the
 if command -v qemu-aarch64 >/dev/null; then
   expect 0 'PASS' -- run dense.tex --target arm --op dense_s8s8_small --mattr +dotprod
   expect 0 'PASS' -- run dense.tex --target arm --op dense_u8s8_small
+  expect 0 'PASS' -- run dense.tex --target arm --op conv2d_u8s8_small
 else
   echo "skip: no qemu-aarch64 (arm runs)"
 fi
