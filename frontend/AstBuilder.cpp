@@ -79,6 +79,18 @@ class AstBuilder {
     return true;
   }
 
+  /// An LLVM target intrinsic of a CPU target texc compiles for: "llvm.x86." or "llvm.aarch64." then
+  /// letters, digits, '_' and '.'.
+  static bool is_llvm_target_intrinsic_name(const std::string& s) {
+    std::string rest;
+    for (const char* prefix : {"llvm.x86.", "llvm.aarch64."})
+      if (s.rfind(prefix, 0) == 0) rest = s.substr(std::string(prefix).size());
+    if (rest.empty()) return false;
+    for (char ch : rest)
+      if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '.') return false;
+    return true;
+  }
+
   static std::string dotted_text(P::DottedNameContext* ctx) {
     std::string t;
     for (auto* id : ctx->ID()) {
@@ -154,6 +166,14 @@ class AstBuilder {
       op.lower_symbol = unquote(ext->symbol->getText());
       op.lower_loc = loc(ext->symbol);
       if (!is_c_identifier(op.lower_symbol)) throw_error(DiagId::ExternSymbolInvalid, op.lower_loc, op.lower_symbol);
+    } else if (auto* named = dynamic_cast<P::LowerNamedContext*>(lower)) {
+      // `lower llvm "llvm.x86.NAME"`: an LLVM target intrinsic (docs/language.md "Tensorize").
+      if (named->kind->getText() != "llvm") throw_error(DiagId::LowerKindUnknown, loc(named->kind), named->kind->getText());
+      op.lower_kind = "llvm";
+      op.lower_symbol = unquote(named->symbol->getText());
+      op.lower_loc = loc(named->symbol);
+      if (!is_llvm_target_intrinsic_name(op.lower_symbol))
+        throw_error(DiagId::LLVMIntrinsicNameInvalid, op.lower_loc, op.lower_symbol);
     } else if (auto* builtin = dynamic_cast<P::LowerBuiltinContext*>(lower)) {
       if (builtin->dottedName()) {
         op.lower_kind = dotted_text(builtin->dottedName());

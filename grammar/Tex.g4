@@ -31,6 +31,7 @@ intrinsicDecl
 
 lowerClause
   : LOWER EXTERN symbol=STRING     # lowerExtern
+  | LOWER kind=ID symbol=STRING    # lowerNamed      // `lower llvm "llvm.x86.avx512.vpdpbusd.512"`
   | LOWER (dottedName | ID)        # lowerBuiltin
   ;
 

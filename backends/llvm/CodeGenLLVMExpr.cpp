@@ -9,6 +9,7 @@
 
 #include "backends/llvm/CodeGenLLVM.h"
 #include "backends/llvm/MathLLVM.h"
+#include "backends/llvm/TargetIntrinsicCall.h"
 #include "ir/Diagnostics.h"
 #include "ir/IRVisitor.h"
 #include "ir/Intrinsics.h"
@@ -338,6 +339,23 @@ Value* CodeGenLLVM::emit_call(const Call* op, bool as_statement) {
     }
     case CallKind::Intrinsic: return emit_intrinsic(op);
     case CallKind::Extern: {
+      if (op->name.rfind("llvm.", 0) == 0) {  // a `lower llvm` intrinsic: operands in (address, count) pairs
+        std::vector<TargetIntrinsicOperand> operands;
+        std::vector<const BufferNode*> buffers;
+        for (size_t i = 0; i + 1 < op->args.size(); i += 2) {
+          const Call* address = op->args[i]->as<Call>();
+          int64_t count = 0;
+          TEXC_CHECK(address && address->args.size() == 1 && address->args[0]->as<Load>() &&
+                     is_const_int(op->args[i + 1], &count))
+              << "call of " << op->name << " in op " << op_name_ << " is not (address_of, count) pairs";
+          const Buffer& buffer = address->args[0]->as<Load>()->buffer;
+          operands.push_back({emit(op->args[i]), memory_type(buffer->dtype), count});
+          buffers.push_back(buffer.get());
+        }
+        for (auto [access, operand] : emit_target_intrinsic_call(b_, *module_, op->name, operands, op_name_))
+          attach_alias_metadata(access, buffers[operand]);
+        return zero_of(value_type(op->type));
+      }
       std::vector<Value*> args;
       std::vector<llvm::Type*> arg_types;
       for (const Expr& a : op->args) {

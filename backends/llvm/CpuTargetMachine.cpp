@@ -15,7 +15,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
+#include <set>
 #include <vector>
 
 namespace texc {
@@ -26,15 +28,29 @@ namespace {
 // an LLVM failure can be blamed on the choice or reported as texc's own bug.
 std::mutex g_user_choice_mutex;
 std::string g_user_choice;
+std::string g_target_arch;  // "x86" or "arm": the target machine being built
+std::set<std::string> g_target_intrinsics;  // `lower llvm` intrinsics code generation has called
 
 /// LLVM's fatal errors (report_fatal_error) end the process; this handler makes that a message
 /// instead of "LLVM ERROR" and an abort: a user error (exit 1) when --mcpu/--mattr chose the
 /// target, else an internal error.
 void on_llvm_fatal_error(void*, const char* reason, bool) {
-  std::string choice;
+  std::string choice, arch, intrinsics;
   {
     std::lock_guard<std::mutex> lock(g_user_choice_mutex);
     choice = g_user_choice;
+    arch = g_target_arch;
+    for (const std::string& name : g_target_intrinsics) intrinsics += (intrinsics.empty() ? "'" : ", '") + name + "'";
+  }
+  // Instruction selection failed in a module that calls `lower llvm` intrinsics (tensorize): the
+  // chosen or default CPU lacks their instruction.
+  if (std::strncmp(reason, "Cannot select", 13) == 0 && !intrinsics.empty()) {
+    std::fprintf(stderr,
+                 "texc: error: LLVM cannot generate code for %s: the CPU lacks the instruction of the tensorized "
+                 "LLVM intrinsic %s (choose a CPU that has it with --mcpu or --mattr, or a schedule without it)\n",
+                 choice.empty() ? ("target " + arch + " (default CPU)").c_str() : choice.c_str(), intrinsics.c_str());
+    std::fflush(stderr);
+    _exit(1);
   }
   if (!choice.empty()) {
     std::fprintf(stderr, "texc: error: LLVM cannot generate code for %s: %s\n", choice.c_str(), reason);
@@ -47,6 +63,11 @@ void on_llvm_fatal_error(void*, const char* reason, bool) {
 }
 
 }  // namespace
+
+void note_target_intrinsic_call(const std::string& name) {
+  std::lock_guard<std::mutex> lock(g_user_choice_mutex);
+  g_target_intrinsics.insert(name);
+}
 
 void initialize_llvm_targets() {
   static std::once_flag once;
@@ -173,6 +194,7 @@ std::unique_ptr<llvm::TargetMachine> make_cpu_target_machine(const CpuTargetOpti
   {
     std::lock_guard<std::mutex> lock(g_user_choice_mutex);
     g_user_choice = choice.empty() ? "" : "target " + options.arch + " " + choice;
+    g_target_arch = options.arch;
   }
 
   llvm::CodeGenOptLevel level = llvm::CodeGenOptLevel::Aggressive;

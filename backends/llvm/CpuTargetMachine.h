@@ -18,6 +18,9 @@ namespace texc {
 
 /// Registers every LLVM target once per process (safe to call repeatedly, from any thread).
 void initialize_llvm_targets();
+/// Records that generated code calls the LLVM target intrinsic `name` (a `lower llvm` tensorize),
+/// so that a failed instruction selection is reported as a CPU lacking its instruction (exit 1).
+void note_target_intrinsic_call(const std::string& name);
 
 struct ResolvedCpuTarget {
   std::string triple, cpu, features;

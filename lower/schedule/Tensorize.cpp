@@ -1,9 +1,11 @@
 // tensorize(L, NAME): the loop nest under loop L (L included) is replaced by one call of the tensor
 // intrinsic NAME (language.md "intrinsics").
 //
-// Contract: NAME is an intrinsic declared with `lower extern "symbol"` and visible to the op
-// (OpDef::intrinsics), or a built-in of the target (ir/Target.h: `vdla.gemm` on vdla); another
-// lowering, or a built-in of another target, is reported as not available on the target. The
+// Contract: NAME is an intrinsic declared with `lower extern "symbol"` or `lower llvm "llvm.ARCH.X"`
+// and visible to the op (OpDef::intrinsics), or a built-in of the target (ir/Target.h: `vdla.gemm`
+// on vdla); another lowering, or a built-in of another target, is reported as not available on the
+// target, and an `llvm.x86.*` intrinsic off x86 or interp (`llvm.aarch64.*` off arm or interp) as
+// belonging to its own target. The
 // match is structural, like TensorIR's tensorize:
 //  - shape: the loops from L inward are perfectly nested down to one Block, one loop per intrinsic
 //    axis (spatial axes then reduction axes, by order) with equal constant extents;
@@ -23,7 +25,9 @@
 //   Evaluate(Call(i32, symbol, {address_of(X[base])...}, Extern))
 // with the intrinsic's inputs first, then its outputs (parameter order), each base being the
 // access's indices with the loops under L at 0; split guards that depend only on outer loops
-// guard the call. Caveat: strides are checked against the buffers' full logical shapes, which is
+// guard the call. An LLVM intrinsic accumulates like vdla.gemm (outer loops may drive the
+// reduction) and becomes a Block holding its call (llvm_call_block), or stays a tensorized nest on
+// interp. Caveat: strides are checked against the buffers' full logical shapes, which is
 // exact for op inputs and outputs (intermediates accessed by an intrinsic are kept whole by
 // plan_storage, as for any address_of access).
 #include <algorithm>
@@ -205,10 +209,59 @@ const IntrinsicDef& vdla_gemm_intrinsic() {
   return def;
 }
 
+// A `lower llvm` intrinsic's replacement of the matched nest under `top`. On interp the nest stays
+// (marked tensorized): the loop interpreter evaluates the pattern it matched. On x86/arm it becomes
+// a Block of the same stage at the nest's first point whose body is
+//   Evaluate(Call(i32, "llvm.NAME", {address_of(out[base]), n_out, address_of(in[base]), n_in...}, Extern))
+// (the output first, then the inputs in parameter order, each with its element count in the
+// pattern) and whose init is the original init looped over the tensorized spatial loops, so that
+// lower_blocks still resets the accumulator before the reduction loops outside `top`.
+Stmt llvm_call_block(const For* top, const IntrinsicDef& intrin, const std::string& target, const Block& block,
+                     const std::vector<const For*>& loops, const VarMap& iter_values,
+                     const std::vector<std::pair<Buffer, Buffer>>& buffer_map,
+                     const std::map<const BufferNode*, std::vector<Expr>>& base_of) {
+  if (target == "interp") return top->with_kind(ForKind::Tensorized, intrin.name);
+  std::vector<Expr> args;
+  std::vector<Buffer> params = intrin.outputs;
+  params.insert(params.end(), intrin.inputs.begin(), intrin.inputs.end());
+  for (const Buffer& param : params) {
+    Buffer actual;
+    for (auto& [p, a] : buffer_map)
+      if (p == param) actual = a;
+    if (!actual) throw Mismatch{"expression: the intrinsic's '" + param->name + "' has no counterpart in the nest"};
+    int64_t count = 1;
+    for (const Expr& d : param->shape) {
+      int64_t extent = 0;
+      TEXC_CHECK(is_const_int(d, &extent)) << "intrinsic " << intrin.name << " has a non-constant shape";
+      count *= extent;
+    }
+    args.push_back(
+        make_intrinsic_call(Intrinsic::AddressOf, Int(64), {Load::make(actual, base_of.at(actual.get()))}));
+    args.push_back(make_int(count));
+  }
+  Stmt call = Evaluate::make(Call::make(Int(32), intrin.symbol, args, CallKind::Extern));
+  Stmt init;
+  if (block.init) {
+    init = substitute(block.init, iter_values);
+    for (size_t i = loops.size(); i-- > 0;) {
+      if (!uses_var(init, loops[i]->var.get())) continue;
+      Var fresh = Variable::make(loops[i]->var->name, loops[i]->var->type);
+      init = For::make(fresh, loops[i]->min, loops[i]->extent, ForKind::Serial,
+                       substitute(init, VarMap{{loops[i]->var.get(), fresh}}));
+    }
+  }
+  VarMap at_start;
+  for (const For* l : loops) at_start[l->var.get()] = make_int(0);
+  std::vector<Expr> bindings;
+  for (const Expr& b : block.bindings) bindings.push_back(simplify(substitute(b, at_start)));
+  return Block::make(block.stage, block.iter_vars, bindings, block.predicate, init, call);
+}
+
 // The Evaluate that replaces the nest (an extern intrinsic), or the nest marked tensorized (an
 // accumulating built-in), or a Mismatch.
-Stmt match_and_replace(const For* top, const IntrinsicDef& intrin) {
-  const bool accumulating = intrin.lower_kind == "vdla.gemm";
+Stmt match_and_replace(const For* top, const IntrinsicDef& intrin, const std::string& target) {
+  const bool llvm = intrin.lower_kind == "llvm";
+  const bool accumulating = intrin.lower_kind == "vdla.gemm" || llvm;
   const Stage& pattern = intrin.stages.front();
   // Shape: the perfectly nested loops and the Block under them.
   std::vector<const For*> loops{top};
@@ -325,6 +378,7 @@ Stmt match_and_replace(const For* top, const IntrinsicDef& intrin) {
     base_of.emplace(ap.actual.get(), base);
   }
 
+  if (llvm) return llvm_call_block(top, intrin, target, *block, loops, iter_values, matcher.buffer_map, base_of);
   if (accumulating) return top->with_kind(ForKind::Tensorized, intrin.name);
 
   // The call: intrinsic inputs, then outputs, each as the address of its base element.
@@ -362,10 +416,16 @@ void apply_tensorize(ScheduleState& st, const SchedStep& step) {
     throw_error(DiagId::UnknownIntrinsic, name.loc, name.name);
   }
   const IntrinsicDef& intrin = *found;
-  if ((intrin.lower_kind != "extern" && !builtin_here) || intrin.stages.size() != 1)
+  if ((intrin.lower_kind != "extern" && intrin.lower_kind != "llvm" && !builtin_here) || intrin.stages.size() != 1)
     throw_error(DiagId::IntrinsicNotAvailable, name.loc, name.name, st.target);
+  if (intrin.lower_kind == "llvm") {
+    // An LLVM target intrinsic: its own CPU target, or interp (which evaluates the pattern).
+    std::string owner = intrin.symbol.rfind("llvm.x86.", 0) == 0 ? "x86" : "arm";
+    if (st.target != owner && st.target != "interp")
+      throw_error(DiagId::LLVMIntrinsicWrongTarget, name.loc, name.name, intrin.symbol, owner, st.target, owner);
+  }
   try {
-    st.replace(l, match_and_replace(l, intrin));
+    st.replace(l, match_and_replace(l, intrin, st.target));
   } catch (const Mismatch& m) {
     throw_error(DiagId::TensorizeMismatch, p.loc, l->var->name, name.name, m.what);
   }

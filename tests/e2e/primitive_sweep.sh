@@ -21,6 +21,10 @@ case_file() {
     echo '  compute { c[j] = sum(a[k] * b[k, j] for k in 0..16) }'
     echo '  lower extern "sweep_dot16"'
     echo '}'
+    echo 'intrinsic vnni(a: u8[4], b: i8[16, 4]) -> c {'
+    echo '  compute { c[j] = sum(i32(a[k]) * i32(b[j, k]) for k in 0..4) }'
+    echo '  lower llvm "llvm.x86.avx512.vpdpbusd.512"'
+    echo '}'
     echo 'op f(A: f32[16, 16], B: f32[16, 16]) -> C {'
     echo '  compute {'
     echo '    T[i, j] = A[i, j] * 2.0'
@@ -61,6 +65,7 @@ done
 case_file vectorize_outer 'vectorize(C.i)'
 case_file tensorize_gemm 'tensorize(C.i, vdla.gemm)'
 case_file tensorize_dot16 'tensorize(C.j, dot16)'
+case_file tensorize_vnni 'tensorize(C.j, vnni)'
 
 compiled=0 diagnosed=0
 for file in "$work"/*.tex; do

@@ -7,6 +7,8 @@
 #
 # usage: run_stdlib_tests.sh TEXC TARGET [REPO_ROOT] [small|all]
 #
+# A line `# TARGET-args: ARGS` in a file adds ARGS to its runs on TARGET (`# arm-args: --mattr
+# +dotprod` for an op whose arm schedule uses the dot-product instructions).
 # Ops named *_small (odd, tiny sizes) run on every target; the others (typical sizes) only with
 # `all`, the default for x86 — the loop interpreter and qemu (arm) are too slow for them.
 # Exit 77 (ctest's skip) with a SKIP line when texc cannot run TARGET here (texc exits 2: the
@@ -36,13 +38,16 @@ for file in "$root"/tests/stdlib/*.tex; do
     failed_ops+=("$name")
     continue
   fi
+  # `# arm-args: ...` (or x86-args, interp-args...) in the file: arguments for that target's runs.
+  target_args=$(sed -n "s/^# $target-args://p" "$file" | head -n 1)
   for op in $ops; do
     case "$op" in
       *_small) ;;
       *) [ "$sizes" = all ] || continue ;;
     esac
     start=$(date +%s%N)
-    output=$(timeout 600 "$texc" run "$file" --target "$target" --op "$op" 2>&1)
+    # shellcheck disable=SC2086  # target_args is a list of words
+    output=$(timeout 600 "$texc" run "$file" --target "$target" --op "$op" $target_args 2>&1)
     status=$?
     ms=$((($(date +%s%N) - start) / 1000000))
     if [ $first -eq 1 ] && [ $status -eq 2 ]; then

@@ -1,6 +1,7 @@
 // Automatic fusion by stage kind (lower/AutoFuse.cpp) and tensorize (lower/schedule/Tensorize.cpp):
 // lowered for the interp target, run by the loop interpreter (tensorized nests call the extern
-// functions of backends/interp/ExternRegistry.h) and compared with the reference interpreter.
+// functions of backends/interp/ExternRegistry.h) and compared with the reference interpreter; a
+// `lower llvm` intrinsic is also lowered for x86 and checked as text.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include "schedule_test_support.h"
 
@@ -242,5 +243,72 @@ TEST_CASE("tensorize diagnostics say which part did not match") {
     Diagnostic d = schedule_error(dot16_op("oo, oi = split(Y.o, 16)\ntensorize(oi, vdla.gemm)"));
     CHECK(d.id == DiagId::IntrinsicNotAvailable);
     CHECK(d.message == "intrinsic 'vdla.gemm' is not available on target 'interp'");
+  }
+}
+
+namespace {
+
+// An accumulation over kb (outside the tensorized loop) and ki (inside it), tensorized with an
+// LLVM target intrinsic (vpdpbusd's pattern).
+const char* kVnniOp = R"(
+intrinsic vnni(a: u8[4], b: i8[16, 4]) -> c {
+  compute { c[j] = sum(i32(a[k]) * i32(b[j, k]) for k in 0..4) }
+  lower llvm "llvm.x86.avx512.vpdpbusd.512"
+}
+op acc(X: u8[3, 5, 4], W: i8[2, 5, 16, 4]) -> Acc {
+  compute { Acc[m, nb, no: 16] = sum(i32(X[m, kb, ki]) * i32(W[nb, kb, no, ki]) for kb in 0..5, ki in 0..4) }
+  schedule cpu {
+    reorder(Acc.m, Acc.nb, Acc.kb, Acc.no, Acc.ki)
+    tensorize(Acc.no, vnni)
+  }
+}
+)";
+
+std::string ir_after_for(const std::string& text, const std::string& pass, const std::string& target) {
+  OpDef op = compile_op(text);
+  LowerOptions options;
+  options.target = target;
+  std::optional<std::string> ir;
+  options.after_pass = [&](const std::string& name, const LoweredFunc& func) {
+    if (name == pass) ir = to_string(func);
+  };
+  lower_op(op, options);
+  REQUIRE(ir.has_value());
+  return *ir;
+}
+
+}  // namespace
+
+TEST_CASE("tensorize with a lower llvm intrinsic: interp runs the matched loops") {
+  check_correct(kVnniOp);
+  std::string lowered = ir_after(kVnniOp, "lower_blocks");
+  CHECK_NOT_CONTAINS(lowered, "llvm.x86");
+  CHECK_CONTAINS(lowered, "for Acc.ki");
+}
+
+TEST_CASE("tensorize with a lower llvm intrinsic: on x86 one call per reduction step, after the hoisted init") {
+  std::string lowered = ir_after_for(kVnniOp, "lower_blocks", "x86");
+  // The output's address and element count first, then the inputs' (parameter order).
+  CHECK_CONTAINS(lowered, "call llvm.x86.avx512.vpdpbusd.512(address_of:i64(Acc[Acc.m, Acc.nb, 0]), 16, "
+                          "address_of:i64(X[Acc.m, Acc.kb, 0]), 4, address_of:i64(W[Acc.nb, Acc.kb, 0, 0]), 64)");
+  CHECK_NOT_CONTAINS(lowered, "for Acc.ki");
+  // The accumulator is reset over the 16 lanes before the loop over kb.
+  size_t init = lowered.find("= 0i32"), kb = lowered.find("for Acc.kb");
+  REQUIRE(init != std::string::npos);
+  REQUIRE(kb != std::string::npos);
+  CHECK(init < kb);
+}
+
+TEST_CASE("tensorize with a lower llvm intrinsic of another CPU target") {
+  OpDef op = compile_op(kVnniOp);
+  LowerOptions options;
+  options.target = "arm";
+  try {
+    lower_op(op, options);
+    FAIL("expected an error");
+  } catch (const UserError& e) {
+    CHECK(e.diag.message ==
+          "intrinsic 'vnni' lowers to 'llvm.x86.avx512.vpdpbusd.512', an instruction of target 'x86', not of target "
+          "'arm'; tensorize with it in a `schedule x86` block");
   }
 }

@@ -73,7 +73,8 @@ class ExternCallCollector : public IRVisitor {
  protected:
   using IRVisitor::visit;
   void visit(const Call* call) override {
-    if (call->call_kind == CallKind::Extern) {
+    // `lower llvm` intrinsics ("llvm.x86...") are instructions the backend emits, not C functions.
+    if (call->call_kind == CallKind::Extern && call->name.rfind("llvm.", 0) != 0) {
       bool known = false;
       for (const ExternCall& c : *calls_) known = known || c.symbol == call->name;
       if (!known) {
