@@ -8,7 +8,9 @@
 # usage: run_stdlib_tests.sh TEXC TARGET [REPO_ROOT] [small|all]
 #
 # A line `# TARGET-args: ARGS` in a file adds ARGS to its runs on TARGET (`# arm-args: --mattr
-# +dotprod` for an op whose arm schedule uses the dot-product instructions).
+# +dotprod` for an op whose arm schedule uses the dot-product instructions). A line
+# `# x86-requires-cpu: FLAG` skips the file's x86 runs, with a SKIP line, on a host whose
+# /proc/cpuinfo lacks FLAG (the x86 target compiles for the host CPU: avx512_vnni for vpdpbusd).
 # Ops named *_small (odd, tiny sizes) run on every target; the others (typical sizes) only with
 # `all`, the default for x86 — the loop interpreter and qemu (arm) are too slow for them.
 # Exit 77 (ctest's skip) with a SKIP line when texc cannot run TARGET here (texc exits 2: the
@@ -36,6 +38,11 @@ for file in "$root"/tests/stdlib/*.tex; do
     echo "FAIL $name: no op in the file"
     failed=$((failed + 1))
     failed_ops+=("$name")
+    continue
+  fi
+  required=$(sed -n "s/^# $target-requires-cpu:[[:space:]]*//p" "$file" | head -n 1)
+  if [ -n "$required" ] && ! grep -qw "$required" /proc/cpuinfo 2>/dev/null; then
+    echo "SKIP $name on $target: this CPU lacks $required"
     continue
   fi
   # `# arm-args: ...` (or x86-args, interp-args...) in the file: arguments for that target's runs.
