@@ -91,10 +91,49 @@ class DropGuards : public IRMutator {
 
 }  // namespace
 
+// Whether every effect of a loop body outside its own allocations (a store to another buffer, an
+// extern call) is under an if whose condition has a lane guard: only then may the tail version run
+// just the lanes where the guards hold. A statement outside the guarded ifs (a partial sum's store
+// beside a guarded ragged term, schedule_fuzz int8_matmul case 22454) must run on every lane.
+class EffectsGuarded : public IRVisitor {
+ public:
+  EffectsGuarded(const Variable* v) : v_(v) {}
+  bool ok = true;
+
+  void visit(const Allocate* op) override {
+    local_.insert(op->buffer.get());
+    IRVisitor::visit(op);
+  }
+  void visit(const IfThenElse* op) override {
+    if (uses_var(op->cond, v_)) {
+      ++guarded_;
+      visit_stmt(op->then_case);
+      --guarded_;
+      if (op->else_case) ok = false;
+      return;
+    }
+    IRVisitor::visit(op);
+  }
+  void visit(const Store* op) override {
+    if (!guarded_ && !local_.count(op->buffer.get())) ok = false;
+    IRVisitor::visit(op);
+  }
+  void visit(const Evaluate* op) override {
+    if (!guarded_) ok = false;
+    IRVisitor::visit(op);
+  }
+
+ private:
+  const Variable* v_;
+  int guarded_ = 0;
+  std::unordered_set<const BufferNode*> local_;
+};
+
 // The guards on the lanes of a vectorized loop: the conjuncts of if conditions in its body that
 // mention its variable. Usable when each is a linear comparison (solve_lane_guard) using no
-// variable bound inside the body, no such if has an else, and every such if has all of them (so
-// the lanes that run the guarded statements are one interval, the same for all of them).
+// variable bound inside the body, no such if has an else, every such if has all of them (so the
+// lanes that run the guarded statements are one interval, the same for all of them), and every
+// effect of the body is under such an if (EffectsGuarded).
 std::optional<std::vector<Expr>> lane_guards(const For* loop) {
   const Variable* v = loop->var.get();
   std::unordered_set<const Variable*> bound;
@@ -132,6 +171,9 @@ std::optional<std::vector<Expr>> lane_guards(const For* loop) {
     if (!mine.empty()) per_if.push_back(std::move(mine));
   });
   if (!ok || guards.empty()) return std::nullopt;
+  EffectsGuarded effects(v);
+  effects.visit_stmt(loop->body);
+  if (!effects.ok) return std::nullopt;
   for (const auto& mine : per_if)
     if (mine.size() != guards.size()) return std::nullopt;
   return guards;
