@@ -12,6 +12,7 @@
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
 #include "lower/passes/FreshCopy.h"
+#include "lower/passes/LinearComparison.h"
 
 namespace texc {
 
@@ -34,27 +35,17 @@ void split_conjuncts(const Expr& e, std::vector<Expr>& out) {
 // intervals; nullopt when cond is not an inequality of i64 values linear in v, or a bound of the
 // rest is unknown. One side of the result is unbounded.
 std::optional<Interval> solve_always_true(const Expr& cond, const Variable* v, const VarIntervals& others) {
-  const Binary* b = cond->as<Binary>();
-  if (!b || !is_comparison(b->op) || b->a->type != Index()) return std::nullopt;
-  // cond <=> d < bound, with d = k*v + rest.
-  Expr d;
-  int64_t bound;
-  switch (b->op) {
-    case BinaryOp::LT: d = b->a - b->b, bound = 0; break;
-    case BinaryOp::LE: d = b->a - b->b, bound = 1; break;
-    case BinaryOp::GT: d = b->b - b->a, bound = 0; break;
-    case BinaryOp::GE: d = b->b - b->a, bound = 1; break;
-    default: return std::nullopt;
-  }
-  auto k = linear_coefficient(d, v);
-  if (!k || *k == 0) return std::nullopt;
-  Expr rest = simplify(substitute(d, VarMap{{v, make_int(0)}}));
+  auto c = linear_comparison(cond, v);
+  if (!c) return std::nullopt;
+  const int64_t bound = c->bound;
+  const int64_t k = c->k;
+  const Expr& rest = c->rest;
   Interval r = bounds_of(rest, others);
   if (!r.max || *r.max > kMaxMagnitude || *r.max < -kMaxMagnitude) return std::nullopt;
   // k*v + rest < bound for every rest <=> k*v < x.
   int64_t x = bound - *r.max;
-  if (*k > 0) return Interval{std::nullopt, floor_div(x - 1, *k)};
-  return Interval{floor_div(-x, -*k) + 1, std::nullopt};
+  if (k > 0) return Interval{std::nullopt, floor_div(x - 1, k)};
+  return Interval{floor_div(-x, -k) + 1, std::nullopt};
 }
 
 // The interval a loop's variable takes, from the intervals of the enclosing variables.

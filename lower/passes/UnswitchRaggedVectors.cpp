@@ -15,6 +15,7 @@
 #include "ir/Substitute.h"
 #include "lower/Remarks.h"
 #include "lower/passes/FreshCopy.h"
+#include "lower/passes/LinearComparison.h"
 #include "lower/passes/VectorizeLoops.h"
 
 namespace texc {
@@ -45,25 +46,15 @@ struct LaneBound {
   Expr bound;
 };
 std::optional<LaneBound> solve_lane_guard(const Expr& cond, const Variable* v) {
-  const Binary* b = cond->as<Binary>();
-  if (!b || !is_comparison(b->op) || b->a->type != Index()) return std::nullopt;
-  // cond <=> d < bound, with d = k*v + rest.
-  Expr d;
-  int64_t bound;
-  switch (b->op) {
-    case BinaryOp::LT: d = b->a - b->b, bound = 0; break;
-    case BinaryOp::LE: d = b->a - b->b, bound = 1; break;
-    case BinaryOp::GT: d = b->b - b->a, bound = 0; break;
-    case BinaryOp::GE: d = b->b - b->a, bound = 1; break;
-    default: return std::nullopt;
-  }
-  auto k = linear_coefficient(d, v);
-  if (!k || *k == 0) return std::nullopt;
-  Expr rest = simplify(substitute(d, VarMap{{v, make_int(0)}}));
+  auto c = linear_comparison(cond, v);
+  if (!c) return std::nullopt;
+  const int64_t bound = c->bound;
+  const int64_t k = c->k;
+  const Expr& rest = c->rest;
   // k*v + rest < bound: v <= floor((bound - 1 - rest) / k) for k > 0, v >= floor((rest - bound) / -k) + 1
   // for k < 0 (Div is floor division).
-  if (*k > 0) return LaneBound{true, simplify((make_int(bound - 1) - rest) / make_int(*k))};
-  return LaneBound{false, simplify((rest - make_int(bound)) / make_int(-*k) + make_int(1))};
+  if (k > 0) return LaneBound{true, simplify((make_int(bound - 1) - rest) / make_int(k))};
+  return LaneBound{false, simplify((rest - make_int(bound)) / make_int(-k) + make_int(1))};
 }
 
 class DropGuards : public IRMutator {

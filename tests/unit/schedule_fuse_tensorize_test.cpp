@@ -264,19 +264,6 @@ op acc(X: u8[3, 5, 4], W: i8[2, 5, 16, 4]) -> Acc {
 }
 )";
 
-std::string ir_after_for(const std::string& text, const std::string& pass, const std::string& target) {
-  OpDef op = compile_op(text);
-  LowerOptions options;
-  options.target = target;
-  std::optional<std::string> ir;
-  options.after_pass = [&](const std::string& name, const LoweredFunc& func) {
-    if (name == pass) ir = to_string(func);
-  };
-  lower_op(op, options);
-  REQUIRE(ir.has_value());
-  return *ir;
-}
-
 }  // namespace
 
 TEST_CASE("tensorize with a lower llvm intrinsic: interp runs the matched loops") {
@@ -287,7 +274,7 @@ TEST_CASE("tensorize with a lower llvm intrinsic: interp runs the matched loops"
 }
 
 TEST_CASE("tensorize with a lower llvm intrinsic: on x86 one call per reduction step, after the hoisted init") {
-  std::string lowered = ir_after_for(kVnniOp, "lower_blocks", "x86");
+  std::string lowered = ir_after(kVnniOp, "lower_blocks", false, "x86");
   // The output's address and element count first, then the inputs' (parameter order).
   CHECK_CONTAINS(lowered, "call llvm.x86.avx512.vpdpbusd.512(address_of:i64(Acc[Acc.m, Acc.nb, 0]), 16, "
                           "address_of:i64(X[Acc.m, Acc.kb, 0]), 4, address_of:i64(W[Acc.nb, Acc.kb, 0, 0]), 64)");

@@ -53,11 +53,13 @@ inline LoweredFunc check_correct(const std::string& text, bool no_fuse = false) 
   return func;
 }
 
-/// The loop AST right after lowering pass `pass` (e.g. "plan_storage", before flattening).
-inline std::string ir_after(const std::string& text, const std::string& pass, bool no_fuse = false) {
+/// The loop AST right after lowering pass `pass` (e.g. "plan_storage", before flattening), lowered
+/// for `target`.
+inline std::string ir_after(const std::string& text, const std::string& pass, bool no_fuse = false,
+                            const std::string& target = "interp") {
   OpDef op = compile_op(text);
   LowerOptions options;
-  options.target = "interp";
+  options.target = target;
   options.no_fuse = no_fuse;
   std::optional<std::string> ir;
   options.after_pass = [&](const std::string& name, const LoweredFunc& func) {
