@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -204,11 +205,17 @@ std::optional<double> shape_distance(const Shapes& a, const Shapes& b) {
 }  // namespace
 
 RecordChoice choose_record(const std::vector<Record>& records, const std::string& op, const std::string& target,
-                           const Shapes& shapes) {
+                           const Shapes& shapes, const std::optional<std::set<std::string>>& knob_names) {
   const Record* best = nullptr;
   double best_distance = std::numeric_limits<double>::infinity();
+  size_t stale = 0;
   for (const Record& r : records) {
     if (!r.ok() || r.op != op || r.target != target || r.median_ms <= 0) continue;
+    if (knob_names && std::any_of(r.knobs.begin(), r.knobs.end(),
+                                  [&](const auto& knob) { return !knob_names->count(knob.first); })) {
+      ++stale;  // another version of the op's template
+      continue;
+    }
     std::optional<double> d = shape_distance(r.shapes, shapes);
     if (!d) continue;
     if (*d < best_distance - 1e-12 || (std::fabs(*d - best_distance) <= 1e-12 && r.median_ms < best->median_ms)) {
@@ -219,6 +226,8 @@ RecordChoice choose_record(const std::vector<Record>& records, const std::string
   RecordChoice choice;
   if (!best) {
     choice.how = "no valid record for op '" + op + "' on " + target + ": default knobs";
+    if (stale)
+      choice.how += " (" + std::to_string(stale) + " records name knobs the op no longer declares: its schedule changed since)";
     return choice;
   }
   choice.record = *best;

@@ -12,6 +12,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -78,13 +79,15 @@ std::string utc_now();
 
 /// What --records picks for one op: the best "ok" record of the same op, target and shapes; else
 /// the best of the nearest shapes of the same op and target (same argument ranks; distance = sum
-/// of |log(dim ratio)|); else nothing (the defaults). `how` says which, for the user.
+/// of |log(dim ratio)|); else nothing (the defaults). `how` says which, for the user. With
+/// `knob_names` (the knobs the op declares now), a record naming a knob outside it was measured
+/// with another version of the op's schedule template and is not considered.
 struct RecordChoice {
   std::optional<Record> record;
   std::string how;  // "exact shapes", "nearest shapes A[64, 64] ...", "no record: defaults"
 };
 RecordChoice choose_record(const std::vector<Record>& records, const std::string& op, const std::string& target,
-                           const Shapes& shapes);
+                           const Shapes& shapes, const std::optional<std::set<std::string>>& knob_names = std::nullopt);
 
 /// "A[64, 32] B[32, 16] C[64, 16]"
 std::string format_shapes(const Shapes& shapes);

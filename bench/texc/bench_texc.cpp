@@ -22,6 +22,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -32,6 +33,7 @@
 #include "lower/Lower.h"
 #include "runtime/texrt.h"
 #include "tuner/Records.h"
+#include "tuner/Space.h"
 
 using namespace bench;
 
@@ -80,7 +82,9 @@ std::optional<texc::Record> tuned_record(const std::vector<texc::Record> &record
   texc::Program p = texc::compile_file(kSource + "/bench/texc_workloads/" + w.name + ".tex", fo);
   for (const auto &op : p.ops) {
     if (op.name != w.name) continue;
-    texc::RecordChoice c = texc::choose_record(records, op.name, "x86", texc::op_shapes(op));
+    std::set<std::string> knob_names;  // records of an older version of the op's template do not count
+    for (const texc::SchedKnob &k : texc::Space(op, "x86").knobs()) knob_names.insert(k.name);
+    texc::RecordChoice c = texc::choose_record(records, op.name, "x86", texc::op_shapes(op), knob_names);
     if (c.record && c.how == "the best record of the same shapes") return c.record;
   }
   return std::nullopt;

@@ -128,3 +128,16 @@ TEST_CASE("choosing a record: best valid of the same shapes, else nearest shapes
   Shapes rank3 = {{"A", {2, 32, 16}}, {"B", {16, 8}}, {"C", {2, 32, 8}}};
   CHECK_FALSE(choose_record(records, "mm", "x86", rank3).record);
 }
+
+TEST_CASE("choosing a record: records of another version of the op's template are not considered") {
+  std::vector<Record> records = {sample("mm", 32, 8, 0.5), sample("mm", 32, 16, 0.2)};
+  records[1].knobs["OLD_KNOB"] = 1;  // measured with a template that declared OLD_KNOB
+  Shapes s32 = records[0].shapes;
+  RecordChoice now = choose_record(records, "mm", "x86", s32, std::set<std::string>{"TI"});
+  REQUIRE(now.record);
+  CHECK(now.record->knobs.at("TI") == 8);  // the faster record names a knob the op no longer has
+  CHECK(choose_record(records, "mm", "x86", s32).record->knobs.at("TI") == 16);  // without knob names: any
+  RecordChoice none = choose_record(records, "mm", "x86", s32, std::set<std::string>{"OTHER"});
+  CHECK_FALSE(none.record);
+  CHECK(none.how.find("2 records name knobs the op no longer declares") != std::string::npos);
+}

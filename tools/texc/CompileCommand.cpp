@@ -52,14 +52,16 @@ KnobConfig knobs_from_records(const CommandLine& cl, const OpDef& op) {
   } catch (const std::runtime_error& e) {
     throw EnvironmentError(e.what());
   }
-  RecordChoice choice = choose_record(file.records, op.name, cl.target, op_shapes(op));
+  Space space(op, cl.target);
+  std::set<std::string> knob_names;
+  for (const SchedKnob& k : space.knobs()) knob_names.insert(k.name);
+  RecordChoice choice = choose_record(file.records, op.name, cl.target, op_shapes(op), knob_names);
   std::cerr << "texc: note: op '" << op.name << "': ";
   if (!choice.record) {
     std::cerr << choice.how << " (" << cl.records << ")\n";
     return {};
   }
   // Only knobs this op declares, with values in its lists (a nearer shape's factors may differ).
-  Space space(op, cl.target);
   KnobConfig knobs;
   std::string dropped;
   for (const SchedKnob& k : space.knobs()) {
