@@ -208,13 +208,23 @@ struct OpParam {
   ExprPtr default_value;      // attributes only; may be null
 };
 
+/// `compute TARGET { ... }`: an op's implementation on the targets a `schedule TARGET` block
+/// applies to, used there instead of the definition (which remains the op's meaning: the
+/// reference interpreter evaluates the definition).
+struct ComputeVariant {
+  Name target;
+  std::vector<ComputeStmt> compute;
+  SourceLoc loc;  // of the `compute` keyword
+};
+
 /// An `op` or an `intrinsic` (which has a lowering instead of schedules).
 struct OpDecl {
   Name name;
   bool is_intrinsic = false;
   std::vector<OpParam> params;
   std::vector<Name> outputs;
-  std::vector<ComputeStmt> compute;
+  std::vector<ComputeStmt> compute;              // the definition
+  std::vector<ComputeVariant> compute_variants;  // per-target implementations, in source order
   std::vector<ScheduleBlock> schedules;
   // intrinsics: `lower extern "sym"` (lower_kind "extern") or `lower NAME` (lower_kind NAME)
   std::string lower_kind;

@@ -115,8 +115,11 @@ class AstBuilder {
     return out;
   }
 
-  void compute(P::ComputeBlockContext* ctx, ast::OpDecl& op) {
-    for (P::ComputeStmtContext* s : ctx->computeStmt()) {
+  void compute(P::ComputeBlockContext* ctx, ast::OpDecl& op) { op.compute = compute_stmts(ctx->computeStmt()); }
+
+  std::vector<ast::ComputeStmt> compute_stmts(const std::vector<P::ComputeStmtContext*>& stmts) {
+    std::vector<ast::ComputeStmt> out;
+    for (P::ComputeStmtContext* s : stmts) {
       ast::ComputeStmt stmt;
       if (auto* t = dynamic_cast<P::TensorDefContext*>(s)) {
         auto def = std::make_unique<ast::TensorDef>();
@@ -134,8 +137,9 @@ class AstBuilder {
       } else {
         continue;  // only after a syntax error, which has thrown already
       }
-      op.compute.push_back(std::move(stmt));
+      out.push_back(std::move(stmt));
     }
+    return out;
   }
 
   ast::OpDecl op(P::OpDeclContext* ctx) {
@@ -144,6 +148,13 @@ class AstBuilder {
     op.params = params(ctx->paramList());
     op.outputs = names(ctx->outputs);
     compute(ctx->computeBlock(), op);
+    for (P::ComputeVariantContext* v : ctx->computeVariant()) {
+      ast::ComputeVariant variant;
+      variant.target = name(v->target);
+      variant.loc = loc(v->COMPUTE()->getSymbol());
+      variant.compute = compute_stmts(v->computeStmt());
+      op.compute_variants.push_back(std::move(variant));
+    }
     for (P::ScheduleBlockContext* b : ctx->scheduleBlock()) {
       ast::ScheduleBlock block;
       block.target = name(b->target);

@@ -86,7 +86,7 @@ Program elaborate_program(const ModuleLoader& loader, const ast::File& main, con
   declare_params(loader, options.defines, program);
   program.stdlib_dir = options.stdlib_dir.empty() ? default_stdlib_dir() : options.stdlib_dir;
 
-  OpElaborator elaborator(program, options.defines);
+  OpElaborator elaborator(program, options.defines, options.target);
   for (const ast::File* f : files) {
     for (const ast::OpDecl& op : f->ops) {
       if (op.is_intrinsic) program.intrinsics[op.name.text] = elaborator.intrinsic(op);

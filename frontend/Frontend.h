@@ -22,6 +22,9 @@ struct FrontendOptions {
                                             // variables of entry ops that are otherwise unbound)
   std::string stdlib_dir;                   // "" = default_stdlib_dir()
   std::string only_op;                      // --op NAME: elaborate only this entry op ("" = all)
+  /// The --target compiled for: ops with a `compute TARGET` block that applies to it are
+  /// elaborated with that implementation. "" = every op as its definition (the reference's view).
+  std::string target;
   /// Without --op: leave out the entry ops whose dimension variables or attributes nothing binds
   /// (helper ops, bound only when another op calls them) as long as another op can be elaborated;
   /// they are listed in Program::skipped. When no op can be, the first one's error is thrown.

@@ -94,6 +94,48 @@ Symbol index_symbol(Var v, int axis) {
   return s;
 }
 
+/// "f32[64, 3, 3]": an output's element type and shape, for comparing an implementation's outputs
+/// with the definition's.
+std::string buffer_type_text(const Buffer& b) {
+  std::string text = b->dtype.str() + "[";
+  for (size_t d = 0; d < b->shape.size(); ++d) {
+    int64_t n = 0;
+    text += (d ? ", " : "") + (is_const_int(b->shape[d], &n) ? std::to_string(n) : std::string("?"));
+  }
+  return text + "]";
+}
+
+/// The `compute TARGET` block of `decl` used when compiling for `target` (a --target, or a schedule
+/// block's target): the most specific one that applies (`compute x86` over `compute cpu` on x86);
+/// null for the definition.
+const ast::ComputeVariant* variant_for(const ast::OpDecl& decl, const std::string& target) {
+  const ast::ComputeVariant* best = nullptr;
+  int best_specificity = 0;
+  for (const ast::ComputeVariant& v : decl.compute_variants) {
+    int s = target.empty() ? 0 : schedule_specificity(v.target.text, target);
+    if (s > best_specificity) {
+      best = &v;
+      best_specificity = s;
+    }
+  }
+  return best;
+}
+
+/// Each variant names a schedule target, once.
+void check_compute_variants(const ast::OpDecl& decl) {
+  const std::vector<std::string>& targets = schedule_block_names();
+  std::map<std::string, SourceLoc> seen;
+  for (const ast::ComputeVariant& v : decl.compute_variants) {
+    if (std::find(targets.begin(), targets.end(), v.target.text) == targets.end())
+      throw_error(DiagId::UnknownComputeTarget, v.target.loc, v.target.text);
+    auto [previous, first] = seen.emplace(v.target.text, v.target.loc);
+    if (!first)
+      throw_with_note(make_diagnostic(DiagId::DuplicateComputeVariant, v.target.loc, decl.name.text, v.target.text,
+                                      v.target.text),
+                      previous->second, fmt::format("the first 'compute {}' is here", v.target.text));
+  }
+}
+
 }  // namespace
 
 OpDef OpElaborator::entry(const ast::OpDecl& decl) { return elaborate(decl, nullptr); }
@@ -112,16 +154,35 @@ IntrinsicDef OpElaborator::intrinsic(const ast::OpDecl& decl) {
 }
 
 OpDef OpElaborator::elaborate(const ast::OpDecl& decl, const CallSite* call) {
+  check_compute_variants(decl);
+  const ast::ComputeVariant* variant = variant_for(decl, target_);
+  OpDef def = elaborate_compute(decl, call, variant);
+  if (!variant) return def;
+  // An implementation computes the definition's outputs: same shapes and element types.
+  OpDef definition = elaborate_compute(decl, call, nullptr);
+  for (size_t i = 0; i < def.outputs.size(); ++i) {
+    const Buffer& have = def.outputs[i];
+    const Buffer& want = definition.outputs[i];
+    if (buffer_type_text(have) != buffer_type_text(want))
+      throw_error(DiagId::VariantOutputMismatch, variant->target.loc, variant->target.text, decl.name.text,
+                  have->name, buffer_type_text(have), buffer_type_text(want));
+  }
+  return def;
+}
+
+OpDef OpElaborator::elaborate_compute(const ast::OpDecl& decl, const CallSite* call,
+                                      const ast::ComputeVariant* variant) {
+  const std::vector<ast::ComputeStmt>& compute = variant ? variant->compute : decl.compute;
   OpState state(program_.file_scopes.at(decl.name.loc.file));
   state.def.name = decl.name.text;
   state.def.loc = decl.name.loc;
   bind_signature(decl, call, state);
-  for (const ast::ComputeStmt& stmt : decl.compute) {
+  for (const ast::ComputeStmt& stmt : compute) {
     if (stmt.tensor_def) state.scope.declare_later(stmt.tensor_def->name.text);
     if (stmt.assign)
       for (const ast::Name& n : stmt.assign->targets) state.scope.declare_later(n.text);
   }
-  for (const ast::ComputeStmt& stmt : decl.compute) {
+  for (const ast::ComputeStmt& stmt : compute) {
     if (stmt.tensor_def) {
       tensor_definition(*stmt.tensor_def, state);
       continue;
@@ -139,7 +200,7 @@ OpDef OpElaborator::elaborate(const ast::OpDecl& decl, const CallSite* call) {
     }
   }
   check_outputs(decl, state);
-  if (!decl.is_intrinsic) schedules(decl, state);
+  if (!decl.is_intrinsic) schedules(decl, variant, state);
   state.def.intrinsics = program_.intrinsics;
   return std::move(state.def);
 }
@@ -454,7 +515,7 @@ void OpElaborator::check_outputs(const ast::OpDecl& decl, OpState& state) {
   }
 }
 
-void OpElaborator::schedules(const ast::OpDecl& decl, OpState& state) {
+void OpElaborator::schedules(const ast::OpDecl& decl, const ast::ComputeVariant* variant, OpState& state) {
   ScheduleContext context;
   for (const Stage& s : state.def.stages) {
     context.stages.push_back({s.name, loop_names(s)});
@@ -481,6 +542,9 @@ void OpElaborator::schedules(const ast::OpDecl& decl, OpState& state) {
                                       block.target.text, block.target.text),
                       previous->second, fmt::format("the first 'schedule {}' is here", block.target.text));
     }
+    // A block schedules the compute its own target would use: a `schedule cuda` block names the
+    // definition's stages even while the op is elaborated with its `compute cpu` implementation.
+    if (variant_for(decl, block.target.text) != variant) continue;
     own.push_back(elaborate_schedule(block, context));
   }
 

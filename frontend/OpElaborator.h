@@ -36,9 +36,12 @@ struct ProgramSymbols {
 
 class OpElaborator {
  public:
-  /// `defines` (-D) bind the dimension variables and attributes of entry ops.
-  OpElaborator(const ProgramSymbols& program, const std::map<std::string, int64_t>& defines)
-      : program_(program), defines_(defines) {}
+  /// `defines` (-D) bind the dimension variables and attributes of entry ops. `target` (the
+  /// --target being compiled for, "" for none) selects the ops' `compute TARGET` implementations:
+  /// with "" every op is its definition (what the reference interpreter evaluates).
+  OpElaborator(const ProgramSymbols& program, const std::map<std::string, int64_t>& defines,
+               const std::string& target = "")
+      : program_(program), defines_(defines), target_(target) {}
 
   /// An entry op: every dimension must be known from literals, params, defaults or -D.
   OpDef entry(const ast::OpDecl& decl);
@@ -50,16 +53,18 @@ class OpElaborator {
   struct OpState;
 
   OpDef elaborate(const ast::OpDecl& decl, const CallSite* call);
+  OpDef elaborate_compute(const ast::OpDecl& decl, const CallSite* call, const ast::ComputeVariant* variant);
   void bind_signature(const ast::OpDecl& decl, const CallSite* call, OpState& state);
   void size_definition(const ast::Assign& assign, OpState& state);
   void tensor_definition(const ast::TensorDef& def, OpState& state);
   void op_call(const ast::Assign& assign, const ast::Call& call, OpState& state);
   [[noreturn]] void unknown_op(const ast::Call& call) const;
   void check_outputs(const ast::OpDecl& decl, OpState& state);
-  void schedules(const ast::OpDecl& decl, OpState& state);
+  void schedules(const ast::OpDecl& decl, const ast::ComputeVariant* variant, OpState& state);
 
   const ProgramSymbols& program_;
   const std::map<std::string, int64_t>& defines_;
+  std::string target_;
   std::vector<std::string> call_stack_;  // ops being elaborated, outermost first
 };
 

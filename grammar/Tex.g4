@@ -22,7 +22,7 @@ importDecl : IMPORT (module=dottedName | module_name=ID | path=STRING) ;
 paramDecl : PARAM name=ID '=' value=expr ;
 
 opDecl
-  : OP name=ID '(' paramList? ')' '->' outputs=idList '{' ';'* computeBlock (scheduleBlock | ';')* '}'
+  : OP name=ID '(' paramList? ')' '->' outputs=idList '{' ';'* computeBlock (computeVariant | scheduleBlock | ';')* '}'
   ;
 
 intrinsicDecl
@@ -45,6 +45,10 @@ idList : ID (',' ID)* ;
 // ---- compute
 
 computeBlock : COMPUTE '{' (computeStmt | ';')* '}' ;
+
+// `compute cpu { ... }`: the op's implementation on the targets a `schedule cpu` block applies to
+// (the definition above stays the op's meaning and the reference's).
+computeVariant : COMPUTE target=ID '{' (computeStmt | ';')* '}' ;
 
 computeStmt
   : name=ID '[' indexDecl (',' indexDecl)* ']' '=' value=expr   # tensorDef

@@ -77,6 +77,7 @@ std::string injected_fault(const KnobConfig& config) {
   run.target = "tune";
   run.seed = options.seed;
   run.check.seed = options.seed;
+  run.reference = options.reference;
   RunResult result;
   try {
     result = run_op(op, [&](std::vector<Tensor*>& args) {

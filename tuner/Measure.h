@@ -46,6 +46,9 @@ struct MeasureOptions {
   int repeat = 5;          // timed rounds; the median is the result, min and max the spread
   double timeout_s = 10;   // the whole child: build, reference, runs
   uint64_t seed = 0;       // inputs and the sampled check
+  /// What the check compares with, when not the op itself: its definition, where the op was
+  /// elaborated with a `compute TARGET` implementation (RunOptions::reference).
+  const OpDef* reference = nullptr;
 };
 
 struct Measurement {

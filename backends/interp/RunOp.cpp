@@ -105,15 +105,16 @@ RunResult run_op(const OpDef& op, const OpExecutor& execute, const RunOptions& o
   // The reference first: its values at the checked points, and whatever it proves wrong with the
   // op on these inputs (an out-of-bounds read, a division by zero) before any compiled code runs.
   std::vector<const Tensor*> inputs(args.begin(), args.begin() + op.inputs.size());
-  double flops = count_flops(op);
+  const OpDef& defined = options.reference ? *options.reference : op;
+  double flops = count_flops(defined);
   std::vector<ExpectedOutput> expected;
   std::vector<CheckOptions> checks;
   try {
-    ReferenceInterpreter reference(op, inputs);
+    ReferenceInterpreter reference(defined, inputs);
     for (size_t o = 0; o < op.outputs.size(); ++o) {
       CheckOptions check = options.check;
       check.seed = options.seed * 31 + o;
-      check.accumulation_length = accumulation_length(op, op.outputs[o]->name);
+      check.accumulation_length = accumulation_length(defined, op.outputs[o]->name);
       if (flops > options.full_check_max_flops)
         check.full_check_limit = std::min(check.full_check_limit, check.sample_points);
       expected.push_back(expected_output(reference, op.outputs[o]->name, check));

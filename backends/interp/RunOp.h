@@ -40,6 +40,10 @@ struct RunOptions {
   /// a sample of points even when its outputs are small enough to check whole, so that the
   /// reference (a tree-walking interpreter) takes seconds, not minutes.
   double full_check_max_flops = 2e7;
+  /// What the reference interpreter evaluates, when not the op run: the op as defined, where the op
+  /// run was elaborated with a `compute TARGET` implementation (same name, inputs and outputs).
+  /// Its flops are the ones reported.
+  const OpDef* reference = nullptr;
 };
 
 struct RunResult {

@@ -79,6 +79,7 @@ std::optional<texc::Record> tuned_record(const std::vector<texc::Record> &record
   if (records.empty()) return std::nullopt;
   texc::FrontendOptions fo;
   fo.stdlib_dir = kSource + "/stdlib";
+  fo.target = "x86";
   texc::Program p = texc::compile_file(kSource + "/bench/texc_workloads/" + w.name + ".tex", fo);
   for (const auto &op : p.ops) {
     if (op.name != w.name) continue;
@@ -106,6 +107,7 @@ struct Compiled {
 Compiled compile_workload(const Workload &w, const texc::KnobConfig &knobs) {
   texc::FrontendOptions fo;
   fo.stdlib_dir = kSource + "/stdlib";
+  fo.target = "x86";
   texc::Program p = texc::compile_file(kSource + "/bench/texc_workloads/" + w.name + ".tex", fo);
   const texc::OpDef *op = nullptr;
   for (const auto &o : p.ops)
@@ -165,6 +167,7 @@ Blocked compile_blocked(const Workload &w, const texc::KnobConfig &knobs) {
       ")\n    Yb = " + conv + "\n    Y = nchwc_to_nchw(Yb, channels = " + s(w.OC) + ")\n  }\n}\n";
   texc::FrontendOptions fo;
   fo.stdlib_dir = kSource + "/stdlib";
+  fo.target = "x86";
   texc::Program p = texc::compile_source(w.name + "_nchwc.tex", src, fo);
   std::vector<texc::LoweredFunc> fs;
   for (const auto &op : p.ops) {
@@ -257,6 +260,7 @@ bool measure_dw_blocked(const Options &o, const Workload &w, const texc::KnobCon
   try {
     texc::FrontendOptions fo;
     fo.stdlib_dir = kSource + "/stdlib";
+    fo.target = "x86";
     texc::Program p = texc::compile_source(w.name + "_dw_nchwc.tex", src, fo);
     std::vector<texc::LoweredFunc> fs;
     for (const auto &op : p.ops) {

@@ -416,7 +416,7 @@ TEST_CASE("syntax errors are located, with a readable message") {
   Diagnostic eof = error_of("op f(A: f32[4]) -> B { compute { B[i] = A[i] }\n");
   CHECK(eof.loc.line == 2);
   CHECK(eof.loc.col == 1);
-  CHECK(eof.message == "expected '}' or 'schedule' but found end of file");
+  CHECK(eof.message == "expected '}', 'compute' or 'schedule' but found end of file");
 }
 
 TEST_CASE("names, ranks and extents") {

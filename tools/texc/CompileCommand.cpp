@@ -40,6 +40,7 @@ FrontendOptions frontend_options(const CommandLine& cl) {
   o.include_dirs = cl.include_dirs;
   o.defines = cl.defines;
   o.only_op = cl.op;
+  o.target = cl.target;
   return o;
 }
 

@@ -25,4 +25,11 @@ Program load_program(const CommandLine& cl) {
   return program;
 }
 
+Program load_definitions(const CommandLine& cl) {
+  FrontendOptions options = frontend_options(cl);
+  options.skip_unbound_ops = true;
+  options.target.clear();
+  return compile_file(cl.file, options);
+}
+
 }  // namespace texc

@@ -181,9 +181,16 @@ int run_command(const CommandLine& command_line) {
   }
 
   Program program = load_program(cl);
+  // Each op is checked against its definition, also where --target compiled a `compute TARGET`
+  // implementation of it (or of an op it calls) instead.
+  Program definitions = load_definitions(cl);
   int failed = 0;
   for (const OpDef& op : program.ops) {
     RunResult result;
+    const OpDef* defined = &op;
+    for (const OpDef& d : definitions.ops)
+      if (d.name == op.name) defined = &d;
+    options.reference = defined;
     try {
       result = run_op(op, target.make_executor(op), options);
     } catch (const InterpError& e) {  // the loop AST cannot be executed: a lowering bug
@@ -199,13 +206,13 @@ int run_command(const CommandLine& command_line) {
     std::string text = cl.json ? format_result_json(result) : format_result_line(result);
     if ((cl.target == "x86" || cl.target == "cuda") && !target.jit_timing->times_ms.empty()) {
       result.median_ms = target.jit_timing->median_ms;
-      result.gflops = result.median_ms > 0 ? count_flops(op) / (result.median_ms * 1e6) : 0;
+      result.gflops = result.median_ms > 0 ? count_flops(*defined) / (result.median_ms * 1e6) : 0;
       text = cl.json ? format_result_json(result) : format_result_line(result);
     }
     *target.jit_timing = JitTiming();
     if (cl.target == "arm" && !target.arm_timing->times_ms.empty()) {
       result.median_ms = target.arm_timing->median_ms;
-      result.gflops = result.median_ms > 0 ? count_flops(op) / (result.median_ms * 1e6) : 0;
+      result.gflops = result.median_ms > 0 ? count_flops(*defined) / (result.median_ms * 1e6) : 0;
       text = label_arm_timing(cl.json ? format_result_json(result) : format_result_line(result), cl.json,
                               *target.arm_timing);
       *target.arm_timing = ArmRunResult();

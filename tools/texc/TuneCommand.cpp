@@ -102,6 +102,7 @@ std::string summary_json(const OpDef& op, const CommandLine& cl, const TuneSumma
 int tune_command(const CommandLine& cl) {
   std::unique_ptr<Runner> runner = make_runner(cl);
   Program program = load_program(cl);
+  Program definitions = load_definitions(cl);  // what candidates are checked against
   TuneOptions options;
   options.trials = cl.trials;
   options.records = cl.records;
@@ -123,6 +124,9 @@ int tune_command(const CommandLine& cl) {
 
   for (const OpDef& op : program.ops) {
     options.lower.fixed = knob_options_for(cl, op);
+    options.measure.reference = nullptr;
+    for (const OpDef& d : definitions.ops)
+      if (d.name == op.name) options.measure.reference = &d;
     Space space(op, cl.target);
     TuneSummary summary;
     try {
