@@ -204,6 +204,8 @@ struct OpParam {
   Name name;
   Name type;                  // "f32", "int", ...
   bool has_shape = false;
+  bool is_const = false;      // `Wt: const f32[...]`: the same values on every call
+  SourceLoc const_loc;
   std::vector<ExprPtr> dims;  // the shape of a tensor parameter
   ExprPtr default_value;      // attributes only; may be null
 };

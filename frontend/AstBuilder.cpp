@@ -107,6 +107,10 @@ class AstBuilder {
       ast::OpParam param;
       param.name = name(p->name);
       param.type = name(p->type_);
+      if (p->const_) {
+        param.is_const = true;
+        param.const_loc = loc(p->const_);
+      }
       for (P::ExprContext* d : p->dims) param.dims.push_back(expr(d));
       param.has_shape = !p->dims.empty();
       if (p->default_) param.default_value = expr(p->default_);

@@ -211,6 +211,7 @@ void OpElaborator::bind_signature(const ast::OpDecl& decl, const CallSite* call,
     const std::string& name = param.name.text;
     if (param.type.text == "int") {
       if (param.has_shape) throw_error(DiagId::AttributeWithShape, param.name.loc, name);
+      if (param.is_const) throw_error(DiagId::ConstAttribute, param.const_loc, name);
       int64_t value;
       if (call && call->attributes.count(name)) {
         value = call->attributes.at(name);
@@ -277,6 +278,7 @@ void OpElaborator::bind_signature(const ast::OpDecl& decl, const CallSite* call,
     Buffer buffer = call ? arg : BufferNode::make(name, *type, shape, MemScope::Global, BufferRole::Input);
     state.scope.define(name, param.name.loc, Symbol::tensor(buffer, param.name.loc));
     state.def.inputs.push_back(buffer);
+    if (param.is_const && !call) state.def.const_inputs.insert(name);  // a callee's `const` says nothing
     ++tensor_index;
   }
   for (const ast::Name& out : decl.outputs) {

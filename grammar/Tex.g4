@@ -37,8 +37,9 @@ lowerClause
 
 paramList : param (',' param)* ;
 
-// `X: f32[N, C]` (a tensor) or `stride: int = 1` (an int attribute).
-param : name=ID ':' type_=ID ('[' dims+=expr (',' dims+=expr)* ']')? ('=' default_=expr)? ;
+// `X: f32[N, C]` (a tensor), `Wt: const f32[F, C]` (a tensor that does not change between calls) or
+// `stride: int = 1` (an int attribute).
+param : name=ID ':' const_=CONST? type_=ID ('[' dims+=expr (',' dims+=expr)* ']')? ('=' default_=expr)? ;
 
 idList : ID (',' ID)* ;
 
@@ -111,6 +112,7 @@ PARAM     : 'param' ;
 OP        : 'op' ;
 INTRINSIC : 'intrinsic' ;
 COMPUTE   : 'compute' ;
+CONST     : 'const' ;
 SCHEDULE  : 'schedule' ;
 LOWER     : 'lower' ;
 EXTERN    : 'extern' ;

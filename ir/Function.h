@@ -34,6 +34,9 @@ struct LoweredFunc {
   std::vector<std::vector<int64_t>> arg_dims;
   FunctionKind kind = FunctionKind::Host;
   LaunchAttributes launch = {};  // device functions only
+  /// Comment lines the C header prints with the function (how the two halves of an op with
+  /// `const` inputs are called: tools/texc/LowerForTarget.h).
+  std::vector<std::string> doc = {};
 };
 
 }  // namespace texc

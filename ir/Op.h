@@ -3,6 +3,7 @@
 // and what the reference interpreter evaluates directly. lower/ turns it into a loop AST.
 #pragma once
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,12 @@ struct OpDef {
   std::vector<ScheduleBlock> schedules;          // every block, for every target, in source order
   std::map<std::string, IntrinsicDef> intrinsics;  // intrinsics visible to this op's schedules
   SourceLoc loc;
+  /// The inputs declared `const` (the same values on every call): the stages computed from them
+  /// alone run once, in the op's prepare function (lower/SplitPrepare.h). Entry ops only.
+  std::set<std::string> const_inputs;
+  /// When this op is one half of an op split by split_prepare: the stages of the whole op that the
+  /// other half computes. The schedule's steps that name them are not applied here.
+  std::set<std::string> elided_stages;
 
   const Stage* find_stage(const std::string& name) const;
 };

@@ -24,11 +24,17 @@ bool is_elementwise(const ScheduleState& st, const std::string& name) {
 }
 
 // True if the stage copies another stage at its own indices, T[i..] = S[i..]: the copy-out stage
-// that cache_write leaves, which stands for the reduction it copies.
+// that cache_write leaves, which stands for the reduction it copies; or if it copies a reduction
+// stage in another layout, T[n, f, y, x] = R[n, f / 16, y, x, f % 16] (nn.conv2d_blocked's Y, with
+// the tiles of R computed at its loops), which stands for that reduction just as well.
 bool is_copy_of_stage(const ScheduleState& st, const std::string& name) {
   const Stage& stage = st.stages.at(name);
   const Load* load = stage.body->as<Load>();
-  if (!load || stage_of_buffer(st, load->buffer.get()).empty() || load->indices.size() != stage.axes.size()) return false;
+  if (!load) return false;
+  std::string source = stage_of_buffer(st, load->buffer.get());
+  if (source.empty()) return false;
+  if (!st.inlined.count(source) && is_reduction_stage(st.stages.at(source))) return true;
+  if (load->indices.size() != stage.axes.size()) return false;
   for (size_t d = 0; d < stage.axes.size(); ++d)
     if (load->indices[d].get() != stage.axes[d].var.get()) return false;
   return true;

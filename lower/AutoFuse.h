@@ -10,7 +10,8 @@
 // have the same shape), is computed inside R's loop nest: at R's output loop O, the innermost loop
 // of R that encloses all of R's reduction loops and drives one of R's spatial axes. When the
 // schedule applied cache_write to the reduction, R is the copy-out stage (T[i..] = cache[i..]) and O
-// is its innermost serial or parallel loop. E's loops are
+// is its innermost serial or parallel loop; likewise when R copies a reduction in another layout
+// (T[n, f, y, x] = B[n, f / 16, y, x, f % 16]: nn.conv2d_blocked writes its blocked tiles to NCHW). E's loops are
 // regenerated over the region R produces during one iteration of O (bound inference as for
 // compute_at, with domain guards) and inserted in O's body right after the statement that holds
 // R's reduction loops, so R's full tensor is never written (plan_storage then allocates R per

@@ -65,6 +65,7 @@ struct Lowering {
   std::vector<size_t> yielded;   // blocks left out for fuse_into_reductions (indices in blocks)
   bool blocks_lowered = false;
   bool storage_planned = false;
+  std::vector<Remark> split_remarks;  // steps left out because they cross a prepare split
 };
 
 // A pass over the scheduling state (stages, Blocks, the schedule's steps): the common prefix.
@@ -94,10 +95,59 @@ bool is_cpu_target(const std::string& name) {
 
 // Reads the schedule blocks into l.blocks and l.steps, and the stages they name into
 // l.state.user_named, leaving out the blocks that may give way to the automatic fusion.
+// The name a schedule argument has in the lowered op: an imported op's stages carry the caller's
+// name ("bmm_CL.j" -> "C_bmm_CL.j").
+std::string lowered_name(const SchedPrimitive& p, const std::string& name) {
+  auto dot = name.find('.');
+  auto renamed = p.stage_renames.find(name.substr(0, dot));
+  if (renamed == p.stage_renames.end()) return name;
+  return renamed->second + (dot == std::string::npos ? "" : name.substr(dot));
+}
+
+// The steps of one half of an op split by split_prepare (lower/SplitPrepare.h) that concern it: a
+// step naming a stage of the other half (op.elided_stages, or a loop or cache a left-out step
+// bound) is left out. One that names stages of both halves (compute_at(Wb, Y.c) with Wb prepared)
+// is left out of both, with a remark at the primitive in the main half.
+std::vector<SchedStep> steps_of_this_half(std::vector<SchedStep> steps, const OpDef& op, std::vector<Remark>& remarks) {
+  if (op.elided_stages.empty()) return steps;
+  std::set<std::string> elided = op.elided_stages;  // grows with the names the left-out steps bind
+  std::vector<SchedStep> kept;
+  for (SchedStep& s : steps) {
+    bool other_half = false, this_half = false;
+    std::string other;
+    for (const SchedArg& a : s.prim.args) {
+      if (!a.is_name()) continue;
+      std::string name = lowered_name(s.prim, a.name);
+      std::string head = name.substr(0, name.find('.'));
+      bool names_other = elided.count(name) || elided.count(head);
+      for (int i = 0; !names_other && i < 4; ++i)  // a hidden reduction stage of an elided stage
+        for (const std::string& e : op.elided_stages)
+          if (head == hidden_reduction_stage_name(e, i)) names_other = true;
+      if (names_other) {
+        other_half = true;
+        other = head;
+      } else if (op.find_stage(head)) {
+        this_half = true;
+      }
+    }
+    if (!other_half) {
+      kept.push_back(std::move(s));
+      continue;
+    }
+    for (const std::string& r : s.prim.results) elided.insert(lowered_name(s.prim, r));
+    bool main_half = op.name.size() < 8 || op.name.compare(op.name.size() - 8, 8, "_prepare") != 0;
+    if (this_half && main_half)
+      remarks.push_back({s.prim.loc, s.prim.primitive + " not applied: '" + other +
+                                          "' depends only on const inputs and is computed once, by " + op.name +
+                                          "_prepare, not in " + op.name});
+  }
+  return kept;
+}
+
 void read_schedule(Lowering& l) {
   const bool may_yield = !l.options.no_fuse && is_cpu_target(l.options.target);
   for (const ScheduleBlock* b : select_schedule_blocks(l.state.op.schedules, l.options.target)) {
-    BlockSteps steps{b, instantiate_schedule({b}, l.options.knobs)};
+    BlockSteps steps{b, steps_of_this_half(instantiate_schedule({b}, l.options.knobs), l.state.op, l.split_remarks)};
     steps.may_yield = may_yield && is_injective_call(l.state, b->call_stages);
     l.steps.insert(l.steps.end(), steps.steps.begin(), steps.steps.end());
     if (!steps.may_yield) {
@@ -335,14 +385,6 @@ std::vector<std::string> lowering_pass_names(const std::string& target) {
 
 namespace {
 
-// The name a schedule argument has in the lowered op: an imported op's stages carry the caller's
-// name ("bmm_CL.j" -> "C_bmm_CL.j").
-std::string lowered_name(const SchedPrimitive& p, const std::string& name) {
-  auto dot = name.find('.');
-  auto renamed = p.stage_renames.find(name.substr(0, dot));
-  if (renamed == p.stage_renames.end()) return name;
-  return renamed->second + (dot == std::string::npos ? "" : name.substr(dot));
-}
 
 // Remarks that need the whole lowered op: a cache larger than the CPU's L2 cache.
 class WholeOpRemarks : public IRVisitor {
@@ -465,6 +507,7 @@ LoweredFunc lower_op(const OpDef& op, const LowerOptions& options) {
     const Target* t = find_target(options.target);
     if (t && t->kind != TargetKind::Vdla && !is_gpu_target(options.target)) report_whole_op_remarks(l.state.func.body);
     *options.remarks = locate_remarks(pending, l);
+    options.remarks->insert(options.remarks->end(), l.split_remarks.begin(), l.split_remarks.end());
   }
   if (options.time_passes) {
     log << "// ---- pass times (ms)\n";

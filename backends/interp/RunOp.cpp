@@ -16,8 +16,6 @@
 
 namespace texc {
 
-namespace {
-
 std::vector<int64_t> buffer_shape(const Buffer& b) {
   std::vector<int64_t> shape;
   for (const Expr& e : b->shape) {
@@ -27,6 +25,9 @@ std::vector<int64_t> buffer_shape(const Buffer& b) {
   }
   return shape;
 }
+
+namespace {
+
 
 std::string io_path(const std::string& dir, const OpDef& op, const Buffer& b) {
   return (std::filesystem::path(dir) / (op.name + "." + b->name + ".npy")).string();

@@ -62,6 +62,9 @@ struct RunResult {
 
 RunResult run_op(const OpDef& op, const OpExecutor& execute, const RunOptions& options);
 
+/// A buffer's shape as numbers (throws InterpError when it is not constant).
+std::vector<int64_t> buffer_shape(const Buffer& b);
+
 /// The seed of input number `input_index` for a run seed (each input gets different values).
 uint64_t input_seed(uint64_t run_seed, size_t input_index);
 

@@ -143,6 +143,7 @@ std::string header(const std::vector<LoweredFunc>& funcs, bool cuda) {
   std::set<std::string> macro_prefixes;
   for (const LoweredFunc& func : funcs) {
     os << "\n// " << func.name << "\n";
+    for (const std::string& line : func.doc) os << "// " << line << "\n";
     bool any_f16 = false;
     for (size_t i = 0; i < func.args.size(); ++i) {
       const Buffer& b = func.args[i];

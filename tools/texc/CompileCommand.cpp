@@ -30,6 +30,7 @@
 #include "tools/texc/CpuTarget.h"
 #include "tools/texc/EnvironmentError.h"
 #include "tools/texc/LoadProgram.h"
+#include "lower/SplitPrepare.h"
 #include "tools/texc/LowerForTarget.h"
 #include "tools/texc/VdlaExecutor.h"
 
@@ -56,7 +57,9 @@ KnobConfig knobs_from_records(const CommandLine& cl, const OpDef& op) {
   Space space(op, cl.target);
   std::set<std::string> knob_names;
   for (const SchedKnob& k : space.knobs()) knob_names.insert(k.name);
-  RecordChoice choice = choose_record(file.records, op.name, cl.target, op_shapes(op), knob_names);
+  // Records of an op with a prepare function describe its main half (what texc tune times).
+  std::optional<PreparedOp> split = split_prepare(op);
+  RecordChoice choice = choose_record(file.records, op.name, cl.target, op_shapes(split ? split->main : op), knob_names);
   std::cerr << "texc: note: op '" << op.name << "': ";
   if (!choice.record) {
     std::cerr << choice.how << " (" << cl.records << ")\n";
@@ -206,9 +209,13 @@ int compile_command(const CommandLine& cl) {
   times.frontend = frontend.elapsed();
   auto path = [&](const std::string& kind) { return output_path(cl, emit, kind); };
   std::vector<LoweredFunc> funcs;
+  std::vector<SourceLoc> func_locs;  // each function's op
   for (const OpDef& op : program.ops) {
     PhaseClock lowering;
-    funcs.push_back(lower_for_target(op, cl, knobs_from_records(cl, op)));
+    for (LoweredFunc& f : lower_op_functions(op, cl, knobs_from_records(cl, op))) {  // <op>_prepare too
+      funcs.push_back(std::move(f));
+      func_locs.push_back(op.loc);
+    }
     times.lowering.emplace_back(op.name, lowering.elapsed());
   }
 
@@ -224,7 +231,7 @@ int compile_command(const CommandLine& cl) {
     for (size_t i = 0; i < funcs.size(); ++i) {
       // One op: OUT.vdla; several: OUT.OP.vdla each.
       std::string file = funcs.size() == 1 ? stem : stem + "." + funcs[i].name;
-      vdla::VdlaProgram prog = vdla::generate_program(funcs[i], config, program.ops[i].loc);
+      vdla::VdlaProgram prog = vdla::generate_program(funcs[i], config, func_locs[i]);
       if (!vdla::write_vdla_file(file + ".vdla", prog) || !vdla::write_vdla_listing(file + ".vdla.txt", prog))
         throw EnvironmentError("cannot write '" + file + ".vdla' or its listing");
     }

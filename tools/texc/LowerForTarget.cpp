@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "lower/Lower.h"
+#include "lower/SplitPrepare.h"
 #include "tools/texc/KnobOptions.h"
 
 namespace texc {
@@ -25,6 +26,22 @@ LoweredFunc lower_for_target(const OpDef& op, const CommandLine& cl, const KnobC
   for (const Remark& r : found) print_remark(std::cerr, r);
   if (remarks) *remarks = std::move(found);
   return func;
+}
+
+std::vector<LoweredFunc> lower_op_functions(const OpDef& op, const CommandLine& cl, const KnobConfig& knobs,
+                                            std::vector<Remark>* remarks) {
+  std::optional<PreparedOp> split = split_prepare(op);
+  if (!split) return {lower_for_target(op, cl, knobs, remarks)};
+  std::vector<Remark> prepare_remarks;
+  LoweredFunc prepare = lower_for_target(split->prepare, cl, knobs, remarks ? &prepare_remarks : nullptr);
+  LoweredFunc main = lower_for_target(split->main, cl, knobs, remarks);
+  if (remarks) remarks->insert(remarks->begin(), prepare_remarks.begin(), prepare_remarks.end());
+  std::string prepared;
+  for (const std::string& name : split->prepared) prepared += (prepared.empty() ? "" : ", ") + name;
+  prepare.doc = {"Computes once what op '" + op.name + "' derives from its const inputs alone (" + prepared + ").",
+                 "Call it again only when those inputs change; pass its outputs to every " + op.name + " call."};
+  main.doc = {"Op '" + op.name + "' with its const inputs prepared: its inputs " + prepared + " are " + prepare.name + "'s outputs."};
+  return {std::move(prepare), std::move(main)};
 }
 
 }  // namespace texc

@@ -18,4 +18,10 @@ namespace texc {
 LoweredFunc lower_for_target(const OpDef& op, const CommandLine& cl, const KnobConfig& knobs = {},
                              std::vector<Remark>* remarks = nullptr);
 
+/// An op as the functions it compiles to: one, or, for an op whose `const` inputs feed stages of
+/// their own (lower/SplitPrepare.h), `<op>_prepare` then `<op>`, each with the header comment that
+/// says how they are called. Both halves lower with the same knobs.
+std::vector<LoweredFunc> lower_op_functions(const OpDef& op, const CommandLine& cl, const KnobConfig& knobs = {},
+                                            std::vector<Remark>* remarks = nullptr);
+
 }  // namespace texc

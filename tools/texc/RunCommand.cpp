@@ -43,6 +43,7 @@
 #include "tools/texc/LoadProgram.h"
 #include "tools/texc/LowerForTarget.h"
 #include "ir/Diagnostics.h"
+#include "lower/SplitPrepare.h"
 
 namespace texc {
 
@@ -106,9 +107,44 @@ struct RunTarget {
     return [interp](std::vector<Tensor*>& args) { interp->run(args); };
   }
 
-  /// Lowers and prepares `op`; returns how to execute it on its arguments.
+  /// Lowers and prepares `op`; returns how to execute it on its arguments (its inputs, then its
+  /// outputs). An op with `const` inputs that feed stages of their own compiles to <op>_prepare
+  /// and <op> (lower/SplitPrepare.h): the executor runs the prepare function once, untimed, into
+  /// fresh buffers, then the op, timed as usual.
   OpExecutor make_executor(const OpDef& op) {
-    LoweredFunc func = lower_for_target(op, cl, knobs_from_records(cl, op), &remarks);
+    std::vector<LoweredFunc> funcs = lower_op_functions(op, cl, knobs_from_records(cl, op), &remarks);
+    if (funcs.size() == 1) return make_function_executor(funcs[0], op);
+    std::shared_ptr<PreparedOp> split = std::make_shared<PreparedOp>(*split_prepare(op));
+    const int timed_repeat = jit_repeat, arm_repeat = arm.repeat;
+    jit_repeat = 0;  // the prepare function: its checked call only
+    arm.repeat = 1;
+    OpExecutor prepare = make_function_executor(funcs[0], split->prepare);
+    jit_repeat = timed_repeat;
+    arm.repeat = arm_repeat;
+    OpExecutor main = make_function_executor(funcs[1], split->main);
+    return [split, prepare, main, op](std::vector<Tensor*>& args) {
+      std::map<std::string, Tensor*> by_name;
+      for (size_t i = 0; i < op.inputs.size() && i < args.size(); ++i) by_name[op.inputs[i]->name] = args[i];
+      std::vector<Tensor> prepared;
+      prepared.reserve(split->prepare.outputs.size());
+      std::vector<Tensor*> prepare_args;
+      for (const Buffer& b : split->prepare.inputs) prepare_args.push_back(by_name.at(b->name));
+      for (const Buffer& b : split->prepare.outputs) {
+        prepared.emplace_back(b->dtype, buffer_shape(b));
+        prepared.back().fill_poison();
+        prepare_args.push_back(&prepared.back());
+        by_name[b->name] = &prepared.back();
+      }
+      prepare(prepare_args);
+      std::vector<Tensor*> main_args;
+      for (const Buffer& b : split->main.inputs) main_args.push_back(by_name.at(b->name));
+      main_args.insert(main_args.end(), args.begin() + std::min(op.inputs.size(), args.size()), args.end());
+      main(main_args);
+    };
+  }
+
+  /// How to execute one lowered function of `op` (the op itself, or one half of it).
+  OpExecutor make_function_executor(const LoweredFunc& func, const OpDef& op) {
     if (cl.target == "interp") {
       externs.register_with_loop_interpreter(func);
       auto interp = std::make_shared<LoopInterpreter>(func);

@@ -17,6 +17,7 @@
 #include "tools/texc/CpuTarget.h"
 #include "tools/texc/EnvironmentError.h"
 #include "tools/texc/KnobOptions.h"
+#include "lower/SplitPrepare.h"
 #include "tools/texc/LoadProgram.h"
 #include "tools/texc/VdlaExecutor.h"
 #include "tuner/CpuRunners.h"
@@ -122,11 +123,16 @@ int tune_command(const CommandLine& cl) {
   for (const std::string& path : cl.transfer)
     if (!std::filesystem::exists(path)) throw CommandLineError("--transfer " + path + ": no such file");
 
-  for (const OpDef& op : program.ops) {
+  for (const OpDef& whole : program.ops) {
+    // An op with a prepare function (const inputs, lower/SplitPrepare.h) is tuned as what is timed
+    // on every call: its main half, on random prepared inputs, checked against itself.
+    std::optional<PreparedOp> split = split_prepare(whole);
+    const OpDef& op = split ? split->main : whole;
     options.lower.fixed = knob_options_for(cl, op);
     options.measure.reference = nullptr;
-    for (const OpDef& d : definitions.ops)
-      if (d.name == op.name) options.measure.reference = &d;
+    if (!split)
+      for (const OpDef& d : definitions.ops)
+        if (d.name == op.name) options.measure.reference = &d;
     Space space(op, cl.target);
     TuneSummary summary;
     try {
