@@ -85,7 +85,8 @@ std::optional<texc::Record> tuned_record(const std::vector<texc::Record> &record
   for (const auto &op : p.ops) {
     if (op.name != w.name) continue;
     std::set<std::string> knob_names;  // records of an older version of the op's template do not count
-    for (const texc::SchedKnob &k : texc::Space(op, "x86").knobs()) knob_names.insert(k.name);
+    const texc::Space space(op, "x86");  // named: knobs() refers into it
+    for (const texc::SchedKnob &k : space.knobs()) knob_names.insert(k.name);
     std::optional<texc::PreparedOp> split = texc::split_prepare(op);  // records describe the main half
     texc::RecordChoice c = texc::choose_record(records, op.name, "x86", texc::op_shapes(split ? split->main : op), knob_names);
     if (c.record && c.how == "the best record of the same shapes") return c.record;
