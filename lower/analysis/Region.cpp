@@ -59,7 +59,7 @@ Region infer_region(const std::vector<BufferAccess>& accesses, const std::vector
         whole[d] = true;
         continue;
       }
-      SymInterval r = sym_bounds_of(a.indices[d], relaxed);
+      SymInterval r = sym_bounds_of(simplify(a.indices[d]), relaxed);  // (p / 56)*56 + p % 56 is p
       if (!r.is_bounded() || !mentions_only(r.min, kept_vars) || !mentions_only(r.max, kept_vars)) {
         whole[d] = true;
         continue;

@@ -79,6 +79,25 @@ TEST_CASE("compute_at after a fuse of the target loop") {
   CHECK_CONTAINS(ir_after(text, "plan_storage"), "allocate P: f32[2, 29]");
 }
 
+TEST_CASE("compute_at of a flat producer at a tile of fused consumer loops") {
+  // The consumer reads P[i*29 + j]; after fuse(i, j) that index is (f / 29)*29 + f % 29, which is
+  // f: a tile of 16 fused points needs 16 elements of P, not the two rows' 58.
+  std::string text =
+      "op f(X: f32[30, 29]) -> C {\n"
+      "  compute {\n"
+      "    P[k: 870] = X[k / 29, k % 29] * 2.0 + 1.0\n"
+      "    C[i, j] = P[i*29 + j] * P[i*29 + j] - X[i, j]\n"
+      "  }\n"
+      "  schedule cpu {\n"
+      "    f = fuse(C.i, C.j)\n"
+      "    fo, fi = split(f, 16)\n"
+      "    compute_at(P, fo)\n"
+      "  }\n"
+      "}\n";
+  check_correct(text);
+  CHECK_CONTAINS(ir_after(text, "plan_storage"), "allocate P: f32[16]");
+}
+
 TEST_CASE("compute_at of a stencil producer at a tile, at the image border") {
   // B reads P at y-1..y+1 and x-1..x+1 (guarded by select): the tile's region sticks out of the
   // image at the border and must be clamped there (the loop interpreter checks every access).
