@@ -215,6 +215,7 @@ struct OpParam {
 /// reference interpreter evaluates the definition).
 struct ComputeVariant {
   Name target;
+  ExprPtr guard;  // `compute cpu if KH == 1 { ... }`: only where this holds; may be null
   std::vector<ComputeStmt> compute;
   SourceLoc loc;  // of the `compute` keyword
 };

@@ -155,6 +155,7 @@ class AstBuilder {
     for (P::ComputeVariantContext* v : ctx->computeVariant()) {
       ast::ComputeVariant variant;
       variant.target = name(v->target);
+      if (v->guard) variant.guard = expr(v->guard);
       variant.loc = loc(v->COMPUTE()->getSymbol());
       variant.compute = compute_stmts(v->computeStmt());
       op.compute_variants.push_back(std::move(variant));

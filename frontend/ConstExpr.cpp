@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "frontend/ExprElaborator.h"
 #include "ir/ConstEval.h"
 
 namespace texc {
@@ -110,6 +111,34 @@ int64_t eval_const_int(const ast::Expr& e, const Scope& scope) {
     default: break;
   }
   throw_error(DiagId::NotCompileTimeInt, e.loc);
+}
+
+bool eval_const_bool(const ast::Expr& e, const Scope& scope) {
+  switch (e.kind) {
+    case ast::ExprKind::BoolLit: return e.as<ast::BoolLit>()->value;
+    case ast::ExprKind::Unary: {
+      auto* u = e.as<ast::Unary>();
+      if (u->op != "!") break;
+      return !eval_const_bool(*u->operand, scope);
+    }
+    case ast::ExprKind::Binary: {
+      auto* b = e.as<ast::Binary>();
+      if (b->op == "&&") return eval_const_bool(*b->lhs, scope) && eval_const_bool(*b->rhs, scope);
+      if (b->op == "||") return eval_const_bool(*b->lhs, scope) || eval_const_bool(*b->rhs, scope);
+      static const char* kComparisons[] = {"==", "!=", "<", "<=", ">", ">="};
+      if (std::find(std::begin(kComparisons), std::end(kComparisons), b->op) == std::end(kComparisons)) break;
+      int64_t lhs = eval_const_int(*b->lhs, scope);
+      int64_t rhs = eval_const_int(*b->rhs, scope);
+      if (b->op == "==") return lhs == rhs;
+      if (b->op == "!=") return lhs != rhs;
+      if (b->op == "<") return lhs < rhs;
+      if (b->op == "<=") return lhs <= rhs;
+      if (b->op == ">") return lhs > rhs;
+      return lhs >= rhs;
+    }
+    default: break;
+  }
+  throw_error(DiagId::NotCompileTimeBool, start_loc(e));
 }
 
 }  // namespace texc

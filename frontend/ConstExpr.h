@@ -16,6 +16,10 @@ namespace texc {
 /// modulo) and min/max(a, b). Anything else is a located error.
 int64_t eval_const_int(const ast::Expr& e, const Scope& scope);
 
+/// A compile-time condition: true, false, comparisons (== != < <= > >=) of compile-time integers
+/// (eval_const_int), joined by && || and negated by !. Anything else is a located error.
+bool eval_const_bool(const ast::Expr& e, const Scope& scope);
+
 /// Throws TooManyDimensions past 64 dimensions, and TensorTooLarge at `loc` (the tensor's declaration) unless a tensor of `dtype` with `shape`
 /// (positive extents) has a size in bytes that fits in int64: past that, element and byte counts
 /// computed anywhere later would wrap around.

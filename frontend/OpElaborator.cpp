@@ -106,28 +106,33 @@ std::string buffer_type_text(const Buffer& b) {
 }
 
 /// The `compute TARGET` block of `decl` used when compiling for `target` (a --target, or a schedule
-/// block's target): the most specific one that applies (`compute x86` over `compute cpu` on x86);
-/// null for the definition.
-const ast::ComputeVariant* variant_for(const ast::OpDecl& decl, const std::string& target) {
-  const ast::ComputeVariant* best = nullptr;
-  int best_specificity = 0;
-  for (const ast::ComputeVariant& v : decl.compute_variants) {
-    int s = target.empty() ? 0 : schedule_specificity(v.target.text, target);
-    if (s > best_specificity) {
-      best = &v;
-      best_specificity = s;
-    }
-  }
-  return best;
+/// block's target), its guards evaluated in `signature` (the op's params and sizes): of the blocks
+/// whose target applies, the most specific target's first (`compute x86` over `compute cpu` on
+/// x86), and of one target's blocks the guarded ones whose condition holds, in source order, then
+/// the unguarded one; null for the definition (no block applies).
+const ast::ComputeVariant* variant_for(const ast::OpDecl& decl, const std::string& target, const Scope& signature) {
+  if (target.empty()) return nullptr;
+  std::vector<const ast::ComputeVariant*> candidates;
+  for (const ast::ComputeVariant& v : decl.compute_variants)
+    if (schedule_specificity(v.target.text, target) > 0) candidates.push_back(&v);
+  std::stable_sort(candidates.begin(), candidates.end(), [&](const ast::ComputeVariant* a, const ast::ComputeVariant* b) {
+    int sa = schedule_specificity(a->target.text, target), sb = schedule_specificity(b->target.text, target);
+    if (sa != sb) return sa > sb;
+    return bool(a->guard) && !b->guard;
+  });
+  for (const ast::ComputeVariant* v : candidates)
+    if (!v->guard || eval_const_bool(*v->guard, signature)) return v;
+  return nullptr;
 }
 
-/// Each variant names a schedule target, once.
+/// Each variant names a schedule target; a target has at most one unguarded block.
 void check_compute_variants(const ast::OpDecl& decl) {
   const std::vector<std::string>& targets = schedule_block_names();
   std::map<std::string, SourceLoc> seen;
   for (const ast::ComputeVariant& v : decl.compute_variants) {
     if (std::find(targets.begin(), targets.end(), v.target.text) == targets.end())
       throw_error(DiagId::UnknownComputeTarget, v.target.loc, v.target.text);
+    if (v.guard) continue;
     auto [previous, first] = seen.emplace(v.target.text, v.target.loc);
     if (!first)
       throw_with_note(make_diagnostic(DiagId::DuplicateComputeVariant, v.target.loc, decl.name.text, v.target.text,
@@ -155,7 +160,12 @@ IntrinsicDef OpElaborator::intrinsic(const ast::OpDecl& decl) {
 
 OpDef OpElaborator::elaborate(const ast::OpDecl& decl, const CallSite* call) {
   check_compute_variants(decl);
-  const ast::ComputeVariant* variant = variant_for(decl, target_);
+  const ast::ComputeVariant* variant = nullptr;
+  if (!decl.compute_variants.empty() && !target_.empty()) {
+    OpState signature(program_.file_scopes.at(decl.name.loc.file));
+    bind_signature(decl, call, signature);
+    variant = variant_for(decl, target_, signature.scope);
+  }
   OpDef def = elaborate_compute(decl, call, variant);
   if (!variant) return def;
   // An implementation computes the definition's outputs: same shapes and element types.
@@ -546,7 +556,7 @@ void OpElaborator::schedules(const ast::OpDecl& decl, const ast::ComputeVariant*
     }
     // A block schedules the compute its own target would use: a `schedule cuda` block names the
     // definition's stages even while the op is elaborated with its `compute cpu` implementation.
-    if (variant_for(decl, block.target.text) != variant) continue;
+    if (variant_for(decl, block.target.text, state.scope) != variant) continue;
     own.push_back(elaborate_schedule(block, context));
   }
 

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "frontend/ConstExpr.h"
+#include "frontend/ExprElaborator.h"
 #include "frontend/Suggest.h"
 #include "ir/ConstEval.h"
 #include "ir/IROperators.h"
@@ -116,9 +117,9 @@ class ScheduleChecker {
     knob.loc = k.name.loc;
     if (k.factors_of) {
       int64_t n = eval_const_int(*k.factors_of, *context_.sizes);
-      if (n <= 0) throw_error(DiagId::FactorsOfNonPositive, start_loc_of(*k.factors_of), n);
+      if (n <= 0) throw_error(DiagId::FactorsOfNonPositive, start_loc(*k.factors_of), n);
       // Trial division up to sqrt(n): bounded so that no input makes the front end hang.
-      if (n > kMaxFactorsArgument) throw_error(DiagId::FactorsTooLarge, start_loc_of(*k.factors_of), n, kMaxFactorsArgument);
+      if (n > kMaxFactorsArgument) throw_error(DiagId::FactorsTooLarge, start_loc(*k.factors_of), n, kMaxFactorsArgument);
       for (int64_t d = 1; d * d <= n; ++d) {
         if (n % d == 0) knob.values.push_back(d);
       }
@@ -148,16 +149,11 @@ class ScheduleChecker {
     node->loc = i.loc;
     node->cond = value(*i.cond);
     if (!node->cond->type.is_bool()) {
-      throw_error(DiagId::ScheduleCondNotBool, start_loc_of(*i.cond), node->cond->type.str());
+      throw_error(DiagId::ScheduleCondNotBool, start_loc(*i.cond), node->cond->type.str());
     }
     node->then_items = items(i.then_items);
     node->else_items = items(i.else_items);
     return node;
-  }
-
-  static SourceLoc start_loc_of(const ast::Expr& e) {
-    if (auto* b = e.as<ast::Binary>()) return start_loc_of(*b->lhs);
-    return e.loc;
   }
 
   const PrimitiveSignature& signature(const ast::Name& primitive) {
@@ -180,7 +176,7 @@ class ScheduleChecker {
     size_t positional = 0;
     for (const ast::SchedArg& arg : a.args) {
       SchedArg out;
-      out.loc = start_loc_of(*arg.value);
+      out.loc = start_loc(*arg.value);
       ArgKind kind;
       if (!arg.keyword.text.empty()) {
         if (p.primitive != "split" || arg.keyword.text != "nparts") {
@@ -242,7 +238,7 @@ class ScheduleChecker {
   static std::string written_name(const ast::Expr& e, const std::string& primitive, size_t position) {
     if (auto* n = e.as<ast::NameRef>()) return n->name;
     if (auto* d = e.as<ast::DottedName>()) return d->text();
-    throw_error(DiagId::ScheduleExpectedName, start_loc_of(e), position, primitive);
+    throw_error(DiagId::ScheduleExpectedName, start_loc(e), position, primitive);
   }
 
   std::string loop_name(const ast::Expr& e, const std::string& primitive, size_t position) {
@@ -287,7 +283,7 @@ class ScheduleChecker {
     auto* n = e.as<ast::NameRef>();
     if (!n) {
       if (auto* d = e.as<ast::DottedName>()) throw_error(DiagId::UnknownStage, e.loc, d->text());
-      throw_error(DiagId::UnknownStage, start_loc_of(e), "(an expression)");
+      throw_error(DiagId::UnknownStage, start_loc(e), "(an expression)");
     }
     check_stage(n->name, n->loc, allow_inputs);
     return n->name;
@@ -376,7 +372,7 @@ class ScheduleChecker {
           if (!operand->type.is_integer()) throw_error(DiagId::ScheduleValueNotInt, c->loc, operand->type.str());
         return Binary::make(c->callee == "min" ? BinaryOp::Min : BinaryOp::Max, x, y);
       }
-      default: throw_error(DiagId::ScheduleValueNotInt, start_loc_of(e), "this expression");
+      default: throw_error(DiagId::ScheduleValueNotInt, start_loc(e), "this expression");
     }
   }
 

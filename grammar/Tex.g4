@@ -48,8 +48,9 @@ idList : ID (',' ID)* ;
 computeBlock : COMPUTE '{' (computeStmt | ';')* '}' ;
 
 // `compute cpu { ... }`: the op's implementation on the targets a `schedule cpu` block applies to
-// (the definition above stays the op's meaning and the reference's).
-computeVariant : COMPUTE target=ID '{' (computeStmt | ';')* '}' ;
+// (the definition above stays the op's meaning and the reference's); `compute cpu if KH == 1 { ... }`
+// applies only where its compile-time condition on the op's params and sizes holds.
+computeVariant : COMPUTE target=ID (IF guard=expr)? '{' (computeStmt | ';')* '}' ;
 
 computeStmt
   : name=ID '[' indexDecl (',' indexDecl)* ']' '=' value=expr   # tensorDef

@@ -4,7 +4,9 @@
 #  - transposed.tex passes on interp, x86, arm and cuda-interp; its x86 loops have the
 #    implementation's stage BT, its cuda loops the definition's (no BT);
 #  - wrong.tex (an implementation that differs from its definition) FAILs on interp and x86;
-#  - calls.tex: a caller gets the callee's implementation.
+#  - calls.tex: a caller gets the callee's implementation;
+#  - guarded.tex: each caller gets the first guarded implementation whose condition holds on its
+#    shapes and attributes, else the unguarded one; all pass against the definition.
 # Error cases (unknown target, a second block for one target, outputs that differ) are in tests/errors.
 # usage: compute_variants_test.sh TEXC REPO_ROOT
 set -u
@@ -33,5 +35,12 @@ for target in interp x86; do
 done
 expect 0 'PASS' -- run calls.tex --target x86
 expect 0 'allocate BT' -- calls.tex --target interp --emit loops -o -
+for target in interp x86; do
+  expect 0 'PASS' -- run guarded.tex --target "$target"
+done
+expect 0 'A\[[^]]*\] \+ A\[' -- guarded.tex --target x86 --op narrow --emit loops -o -   # SMALL
+expect 0 '\*4\.0f/2\.0f' -- guarded.tex --target x86 --op even --emit loops -o -         # EVEN
+expect 0 '\*0\.5f\*4\.0f' -- guarded.tex --target x86 --op odd --emit loops -o -        # ANY
+expect 0 '\*0\.5f\*4\.0f' -- guarded.tex --target x86 --op narrow_k3 --emit loops -o -  # ANY: k is not 2
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]
