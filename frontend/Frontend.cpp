@@ -58,6 +58,39 @@ void declare_params(const ModuleLoader& loader, const std::map<std::string, int6
   }
 }
 
+/// Ops are lexically scoped like params: a file sees its own ops and those of the files it imports
+/// (directly or not). A file's own op shadows an imported one of the same name, so a user's
+/// `op conv2d_1x1` does not clash with the stdlib op that nn.conv2d calls, and nn.conv2d still calls
+/// its own; two ops of one name in one file, or from two imported files, are an error (an
+/// intrinsic's name is global: an op may not reuse it).
+void declare_ops(const ModuleLoader& loader, ProgramSymbols& program) {
+  for (const ast::File* f : loader.files_in_dependency_order()) {
+    std::map<std::string, const ast::OpDecl*>& visible = program.file_ops[f->file_id];
+    std::map<std::string, const ast::OpDecl*> own;
+    for (const ast::OpDecl& op : f->ops) {
+      const ast::OpDecl* clash = own.count(op.name.text) ? own.at(op.name.text) : nullptr;
+      if (!clash && !op.is_intrinsic && program.intrinsic_decls.count(op.name.text))
+        clash = program.intrinsic_decls.at(op.name.text);
+      if (clash && clash != &op)
+        throw_with_note(make_diagnostic(DiagId::Redefinition, op.name.loc, op.name.text), clash->name.loc,
+                        fmt::format("'{}' is defined here", op.name.text));
+      own[op.name.text] = &op;
+    }
+    for (const ast::File* imported : loader.imports_of(*f)) {
+      for (const auto& [name, op] : program.file_ops.at(imported->file_id)) {
+        if (own.count(name)) continue;  // the file's own op shadows it
+        auto [it, fresh] = visible.emplace(name, op);
+        if (!fresh && it->second != op) {
+          throw_with_note(make_diagnostic(DiagId::Redefinition, op->name.loc, name), it->second->name.loc,
+                          fmt::format("'{}' is defined here", name));
+        }
+      }
+    }
+    for (const auto& [name, op] : own)
+      if (!op->is_intrinsic) visible[name] = op;
+  }
+}
+
 Program elaborate_program(const ModuleLoader& loader, const ast::File& main, const FrontendOptions& options) {
   const std::vector<const ast::File*>& files = loader.files_in_dependency_order();
   for (const auto& [name, value] : options.defines) {
@@ -65,24 +98,25 @@ Program elaborate_program(const ModuleLoader& loader, const ast::File& main, con
   }
 
   ProgramSymbols program;
-  std::map<std::string, SourceLoc> declared;
+  std::map<std::string, SourceLoc> intrinsics_declared;
   for (const ast::File* f : files) {
     for (const ast::OpDecl& op : f->ops) {
-      auto previous = declared.find(op.name.text);
-      if (previous != declared.end()) {
+      if (!op.is_intrinsic) {
+        program.callables.ops.insert(op.name.text);
+        continue;
+      }
+      auto previous = intrinsics_declared.find(op.name.text);
+      if (previous != intrinsics_declared.end()) {
         throw_with_note(make_diagnostic(DiagId::Redefinition, op.name.loc, op.name.text), previous->second,
                         fmt::format("'{}' is defined here", op.name.text));
       }
-      declared[op.name.text] = op.name.loc;
-      if (op.is_intrinsic) {
-        program.intrinsic_decls[op.name.text] = &op;
-        program.callables.intrinsics.insert(op.name.text);
-      } else {
-        program.ops[op.name.text] = &op;
-        program.callables.ops.insert(op.name.text);
-      }
+      intrinsics_declared[op.name.text] = op.name.loc;
+      program.intrinsic_decls[op.name.text] = &op;
+      program.callables.intrinsics.insert(op.name.text);
     }
   }
+  declare_ops(loader, program);
+  program.ops = program.file_ops.at(main.file_id);
   declare_params(loader, options.defines, program);
   program.stdlib_dir = options.stdlib_dir.empty() ? default_stdlib_dir() : options.stdlib_dir;
 

@@ -145,6 +145,13 @@ void check_compute_variants(const ast::OpDecl& decl) {
 
 OpDef OpElaborator::entry(const ast::OpDecl& decl) { return elaborate(decl, nullptr); }
 
+const ast::OpDecl* OpElaborator::visible_op(uint32_t file, const std::string& name) const {
+  auto ops = program_.file_ops.find(file);
+  if (ops == program_.file_ops.end()) return nullptr;
+  auto op = ops->second.find(name);
+  return op == ops->second.end() ? nullptr : op->second;
+}
+
 IntrinsicDef OpElaborator::intrinsic(const ast::OpDecl& decl) {
   OpDef def = elaborate(decl, nullptr);
   IntrinsicDef out;
@@ -199,7 +206,7 @@ OpDef OpElaborator::elaborate_compute(const ast::OpDecl& decl, const CallSite* c
     }
     const ast::Assign& assign = *stmt.assign;
     const ast::Call* c = assign.value->as<ast::Call>();
-    if (c && program_.ops.count(c->callee) && !state.scope.lookup(c->callee)) {
+    if (c && visible_op(decl.name.loc.file, c->callee) && !state.scope.lookup(c->callee)) {
       if (decl.is_intrinsic) throw_error(DiagId::IntrinsicCannotCall, c->loc, decl.name.text);
       op_call(assign, *c, state);
     } else if (c && !program_.callables.intrinsics.count(c->callee) && !is_builtin_function(c->callee) &&
@@ -394,10 +401,14 @@ void OpElaborator::tensor_definition(const ast::TensorDef& def, OpState& state) 
 }
 
 void OpElaborator::op_call(const ast::Assign& assign, const ast::Call& c, OpState& state) {
-  const ast::OpDecl& callee = *program_.ops.at(c.callee);
-  if (std::find(call_stack_.begin(), call_stack_.end(), c.callee) != call_stack_.end()) {
+  const ast::OpDecl& callee = *visible_op(state.def.loc.file, c.callee);
+  auto same_place = [](SourceLoc a, SourceLoc b) { return a.file == b.file && a.line == b.line && a.col == b.col; };
+  auto is_callee = [&](const Caller& caller) { return same_place(caller.loc, callee.name.loc); };
+  if (std::find_if(call_stack_.begin(), call_stack_.end(), is_callee) != call_stack_.end() ||
+      same_place(state.def.loc, callee.name.loc)) {
     std::string chain;
-    for (const std::string& op : call_stack_) chain += op + " -> ";
+    for (const Caller& op : call_stack_) chain += op.name + " -> ";
+    chain += state.def.name + " -> ";
     throw_error(DiagId::RecursiveCall, c.loc, c.callee, chain + c.callee);
   }
   if (!c.fors.empty()) throw_error(DiagId::ForNotAllowed, c.fors.front().var.loc, c.callee);
@@ -469,7 +480,7 @@ void OpElaborator::op_call(const ast::Assign& assign, const ast::Call& c, OpStat
     if (state.scope.lookup(t.text)) state.scope.define(t.text, t.loc, {});  // throws Redefinition
   }
 
-  call_stack_.push_back(state.def.name);
+  call_stack_.push_back({state.def.name, state.def.loc});
   OpDef elaborated;
   try {
     elaborated = elaborate(callee, &site);

@@ -26,7 +26,8 @@ namespace texc {
 
 /// What every op can see: the declarations of all loaded files and the params' values.
 struct ProgramSymbols {
-  std::map<std::string, const ast::OpDecl*> ops;         // ops (not intrinsics)
+  std::map<std::string, const ast::OpDecl*> ops;         // the ops (not intrinsics) the main file sees
+  std::map<uint32_t, std::map<std::string, const ast::OpDecl*>> file_ops;  // by file id: the ops it sees
   std::map<std::string, const ast::OpDecl*> intrinsic_decls;
   std::map<std::string, IntrinsicDef> intrinsics;        // elaborated
   CallableNames callables;
@@ -53,6 +54,8 @@ class OpElaborator {
   struct OpState;
 
   OpDef elaborate(const ast::OpDecl& decl, const CallSite* call);
+  /// The op called `name` in the ops of file `file` (its own, else one it imports); null if none.
+  const ast::OpDecl* visible_op(uint32_t file, const std::string& name) const;
   OpDef elaborate_compute(const ast::OpDecl& decl, const CallSite* call, const ast::ComputeVariant* variant);
   void bind_signature(const ast::OpDecl& decl, const CallSite* call, OpState& state);
   void size_definition(const ast::Assign& assign, OpState& state);
@@ -65,7 +68,11 @@ class OpElaborator {
   const ProgramSymbols& program_;
   const std::map<std::string, int64_t>& defines_;
   std::string target_;
-  std::vector<std::string> call_stack_;  // ops being elaborated, outermost first
+  struct Caller {
+    std::string name;
+    SourceLoc loc;  // of its name: which op, when ops of two files share a name
+  };
+  std::vector<Caller> call_stack_;  // the callers of the op being elaborated, outermost first
 };
 
 }  // namespace texc

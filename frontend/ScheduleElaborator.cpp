@@ -303,7 +303,7 @@ class ScheduleChecker {
   }
 
   /// An integer or bool expression over knobs, params and sizes: literals, + - * / %, comparisons,
-  /// && || !, min(a, b), max(a, b).
+  /// && || !, min(a, b), max(a, b), select(cond, a, b).
   Expr value(const ast::Expr& e) {
     switch (e.kind) {
       case ast::ExprKind::IntLit: return IntImm::make(Index(), e.as<ast::IntLit>()->value);
@@ -358,8 +358,9 @@ class ScheduleChecker {
         return Binary::make(op, x, y);
       }
       case ast::ExprKind::Call: {
-        // min(a, b) and max(a, b) of integers.
+        // min(a, b) and max(a, b) of integers; select(cond, a, b).
         auto* c = e.as<ast::Call>();
+        if (c->callee == "select" && c->fors.empty()) return select(*c);
         if ((c->callee != "min" && c->callee != "max") || !c->fors.empty()) {
           throw_error(DiagId::ScheduleValueNotInt, c->loc, "a call of '" + c->callee + "'");
         }
@@ -374,6 +375,19 @@ class ScheduleChecker {
       }
       default: throw_error(DiagId::ScheduleValueNotInt, start_loc(e), "this expression");
     }
+  }
+
+  /// select(cond, a, b): a where cond holds, else b (integers, or bools).
+  Expr select(const ast::Call& c) {
+    if (c.args.size() != 3) throw_error(DiagId::WrongArgCount, c.loc, c.callee, 3, c.args.size());
+    for (const ast::CallArg& a : c.args)
+      if (!a.keyword.text.empty()) throw_error(DiagId::KeywordNotAllowed, a.keyword.loc, c.callee);
+    Expr cond = value(*c.args[0].value);
+    if (!cond->type.is_bool()) throw_error(DiagId::NeedsBool, start_loc(*c.args[0].value), "select", cond->type.str());
+    Expr x = value(*c.args[1].value);
+    Expr y = value(*c.args[2].value);
+    if (x->type != y->type) throw_error(DiagId::TypeMismatch, c.loc, "select", x->type.str(), y->type.str(), "i64");
+    return Select::make(cond, x, y);
   }
 
   const ScheduleContext& context_;

@@ -9,6 +9,7 @@
 #include "frontend/Frontend.h"
 #include "ir/ConstEval.h"
 #include "ir/Diagnostics.h"
+#include "ir/IRPrinter.h"
 
 using namespace texc;
 
@@ -510,6 +511,28 @@ TEST_CASE("params are scoped by file: an op sees its file's params and its impor
   std::string bad = "import \"shapes.tex\"\nparam D = 16\nop f(A: f32[D]) -> B { compute { B = scale(A) } }\n";
   Diagnostic d = error_of(bad, o);
   CHECK(d.id == DiagId::CallShapeMismatch);
+}
+
+TEST_CASE("ops are scoped by file: a file's own op shadows an imported one; two imported ones clash") {
+  auto dir = std::filesystem::temp_directory_path() / "texc_frontend_test_op_scope";
+  std::filesystem::create_directories(dir);
+  // lib.tex's outer calls its own helper; the importer defines a helper of its own.
+  std::ofstream(dir / "lib.tex") << "op helper(X: f32[N]) -> Y { compute { Y[i] = X[i] * 2.0 } }\n"
+                                    "op outer(X: f32[N]) -> Y { compute { Y = helper(X) } }\n";
+  std::ofstream(dir / "other.tex") << "op helper(X: f32[N]) -> Y { compute { Y[i] = X[i] + 1.0 } }\n";
+  FrontendOptions o = stdlib_options();
+  o.include_dirs.push_back(dir.string());
+  Program p = compile(
+      "import \"lib.tex\"\n"
+      "op helper(X: f32[4]) -> Y { compute { Y = outer(X) } }\n"  // calls lib's outer, which calls lib's helper
+      "op mine(X: f32[4]) -> Y { compute { Y = helper(X) } }\n",  // calls this file's helper
+      o);
+  REQUIRE(p.ops.size() == 2);
+  CHECK(to_string(p.ops[0].stages.back().body).find("2.0") != std::string::npos);  // lib helper: X * 2.0
+  // Two imported files that both define helper: an error where both become visible.
+  Diagnostic d = error_of("import \"lib.tex\"\nimport \"other.tex\"\nop f(X: f32[4]) -> Y { compute { Y = outer(X) } }\n", o);
+  CHECK(d.id == DiagId::Redefinition);
+  CHECK(d.message == "'helper' is already defined");
 }
 
 TEST_CASE("a carried schedule names the callee's own inputs, whatever the caller calls them") {
