@@ -131,6 +131,12 @@ def peer_runs(bin_dir, peers):
     return runs
 
 
+def skipped_lines(stderr):
+    """The lines of a bench process's stderr that say it skipped workloads it cannot run on this
+    machine (the qconv workloads without AVX-512 VNNI): reported, not failures."""
+    return [l.strip() for l in stderr.splitlines() if "workloads skipped:" in l]
+
+
 def measure_all(args):
     bin_dir = os.path.join(args.build_dir, "bench")
     threads = [int(t) for t in args.threads.split(",")]
@@ -153,6 +159,8 @@ def measure_all(args):
                 log(f"  {o['workload']:4} {o['peer']}/{o['variant']} t={o['threads']}: "
                     f"{fmt(o.get('gflops'))} GFLOP/s {'ok' if o.get('verified') else 'NOT VERIFIED'}"
                     + (f" error: {o['error']}" if o.get("error") else ""))
+            for line in skipped_lines(err):
+                log(f"  {line}")
             run["measurements"].extend(objs)
             run["processes"].append({"label": f"{label} t={t}", "command": " ".join(shlex.quote(c) for c in cmd),
                                      "env": env, "rc": rc, "seconds": round(time.time() - t0, 1),
@@ -723,6 +731,9 @@ def write_markdown(run, path, ref_path):
                    + (f"error: {m['error']}" if m.get("error") else f"not verified, max_rel_err {m.get('max_rel_err')}"))
     for p in failed:
         out.append(f"- process {p['label']} exited with {p['rc']}: {p['stderr'][-300:]!r}")
+    skipped = [f"{p['label']}: {line}" for p in run["processes"] for line in skipped_lines(p.get("stderr", ""))]
+    if skipped:
+        out.append("\nSkipped on this machine (not failures): " + "; ".join(skipped) + ".")
     # Hand-written sections (the analysis of misses, the compile-time table of
     # tools/compile_time_table.sh) live after KEEP_MARKER and survive a re-run.
     kept = ""
