@@ -33,7 +33,7 @@ struct Workload {
   std::string shape() const;
 };
 
-// All workloads, in the order of workloads.md.
+// All workloads, in the order of workloads.md, then Q2-Q12.
 const std::vector<Workload> &all_workloads();
 
 // The requantization shift of a qconv workload: with the benchmark's data (u8 uniform in [0, 255],
@@ -44,7 +44,7 @@ const std::vector<Workload> &all_workloads();
 // Q3 (R = 64): 10, Q2 (R = 576): 11, Q12 (R = 4608): 13.
 int64_t qconv_shift(int64_t reduction);
 
-// Parses "G1,C2,D3", "gemm,conv" (a kind selects all of its workloads) or "all".
+// Parses "G1,C2,D3", "gemm,conv,qconv" (a kind selects all of its workloads) or "all".
 // Unknown names throw std::invalid_argument.
 std::vector<Workload> select_workloads(const std::string &list);
 
