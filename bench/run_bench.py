@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The one benchmark command (issue 5): builds the bench targets, measures the machine's fp32 FMA
 peak, runs every peer (and texc, once bench_texc exists) on the workloads of
-shared/spec/workloads.md at 1 and 2 threads, and writes docs/performance.md.
+shared/spec/workloads.md at 1 and 2 threads, and writes docs/performance.md. The int8 convolutions
+Q2-Q12 (C2-C12 as u8 x s8 -> u8, issue 14) are among them: texc and oneDNN only, on a CPU with
+AVX-512 VNNI (without it both skip them with a line on stderr).
 
     bench/run_bench.py                       # everything, writes docs/performance.md
     bench/run_bench.py --quick               # a subset (G1,G5,C2,C9,D1,D5): a quick re-run
@@ -129,6 +131,12 @@ def peer_runs(bin_dir, peers):
     return runs
 
 
+def skipped_lines(stderr):
+    """The lines of a bench process's stderr that say it skipped workloads it cannot run on this
+    machine (the qconv workloads without AVX-512 VNNI): reported, not failures."""
+    return [l.strip() for l in stderr.splitlines() if "workloads skipped:" in l]
+
+
 def measure_all(args):
     bin_dir = os.path.join(args.build_dir, "bench")
     threads = [int(t) for t in args.threads.split(",")]
@@ -151,6 +159,8 @@ def measure_all(args):
                 log(f"  {o['workload']:4} {o['peer']}/{o['variant']} t={o['threads']}: "
                     f"{fmt(o.get('gflops'))} GFLOP/s {'ok' if o.get('verified') else 'NOT VERIFIED'}"
                     + (f" error: {o['error']}" if o.get("error") else ""))
+            for line in skipped_lines(err):
+                log(f"  {line}")
             run["measurements"].extend(objs)
             run["processes"].append({"label": f"{label} t={t}", "command": " ".join(shlex.quote(c) for c in cmd),
                                      "env": env, "rc": rc, "seconds": round(time.time() - t0, 1),
@@ -165,7 +175,7 @@ def measure_all(args):
 CUDA_PEERS = ["cublas", "cudnn"]  # bench_<name> executables (bench/cuda/), in table order
 CUDA_BEGIN = "<!-- run_bench.py --target cuda: the CUDA tables start here -->"
 CUDA_END = "<!-- run_bench.py --target cuda: the CUDA tables end here -->"
-KIND_OF = {"G": "gemm", "C": "conv", "D": "dwconv"}
+KIND_OF = {"G": "gemm", "C": "conv", "D": "dwconv", "Q": "qconv"}
 
 
 class NoCudaDevice(Exception):
@@ -383,7 +393,10 @@ KIND_TITLES = {
     "gemm": "GEMM C=A·B (row-major, M×N×K)",
     "conv": "conv2d, ResNet-18 layers (batch 1, NCHW in/out, OIHW weights)",
     "dwconv": "depthwise conv2d, MobileNet layers (batch 1, NCHW in/out)",
+    "qconv": "int8 conv2d, ResNet-18 layers C2–C12 (u8 × s8 → u8)",
 }
+CPU_KINDS = ["gemm", "conv", "dwconv", "qconv"]  # the CPU report's tables, in this order
+INT_KINDS = {"qconv"}  # their figures are GOP/s of integer multiply-adds: no % of the fp32 FMA peak
 
 
 def ordered_columns(ms):
@@ -436,14 +449,15 @@ def workload_order(run):
 def perf_tables(run, out):
     peaks = peak_by_threads(run)
     order = workload_order(run)
-    for kind in ["gemm", "conv", "dwconv"]:
+    for kind in CPU_KINDS:
         for t in sorted({m["threads"] for m in run["measurements"]}):
             ms = [m for m in run["measurements"] if m.get("kind") == kind and m["threads"] == t]
             if not ms:
                 continue
-            peak = peaks.get(t, (None, ""))[0]
+            peak = None if kind in INT_KINDS else peaks.get(t, (None, ""))[0]
             cols = ordered_columns(ms)
-            out.append(f"\n### {KIND_TITLES[kind]}, {t} thread{'s' if t > 1 else ''}: GFLOP/s (% of measured peak)\n")
+            unit = "GOP/s" if kind in INT_KINDS else "GFLOP/s (% of measured peak)"
+            out.append(f"\n### {KIND_TITLES[kind]}, {t} thread{'s' if t > 1 else ''}: {unit}\n")
             out.append("| workload | shape | " + " | ".join(cols) + " |")
             out.append("|---|---|" + "---|" * len(cols))
             by = {(m["workload"], column(m)): m for m in ms}
@@ -480,6 +494,7 @@ RATIOS = {
     "dwconv": [("oneDNN preferred layout", lambda m: m["peer"] == "onednn" and m["variant"] == "any"),
                ("oneDNN NCHW end-to-end", lambda m: m["peer"] == "onednn" and m["variant"] == "nchw_e2e"),
                ("Halide Mullapudi2016", lambda m: m["peer"] == "halide" and m["variant"] == "mullapudi2016")],
+    "qconv": [("oneDNN int8_any", lambda m: m["peer"] == "onednn" and m["variant"] == "int8_any")],
 }
 
 
@@ -497,11 +512,11 @@ def ratio_tables(run, out):
                    "schedules plug in through the interface in `bench/README.md`). The ratios appear here "
                    "once it exists.")
         return
-    out.append("Ratio of GFLOP/s, texc / peer, same run, same thread count (> 1: texc faster). For matrix "
+    out.append("Ratio of GFLOP/s (int8: GOP/s), texc / peer, same run, same thread count (> 1: texc faster). For matrix "
                "products the peer is the fastest of OpenBLAS and oneDNN (sgemm, matmul) for that workload. † = either figure "
                "was taken while preempted (see below).")
     order = workload_order(run)
-    for kind in ["gemm", "conv", "dwconv"]:
+    for kind in CPU_KINDS:
         for t in sorted({m["threads"] for m in texc}):
             tv = [m for m in texc if m.get("kind") == kind and m["threads"] == t]
             if not tv:
@@ -644,12 +659,15 @@ def write_markdown(run, path, ref_path):
                "so that a sample lasts about 1 ms. Data stay in cache between calls (warm-cache timing).")
     out.append("- every result is checked against a float64 reference computed by the benchmark, before and after "
                "timing: max |out − ref| / max |ref| < 1e-4, over all output points when that costs ≤ 2^27 "
-               "multiply-adds, else over 65,536 random points plus the first and last (`checked_points` in the JSON).")
+               "multiply-adds, else over 65,536 random points plus the first and last (`checked_points` in the JSON). "
+               "int8 convolutions (Q2–Q12) against an exact integer reference at every output point: each output must be "
+               "clip(floor(sum / 2^shift)) or clip(round(sum / 2^shift)) (texc shifts, oneDNN scales and rounds), so at most 1 "
+               "off the first (`max_rel_err` holds that difference).")
     removed = meta.get("removed_environment") or {}
     out.append("- environment overrides removed from every benchmark process (each peer sets its threads itself): "
                + (", ".join(f"`{k}={v}`" for k, v in sorted(removed.items())) if removed else "none were set"))
     out.append("- GFLOP/s = FLOPs / median time, a multiply-add counted as 2 FLOPs; % = of the measured fp32 FMA "
-               "peak at the same thread count.")
+               "peak at the same thread count. int8: GOP/s, counted alike, no %.")
     loads = [f"{p['label']}: {p['loadavg_before']} → {p['loadavg_after']}" for p in run["processes"]]
     out.append("\n**Noise.** This machine is shared with other engineers compiling on the same 2 CPUs; "
                "the 1/5/15-minute load averages before → after each process were:\n")
@@ -684,7 +702,9 @@ def write_markdown(run, path, ref_path):
     out.append("Columns are `peer variant`; the variants are described in `bench/README.md`: "
                "`openblas sgemm` = OpenBLAS with the kernels it detects for this CPU; `onednn any` = convolution primitive alone in its preferred layouts, "
                "`nchw_e2e` = NCHW in/out including the layout reorders, `plain` = primitive forced to NCHW/OIHW; "
-               "`halide hand` = our hand schedule, `mullapudi2016` = Halide's autoscheduler.")
+               "`halide hand` = our hand schedule, `mullapudi2016` = Halide's autoscheduler; int8: `texc stdlib` = "
+               "nn.int8_cpu.conv2d_u8s8 on its blocked layouts, `onednn int8_any` = the u8s8 primitive alone in its preferred "
+               "layouts, `int8_nchw_e2e` = u8 NCHW in/out including the reorders.")
     out.append(f"\n† = 1 thread, and the process got less than {PREEMPTED:.0%} of a CPU during the timed calls "
                "(median CPU time / median wall time): preempted by other work, the figure is low.")
     perf_tables(run, out)
@@ -711,6 +731,9 @@ def write_markdown(run, path, ref_path):
                    + (f"error: {m['error']}" if m.get("error") else f"not verified, max_rel_err {m.get('max_rel_err')}"))
     for p in failed:
         out.append(f"- process {p['label']} exited with {p['rc']}: {p['stderr'][-300:]!r}")
+    skipped = [f"{p['label']}: {line}" for p in run["processes"] for line in skipped_lines(p.get("stderr", ""))]
+    if skipped:
+        out.append("\nSkipped on this machine (not failures): " + "; ".join(skipped) + ".")
     # Hand-written sections (the analysis of misses, the compile-time table of
     # tools/compile_time_table.sh) live after KEEP_MARKER and survive a re-run.
     kept = ""

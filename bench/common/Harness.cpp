@@ -28,7 +28,7 @@ static void usage(const std::string &peer, const std::vector<Kind> &kinds, int c
   for (Kind k : kinds) ks += std::string(ks.empty() ? "" : ",") + kind_name(k);
   std::fprintf(code ? stderr : stdout,
                "usage: bench_%s [--workloads LIST] [--threads N] [--repeat N] [--variants LIST] [--json]\n"
-               "  --workloads LIST  names (G1,C2,D3), kinds (gemm,conv,dwconv) or all; default: %s\n"
+               "  --workloads LIST  names (G1,C2,D3,Q2), kinds (gemm,conv,dwconv,qconv) or all; default: %s\n"
                "  --threads N       worker threads (default 1)\n"
                "  --repeat N        timed samples after warm-up; the median is reported (default 10)\n"
                "  --variants LIST   only these variants (default: all of this peer's variants)\n"
@@ -86,6 +86,43 @@ void fill_random(Floats &a, uint64_t seed) {
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   for (int64_t i = 0; i < a.size(); ++i) a[i] = dist(rng);
 }
+
+template <typename T>
+void Int8s<T>::Free::operator()(T *p) const { std::free(p); }
+
+template <typename T>
+Int8s<T>::Int8s(int64_t n) : n_(n) {
+  size_t bytes = ((size_t(n) + 63) / 64) * 64;
+  if (bytes == 0) bytes = 64;
+  p_.reset(static_cast<T *>(std::aligned_alloc(64, bytes)));
+  std::memset(p_.get(), 0, bytes);
+}
+
+template class Int8s<uint8_t>;
+template class Int8s<int8_t>;
+
+void fill_random(U8s &a, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> dist(0, 255);
+  for (int64_t i = 0; i < a.size(); ++i) a[i] = uint8_t(dist(rng));
+}
+
+void fill_random(S8s &a, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> dist(-128, 127);
+  for (int64_t i = 0; i < a.size(); ++i) a[i] = int8_t(dist(rng));
+}
+
+bool cpu_has_avx512_vnni() {
+#if defined(__x86_64__) || defined(__i386__)
+  return __builtin_cpu_supports("avx512vnni");
+#else
+  return false;
+#endif
+}
+
+const char *const kQConvSkipped =
+    "qconv workloads skipped: this CPU has no AVX-512 VNNI (avx512_vnni in /proc/cpuinfo), which they need";
 
 // ---- timing -------------------------------------------------------------------------------
 
@@ -207,6 +244,41 @@ Check check_conv(const Workload &w, const float *in, const float *wt, const floa
     }
     return s;
   });
+}
+
+Check check_qconv(const Workload &w, const uint8_t *in, const int8_t *wt, const uint8_t *out) {
+  const int64_t OH = w.OH(), OW = w.OW(), H = w.H, W = w.W, KH = w.KH, KW = w.KW, IC = w.IC;
+  const int64_t total = w.OC * OH * OW;
+  const int64_t scale = int64_t(1) << w.shift;
+  auto clip = [](int64_t v) { return std::min<int64_t>(std::max<int64_t>(v, 0), 255); };
+  Check c;
+  c.points = c.total = total;
+  c.ok = true;
+  int64_t max_err = 0;
+  for (int64_t p = 0; p < total; ++p) {
+    int64_t oc = p / (OH * OW), oh = (p / OW) % OH, ow = p % OW;
+    int64_t s = 0;
+    for (int64_t ic = 0; ic < IC; ++ic)
+      for (int64_t kh = 0; kh < KH; ++kh) {
+        int64_t ih = oh * w.stride + kh - w.pad;
+        if (ih < 0 || ih >= H) continue;
+        for (int64_t kw = 0; kw < KW; ++kw) {
+          int64_t iw = ow * w.stride + kw - w.pad;
+          if (iw < 0 || iw >= W) continue;
+          s += int64_t(in[(ic * H + ih) * W + iw]) * int64_t(wt[((oc * IC + ic) * KH + kh) * KW + kw]);
+        }
+      }
+    // floor(s / 2^shift), and whether the exact quotient's fraction is >= 1/2 (then round to
+    // nearest may give floor + 1).
+    int64_t fl = s >> w.shift;
+    bool half_up = 2 * (s - fl * scale) >= scale;
+    int64_t floored = clip(fl), rounded = half_up ? clip(fl + 1) : floored;
+    int64_t x = out[p];
+    max_err = std::max(max_err, std::abs(x - floored));
+    if (x != floored && x != rounded) c.ok = false;
+  }
+  c.max_rel_err = double(max_err);
+  return c;
 }
 
 // ---- output -------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 // What every bench_* executable shares: the command line, aligned buffers with seeded random
 // data, the timing rule (warm-up, then the median of --repeat timed samples), the float64
-// reference check, and the one-JSON-object-per-measurement output. See bench/README.md.
+// reference check (int8 convolutions: an exact integer one), and the one-JSON-object-per-measurement
+// output. See bench/README.md.
 #pragma once
 
 #include "bench/common/Workloads.h"
@@ -55,6 +56,40 @@ private:
 // Uniform in [-1, 1), deterministic for a given seed.
 void fill_random(Floats &a, uint64_t seed);
 
+// A 64-byte aligned array of 8-bit integers (T = uint8_t or int8_t), zero-initialised: the data of
+// the int8 workloads (u8 activations, s8 weights, u8 outputs).
+template <typename T>
+class Int8s {
+public:
+  Int8s() = default;
+  explicit Int8s(int64_t n);
+  T *data() { return p_.get(); }
+  const T *data() const { return p_.get(); }
+  int64_t size() const { return n_; }
+  T &operator[](int64_t i) { return p_.get()[i]; }
+  T operator[](int64_t i) const { return p_.get()[i]; }
+
+private:
+  struct Free {
+    void operator()(T *p) const;
+  };
+  std::unique_ptr<T, Free> p_;
+  int64_t n_ = 0;
+};
+using U8s = Int8s<uint8_t>;
+using S8s = Int8s<int8_t>;
+
+// Every value equally likely: u8 in [0, 255], s8 in [-128, 127]; deterministic for a given seed.
+void fill_random(U8s &a, uint64_t seed);
+void fill_random(S8s &a, uint64_t seed);
+
+// Whether this CPU has AVX-512 VNNI (vpdpbusd), which the qconv workloads need: texc's
+// nn.int8_cpu schedule is written for it, and oneDNN without it takes u8 x s8 products through
+// vpmaddubsw, whose 16-bit pair sums saturate on this data. Without it bench_texc and bench_onednn
+// skip the qconv workloads with one line on stderr (kQConvSkipped), not as a failure.
+bool cpu_has_avx512_vnni();
+extern const char *const kQConvSkipped;
+
 // ---- timing -------------------------------------------------------------------------------
 
 struct Timing {
@@ -75,8 +110,8 @@ Timing time_it(const std::function<void()> &call, int repeat);
 
 struct Check {
   bool ok = false;
-  double max_rel_err = 0;  // max |out - ref| / max |ref| over the checked points
-  int64_t points = 0;      // output points compared with the float64 reference
+  double max_rel_err = 0;  // max |out - ref| / max |ref| over the checked points (qconv: see check_qconv)
+  int64_t points = 0;      // output points compared with the reference
   int64_t total = 0;       // output points in all
 };
 
@@ -90,6 +125,14 @@ Check check_gemm(const Workload &w, const float *A, const float *B, const float 
 // conv: in NCHW [IC][H][W], weights OIHW [OC][IC][KH][KW], out NCHW [OC][OH][OW].
 // dwconv: weights [C][1][KH][KW].
 Check check_conv(const Workload &w, const float *in, const float *weights, const float *out);
+
+// qconv: in u8 NCHW [IC][H][W], weights s8 OIHW [OC][IC][KH][KW], out u8 NCHW [OC][OH][OW], all the
+// output points, against the exact sum s (int64) of each: a point is right when it is
+// clip(floor(s / 2^shift), 0, 255) (an arithmetic shift, texc's requantization) or
+// clip(round(s / 2^shift), 0, 255) (round to nearest, ties either way: oneDNN's output scale
+// 2^-shift, applied in fp32, which is exact here), so never more than 1 from the first.
+// max_rel_err holds the largest |out - clip(floor(s / 2^shift), 0, 255)|, in output units.
+Check check_qconv(const Workload &w, const uint8_t *in, const int8_t *weights, const uint8_t *out);
 
 // ---- output -------------------------------------------------------------------------------
 

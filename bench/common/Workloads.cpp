@@ -1,5 +1,6 @@
 #include "bench/common/Workloads.h"
 
+#include <cmath>
 #include <sstream>
 #include <stdexcept>
 
@@ -10,6 +11,7 @@ const char *kind_name(Kind k) {
   case Kind::Gemm: return "gemm";
   case Kind::Conv: return "conv";
   case Kind::DwConv: return "dwconv";
+  case Kind::QConv: return "qconv";
   }
   return "?";
 }
@@ -17,7 +19,8 @@ const char *kind_name(Kind k) {
 double Workload::flops() const {
   switch (kind) {
   case Kind::Gemm: return 2.0 * M * N * K;
-  case Kind::Conv: return 2.0 * OC * OH() * OW() * IC * KH * KW;
+  case Kind::Conv:
+  case Kind::QConv: return 2.0 * OC * OH() * OW() * IC * KH * KW;
   case Kind::DwConv: return 2.0 * OC * OH() * OW() * KH * KW;
   }
   return 0;
@@ -29,6 +32,7 @@ std::string Workload::shape() const {
     s << M << "x" << N << "x" << K;
   else
     s << H << "x" << W << " " << IC << "->" << OC << " k" << KH << " s" << stride;
+  if (kind == Kind::QConv) s << " >>" << shift;
   return s.str();
 }
 
@@ -55,8 +59,34 @@ static Workload dwconv(const char *name, int64_t hw, int64_t c, int64_t k, int64
   return w;
 }
 
+int64_t qconv_shift(int64_t reduction) {
+  // One product x*w: x uniform on 0..255 (mean 127.5), w uniform on -128..127 (mean -0.5), both
+  // of variance (256^2 - 1) / 12; var(x*w) = E[x^2] E[w^2] - (E[x] E[w])^2.
+  const double var_u = (256.0 * 256.0 - 1.0) / 12.0;
+  const double ex2 = var_u + 127.5 * 127.5, ew2 = var_u + 0.5 * 0.5;
+  const double sigma = std::sqrt(double(reduction) * (ex2 * ew2 - 63.75 * 63.75));
+  return std::lround(std::log2(sigma / 100.0));
+}
+
+// Q<n>: C<n> quantized.
+static Workload qconv(const Workload &c) {
+  Workload w = c;
+  w.name = "Q" + c.name.substr(1);
+  w.kind = Kind::QConv;
+  w.shift = qconv_shift(c.IC * c.KH * c.KW);
+  return w;
+}
+
+static std::vector<Workload> with_qconv(std::vector<Workload> all) {
+  std::vector<Workload> q;
+  for (const Workload &w : all)
+    if (w.kind == Kind::Conv && w.name != "C1") q.push_back(qconv(w));  // C1 has 3 input channels
+  all.insert(all.end(), q.begin(), q.end());
+  return all;
+}
+
 const std::vector<Workload> &all_workloads() {
-  static const std::vector<Workload> all = {
+  static const std::vector<Workload> all = with_qconv({
       gemm("G1", 256, 256, 256),          gemm("G2", 512, 512, 512),
       gemm("G3", 1024, 1024, 1024),       gemm("G4", 2048, 2048, 2048),
       gemm("G5", 1000, 1000, 1000),       gemm("G6", 127, 255, 511),
@@ -71,7 +101,7 @@ const std::vector<Workload> &all_workloads() {
       dwconv("D5", 28, 256, 3, 1),        dwconv("D6", 28, 256, 3, 2),
       dwconv("D7", 14, 512, 3, 1),        dwconv("D8", 14, 512, 3, 2),
       dwconv("D9", 7, 1024, 3, 1),
-  };
+  });
   return all;
 }
 

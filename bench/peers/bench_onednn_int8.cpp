@@ -1,8 +1,9 @@
-// oneDNN 2.6 int8 peer of bench/int8_cpu.tex (standalone; not part of run_bench.py): u8 x s8
-// convolution forward inference (ResNet-18 C2 and C7, batch 1, pad 1) and a u8 x s8 matmul
-// (256 x 1024 x 1024), both with u8 output scaled by 1/4096 (texc's `>> 12` and clip), formats
-// `any` (the primitive's preferred blocked layouts; inputs prepared once, untimed), 1 thread.
-// Prints the median of 20 timed calls after 3 warm-up calls, and GOP/s (a multiply-add = 2).
+// oneDNN 2.6 int8 dense peer of bench/int8_cpu.tex's dense_u8s8_vnni (standalone; not part of
+// run_bench.py): a u8 x s8 matmul (256 x 1024 x 1024) with u8 output scaled by 1/4096 (texc's
+// `>> 12` and clip), weights format `any` (the primitive's preferred blocked layout; prepared once,
+// untimed), 1 thread. Prints the median of 20 timed calls after 3 warm-up calls, and GOP/s (a
+// multiply-add = 2). The int8 convolutions are measured, and checked, by bench_onednn (variants
+// int8_any, int8_nchw_e2e of the qconv workloads Q2-Q12) in bench/run_bench.py.
 //   g++ -O2 -fopenmp bench/peers/bench_onednn_int8.cpp -ldnnl -o bench_onednn_int8 && taskset -c 0 ./bench_onednn_int8
 #include <oneapi/dnnl/dnnl.hpp>
 #include <omp.h>
@@ -30,25 +31,6 @@ static double median_ms(dnnl::stream& s, dnnl::primitive& p, std::unordered_map<
   return t[t.size() / 2];
 }
 
-static void conv(dnnl::engine& eng, dnnl::stream& s, const char* name, int C, int HW, int F) {
-  dnnl::memory::desc src({1, C, HW, HW}, dt::u8, tag::any), wei({F, C, 3, 3}, dt::s8, tag::any),
-      dst({1, F, HW, HW}, dt::u8, tag::any);
-  dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src, wei,
-                                    dst, {1, 1}, {1, 1}, {1, 1});
-  dnnl::primitive_attr attr;
-  attr.set_output_scales(0, {1.f / 4096});
-  dnnl::convolution_forward::primitive_desc pd(d, attr, eng);
-  dnnl::memory ms(pd.src_desc(), eng), mw(pd.weights_desc(), eng), md(pd.dst_desc(), eng);
-  std::fill_n(static_cast<uint8_t*>(ms.get_data_handle()), pd.src_desc().get_size(), 100);
-  std::fill_n(static_cast<int8_t*>(mw.get_data_handle()), pd.weights_desc().get_size(), 3);
-  dnnl::convolution_forward p(pd);
-  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}};
-  double ms_ = median_ms(s, p, args);
-  double ops = 2.0 * F * C * 9 * HW * HW;
-  std::printf("%-8s onednn u8s8 conv  %8.3f ms  %7.1f GOP/s  (%s)\n", name, ms_, ops / ms_ * 1e-6,
-              pd.impl_info_str());
-}
-
 static void matmul(dnnl::engine& eng, dnnl::stream& s, int M, int N, int K) {
   dnnl::memory::desc a({M, K}, dt::u8, tag::ab), b({K, N}, dt::s8, tag::any), c({M, N}, dt::u8, tag::ab);
   dnnl::matmul::desc d(a, b, c);
@@ -69,8 +51,6 @@ int main() {
   omp_set_num_threads(1);
   dnnl::engine eng(dnnl::engine::kind::cpu, 0);
   dnnl::stream s(eng);
-  conv(eng, s, "C2", 64, 56, 64);
-  conv(eng, s, "C7", 128, 28, 128);
   matmul(eng, s, 256, 1024, 1024);
   return 0;
 }

@@ -13,6 +13,9 @@
 //           `texc tune` (bench/tune_workloads.py). Only workloads with a record.
 //   nchwc, nchwc_e2e (convolutions): the blocked-layout path, see compile_blocked (default knobs)
 //   nchwc (depthwise): nn.depthwise_conv2d_nchwc on NCHW[16]c, see measure_dw_blocked
+//   stdlib (qconv Q2-Q12): nn.int8_cpu.conv2d_u8s8 (vpdpbusd) on its blocked layouts, see
+//           measure_qconv; skipped, with one line on stderr, without AVX-512 VNNI. No `tuned`
+//           variant: there are no tuning records of it.
 // Threads: texrt_set_num_threads(--threads), before the first call.
 #include "bench/common/Harness.h"
 
@@ -325,10 +328,88 @@ bool measure_dw_blocked(const Options &o, const Workload &w, const texc::KnobCon
                      std::to_string(texrt_get_num_threads()));
 }
 
+// The int8 convolution (variant `stdlib` of Q2-Q12): stdlib nn.int8_cpu.conv2d_u8s8, an op
+// generated at the workload's shape and shift, JIT-compiled outside the timed call, default knobs.
+// Its layouts (docs/stdlib.md): input X[n, cb, y, x, ci] = plain X[n, cb*4 + ci, y, x] (4 input
+// channels per block), weights Wt[fb, cb, ry, rx, fo, ci] = plain Wt[fb*16 + fo, cb*4 + ci, ry, rx]
+// (16 outputs x 4 inputs per block), output Y[n, fb, oy, ox, fo] = plain Y[n, fb*16 + fo, oy, ox].
+// The re-layouts are plain loops here, outside the timed call (the output's for the check only),
+// so the check does not depend on texc for them. Needs IC % 4 == 0 and OC % 16 == 0 (C2-C12 have).
+bool measure_qconv(const Options &o, const Workload &w) {
+  using FnQ = void (*)(const uint8_t *, const int8_t *, uint8_t *);
+  const int64_t CB = w.IC / 4, FB = w.OC / 16, H = w.H, W = w.W, KH = w.KH, KW = w.KW, OH = w.OH(), OW = w.OW();
+  auto s = [](int64_t v) { return std::to_string(v); };
+  const std::string src =
+      "import nn.int8_cpu\n"
+      "op conv(X: u8[1, " + s(CB) + ", " + s(H) + ", " + s(W) + ", 4], Wt: i8[" + s(FB) + ", " + s(CB) + ", " + s(KH) +
+      ", " + s(KW) + ", 16, 4]) -> Y {\n  compute { Y = conv2d_u8s8(X, Wt, shift = " + s(w.shift) + ", stride = " +
+      s(w.stride) + ", pad = " + s(w.pad) + ") }\n}\n";
+  std::unique_ptr<texc::JitModule> jit;
+  FnQ conv = nullptr;
+  std::string error;
+  if (w.IC % 4 != 0 || w.OC % 16 != 0) error = "conv2d_u8s8 needs IC % 4 == 0 and OC % 16 == 0";
+  try {
+    if (!error.empty()) throw std::runtime_error(error);
+    texc::FrontendOptions fo;
+    fo.stdlib_dir = kSource + "/stdlib";
+    fo.target = "x86";
+    texc::Program p = texc::compile_source(w.name + "_u8s8.tex", src, fo);
+    std::vector<texc::LoweredFunc> fs;
+    for (const auto &op : p.ops) {
+      texc::LowerOptions lo;
+      lo.target = "x86";
+      fs.push_back(texc::lower_op(op, lo));
+    }
+    if (fs.size() != 1 || fs[0].args.size() != 3) throw std::runtime_error("expected one op conv(X, Wt) -> Y");
+    texc::CpuTargetOptions t;
+    t.arch = "x86";  // host CPU and features (avx512vnni)
+    jit = texc::JitModule::create(fs, t);
+    conv = reinterpret_cast<FnQ>(jit->lookup("conv"));
+    if (!conv) throw std::runtime_error("JIT: no symbol conv");
+  } catch (const std::exception &e) {
+    error = std::string("compile: ") + e.what();
+    conv = nullptr;
+  }
+  U8s in(w.IC * H * W), out(w.OC * OH * OW), Xb(w.IC * H * W), Yb(w.OC * OH * OW);
+  S8s wt(w.OC * w.IC * KH * KW), Wb(w.OC * w.IC * KH * KW);
+  fill_random(in, 3);
+  fill_random(wt, 4);
+  for (int64_t cb = 0; cb < CB; ++cb)
+    for (int64_t y = 0; y < H; ++y)
+      for (int64_t x = 0; x < W; ++x)
+        for (int64_t ci = 0; ci < 4; ++ci) Xb[((cb * H + y) * W + x) * 4 + ci] = in[((cb * 4 + ci) * H + y) * W + x];
+  for (int64_t fb = 0; fb < FB; ++fb)
+    for (int64_t cb = 0; cb < CB; ++cb)
+      for (int64_t ry = 0; ry < KH; ++ry)
+        for (int64_t rx = 0; rx < KW; ++rx)
+          for (int64_t fo = 0; fo < 16; ++fo)
+            for (int64_t ci = 0; ci < 4; ++ci)
+              Wb[((((fb * CB + cb) * KH + ry) * KW + rx) * 16 + fo) * 4 + ci] =
+                  wt[(((fb * 16 + fo) * w.IC + cb * 4 + ci) * KH + ry) * KW + rx];
+  auto call = [&] {
+    if (!conv) throw std::runtime_error(error);
+    conv(Xb.data(), Wb.data(), Yb.data());
+  };
+  auto check = [&] {
+    // untimed: back to NCHW for the exact integer check
+    for (int64_t fb = 0; fb < FB; ++fb)
+      for (int64_t y = 0; y < OH; ++y)
+        for (int64_t x = 0; x < OW; ++x)
+          for (int64_t fo = 0; fo < 16; ++fo) out[((fb * 16 + fo) * OH + y) * OW + x] = Yb[((fb * OH + y) * OW + x) * 16 + fo];
+    return check_qconv(w, in.data(), wt.data(), out.data());
+  };
+  return measure(o, w, "texc", "stdlib", call, check,
+                 "stdlib nn.int8_cpu.conv2d_u8s8 (vpdpbusd; generated op at the workload's shape, shift " + s(w.shift) +
+                     "), all knobs at their first value, alone on u8 NCHW[4]c input (transformed outside the timed call), "
+                     "u8 NCHW[16]c output (transformed back for the check only), s8 weights re-laid out once to "
+                     "OIHW[16]o[4]i; x86 JIT (LLVM 19, host CPU) outside the timed call; texrt threads=" +
+                     std::to_string(texrt_get_num_threads()));
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
-  Options o = parse_options(argc, argv, "texc", {Kind::Gemm, Kind::Conv, Kind::DwConv});
+  Options o = parse_options(argc, argv, "texc", {Kind::Gemm, Kind::Conv, Kind::DwConv, Kind::QConv});
   texrt_set_num_threads(o.threads);
   TunedRecords tuned;
   try {
@@ -338,7 +419,15 @@ int main(int argc, char **argv) {
     return 1;
   }
   bool ok = true;
+  const bool vnni = cpu_has_avx512_vnni();
+  bool said_skipped = false;
   for (const Workload &w : o.workloads) {
+    if (w.kind == Kind::QConv) {
+      if (!vnni && !said_skipped) std::cerr << "bench_texc: " << kQConvSkipped << "\n";
+      said_skipped = true;
+      if (vnni && o.want_variant("stdlib")) ok &= measure_qconv(o, w);
+      continue;
+    }
     std::vector<std::pair<std::string, texc::KnobConfig>> variants;
     if (o.want_variant("stdlib")) variants.push_back({"stdlib", {}});
     std::string tuned_from;
