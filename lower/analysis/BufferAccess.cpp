@@ -1,7 +1,9 @@
 #include "lower/analysis/BufferAccess.h"
 
 #include <functional>
+#include <optional>
 
+#include "ir/IROperators.h"
 #include "ir/IRVisitor.h"
 #include "ir/Intrinsics.h"
 #include "ir/Substitute.h"
@@ -13,6 +15,24 @@ namespace {
 // The buffer element of an extern call's `address_of(B[...])` argument, or null.
 const Load* extern_address_target(const Call* c) {
   return is_intrinsic_call(c, Intrinsic::AddressOf) ? c->args[0]->as<Load>() : nullptr;
+}
+
+// The first dimension of the block of innermost dimensions that holds the `count` elements from
+// `base` (row-major) of an extern operand: the call touches those dimensions whole and the outer
+// ones only at base. 0 (the whole buffer) when the count is unknown, a shape or a base index of
+// the block is not constant, or the run does not fit in the block from base.
+size_t whole_from_dim(const Load* target, std::optional<int64_t> count) {
+  const Buffer& b = target->buffer;
+  if (!count || *count < 1) return 0;
+  int64_t block = 1, offset = 0;
+  for (size_t d = b->ndim(); d-- > 0;) {
+    int64_t extent = 0, index = 0;
+    if (!is_const_int(b->shape[d], &extent) || !is_const_int(target->indices[d], &index)) return 0;
+    offset += index * block;
+    block *= extent;
+    if (block >= *count) return offset + *count <= block ? d : 0;
+  }
+  return 0;
 }
 
 // Walks statements keeping the enclosing loops; reports each access to `report`.
@@ -48,8 +68,8 @@ class AccessWalker : public IRVisitor {
 
  private:
   void add(const Buffer& b, const Stmt& s, const std::string& stage, std::vector<Expr> indices, bool is_store,
-           bool whole) {
-    report_(b, BufferAccess{s, stage, std::move(indices), loops_, is_store, whole});
+           bool whole, size_t whole_from = 0) {
+    report_(b, BufferAccess{s, stage, std::move(indices), loops_, is_store, whole, whole ? whole_from : b->ndim()});
   }
   static std::vector<Expr> bound(const std::vector<Expr>& idx, const VarMap& values) {
     if (values.empty()) return idx;
@@ -57,34 +77,52 @@ class AccessWalker : public IRVisitor {
     for (const Expr& e : idx) out.push_back(substitute(e, values));
     return out;
   }
-  // Loads in e, outermost first; an extern call's address_of argument is a whole-buffer access
-  // (a load, and a store when stores are asked for), not also a plain load.
+  // Loads in e, outermost first; an extern call's address_of argument is an access beyond its
+  // element (a load, and a store when stores are asked for; whole_from_dim above), not also a
+  // plain load. A `lower llvm` call (tensorize's llvm_call_block) follows each address with the
+  // operand's element count.
   class LoadScanner : public IRVisitor {
    public:
-    explicit LoadScanner(std::function<void(const Load*, bool whole)> f) : f_(std::move(f)) {}
+    using Found = std::function<void(const Load*, bool beyond, size_t whole_from)>;
+    explicit LoadScanner(Found f) : f_(std::move(f)) {}
 
    protected:
     void visit(const Call* op) override {
       if (const Load* target = extern_address_target(op)) {
-        f_(target, true);
+        f_(target, true, 0);
         for (const Expr& i : target->indices) visit_expr(i);
+        return;
+      }
+      if (op->call_kind == CallKind::Extern && op->name.rfind("llvm.", 0) == 0) {
+        for (size_t i = 0; i < op->args.size(); ++i) {
+          const Call* arg = op->args[i]->as<Call>();
+          const Load* target = arg ? extern_address_target(arg) : nullptr;
+          if (!target) {
+            visit_expr(op->args[i]);
+            continue;
+          }
+          int64_t count = 0;
+          bool counted = i + 1 < op->args.size() && is_const_int(op->args[i + 1], &count);
+          f_(target, true, whole_from_dim(target, counted ? std::optional<int64_t>(count) : std::nullopt));
+          for (const Expr& index : target->indices) visit_expr(index);
+        }
         return;
       }
       IRVisitor::visit(op);
     }
     void visit(const Load* op) override {
-      f_(op, false);
+      f_(op, false, 0);
       IRVisitor::visit(op);
     }
 
    private:
-    std::function<void(const Load*, bool)> f_;
+    Found f_;
   };
   void scan_loads(const Stmt& s, const std::string& stage, const Expr& e, const VarMap& values) {
     if (!e) return;
-    LoadScanner scanner([&](const Load* l, bool whole) {
-      if (whole && (loads_ || stores_)) add(l->buffer, s, stage, bound(l->indices, values), stores_, true);
-      if (!whole && loads_) add(l->buffer, s, stage, bound(l->indices, values), false, false);
+    LoadScanner scanner([&](const Load* l, bool beyond, size_t whole_from) {
+      if (beyond && (loads_ || stores_)) add(l->buffer, s, stage, bound(l->indices, values), stores_, true, whole_from);
+      if (!beyond && loads_) add(l->buffer, s, stage, bound(l->indices, values), false, false);
     });
     scanner.visit_expr(e);
   }

@@ -6,8 +6,10 @@
 // inside a Block (predicate, init, body) are reported with the Block's iter vars replaced by their
 // bindings, so the indices are expressions of the enclosing loops. After lower_blocks the plain
 // Loads and Stores are reported as they are. An extern call's `address_of(B[...])` argument (left
-// by tensorize) may touch any element of B: it is reported as a whole-buffer access, a store and a
-// load. Each access carries its enclosing loops (outermost first), whose thread tags and kinds say
+// by tensorize) is reported as a store and a load that may touch more than its element: any
+// element of B, or, where the call gives the element count of a `lower llvm` intrinsic's operand
+// (`address_of(B[base]), n`: the n elements from base in row-major order) and that run lies inside
+// one block of B's innermost dimensions, those dimensions whole at base's outer indices. Each access carries its enclosing loops (outermost first), whose thread tags and kinds say
 // how a region must be relaxed (lower/analysis/Region.h).
 #pragma once
 #include <string>
@@ -25,7 +27,10 @@ struct BufferAccess {
   std::vector<Expr> indices;      // with a Block's iter vars replaced by their bindings
   std::vector<const For*> loops;  // enclosing loops, outermost first
   bool is_store = false;
-  bool whole_buffer = false;      // an extern call argument: any element may be touched
+  bool whole_buffer = false;      // an extern call argument: elements beyond `indices` may be touched
+  // For an extern call argument: the dimensions from this one inward may be touched over their
+  // whole extent; those before it only at `indices` (0: any element of the buffer).
+  size_t whole_from_dim = 0;
 };
 
 /// Every load (and/or store) of `buffer` under root.

@@ -55,7 +55,7 @@ Region infer_region(const std::vector<BufferAccess>& accesses, const std::vector
       relaxed[l->var.get()] = SymInterval{first.min, last.max};
     }
     for (size_t d = 0; d < nd; ++d) {
-      if (a.whole_buffer) {
+      if (a.whole_buffer && d >= a.whole_from_dim) {
         whole[d] = true;
         continue;
       }

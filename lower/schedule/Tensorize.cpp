@@ -28,8 +28,9 @@
 // guard the call. An LLVM intrinsic accumulates like vdla.gemm (outer loops may drive the
 // reduction) and becomes a Block holding its call (llvm_call_block), or stays a tensorized nest on
 // interp. Caveat: strides are checked against the buffers' full logical shapes, which is
-// exact for op inputs and outputs (intermediates accessed by an intrinsic are kept whole by
-// plan_storage, as for any address_of access).
+// exact for op inputs and outputs; plan_storage keeps an intermediate accessed by an intrinsic
+// whole in the dimensions the intrinsic's operand spans (all of them, for an extern symbol), so
+// the strides stay.
 #include <algorithm>
 #include <map>
 #include <unordered_map>
