@@ -6,11 +6,14 @@
 // chain to a neighbour — one knob set to an adjacent value or re-drawn — accepted with probability
 // exp((s' - s) / T), T cooling linearly from 1 to 0; every point seen is offered to a heap of the
 // best unvisited predictions; stop after 80 steps or 20 steps without a heap change. The batch is
-// the heap's best, with an ε share replaced by random unvisited points.
+// chosen from the heap's best 2·b (b the model's share of the batch) for diversity (AutoTVM's
+// submodular pick, tuning.md §4.2): greedily, the candidate that adds the most knob values not yet
+// in the batch, the better prediction on a tie; an ε share is random unvisited points.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "tuner/Explorer.h"
 
@@ -32,8 +35,9 @@ class ModelExplorer : public Explorer {
     std::vector<uint64_t> out;
     if (model_.trained()) {
       int from_model = n - int(std::floor(options_.epsilon * n + (n >= 4 ? 0.5 : 0.0)));
-      for (uint64_t i : anneal(from_model)) {
-        if (int(out.size()) >= from_model) break;
+      std::vector<uint64_t> ranked = anneal(kDiversity * from_model);
+      if (ranked.size() > size_t(kDiversity * from_model)) ranked.resize(size_t(kDiversity * from_model));
+      for (uint64_t i : diverse_pick(std::move(ranked), from_model)) {
         c_.visited->insert(i);
         out.push_back(i);
       }
@@ -79,6 +83,28 @@ class ModelExplorer : public Explorer {
     double s = f ? double(model_.predict({*f})[0]) : -std::numeric_limits<double>::infinity();
     memo[index] = s;
     return s;
+  }
+
+  /// Up to n of the candidates (best prediction first), greedily the one that adds the most
+  /// (knob, value) pairs not yet covered by those taken, the earlier on a tie: a batch that spreads
+  /// over the knobs instead of n neighbours of one point.
+  std::vector<uint64_t> diverse_pick(std::vector<uint64_t> candidates, int n) const {
+    const Space& space = *c_.space;
+    std::set<std::pair<size_t, uint64_t>> covered;
+    std::vector<uint64_t> out;
+    while (int(out.size()) < n && !candidates.empty()) {
+      size_t best = 0;
+      int best_gain = -1;
+      for (size_t c = 0; c < candidates.size(); ++c) {
+        int gain = 0;
+        for (size_t k = 0; k < space.knobs().size(); ++k) gain += !covered.count({k, space.digit(candidates[c], k)});
+        if (gain > best_gain) best_gain = gain, best = c;
+      }
+      for (size_t k = 0; k < space.knobs().size(); ++k) covered.insert({k, space.digit(candidates[best], k)});
+      out.push_back(candidates[best]);
+      candidates.erase(candidates.begin() + long(best));
+    }
+    return out;
   }
 
   uint64_t neighbour(uint64_t index) {
@@ -159,6 +185,8 @@ class ModelExplorer : public Explorer {
     for (auto& [s, i] : best) out.push_back(i);
     return out;
   }
+
+  static constexpr int kDiversity = 2;  // candidates from the annealing per model pick in a batch
 
   ExplorerContext c_;
   ExplorerOptions options_;
