@@ -9,8 +9,9 @@
 // by tensorize) is reported as a store and a load that may touch more than its element: any
 // element of B, or, where the call gives the element count of a `lower llvm` intrinsic's operand
 // (`address_of(B[base]), n`: the n elements from base in row-major order) and that run lies inside
-// one block of B's innermost dimensions, those dimensions whole at base's outer indices. Each access carries its enclosing loops (outermost first), whose thread tags and kinds say
-// how a region must be relaxed (lower/analysis/Region.h).
+// one block of B's innermost dimensions, those dimensions whole at base's outer indices. Each
+// access carries its enclosing loops (outermost first), whose thread tags and kinds say how a
+// region must be relaxed (lower/analysis/Region.h).
 #pragma once
 #include <string>
 #include <unordered_map>
