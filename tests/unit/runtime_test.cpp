@@ -1,6 +1,6 @@
 // Unit tests of runtime/texrt.h that do not need compiled code: thread counts (parsing
-// TEXC_NUM_THREADS, the cap), how a parallel loop hands out its tasks (each once; every thread
-// starts on its own contiguous range; a blocked thread's tasks are taken over), a forked child
+// TEXC_NUM_THREADS, the cap), how a parallel loop hands out its tasks (each once; a thread blocked
+// in a task does not hold up the others), a forked child
 // running parallel loops with its own pool, a pool that cannot start every thread it was asked for,
 // and texrt_alloc's failure message.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
@@ -80,7 +80,8 @@ TEST_CASE("thread counts are capped at TEXRT_MAX_THREADS") {
 TEST_CASE("every task of a parallel loop runs once, for any task count and thread count") {
   for (int threads : {1, 2, 3, 8}) {
     texrt_set_num_threads(threads);
-    for (int64_t n : {1, 2, 3, 7, 16, 31, 64, 1000, 4099}) CHECK_MESSAGE(parallel_sum_ok(n), threads << " threads, " << n << " tasks");
+    for (int64_t n : {1, 2, 3, 7, 16, 31, 64, 1000, 4099})
+      CHECK_MESSAGE(parallel_sum_ok(n), threads << " threads, " << n << " tasks");
   }
 }
 
@@ -96,46 +97,22 @@ bool wait_for(const std::atomic<bool>& flag) {
   return true;
 }
 
-struct RangeProbe {
-  std::thread::id caller;
-  std::atomic<int64_t> first_on_worker{-1};
-  std::atomic<bool> worker_started{false}, task3_done{false};
+struct BlockProbe {
+  std::atomic<bool> task3_done{false};
   std::atomic<int> runs[4] = {};
   std::atomic<bool> timed_out{false};
 };
 
 }  // namespace
 
-TEST_CASE("with 2 threads and 4 tasks, the worker starts on its own range (task 2), not on the caller's next task") {
+TEST_CASE("a thread blocked in a task does not hold up the tasks after it") {
   texrt_set_num_threads(2);
-  RangeProbe probe;
-  probe.caller = std::this_thread::get_id();
+  BlockProbe probe;
   texrt_parallel_for(4, [](int64_t task, void* closure) {
-    auto& p = *static_cast<RangeProbe*>(closure);
-    p.runs[task]++;
-    if (std::this_thread::get_id() != p.caller) {
-      int64_t none = -1;
-      p.first_on_worker.compare_exchange_strong(none, task);
-      p.worker_started = true;
-    } else if (task == 0 && !wait_for(p.worker_started)) {
-      p.timed_out = true;  // the caller holds task 0 until the worker has begun
-    }
-  }, &probe);
-  CHECK_FALSE(probe.timed_out);
-  CHECK(probe.first_on_worker == 2);
-  for (auto& r : probe.runs) CHECK(r == 1);
-}
-
-TEST_CASE("a thread blocked in a task has the rest of its range taken over") {
-  texrt_set_num_threads(2);
-  RangeProbe probe;
-  probe.caller = std::this_thread::get_id();
-  texrt_parallel_for(4, [](int64_t task, void* closure) {
-    auto& p = *static_cast<RangeProbe*>(closure);
+    auto& p = *static_cast<BlockProbe*>(closure);
     p.runs[task]++;
     if (task == 3) p.task3_done = true;
-    // Whoever runs task 2 (the worker, its range's first) waits for task 3 (the same range): only
-    // another thread can run it.
+    // Whoever runs task 2 waits for task 3: only another thread can run it.
     if (task == 2 && !wait_for(p.task3_done)) p.timed_out = true;
   }, &probe);
   CHECK_FALSE(probe.timed_out);
