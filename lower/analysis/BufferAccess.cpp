@@ -1,7 +1,7 @@
 #include "lower/analysis/BufferAccess.h"
 
 #include <functional>
-#include <optional>
+#include <unordered_map>
 
 #include "ir/IROperators.h"
 #include "ir/IRVisitor.h"
@@ -19,18 +19,18 @@ const Load* extern_address_target(const Call* c) {
 
 // The first dimension of the block of innermost dimensions that holds the `count` elements from
 // `base` (row-major) of an extern operand: the call touches those dimensions whole and the outer
-// ones only at base. 0 (the whole buffer) when the count is unknown, a shape or a base index of
+// ones only at base. 0 (the whole buffer) when the count is not positive, a shape or a base index of
 // the block is not constant, or the run does not fit in the block from base.
-size_t whole_from_dim(const Load* target, std::optional<int64_t> count) {
+size_t whole_from_dim(const Load* target, int64_t count) {
   const Buffer& b = target->buffer;
-  if (!count || *count < 1) return 0;
+  if (count < 1) return 0;
   int64_t block = 1, offset = 0;
   for (size_t d = b->ndim(); d-- > 0;) {
     int64_t extent = 0, index = 0;
     if (!is_const_int(b->shape[d], &extent) || !is_const_int(target->indices[d], &index)) return 0;
     offset += index * block;
     block *= extent;
-    if (block >= *count) return offset + *count <= block ? d : 0;
+    if (block >= count) return offset + count <= block ? d : 0;
   }
   return 0;
 }
@@ -89,24 +89,16 @@ class AccessWalker : public IRVisitor {
    protected:
     void visit(const Call* op) override {
       if (const Load* target = extern_address_target(op)) {
-        f_(target, true, 0);
+        auto count = counts_.find(op);
+        f_(target, true, count == counts_.end() ? 0 : whole_from_dim(target, count->second));
         for (const Expr& i : target->indices) visit_expr(i);
         return;
       }
       if (op->call_kind == CallKind::Extern && op->name.rfind("llvm.", 0) == 0) {
-        for (size_t i = 0; i < op->args.size(); ++i) {
-          const Call* arg = op->args[i]->as<Call>();
-          const Load* target = arg ? extern_address_target(arg) : nullptr;
-          if (!target) {
-            visit_expr(op->args[i]);
-            continue;
-          }
-          int64_t count = 0;
-          bool counted = i + 1 < op->args.size() && is_const_int(op->args[i + 1], &count);
-          f_(target, true, whole_from_dim(target, counted ? std::optional<int64_t>(count) : std::nullopt));
-          for (const Expr& index : target->indices) visit_expr(index);
-        }
-        return;
+        int64_t count = 0;
+        for (size_t i = 0; i + 1 < op->args.size(); ++i)
+          if (const Call* arg = op->args[i]->as<Call>(); arg && is_const_int(op->args[i + 1], &count))
+            counts_[arg] = count;
       }
       IRVisitor::visit(op);
     }
@@ -117,6 +109,7 @@ class AccessWalker : public IRVisitor {
 
    private:
     Found f_;
+    std::unordered_map<const Call*, int64_t> counts_;  // an address_of's element count, where given
   };
   void scan_loads(const Stmt& s, const std::string& stage, const Expr& e, const VarMap& values) {
     if (!e) return;

@@ -11,7 +11,8 @@
 // tensorize) keeps its full extent in every dimension the call may touch beyond its element: all
 // of them, or, for a `lower llvm` intrinsic whose operand lies in one block of the innermost
 // dimensions (a 16-lane accumulator row Acc[n, fb, oy, ox, 0..16]), only those (BufferAccess.h),
-// so the strides tensorize checked inside the block hold in the smaller buffer. Arguments are left alone.
+// so the strides tensorize checked inside the block hold in the smaller buffer. Arguments are left
+// alone.
 // A `local` buffer (one per thread) allocated outside the threadIdx loops of its accesses is
 // sized for one thread: with every access under one loop of each of the same thread tags, those
 // loops are kept symbolic (not relaxed), and each access is shifted by the region's min with its

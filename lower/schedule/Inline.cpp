@@ -3,7 +3,8 @@
 // Contract: S is elementwise (injective: its body has no reduction) and not an op output; it is
 // still computed by a nest of its own, and no tensorized call reads it. Every Load S[e0, e1, ...]
 // in another stage's Block becomes S's stored value with S's axis variables replaced by e0, e1,
-// ... (the value as the Block now stores it, so earlier inlining into S carries over). The
+// ... (the value as the Block now stores it, so earlier inlining into S carries over, simplified
+// over S's domain: a padding select with pad 0 becomes its value). The
 // stage definitions of the readers in ScheduleState::stages are rewritten the same way. S's nest
 // is removed and S is recorded in ScheduleState::inlined. Works for any number of readers.
 //
@@ -20,9 +21,11 @@
 #include <optional>
 #include <set>
 
+#include "ir/Bounds.h"
 #include "ir/Diagnostics.h"
 #include "ir/IRVisitor.h"
 #include "ir/IRMutator.h"
+#include "ir/Simplify.h"
 #include "ir/Substitute.h"
 #include "lower/DefaultLoops.h"
 #include "lower/schedule/Primitives.h"
@@ -124,7 +127,16 @@ std::optional<InlinePlan> plan_inline(const ScheduleState& st, const std::string
 // The rewrite: S's nest removed, its value substituted into the readers' Blocks and definitions.
 void inline_into_readers(ScheduleState& st, const InlinePlan& plan) {
   const Stage& stage = st.stages.at(plan.name);
-  LoadInliner inliner(stage.buffer.get(), plan.site.block->iter_vars, plan.store->value, plan.readers);
+  // The value is only ever read inside the stage's domain: simplified over it first, a padding
+  // select whose pad is 0 (y >= 0 && y < H over y in 0..H) is gone before it reaches a reader.
+  VarIntervals domain;
+  for (const IterVar& iv : plan.site.block->iter_vars) {
+    int64_t min = 0, extent = 0;
+    if (is_const_int(iv.min, &min) && is_const_int(iv.extent, &extent) && extent > 0)
+      domain[iv.var.get()] = Interval::range(min, min + extent - 1);
+  }
+  LoadInliner inliner(stage.buffer.get(), plan.site.block->iter_vars, simplify(plan.store->value, domain),
+                      plan.readers);
   st.replace(plan.site.nest_top.get(), nullptr);
   st.func.body = inliner.mutate_stmt(st.func.body);
   for (const std::string& reader : plan.readers) {

@@ -1,8 +1,7 @@
 // Unit tests of runtime/texrt.h that do not need compiled code: thread counts (parsing
 // TEXC_NUM_THREADS, the cap), how a parallel loop hands out its tasks (each once; a thread blocked
-// in a task does not hold up the others), a forked child
-// running parallel loops with its own pool, a pool that cannot start every thread it was asked for,
-// and texrt_alloc's failure message.
+// in a task does not hold up the others), a forked child running parallel loops with its own pool,
+// a pool that cannot start every thread it was asked for, and texrt_alloc's failure message.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
