@@ -6,8 +6,8 @@
     bench/tune_workloads.py --workloads G6,D1 --threads 2 --cpus 0,1
     bench/tune_workloads.py --summary             # a markdown table of the records: trials, best, knobs
 
-Re-running resumes: `texc tune` counts the records already in the file and measures only what is
-missing. bench_texc's `tuned` variant (bench/run_bench.py's "texc tuned" columns) reads the best
+Re-running resumes: `texc tune` counts the records already in the file that were measured on this
+CPU and measures only what is missing (another CPU's records only teach its cost model). bench_texc's `tuned` variant (bench/run_bench.py's "texc tuned" columns) reads the best
 valid record of each workload from these files.
 """
 import argparse, json, os, subprocess, sys, time
@@ -36,25 +36,26 @@ def names(spec):
 
 
 def summary(path, workloads):
-    """Per workload: records, failed ones, the best GFLOP/s (texc's FLOP count) and its knobs."""
+    """Per workload and device: records, failed ones, the best GFLOP/s (texc's FLOP count) and its knobs."""
     by = {}
     for line in open(path):
         try:
             r = json.loads(line)
         except ValueError:
             continue
-        by.setdefault(r["op"], []).append(r)
-    print("| workload | records | not ok | best GFLOP/s (trial) | its knobs |")
-    print("|---|---|---|---|---|")
+        by.setdefault(r["op"], {}).setdefault(r.get("device", ""), []).append(r)
+    print("| workload | device | records | not ok | best GFLOP/s (trial) | its knobs |")
+    print("|---|---|---|---|---|---|")
     for w in workloads:
-        rs = by.get(w, [])
-        ok = [r for r in rs if r["status"] == "ok"]
-        if not ok:
-            print(f"| {w} | {len(rs)} | {len(rs)} | | |")
-            continue
-        best = max(ok, key=lambda r: r["gflops"])
-        knobs = " ".join(f"{k}={v}" for k, v in best["knobs"].items())
-        print(f"| {w} | {len(rs)} | {len(rs) - len(ok)} | {best['gflops']:.1f} ({best['trial']}) | {knobs} |")
+        for device, rs in sorted(by.get(w, {}).items()):
+            ok = [r for r in rs if r["status"] == "ok"]
+            cpu = device.split(" / ", 1)[-1]
+            if not ok:
+                print(f"| {w} | {cpu} | {len(rs)} | {len(rs)} | | |")
+                continue
+            best = max(ok, key=lambda r: r["gflops"])
+            knobs = " ".join(f"{k}={v}" for k, v in best["knobs"].items())
+            print(f"| {w} | {cpu} | {len(rs)} | {len(rs) - len(ok)} | {best['gflops']:.1f} ({best['trial']}) | {knobs} |")
     return 0
 
 

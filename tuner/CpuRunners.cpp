@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "backends/interp/LoopInterpreter.h"
+#include "backends/llvm/CpuTargetMachine.h"
 #include "backends/llvm/WarmUp.h"
 
 namespace texc {
@@ -22,6 +23,10 @@ std::string host_cpu_name() {
   return "unknown CPU";
 }
 
+std::string x86_device(const CpuTargetOptions& target) {
+  return "x86 / " + host_cpu_name() + " (" + resolve_cpu_target(target).cpu + ")";
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -31,7 +36,7 @@ class X86Runner : public Runner {
  public:
   X86Runner(CpuTargetOptions target, std::map<std::string, void*> symbols)
       : target_(std::move(target)), symbols_(std::move(symbols)) {}
-  std::string device() const override { return "x86 / " + host_cpu_name(); }
+  std::string device() const override { return x86_device(target_); }
   std::vector<double> run(const LoweredFunc& func, std::vector<Tensor*>& args, int repeat) override {
     std::unique_ptr<JitModule> jit = JitModule::create({func}, target_, symbols_);
     using PackedFn = void (*)(void**);

@@ -19,6 +19,10 @@ namespace texc {
 /// "AMD EPYC 7B13" from /proc/cpuinfo ("unknown CPU" when it says nothing).
 std::string host_cpu_name();
 
+/// The device of x86 records measured on this machine: "x86 / AMD EPYC (znver5)", the CPU's
+/// model name and the CPU LLVM generates code for (the host's, unless --mcpu says otherwise).
+std::string x86_device(const CpuTargetOptions& target);
+
 std::unique_ptr<Runner> make_x86_runner(const CpuTargetOptions& target, std::map<std::string, void*> extern_symbols = {});
 std::unique_ptr<Runner> make_interp_runner();
 std::unique_ptr<Runner> make_arm_runner(const CpuTargetOptions& target, const ArmRunOptions& options);

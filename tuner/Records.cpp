@@ -204,10 +204,21 @@ std::optional<double> shape_distance(const Shapes& a, const Shapes& b) {
 
 }  // namespace
 
+bool same_device(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  auto without_cpu = [](const std::string& d) {
+    size_t open = d.rfind(" (");
+    return open != std::string::npos && !d.empty() && d.back() == ')' ? d.substr(0, open) : d;
+  };
+  return without_cpu(a) == b || a == without_cpu(b);
+}
+
 RecordChoice choose_record(const std::vector<Record>& records, const std::string& op, const std::string& target,
-                           const Shapes& shapes, const std::optional<std::set<std::string>>& knob_names) {
+                           const Shapes& shapes, const std::optional<std::set<std::string>>& knob_names,
+                           const std::string& device) {
   const Record* best = nullptr;
   double best_distance = std::numeric_limits<double>::infinity();
+  bool best_on_device = false;
   size_t stale = 0;
   for (const Record& r : records) {
     if (!r.ok() || r.op != op || r.target != target || r.median_ms <= 0) continue;
@@ -218,9 +229,14 @@ RecordChoice choose_record(const std::vector<Record>& records, const std::string
     }
     std::optional<double> d = shape_distance(r.shapes, shapes);
     if (!d) continue;
-    if (*d < best_distance - 1e-12 || (std::fabs(*d - best_distance) <= 1e-12 && r.median_ms < best->median_ms)) {
+    bool on_device = device.empty() || same_device(r.device, device);
+    bool nearer = *d < best_distance - 1e-12;
+    bool as_near = !nearer && std::fabs(*d - best_distance) <= 1e-12;
+    if (nearer || (as_near && on_device && !best_on_device) ||
+        (as_near && on_device == best_on_device && r.median_ms < best->median_ms)) {
       best = &r;
       best_distance = *d;
+      best_on_device = on_device;
     }
   }
   RecordChoice choice;
@@ -233,6 +249,7 @@ RecordChoice choose_record(const std::vector<Record>& records, const std::string
   choice.record = *best;
   choice.how = best_distance == 0 ? "the best record of the same shapes"
                                   : "the best record of the nearest shapes, " + format_shapes(best->shapes);
+  if (!best_on_device) choice.how += ", measured on another device (" + best->device + "; none on this one)";
   return choice;
 }
 

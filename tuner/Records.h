@@ -79,15 +79,23 @@ std::string utc_now();
 
 /// What --records picks for one op: the best "ok" record of the same op, target and shapes; else
 /// the best of the nearest shapes of the same op and target (same argument ranks; distance = sum
-/// of |log(dim ratio)|); else nothing (the defaults). `how` says which, for the user. With
-/// `knob_names` (the knobs the op declares now), a record naming a knob outside it was measured
-/// with another version of the op's schedule template and is not considered.
+/// of |log(dim ratio)|); else nothing (the defaults). Among records of equally near shapes, those
+/// measured on `device` (the machine the op will run on, as a Runner names it; empty: any) come
+/// first, then the fastest: knobs tuned on another CPU (its register count, caches) are taken only
+/// when this one has none, and `how` says so. With `knob_names` (the knobs the op declares now), a
+/// record naming a knob outside it was measured with another version of the op's schedule template
+/// and is not considered.
 struct RecordChoice {
   std::optional<Record> record;
-  std::string how;  // "exact shapes", "nearest shapes A[64, 64] ...", "no record: defaults"
+  std::string how;  // "the best record of the same shapes", "... nearest shapes A[64, 64] ...", "no ...: default knobs"
 };
 RecordChoice choose_record(const std::vector<Record>& records, const std::string& op, const std::string& target,
-                           const Shapes& shapes, const std::optional<std::set<std::string>>& knob_names = std::nullopt);
+                           const Shapes& shapes, const std::optional<std::set<std::string>>& knob_names = std::nullopt,
+                           const std::string& device = "");
+
+/// Whether two records' devices name the same machine: equal, or equal but for a " (cpu)" suffix
+/// that one of them lacks (records written before the LLVM CPU name was added to the device).
+bool same_device(const std::string& a, const std::string& b);
 
 /// "A[64, 32] B[32, 16] C[64, 16]"
 std::string format_shapes(const Shapes& shapes);

@@ -17,19 +17,16 @@ double gflops_of(const OpDef& op, double median_ms) {
 
 namespace {
 
-/// The transfer records as training data: one group per workload, throughput normalized to its
-/// best; records of `skip`'s workload and of other feature versions are left out.
-TrainingSet transfer_set(const std::vector<std::string>& paths, const Record& skip) {
+/// The transfer records as training data: one group per workload and device, throughput
+/// normalized to the group's best; records of `skip`'s workload measured on its device (they are
+/// resumed, not transferred) and of other feature versions are left out.
+TrainingSet transfer_set(const std::vector<Record>& all, const Record& skip) {
   std::map<std::string, std::vector<const Record*>> groups;
-  std::vector<Record> all;
-  for (const std::string& p : paths) {
-    RecordFile f = read_records(p);
-    for (Record& r : f.records) all.push_back(std::move(r));
-  }
   for (const Record& r : all) {
-    if (r.same_workload(skip) || r.features_version != kFeatureVersion || r.features.size() != size_t(kFeatureLength))
+    if ((r.same_workload(skip) && same_device(r.device, skip.device)) || r.features_version != kFeatureVersion ||
+        r.features.size() != size_t(kFeatureLength))
       continue;
-    groups[r.op + "|" + r.target + "|" + format_shapes(r.shapes)].push_back(&r);
+    groups[r.op + "|" + r.target + "|" + format_shapes(r.shapes) + "|" + r.device].push_back(&r);
   }
   TrainingSet data;
   int g = 0;
@@ -69,8 +66,17 @@ TuneSummary tune_op(const OpDef& op, Runner& runner, const TuneOptions& options,
   auto consider_best = [&](const Record& r) {
     if (r.ok() && (!summary.best || r.gflops > summary.best->gflops)) summary.best = r;
   };
+  // Records of this workload measured on another device are no measurements of this one: they are
+  // not resumed (every configuration may be measured again here) but teach the model, like --transfer.
+  std::vector<Record> transfer;
+  for (const std::string& p : options.transfer)
+    for (Record& r : read_records(p).records) transfer.push_back(std::move(r));
   for (const Record& r : read_records(options.records).records) {
     if (!r.same_workload(base)) continue;
+    if (!same_device(r.device, base.device)) {
+      transfer.push_back(r);
+      continue;
+    }
     uint64_t index = space.index(r.knobs);
     if (index == UINT64_MAX) continue;  // knobs of an older version of the template
     index = space.canonical(index);
@@ -90,7 +96,7 @@ TuneSummary tune_op(const OpDef& op, Runner& runner, const TuneOptions& options,
   explorer_options.kind = options.tuner;
   explorer_options.objective = options.objective;
   explorer_options.seed = options.seed;
-  explorer_options.transfer = transfer_set(options.transfer, base);
+  explorer_options.transfer = transfer_set(transfer, base);
   std::unique_ptr<Explorer> explorer = make_explorer(explorer_options, {&space, &features, &visited, &rng});
   if (!resumed.empty()) explorer->update(resumed);
 

@@ -1,6 +1,7 @@
 // tune_op: the tuning loop of one op (`texc tune`). Reads the records file first: the op's
-// records of the same workload (op, shapes, target) count as trials done and their
-// configurations are never measured again (resume); --transfer records warm-start the model.
+// records of the same workload (op, shapes, target) measured on this device (same_device) count
+// as trials done and their configurations are never measured again (resume); those of another
+// device and the --transfer records warm-start the model.
 // Then, batch by batch until `trials` records of the workload exist, the space is exhausted or
 // `early_stopping` trials pass without a better result: the explorer proposes, each candidate is
 // lowered (invalid ones are recorded at once, unmeasured), measured in a child process (Measure.h)

@@ -8,9 +8,10 @@
 // Variants:
 //   stdlib  the stdlib schedule as shipped: every knob at its first value (no tuning records)
 //   tuned   the knobs of the best valid record of W (same op, shapes and target, as `texc run
-//           --records` picks) in bench/records/x86-t<threads>.jsonl, else in x86-t1.jsonl (at 2
-//           threads: among the records with the parallel knobs on); the records are written by
-//           `texc tune` (bench/tune_workloads.py). Only workloads with a record.
+//           --records` picks: this CPU's records first) in bench/records/x86-t<threads>.jsonl,
+//           else in x86-t1.jsonl (at 2 threads: among the records with the parallel knobs on); the
+//           records are written by `texc tune` (bench/tune_workloads.py). Only workloads with a
+//           record.
 //   nchwc, nchwc_e2e (convolutions): the blocked-layout path, see compile_blocked (default knobs)
 //   nchwc (depthwise): nn.depthwise_conv2d_nchwc on NCHW[16]c, see measure_dw_blocked
 //   stdlib (qconv Q2-Q12): nn.int8_cpu.conv2d_u8s8 (vpdpbusd) on its blocked layouts, see
@@ -36,6 +37,7 @@
 #include "lower/Lower.h"
 #include "runtime/texrt.h"
 #include "lower/SplitPrepare.h"
+#include "tuner/CpuRunners.h"
 #include "tuner/Records.h"
 #include "tuner/Space.h"
 
@@ -91,8 +93,9 @@ std::optional<texc::Record> tuned_record(const std::vector<texc::Record> &record
     const texc::Space space(op, "x86");  // named: knobs() refers into it
     for (const texc::SchedKnob &k : space.knobs()) knob_names.insert(k.name);
     std::optional<texc::PreparedOp> split = texc::split_prepare(op);  // records describe the main half
-    texc::RecordChoice c = texc::choose_record(records, op.name, "x86", texc::op_shapes(split ? split->main : op), knob_names);
-    if (c.record && c.how == "the best record of the same shapes") return c.record;
+    texc::RecordChoice c = texc::choose_record(records, op.name, "x86", texc::op_shapes(split ? split->main : op),
+                                               knob_names, texc::x86_device(texc::CpuTargetOptions{}));
+    if (c.record && c.how.rfind("the best record of the same shapes", 0) == 0) return c.record;
   }
   return std::nullopt;
 }
@@ -440,7 +443,8 @@ int main(int argc, char **argv) {
       }
       if (r) {
         variants.push_back({"tuned", r->knobs});
-        tuned_from = " (the best record of " + tuned.from + ": trial " + std::to_string(r->trial) + ")";
+        tuned_from = " (the best record of " + tuned.from + ": trial " + std::to_string(r->trial) + ", measured on " +
+                     r->device + ")";
       }
     }
     if (w.kind == Kind::Conv) {

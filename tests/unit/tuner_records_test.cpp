@@ -129,6 +129,36 @@ TEST_CASE("choosing a record: best valid of the same shapes, else nearest shapes
   CHECK_FALSE(choose_record(records, "mm", "x86", rank3).record);
 }
 
+TEST_CASE("choosing a record: this device's records first, at equally near shapes") {
+  Record here = sample("mm", 32, 8, 0.5), there = sample("mm", 32, 16, 0.2), near_here = sample("mm", 64, 4, 0.1);
+  here.device = "x86 / AMD EPYC (znver5)";
+  there.device = "x86 / Intel(R) Xeon(R) Processor @ 2.80GHz";
+  near_here.device = here.device;
+  std::vector<Record> records = {here, there, near_here};
+  Shapes s32 = here.shapes;
+
+  RecordChoice mine = choose_record(records, "mm", "x86", s32, std::nullopt, here.device);
+  REQUIRE(mine.record);
+  CHECK(mine.record->knobs.at("TI") == 8);  // slower than the Xeon's, but measured here
+  CHECK(mine.how == "the best record of the same shapes");
+
+  RecordChoice theirs = choose_record(records, "mm", "x86", s32, std::nullopt, there.device);
+  CHECK(theirs.record->knobs.at("TI") == 16);
+  // Exact shapes from another CPU beat nearer-but-not-equal shapes from this one.
+  RecordChoice other = choose_record({there, near_here}, "mm", "x86", s32, std::nullopt, here.device);
+  CHECK(other.record->knobs.at("TI") == 16);
+  CHECK(other.how.find("measured on another device (x86 / Intel") != std::string::npos);
+  // No device: the fastest, as before.
+  CHECK(choose_record(records, "mm", "x86", s32).record->knobs.at("TI") == 16);
+  // A record written before the device named LLVM's CPU still counts as this machine's.
+  Record old_here = here;
+  old_here.device = "x86 / AMD EPYC";
+  RecordChoice old = choose_record({old_here, there}, "mm", "x86", s32, std::nullopt, here.device);
+  CHECK(old.record->knobs.at("TI") == 8);
+  CHECK(same_device("x86 / AMD EPYC", "x86 / AMD EPYC (znver5)"));
+  CHECK_FALSE(same_device("x86 / AMD EPYC (znver4)", "x86 / AMD EPYC (znver5)"));
+}
+
 TEST_CASE("choosing a record: records of another version of the op's template are not considered") {
   std::vector<Record> records = {sample("mm", 32, 8, 0.5), sample("mm", 32, 16, 0.2)};
   records[1].knobs["OLD_KNOB"] = 1;  // measured with a template that declared OLD_KNOB

@@ -24,6 +24,7 @@
 #include "backends/vdla/ProgramFile.h"
 #include "tools/texc/CommandLine.h"
 #include "tools/texc/Commands.h"
+#include "tuner/CpuRunners.h"
 #include "tuner/Records.h"
 #include "tuner/Space.h"
 #include "tools/texc/CompileTimes.h"
@@ -59,7 +60,10 @@ KnobConfig knobs_from_records(const CommandLine& cl, const OpDef& op) {
   for (const SchedKnob& k : space.knobs()) knob_names.insert(k.name);
   // Records of an op with a prepare function describe its main half (what texc tune times).
   std::optional<PreparedOp> split = split_prepare(op);
-  RecordChoice choice = choose_record(file.records, op.name, cl.target, op_shapes(split ? split->main : op), knob_names);
+  // x86 records of this machine come first (vdla's cycles and arm's emulated times do not depend on it).
+  std::string device = cl.target == "x86" ? x86_device(cpu_target_options(cl)) : "";
+  RecordChoice choice =
+      choose_record(file.records, op.name, cl.target, op_shapes(split ? split->main : op), knob_names, device);
   std::cerr << "texc: note: op '" << op.name << "': ";
   if (!choice.record) {
     std::cerr << choice.how << " (" << cl.records << ")\n";
