@@ -197,6 +197,10 @@ bool CodeGenCPU::pad_load_to_masked(const Load* op) const {
   const BufferNode& b = *op->buffer;
   bool operand = b.role == BufferRole::Input || (b.role == BufferRole::Intermediate && b.scope != MemScope::Local);
   if (!operand) return false;
+  return has_masked_loads(elem);
+}
+
+bool CodeGenCPU::has_masked_loads(Type elem) const {
   int bytes = elem.bytes();
   return ((bytes == 4 || bytes == 8) && masked_32_64_) || ((bytes == 1 || bytes == 2) && masked_8_16_);
 }

@@ -35,6 +35,7 @@ class CodeGenCPU : public CodeGenLLVM {
   llvm::Value* thread_index(const std::string& tag) override;
   void emit_barrier() override;
   bool pad_load_to_masked(const Load* op) const override;
+  bool has_masked_loads(Type elem) const override;
 
  private:
   llvm::FunctionCallee runtime_function(const std::string& name);

@@ -94,6 +94,10 @@ class CodeGenLLVM {
   /// is emitted as one masked load of the next power of two, whose extra lanes are not read.
   /// Default: no (LLVM splits it into power-of-two pieces).
   virtual bool pad_load_to_masked(const Load* op) const;
+  /// Whether the target has masked vector loads of `elem` (AVX-512: 4/8-byte elements, with BW also
+  /// 1/2-byte ones). A load of a ramp with a small constant stride is then one masked load of the
+  /// span it covers and a shuffle, not a gather. Default: no.
+  virtual bool has_masked_loads(Type elem) const;
 
   // ---- What the hooks build with ----------------------------------------------------------------
 
@@ -166,6 +170,11 @@ class CodeGenLLVM {
   llvm::Value* emit_let(const Let* op);
   llvm::Value* element_pointer(const Load* load);
   llvm::Value* guarded_by_any_active_lane(llvm::Type* type, const std::function<llvm::Value*()>& compute);
+  /// A load of ramp(base, stride, lanes) with a small constant stride, as one masked load of the
+  /// stride * lanes elements from base (the elements past the last lane and, inside a vector select,
+  /// those of inactive lanes masked off: nothing outside the lanes' own addresses is read) and a
+  /// shuffle picking every stride-th. Null where has_masked_loads says no or the stride is not 2..4.
+  llvm::Value* strided_load_as_shuffle(const Load* op, const Ramp* ramp);
 
   // ---- statements (CodeGenLLVM.cpp)
   void emit_store(const Store* op);

@@ -377,7 +377,7 @@ Value* CodeGenLLVM::emit_math(const Call* op, const std::vector<Value*>& args) {
 Value* CodeGenLLVM::emit_intrinsic(const Call* op) {
   std::optional<Intrinsic> which = intrinsic_of(op);
   TEXC_CHECK(which) << "call of unknown intrinsic '" << op->name << "' in op " << op_name_;
-  if (*which == Intrinsic::Likely) return emit(op->args[0]);
+  if (*which == Intrinsic::Likely || *which == Intrinsic::LaneClamp) return emit(op->args[0]);
   if (*which == Intrinsic::AddressOf) {
     TEXC_CHECK(op->args[0]->as<Load>()) << "address_of takes one Load";
     return element_pointer(op->args[0]->as<Load>());
@@ -390,6 +390,41 @@ Value* CodeGenLLVM::emit_intrinsic(const Call* op) {
 }
 
 bool CodeGenLLVM::pad_load_to_masked(const Load*) const { return false; }
+bool CodeGenLLVM::has_masked_loads(Type) const { return false; }
+
+Value* CodeGenLLVM::strided_load_as_shuffle(const Load* op, const Ramp* ramp) {
+  Type elem = op->buffer->dtype;
+  int64_t stride = 0;
+  int lanes = op->type.lanes;
+  if (!is_const_int(ramp->stride, &stride) || stride < 2 || stride > 4 || elem.is_bool() || !has_masked_loads(elem))
+    return nullptr;
+  int s = int(stride);
+  int wide_lanes = int(llvm::PowerOf2Ceil(uint64_t(lanes * s)));
+  llvm::Type* elem_mem = memory_type(elem);
+  llvm::Type* wide = llvm::FixedVectorType::get(elem_mem, unsigned(wide_lanes));
+  // Element j of the span is read when it is some lane's own (j = lane * s) and that lane is active.
+  Value* mask;
+  if (vector_mask_) {
+    std::vector<int> spread;
+    for (int j = 0; j < wide_lanes; ++j) spread.push_back(j % s == 0 && j / s < lanes ? j / s : lanes);
+    Value* none = llvm::Constant::getNullValue(vector_mask_->getType());
+    mask = b_.CreateShuffleVector(vector_mask_, none, spread);
+  } else {
+    std::vector<llvm::Constant*> own;
+    for (int j = 0; j < wide_lanes; ++j) own.push_back(b_.getInt1(j <= (lanes - 1) * s));
+    mask = llvm::ConstantVector::get(own);
+  }
+  const BufferValue& buf = buffer_value(op->buffer);
+  Value* ptr = b_.CreateInBoundsGEP(elem_mem, buf.ptr, emit_index(ramp->base));
+  llvm::Align align(uint64_t(vector_alignment(buf, ramp->base, elem)));
+  llvm::Instruction* load = b_.CreateMaskedLoad(wide, ptr, align, mask, llvm::PoisonValue::get(wide));
+  attach_alias_metadata(load, op->buffer.get());
+  std::vector<int> every_stride;
+  for (int i = 0; i < lanes; ++i) every_stride.push_back(i * s);
+  Value* picked = b_.CreateShuffleVector(load, every_stride);
+  // Inactive lanes read nothing: they are zero, like a masked gather's.
+  return vector_mask_ ? b_.CreateSelect(vector_mask_, picked, zero_of(picked->getType())) : picked;
+}
 
 Value* CodeGenLLVM::emit_load(const Load* op) {
   TEXC_CHECK(op->indices.size() == 1) << "load of '" << op->buffer->name << "' with " << op->indices.size()
@@ -397,8 +432,18 @@ Value* CodeGenLLVM::emit_load(const Load* op) {
   Type elem = op->buffer->dtype;
   llvm::Type* mem = memory_type(op->type);
   llvm::Type* elem_mem = memory_type(elem);
-  const Expr& index = op->indices[0];
   int lanes = op->type.lanes;
+  // An index clamped only for the lanes a vector select discards (lane_clamp, VectorizeLoops): under
+  // the select's mask those lanes read nothing, so the index as written is loaded (a dense or
+  // strided ramp stays one); elsewhere the clamped one.
+  if (const Call* mark = op->indices[0]->as<Call>(); mark && is_intrinsic_call(mark, Intrinsic::LaneClamp)) {
+    bool masked = vector_mask_ && lanes > 1 &&
+                  llvm::cast<llvm::FixedVectorType>(vector_mask_->getType())->getNumElements() == unsigned(lanes);
+    Expr index = masked ? mark->args[1] : mark->args[0];
+    Expr load = Load::make(op->buffer, {index});
+    return emit_load(load->as<Load>());
+  }
+  const Expr& index = op->indices[0];
   llvm::Instruction* inst = nullptr;
   Value* raw = nullptr;
 
@@ -442,13 +487,17 @@ Value* CodeGenLLVM::emit_load(const Load* op) {
       } else {
         inst = b_.CreateAlignedLoad(mem, ptr, align);
       }
+    } else if (Value* shuffled = ramp ? strided_load_as_shuffle(op, ramp) : nullptr) {
+      raw = shuffled;
     } else {
       Value* ptrs = b_.CreateInBoundsGEP(elem_mem, buf.ptr, emit_index(index));
       Value* mask = vector_mask_ ? vector_mask_ : llvm::Constant::getAllOnesValue(llvm::FixedVectorType::get(b_.getInt1Ty(), lanes));
       inst = b_.CreateMaskedGather(mem, ptrs, llvm::Align(uint64_t(element_bytes(elem))), mask, zero_of(mem));
     }
-    attach_alias_metadata(inst, op->buffer.get());
-    raw = inst;
+    if (inst) {
+      attach_alias_metadata(inst, op->buffer.get());
+      raw = inst;
+    }
   }
   if (elem.is_bool()) return b_.CreateICmpNE(raw, zero_of(raw->getType()));
   return raw;

@@ -159,7 +159,8 @@ class Vectorizer : public IRMutator {
 
   Expr mutate(const Call* op, const Expr& self) override {
     if (op->call_kind == CallKind::Extern) return fail(self, "it calls the extern function '" + op->name + "'");
-    if (op->call_kind == CallKind::Intrinsic && !is_intrinsic_call(op, Intrinsic::Likely))
+    if (op->call_kind == CallKind::Intrinsic && !is_intrinsic_call(op, Intrinsic::Likely) &&
+        !is_intrinsic_call(op, Intrinsic::LaneClamp))
       return fail(self, "it calls the intrinsic '" + op->name + "'");
     bool changed = false;
     auto args = mutate_exprs(op->args, &changed);
@@ -191,7 +192,10 @@ class Vectorizer : public IRMutator {
         Type t = idx[d]->type.element_of();
         Expr lo = make_const(idx[d]->type, 0), hi = make_const(idx[d]->type, double(extent - 1));
         if (t != Index()) return fail(self);
-        idx[d] = max(min(idx[d], hi), lo);
+        // Marked, so that a code generator with masked loads may read the unclamped lanes under the
+        // select's mask instead (the clamp changes no lane the select keeps).
+        Expr clamped = max(min(idx[d], hi), lo);
+        idx[d] = make_intrinsic_call(Intrinsic::LaneClamp, clamped->type, {clamped, idx[d]});
         changed = true;
       }
     }

@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "backends/llvm/LLVMBackend.h"
+#include "ir/Intrinsics.h"
 #include "ir/ConstEval.h"
 #include "runtime/texrt.h"
 #include "tests/unit/llvm_test_ops.h"
@@ -167,6 +168,32 @@ TEST_CASE("select guards an out-of-range read") {
   std::vector<float> out(padded, -7);
   m->call("masked", {ga, out.data()});
   for (int64_t i = 0; i < padded; ++i) REQUIRE(out[i] == (i < valid ? ga[i] : 0.0f));
+}
+
+TEST_CASE("a strided vector load is a masked load of its span and a shuffle, reading no discarded lane") {
+  // Out[l] = select(l < 15, A[2l + 1], 0) for 16 lanes, A's 31 elements ending at a guard page: lane 15
+  // (A[31]) and the span's last element are past it. The index is marked as VectorizeLoops marks it.
+  const int64_t valid = 31, lanes = 16;
+  Buffer a = input("A", Float(32), valid), out = output("Out", Float(32), lanes);
+  Expr as_written = Ramp::make(i64(1), i64(2), int(lanes));
+  Expr clamped = max(min(as_written, Broadcast::make(i64(valid - 1), int(lanes))), Broadcast::make(i64(0), int(lanes)));
+  Expr index = make_intrinsic_call(Intrinsic::LaneClamp, clamped->type, {clamped, as_written});
+  Expr lane = ramp(i64(0), int(lanes));
+  Expr body = Select::make(lane < Broadcast::make(i64(15), int(lanes)), load(a, index), make_const(Float(32, int(lanes)), 0.0));
+  LoweredFunc f{"strided", {a, out}, store(out, lane, body), {{valid}, {lanes}}};
+  GuardedArray guarded(valid * sizeof(float));
+  float* ga = static_cast<float*>(guarded.data());
+  for (int64_t i = 0; i < valid; ++i) ga[i] = float(i) + 0.5f;
+  auto m = jit(f);
+  std::vector<float> o(lanes, -7);
+  m->call("strided", {ga, o.data()});
+  for (int64_t l = 0; l < lanes; ++l) REQUIRE(o[l] == (l < 15 ? ga[2 * l + 1] : 0.0f));
+
+  std::string ir = emit_llvm_ir_unoptimized({f}, CpuTargetOptions{"x86", "skylake-avx512", "", 3});
+  CHECK(ir.find("masked.gather") == std::string::npos);
+  CHECK(ir.find("@llvm.masked.load.v32f32") != std::string::npos);
+  // Without AVX-512's masked moves: a gather, as before.
+  CHECK(emit_llvm_ir_unoptimized({f}, CpuTargetOptions{"x86", "haswell", "", 3}).find("masked.gather") != std::string::npos);
 }
 
 TEST_CASE("local and heap allocations") {
