@@ -1,10 +1,17 @@
 // The thread pool behind texrt_parallel_for.
 //
 // One process-wide pool of (threads - 1) workers; the calling thread is the remaining one. A parallel
-// loop is published as a Job; every thread (workers and caller) takes task indices from the job's
-// atomic counter, in chunks of about n / (16 * threads), until none are left, and the caller returns
-// once every worker has left the job (it lives on the caller's stack). Parallel loops started inside a
-// task, or while another thread owns the pool, run serially on their caller: correct, never a deadlock.
+// loop is published as a Job. Its n tasks are split into one contiguous range per thread (the
+// caller's first); each thread takes chunks of about n / (16 * threads) tasks from the front of its
+// own range through the range's atomic counter, then from the other ranges the same way, until none
+// are left, and the caller returns once every worker has left the job (it lives on the caller's
+// stack). So when the threads keep pace, thread t runs the same tasks in every call of a kernel and
+// finds their data in its own caches (on a machine whose cores do not share a last-level cache,
+// tasks handed out first-come-first-served moved a conv's data between the caches on every call),
+// and a thread that falls behind still has its work taken over, chunk by chunk. Parallel loops
+// started inside a task, or while another thread owns the pool, run serially on their caller:
+// correct, never a deadlock. Each worker starts on another CPU than its creator's
+// (first_cpus_of_workers), then is free to move.
 //
 // Waking: a job is published by bumping an atomic generation counter. A worker that has just left a
 // job spins on that counter (with a pause instruction) for a bounded time, TEXC_SPIN_US microseconds
@@ -15,6 +22,7 @@
 // announces itself (sleepers_ / caller_sleeping_) before re-checking the condition under the mutex, and
 // the publisher changes the condition before checking for sleepers, notifying under the mutex.
 #include <pthread.h>
+#include <sched.h>
 
 #include <atomic>
 #include <chrono>
@@ -40,17 +48,27 @@
 
 namespace {
 
+// One thread's share of a job's tasks, [next, end) as they are taken (next may pass end).
+struct alignas(64) TaskRange {
+  std::atomic<int64_t> next{0};
+  int64_t end = 0;
+};
+
 struct Job {
   texrt_task_fn fn;
   void* closure;
-  int64_t n;
-  int64_t chunk;  // tasks taken per visit to the shared counter
-  std::atomic<int64_t> next{0};
+  int64_t chunk;       // tasks taken per visit to a range's counter
+  TaskRange* ranges;   // one per thread of the pool
+  int num_ranges;
 
-  void drain() {
-    for (int64_t begin = next.fetch_add(chunk); begin < n; begin = next.fetch_add(chunk)) {
-      int64_t end = begin + chunk < n ? begin + chunk : n;
-      for (int64_t i = begin; i < end; ++i) fn(i, closure);
+  // Thread `self`'s own range first, then the others' (work left by a slower thread).
+  void drain(int self) {
+    for (int k = 0; k < num_ranges; ++k) {
+      TaskRange& r = ranges[(self + k) % num_ranges];
+      for (int64_t begin = r.next.fetch_add(chunk); begin < r.end; begin = r.next.fetch_add(chunk)) {
+        int64_t end = begin + chunk < r.end ? begin + chunk : r.end;
+        for (int64_t i = begin; i < end; ++i) fn(i, closure);
+      }
     }
   }
 };
@@ -89,20 +107,61 @@ bool spin_until(Pred done) {
   }
 }
 
+// Where each worker starts. A new thread starts on its creator's CPU, and Linux may leave it there,
+// sharing one CPU with the caller while another is idle, for the first 10-20 ms of a process
+// (traced on a 2-vCPU VM: the first 30-90 parallel loops of a process ran with both threads on one
+// CPU, the caller doing every task). So each worker starts on a CPU of the process's affinity mask
+// other than the caller's (round robin when there are fewer) and is then let go (the whole mask
+// again): an initial placement, not a pinning. -1: no placement (not Linux, or no mask).
+std::vector<int> first_cpus_of_workers(int workers) {
+  std::vector<int> cpus(size_t(workers > 0 ? workers : 0), -1);
+#if defined(__linux__)
+  cpu_set_t mask;
+  if (sched_getaffinity(0, sizeof mask, &mask) != 0) return cpus;
+  int caller = sched_getcpu();
+  std::vector<int> others;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &mask) && c != caller) others.push_back(c);
+  if (others.empty()) return cpus;
+  for (size_t i = 0; i < cpus.size(); ++i) cpus[i] = others[i % others.size()];
+#endif
+  return cpus;
+}
+
+void start_on_cpu(int cpu) {
+#if defined(__linux__)
+  if (cpu < 0) return;
+  cpu_set_t all, one;
+  if (pthread_getaffinity_np(pthread_self(), sizeof all, &all) != 0) return;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  if (pthread_setaffinity_np(pthread_self(), sizeof one, &one) != 0) return;  // moves this thread there
+  pthread_setaffinity_np(pthread_self(), sizeof all, &all);
+#else
+  (void)cpu;
+#endif
+}
+
 class ThreadPool {
  public:
   // Starts num_threads - 1 workers, or as many as the system lets it start (a thread that cannot be
   // created is not an error: the pool is smaller, never a crash).
   explicit ThreadPool(int num_threads) {
     int wanted = num_threads < 1 ? 1 : num_threads;
+    std::vector<int> cpus = first_cpus_of_workers(wanted - 1);
     for (int i = 1; i < wanted; ++i) {
       try {
-        workers_.emplace_back([this] { worker_loop(); });
+        int cpu = cpus[size_t(i - 1)];
+        workers_.emplace_back([this, i, cpu] {
+          start_on_cpu(cpu);
+          worker_loop(i);
+        });
       } catch (const std::system_error&) {
         break;
       }
     }
     num_threads_ = int(workers_.size()) + 1;
+    ranges_ = std::make_unique<TaskRange[]>(size_t(num_threads_));
   }
 
   ~ThreadPool() {
@@ -116,7 +175,13 @@ class ThreadPool {
 
   int num_threads() const { return num_threads_; }
 
-  void run(Job& job) {
+  // Runs tasks [0, n) of fn on every thread, in chunks of `chunk` tasks.
+  void run(int64_t n, int64_t chunk, texrt_task_fn fn, void* closure) {
+    for (int t = 0; t < num_threads_; ++t) {
+      ranges_[t].next.store(n * t / num_threads_, std::memory_order_relaxed);
+      ranges_[t].end = n * (t + 1) / num_threads_;
+    }
+    Job job{fn, closure, chunk, ranges_.get(), num_threads_};
     workers_in_job_.store(int(workers_.size()));
     job_.store(&job);
     generation_.fetch_add(1);  // seq_cst: publishes job_ and orders before the sleepers_ check
@@ -125,7 +190,7 @@ class ThreadPool {
       wake_.notify_all();
     }
     t_inside_parallel_loop = true;
-    job.drain();
+    job.drain(0);
     t_inside_parallel_loop = false;
     auto all_left = [this] { return workers_in_job_.load() == 0; };
     if (!spin_until(all_left)) {
@@ -138,7 +203,7 @@ class ThreadPool {
   }
 
  private:
-  void worker_loop() {
+  void worker_loop(int self) {
     t_inside_parallel_loop = true;
     uint64_t seen = 0;
     for (;;) {
@@ -152,7 +217,7 @@ class ThreadPool {
       if (stop_.load()) return;
       seen = generation_.load();
       Job* job = job_.load();
-      job->drain();
+      job->drain(self);
       // After this decrement the job (on the caller's stack) may be gone: touch only the pool.
       if (workers_in_job_.fetch_sub(1) == 1 && caller_sleeping_.load()) {
         { std::lock_guard<std::mutex> lock(mu_); }
@@ -163,6 +228,7 @@ class ThreadPool {
 
   int num_threads_ = 1;
   std::vector<std::thread> workers_;
+  std::unique_ptr<TaskRange[]> ranges_;  // the running job's, one per thread (jobs run one at a time)
   std::mutex mu_;
   std::condition_variable wake_, done_;
   std::atomic<Job*> job_{nullptr};
@@ -227,8 +293,7 @@ extern "C" void texrt_parallel_for(int64_t n, texrt_task_fn fn, void* closure) {
   if (pool.num_threads() == 1) return run_serially(n, fn, closure);
   // About 16 chunks per thread: few trips to the shared counter, still balanced when tasks vary.
   int64_t chunk = n / (int64_t(pool.num_threads()) * 16);
-  Job job{fn, closure, n, chunk < 1 ? 1 : chunk};
-  pool.run(job);
+  pool.run(n, chunk < 1 ? 1 : chunk, fn, closure);
 }
 
 extern "C" void texrt_set_num_threads(int n) {

@@ -1,10 +1,13 @@
 // Unit tests of runtime/texrt.h that do not need compiled code: thread counts (parsing
-// TEXC_NUM_THREADS, the cap), how a parallel loop hands out its tasks (each once; a thread blocked
-// in a task does not hold up the others), a forked child running parallel loops with its own pool,
-// a pool that cannot start every thread it was asked for, and texrt_alloc's failure message.
+// TEXC_NUM_THREADS, the cap), how a parallel loop hands out its tasks (each once; every thread
+// starts on its own contiguous range; a thread blocked in a task does not hold up the others), a
+// new pool's worker placed on another CPU than the caller's, a forked child running parallel loops
+// with its own pool, a pool that cannot start every thread it was asked for, and texrt_alloc's
+// failure message.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -102,6 +105,24 @@ struct BlockProbe {
   std::atomic<bool> timed_out{false};
 };
 
+struct RangeProbe {
+  std::thread::id caller;
+  std::atomic<int64_t> first_on_worker{-1};
+  std::atomic<bool> worker_started{false};
+  std::atomic<int> runs[4] = {};
+  std::atomic<bool> timed_out{false};
+};
+
+struct CpuProbe {
+  std::atomic<int> cpu[2] = {-1, -1};
+  std::atomic<bool> worker_ran{false}, timed_out{false};
+};
+
+int cpus_of_process() {
+  cpu_set_t mask;
+  return sched_getaffinity(0, sizeof mask, &mask) == 0 ? CPU_COUNT(&mask) : 1;
+}
+
 }  // namespace
 
 TEST_CASE("a thread blocked in a task does not hold up the tasks after it") {
@@ -116,6 +137,46 @@ TEST_CASE("a thread blocked in a task does not hold up the tasks after it") {
   }, &probe);
   CHECK_FALSE(probe.timed_out);
   for (auto& r : probe.runs) CHECK(r == 1);
+}
+
+TEST_CASE("with 2 threads and 4 tasks, the worker starts on its own range (task 2), not on the caller's next task") {
+  texrt_set_num_threads(2);
+  RangeProbe probe;
+  probe.caller = std::this_thread::get_id();
+  texrt_parallel_for(4, [](int64_t task, void* closure) {
+    auto& p = *static_cast<RangeProbe*>(closure);
+    p.runs[task]++;
+    if (std::this_thread::get_id() != p.caller) {
+      int64_t none = -1;
+      p.first_on_worker.compare_exchange_strong(none, task);
+      p.worker_started = true;
+    } else if (task == 0 && !wait_for(p.worker_started)) {
+      p.timed_out = true;  // the caller holds task 0 until the worker has begun
+    }
+  }, &probe);
+  CHECK_FALSE(probe.timed_out);
+  CHECK(probe.first_on_worker == 2);
+  for (auto& r : probe.runs) CHECK(r == 1);
+}
+
+TEST_CASE("a new pool's worker starts on another CPU than the caller's") {
+  if (cpus_of_process() < 2) return;  // nothing to place it on
+  // Before the initial placement, the first ~100 loops of every process ran both threads on one
+  // CPU (20 processes of 20 on a 2-vCPU VM). Each round starts a fresh pool; both tasks run at once.
+  int apart = 0;
+  for (int round = 0; round < 5; ++round) {
+    texrt_set_num_threads(2);
+    CpuProbe probe;
+    texrt_parallel_for(2, [](int64_t task, void* closure) {
+      auto& p = *static_cast<CpuProbe*>(closure);
+      p.cpu[task] = sched_getcpu();
+      if (task == 1) p.worker_ran = true;
+      else if (!wait_for(p.worker_ran)) p.timed_out = true;  // task 0 (the caller's) waits for task 1
+    }, &probe);
+    CHECK_FALSE(probe.timed_out);
+    apart += probe.cpu[0] != probe.cpu[1];
+  }
+  CHECK(apart >= 3);
 }
 
 TEST_CASE("a forked child runs parallel loops with its own pool (the parent's workers are not there)") {
