@@ -170,11 +170,12 @@ class CodeGenLLVM {
   llvm::Value* emit_let(const Let* op);
   llvm::Value* element_pointer(const Load* load);
   llvm::Value* guarded_by_any_active_lane(llvm::Type* type, const std::function<llvm::Value*()>& compute);
-  /// A load of ramp(base, stride, lanes) with a small constant stride, as one masked load of the
-  /// stride * lanes elements from base (the elements past the last lane and, inside a vector select,
-  /// those of inactive lanes masked off: nothing outside the lanes' own addresses is read) and a
-  /// shuffle picking every stride-th. Null where has_masked_loads says no or the stride is not 2..4.
-  llvm::Value* strided_load_as_shuffle(const Load* op, const Ramp* ramp);
+  /// The load `op` of ramp(base, stride, lanes) as one masked load of the span from base (rounded up
+  /// to a power of two lanes) and a shuffle picking every stride-th element: only the lanes' own
+  /// elements are read (inside a vector select, only the active lanes'). Used for dense loads of a
+  /// lane count that is not a power of two (pad_load_to_masked) and, where has_masked_loads, for
+  /// strides 2..4 instead of a gather.
+  llvm::Value* masked_span_load(const Load* op, const Expr& base, int stride);
 
   // ---- statements (CodeGenLLVM.cpp)
   void emit_store(const Store* op);

@@ -392,36 +392,33 @@ Value* CodeGenLLVM::emit_intrinsic(const Call* op) {
 bool CodeGenLLVM::pad_load_to_masked(const Load*) const { return false; }
 bool CodeGenLLVM::has_masked_loads(Type) const { return false; }
 
-Value* CodeGenLLVM::strided_load_as_shuffle(const Load* op, const Ramp* ramp) {
+Value* CodeGenLLVM::masked_span_load(const Load* op, const Expr& base, int stride) {
   Type elem = op->buffer->dtype;
-  int64_t stride = 0;
   int lanes = op->type.lanes;
-  if (!is_const_int(ramp->stride, &stride) || stride < 2 || stride > 4 || elem.is_bool() || !has_masked_loads(elem))
-    return nullptr;
-  int s = int(stride);
-  int wide_lanes = int(llvm::PowerOf2Ceil(uint64_t(lanes * s)));
+  int wide_lanes = int(llvm::PowerOf2Ceil(uint64_t(lanes * stride)));
   llvm::Type* elem_mem = memory_type(elem);
   llvm::Type* wide = llvm::FixedVectorType::get(elem_mem, unsigned(wide_lanes));
-  // Element j of the span is read when it is some lane's own (j = lane * s) and that lane is active.
+  // Element j of the span is read when it is some lane's own (j = lane * stride) and that lane is
+  // active: nothing past the last lane, between the lanes or of an inactive lane.
   Value* mask;
   if (vector_mask_) {
     std::vector<int> spread;
-    for (int j = 0; j < wide_lanes; ++j) spread.push_back(j % s == 0 && j / s < lanes ? j / s : lanes);
-    Value* none = llvm::Constant::getNullValue(vector_mask_->getType());
-    mask = b_.CreateShuffleVector(vector_mask_, none, spread);
+    for (int j = 0; j < wide_lanes; ++j)
+      spread.push_back(j % stride == 0 && j / stride < lanes ? j / stride : lanes);
+    mask = b_.CreateShuffleVector(vector_mask_, llvm::Constant::getNullValue(vector_mask_->getType()), spread);
   } else {
     std::vector<llvm::Constant*> own;
-    for (int j = 0; j < wide_lanes; ++j) own.push_back(b_.getInt1(j <= (lanes - 1) * s));
+    for (int j = 0; j < wide_lanes; ++j) own.push_back(b_.getInt1(j % stride == 0 && j / stride < lanes));
     mask = llvm::ConstantVector::get(own);
   }
   const BufferValue& buf = buffer_value(op->buffer);
-  Value* ptr = b_.CreateInBoundsGEP(elem_mem, buf.ptr, emit_index(ramp->base));
-  llvm::Align align(uint64_t(vector_alignment(buf, ramp->base, elem)));
+  Value* ptr = b_.CreateInBoundsGEP(elem_mem, buf.ptr, emit_index(base));
+  llvm::Align align(uint64_t(vector_alignment(buf, base, elem)));
   llvm::Instruction* load = b_.CreateMaskedLoad(wide, ptr, align, mask, llvm::PoisonValue::get(wide));
   attach_alias_metadata(load, op->buffer.get());
-  std::vector<int> every_stride;
-  for (int i = 0; i < lanes; ++i) every_stride.push_back(i * s);
-  Value* picked = b_.CreateShuffleVector(load, every_stride);
+  std::vector<int> own_lanes;
+  for (int i = 0; i < lanes; ++i) own_lanes.push_back(i * stride);
+  Value* picked = b_.CreateShuffleVector(load, own_lanes);
   // Inactive lanes read nothing: they are zero, like a masked gather's.
   return vector_mask_ ? b_.CreateSelect(vector_mask_, picked, zero_of(picked->getType())) : picked;
 }
@@ -473,22 +470,13 @@ Value* CodeGenLLVM::emit_load(const Load* op) {
       if (vector_mask_) {
         inst = b_.CreateMaskedLoad(mem, ptr, align, vector_mask_, zero_of(mem));
       } else if (pad_load_to_masked(op)) {
-        int padded = int(llvm::PowerOf2Ceil(uint64_t(lanes)));
-        llvm::Type* wide = llvm::FixedVectorType::get(elem_mem, unsigned(padded));
-        std::vector<llvm::Constant*> active;
-        for (int i = 0; i < padded; ++i) active.push_back(b_.getInt1(i < lanes));
-        std::vector<int> first_lanes;
-        for (int i = 0; i < lanes; ++i) first_lanes.push_back(i);
-        inst = b_.CreateMaskedLoad(wide, ptr, align, llvm::ConstantVector::get(active), llvm::PoisonValue::get(wide));
-        attach_alias_metadata(inst, op->buffer.get());
-        raw = b_.CreateShuffleVector(inst, first_lanes);
-        if (elem.is_bool()) return b_.CreateICmpNE(raw, zero_of(raw->getType()));
-        return raw;
+        raw = masked_span_load(op, ramp->base, 1);
       } else {
         inst = b_.CreateAlignedLoad(mem, ptr, align);
       }
-    } else if (Value* shuffled = ramp ? strided_load_as_shuffle(op, ramp) : nullptr) {
-      raw = shuffled;
+    } else if (int64_t stride = 0; ramp && is_const_int(ramp->stride, &stride) && stride >= 2 && stride <= 4 &&
+                                   !elem.is_bool() && has_masked_loads(elem)) {
+      raw = masked_span_load(op, ramp->base, int(stride));
     } else {
       Value* ptrs = b_.CreateInBoundsGEP(elem_mem, buf.ptr, emit_index(index));
       Value* mask = vector_mask_ ? vector_mask_ : llvm::Constant::getAllOnesValue(llvm::FixedVectorType::get(b_.getInt1Ty(), lanes));
