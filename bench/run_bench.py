@@ -137,6 +137,17 @@ def skipped_lines(stderr):
     return [l.strip() for l in stderr.splitlines() if "workloads skipped:" in l]
 
 
+def core_to_core(bin_dir):
+    """bench_c2c's cache-line round trip between the first two CPUs, in ns (None without it):
+    tens of ns where they share a cache, hundreds where they do not (a VM's vCPUs move between
+    the two states, and 2-thread figures with them)."""
+    exe = os.path.join(bin_dir, "bench_c2c")
+    if not os.path.exists(exe):
+        return None
+    objs, _, rc = run_json_lines([exe, "--json"], {})
+    return objs[0]["round_trip_ns"] if rc == 0 and objs else None
+
+
 def measure_all(args):
     bin_dir = os.path.join(args.build_dir, "bench")
     threads = [int(t) for t in args.threads.split(",")]
@@ -153,8 +164,10 @@ def measure_all(args):
     for peer, exe, env, label in peer_runs(bin_dir, args.peers.split(",")):
         for t in threads:
             cmd = [exe, "--workloads", args.workloads, "--threads", str(t), "--repeat", str(args.repeat), "--json"]
-            before, t0 = wait_quiet(args.wait_load, args.wait_max), time.time()
+            before = wait_quiet(args.wait_load, args.wait_max)
+            c2c_before, t0 = core_to_core(bin_dir), time.time()
             objs, err, rc = run_json_lines(cmd, env)
+            seconds, c2c_after = round(time.time() - t0, 1), core_to_core(bin_dir)
             for o in objs:
                 log(f"  {o['workload']:4} {o['peer']}/{o['variant']} t={o['threads']}: "
                     f"{fmt(o.get('gflops'))} GFLOP/s {'ok' if o.get('verified') else 'NOT VERIFIED'}"
@@ -163,8 +176,9 @@ def measure_all(args):
                 log(f"  {line}")
             run["measurements"].extend(objs)
             run["processes"].append({"label": f"{label} t={t}", "command": " ".join(shlex.quote(c) for c in cmd),
-                                     "env": env, "rc": rc, "seconds": round(time.time() - t0, 1),
+                                     "env": env, "rc": rc, "seconds": seconds,
                                      "loadavg_before": before, "loadavg_after": loadavg(),
+                                     "c2c_ns_before": c2c_before, "c2c_ns_after": c2c_after,
                                      "stderr": err[-2000:]})
     run["meta"]["finished"] = now()
     return run
@@ -668,12 +682,20 @@ def write_markdown(run, path, ref_path):
                + (", ".join(f"`{k}={v}`" for k, v in sorted(removed.items())) if removed else "none were set"))
     out.append("- GFLOP/s = FLOPs / median time, a multiply-add counted as 2 FLOPs; % = of the measured fp32 FMA "
                "peak at the same thread count. int8: GOP/s, counted alike, no %.")
-    loads = [f"{p['label']}: {p['loadavg_before']} → {p['loadavg_after']}" for p in run["processes"]]
+    def c2c(p):
+        if p.get("c2c_ns_before") is None or p.get("c2c_ns_after") is None:
+            return ""
+        return f"; CPU 0 ↔ 1 round trip {p['c2c_ns_before']:.0f} → {p['c2c_ns_after']:.0f} ns"
+    loads = [f"{p['label']}: {p['loadavg_before']} → {p['loadavg_after']}{c2c(p)}" for p in run["processes"]]
     out.append("\n**Noise.** This machine is shared with other engineers compiling on the same 2 CPUs; "
                "the 1/5/15-minute load averages before → after each process were:\n")
     out.append("<details><summary>load averages per process</summary>\n")
     out.extend(f"- {l}" for l in loads)
     out.append("\n</details>\n")
+    if any(p.get("c2c_ns_before") is not None for p in run["processes"]):
+        out.append("The round trip is `bench_c2c`'s: a cache line handed between two threads pinned to CPUs 0 "
+                   "and 1. Tens of ns: the two share a cache; hundreds: they do not (a VM's vCPUs move between "
+                   "the two), and data one thread writes and the other reads then costs a 2-thread kernel more.\n")
     out.append("A load above ~0.5 before a process means its figures are likely low. 1-thread figures taken while "
                "the process was preempted are marked †; long calls suffer most (short ones often fit between "
                "preemptions). 2-thread figures suffer more: oneDNN splits work statically across its OpenMP threads, so "
