@@ -198,7 +198,7 @@ class BoundsOf {
       }
       case ExprKind::Call: {
         auto* c = e->as<Call>();
-        if (is_intrinsic_call(c, Intrinsic::Likely) || is_intrinsic_call(c, Intrinsic::LaneClamp)) return get(c->args[0]);
+        if (is_value_hint(c)) return get(c->args[0]);
         if (c->name == "abs" && c->args.size() == 1 && t.is_int()) {
           Interval a = get(c->args[0]);
           ExtInterval x = to_ext(a);

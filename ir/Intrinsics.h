@@ -26,5 +26,10 @@ std::optional<Intrinsic> intrinsic_of(const Call* c);
 inline bool is_intrinsic_call(const Call* c, Intrinsic which) { return c && intrinsic_of(c) == which; }
 /// A call of `which`.
 Expr make_intrinsic_call(Intrinsic which, Type type, std::vector<Expr> args);
+/// True if `c` is a hint whose value is its first argument (likely, lane_clamp): evaluators and
+/// analyses read through it; only the code generators that use the hint look inside.
+inline bool is_value_hint(const Call* c) {
+  return is_intrinsic_call(c, Intrinsic::Likely) || is_intrinsic_call(c, Intrinsic::LaneClamp);
+}
 
 }  // namespace texc

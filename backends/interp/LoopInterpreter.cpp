@@ -248,7 +248,7 @@ ExprFn Compiler::call(const Call* c) {
     };
   }
   if (c->call_kind == CallKind::Intrinsic) {
-    if (is_intrinsic_call(c, Intrinsic::Likely) || is_intrinsic_call(c, Intrinsic::LaneClamp)) return expr(c->args[0]);
+    if (is_value_hint(c)) return expr(c->args[0]);
     throw InterpError("intrinsic '" + c->name + "' cannot be executed by the loop interpreter");
   }
   if (c->name == "abs" && c->args.size() == 1 && !t.is_float()) {

@@ -283,7 +283,7 @@ Value ReferenceInterpreter::eval(const Expr& e) {
     }
     case ExprKind::Call: {
       auto* c = e->as<Call>();
-      if (is_intrinsic_call(c, Intrinsic::Likely) || is_intrinsic_call(c, Intrinsic::LaneClamp)) return eval(c->args[0]);
+      if (is_value_hint(c)) return eval(c->args[0]);
       if (c->call_kind != CallKind::Math) fail("call of '" + c->name + "' cannot be evaluated in a compute definition");
       if (c->name == "abs" && c->args.size() == 1 && !c->type.is_float()) {
         int64_t x = eval(c->args[0]).i;

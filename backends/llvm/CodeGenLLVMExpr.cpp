@@ -377,7 +377,7 @@ Value* CodeGenLLVM::emit_math(const Call* op, const std::vector<Value*>& args) {
 Value* CodeGenLLVM::emit_intrinsic(const Call* op) {
   std::optional<Intrinsic> which = intrinsic_of(op);
   TEXC_CHECK(which) << "call of unknown intrinsic '" << op->name << "' in op " << op_name_;
-  if (*which == Intrinsic::Likely || *which == Intrinsic::LaneClamp) return emit(op->args[0]);
+  if (is_value_hint(op)) return emit(op->args[0]);
   if (*which == Intrinsic::AddressOf) {
     TEXC_CHECK(op->args[0]->as<Load>()) << "address_of takes one Load";
     return element_pointer(op->args[0]->as<Load>());

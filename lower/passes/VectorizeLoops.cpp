@@ -159,8 +159,7 @@ class Vectorizer : public IRMutator {
 
   Expr mutate(const Call* op, const Expr& self) override {
     if (op->call_kind == CallKind::Extern) return fail(self, "it calls the extern function '" + op->name + "'");
-    if (op->call_kind == CallKind::Intrinsic && !is_intrinsic_call(op, Intrinsic::Likely) &&
-        !is_intrinsic_call(op, Intrinsic::LaneClamp))
+    if (op->call_kind == CallKind::Intrinsic && !is_value_hint(op))
       return fail(self, "it calls the intrinsic '" + op->name + "'");
     bool changed = false;
     auto args = mutate_exprs(op->args, &changed);
