@@ -464,16 +464,13 @@ Value* CodeGenLLVM::emit_load(const Load* op) {
   } else {
     const BufferValue& buf = buffer_value(op->buffer);
     const Ramp* ramp = index->as<Ramp>();
-    if (ramp && is_const_int(ramp->stride, 1)) {
+    if (ramp && is_const_int(ramp->stride, 1) && !vector_mask_ && pad_load_to_masked(op)) {
+      raw = masked_span_load(op, ramp->base, 1);
+    } else if (ramp && is_const_int(ramp->stride, 1)) {
       Value* ptr = b_.CreateInBoundsGEP(elem_mem, buf.ptr, emit_index(ramp->base));
       llvm::Align align(uint64_t(vector_alignment(buf, ramp->base, elem)));
-      if (vector_mask_) {
-        inst = b_.CreateMaskedLoad(mem, ptr, align, vector_mask_, zero_of(mem));
-      } else if (pad_load_to_masked(op)) {
-        raw = masked_span_load(op, ramp->base, 1);
-      } else {
-        inst = b_.CreateAlignedLoad(mem, ptr, align);
-      }
+      if (vector_mask_) inst = b_.CreateMaskedLoad(mem, ptr, align, vector_mask_, zero_of(mem));
+      else inst = b_.CreateAlignedLoad(mem, ptr, align);
     } else if (int64_t stride = 0; ramp && is_const_int(ramp->stride, &stride) && stride >= 2 && stride <= 4 &&
                                    !elem.is_bool() && has_masked_loads(elem)) {
       raw = masked_span_load(op, ramp->base, int(stride));
