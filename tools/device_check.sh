@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The GPU checks of docs/cuda.md, for a machine with a CUDA device (run from the repository root
+# there, with the bundle of tools/device_bundle.sh carried along):
+#   1. texc run --target cuda on every stdlib test op (tests/stdlib: the *_small ops and the typical
+#      sizes), the cross-thread reductions (tests/e2e/cuda_reduction), the ragged tiles
+#      (tests/e2e/cuda_ragged) and the GPU schedule regressions (tests/schedule/regressions/*cuda*),
+#      each checked against the reference;
+#   2. the host path: a C program calling mm.o's host function with device pointers;
+#   3. bench/run_bench.py --target cuda: texc against cuBLAS and cuDNN on G1-G6, C1-C12, D1-D9;
+#   4. compute-sanitizer (memcheck, racecheck, synccheck) on texc run of some of those kernels
+#      (each run at most 40 s, none started after 480 s).
+# Logs and the benchmark's JSON and markdown go to OUT_DIR; the last lines are a summary.
+# usage: tools/device_check.sh BUNDLE_DIR OUT_DIR [steps]     steps: a comma list of
+#        ops,host,bench,sanitizer (default all)
+set -u
+bundle=$(cd "$1" && pwd)
+out=$2
+steps=${3:-ops,host,bench,sanitizer}
+root=$(pwd)
+mkdir -p "$out" /tmp/texc-device
+tar -xJf "$bundle/lib.tar.xz" -C /tmp/texc-device
+export LD_LIBRARY_PATH=/tmp/texc-device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# cuBLAS from the toolkit; cuDNN from the toolkit or the Python wheels (nvidia-cudnn).
+for d in /usr/local/cuda/lib64 $(find / -xdev -name 'libcudnn.so.9' -printf '%h\n' 2>/dev/null | head -n 1); do
+  LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$d
+done
+export TEXC_STDLIB=$root/stdlib
+# run_bench.py finds texc and the peers in BUILD/tools/texc and BUILD/bench.
+build=/tmp/texc-device/build
+mkdir -p "$build/tools/texc" "$build/bench"
+cp "$bundle/bin/texc" "$build/tools/texc/"
+cp "$bundle"/bin/bench_cu* "$build/bench/" 2>/dev/null
+texc=$build/tools/texc/texc
+summary=()
+has() { case ",$steps," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
+
+nvidia-smi -L
+"$texc" --version
+
+if has ops; then
+  timeout 240 tests/stdlib/run_stdlib_tests.sh "$texc" cuda "$root" all >"$out/stdlib.log" 2>&1
+  summary+=("stdlib ops on cuda (rc $?): $(tail -n 1 "$out/stdlib.log")")
+  n=0 bad=0
+  for f in tests/e2e/cuda_reduction/*.tex tests/e2e/cuda_ragged/*.tex tests/schedule/regressions/*cuda*.tex; do
+    n=$((n + 1))
+    if ! timeout 60 "$texc" run "$f" --target cuda --repeat 3 >>"$out/more_ops.log" 2>&1; then
+      bad=$((bad + 1))
+      echo "FAIL $f" >>"$out/more_ops.log"
+    fi
+  done
+  summary+=("reductions, ragged tiles and regressions on cuda: $((n - bad)) of $n files passed")
+fi
+
+if has host; then
+  (cd "$bundle/hostcheck" && timeout 60 ./cuda_host_device_check) >"$out/host.log" 2>&1
+  summary+=("host path (rc $?): $(tail -n 1 "$out/host.log")")
+fi
+
+if has bench; then
+  cp docs/performance.md "$out/performance.md"
+  PYTHONUNBUFFERED=1 timeout 300 python3 bench/run_bench.py --target cuda --no-build --build-dir "$build" \
+    --repeat 20 --json-out "$out/cuda_run.json" --out "$out/performance.md" >"$out/bench.log" 2>&1
+  summary+=("run_bench.py --target cuda: rc $?")
+fi
+
+if has sanitizer; then
+  sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  for tool in memcheck racecheck synccheck; do
+    for case in "tests/stdlib/matmul.tex matmul_blocks_small" "tests/stdlib/softmax.tex softmax_small" \
+                "tests/stdlib/conv2d.tex conv2d_tiles_small" "tests/stdlib/depthwise_conv2d.tex depthwise_conv2d_small" "tests/e2e/cuda_reduction/rows_2d.tex -" \
+                "tests/e2e/cuda_ragged/ragged_mn.tex -" "tests/e2e/cuda_ragged/ragged_k.tex -"; do
+      set -- $case
+      opt=()
+      [ "$2" = - ] || opt=(--op "$2")
+      [ $SECONDS -lt 480 ] || { summary+=("compute-sanitizer $tool $case: skipped (past 480 s)"); continue; }
+      timeout 40 "$sanitizer" --tool "$tool" --error-exitcode 9 "$texc" run "$1" "${opt[@]}" --target cuda --repeat 1 \
+        >>"$out/sanitizer.log" 2>&1
+      rc=$?
+      echo "== $tool $case: rc $rc" >>"$out/sanitizer.log"
+      summary+=("compute-sanitizer $tool $case: rc $rc")
+    done
+  done
+fi
+
+echo "== summary"
+printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
