@@ -28,6 +28,7 @@
 #include "lower/gpu/InferScopes.h"
 #include "lower/gpu/InsertBarriers.h"
 #include "lower/gpu/LaunchCheck.h"
+#include "lower/gpu/RegisterTileGuards.h"
 #include "lower/gpu/SingleThreadStores.h"
 #include "lower/gpu/VirtualThreads.h"
 #include "lower/passes/FlattenStorage.h"
@@ -222,12 +223,18 @@ const std::vector<SchedulePass>& schedule_passes() {
        [](Lowering& l) {
          if (is_gpu_target(l.options.target)) infer_gpu_scopes(l.state);
        }},
+      {"drop_register_tile_guards", "GPU targets: a thread computes its whole register tile; the edge guards stay on the stores that leave it (lower/gpu/RegisterTileGuards.h)",
+       [](Lowering& l) {
+         if (is_gpu_target(l.options.target)) drop_register_tile_guards(l.state);
+       }},
   };
   return list;
 }
 
 // The schedule passes only GPU targets run (and list).
-bool gpu_only_pass(const std::string& name) { return name == "gpu_default_schedule" || name == "infer_gpu_scopes"; }
+bool gpu_only_pass(const std::string& name) {
+  return name == "gpu_default_schedule" || name == "infer_gpu_scopes" || name == "drop_register_tile_guards";
+}
 
 LoweredFunc on_body(LoweredFunc f, Stmt (*pass)(const Stmt&)) {
   f.body = pass(f.body);
@@ -292,6 +299,8 @@ const std::vector<FunctionPass>& gpu_function_passes() {
   static const std::vector<FunctionPass> list = {
       {"remove_no_ops", "drop dead allocations, self-stores, empty loops, ifs and seqs",
        [](LoweredFunc f) { return on_body(std::move(f), remove_no_ops); }},
+      {"hoist_invariant_guards", "an if that does not depend on its serial or unrolled loop moves outside it (lower/gpu/RegisterTileGuards.h)",
+       [](LoweredFunc f) { return on_body(std::move(f), hoist_invariant_guards); }},
       {"simplify_final", "fold what the passes before exposed",
        [](LoweredFunc f) { return on_body(std::move(f), simplify); }},
       {"lower_cross_thread_reductions", "reduction loops bound to threadIdx.*: per-thread partials, warp shuffles, warps through shared memory (lower/gpu/CrossThreadReduction.h)",
