@@ -217,16 +217,19 @@ def workload_names(spec):
     return [n for n in names if n in chosen]
 
 
-def texc_cuda_record(obj, workload, texc_cmd):
+def texc_cuda_record(obj, workload, texc_cmd, variant="cuda_default"):
     """A `texc run --json` object as a benchmark record (bench/README.md): texc's own check against
     its reference interpreter (on a sample of points for large outputs) and the median of its
-    CUDA-event times."""
+    CUDA-event times. Variant cuda_default: the stdlib's GPU schedule as shipped; cuda_tuned: with
+    the knobs of the best record in --cuda-records (texc run --records)."""
     passed = obj.get("status") == "pass"
+    schedule = ("the stdlib op's default GPU schedule" if variant == "cuda_default"
+                else "the stdlib op's GPU schedule with the knobs of its best texc tune record")
     return {"workload": workload, "kind": KIND_OF[workload[0]], "shape": "", "peer": "texc",
-            "variant": "cuda_default", "threads": 1, "median_ms": obj.get("median_ms"), "min_ms": None,
+            "variant": variant, "threads": 1, "median_ms": obj.get("median_ms"), "min_ms": None,
             "cpu_ms": 0, "gflops": obj.get("gflops"), "verified": passed, "max_rel_err": obj.get("max_rel_err"),
             "checked_points": obj.get("points_checked"), "total_points": None, "runs": None, "inner": 1,
-            "detail": "texc run --target cuda: the stdlib op's default GPU schedule (docs/cuda.md), "
+            "detail": f"texc run --target cuda: {schedule} (docs/cuda.md), "
                       "median of CUDA-event times of single launches; checked by texc run against the reference "
                       "interpreter",
             "error": None if passed else (obj.get("message") or "failed its check"), "command": texc_cmd}
@@ -256,22 +259,27 @@ def measure_cuda(args):
                                  "stderr": err[-2000:]})
     if "texc" in peers:
         texc = os.path.join(args.build_dir, "tools", "texc", "texc")
+        variants = [("cuda_default", [])]
+        if args.cuda_records and os.path.exists(args.cuda_records):
+            variants.append(("cuda_tuned", ["--records", args.cuda_records]))
         for w in names:
             tex = os.path.join(ROOT, "bench", "texc_workloads", f"{w}.tex")
-            cmd = [texc, "run", tex, "--target", "cuda", "--json", "--repeat", str(args.repeat)]
-            t0 = time.time()
-            objs, err, rc = run_json_lines(cmd)
-            if no_device(rc, err):
-                raise NoCudaDevice(err.strip())
-            texc_cmd = " ".join(shlex.quote(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c) for c in cmd)
-            if objs:
-                run["measurements"].append(texc_cuda_record(objs[0], w, texc_cmd))
-            else:
-                rec = texc_cuda_record({"status": "fail", "message": f"texc exited {rc}: {err.strip()[-300:]}"}, w, texc_cmd)
-                run["measurements"].append(rec)
-            run["processes"].append({"label": f"texc {w}", "command": texc_cmd, "rc": rc,
-                                     "seconds": round(time.time() - t0, 1), "loadavg_before": "",
-                                     "loadavg_after": "", "stderr": err[-2000:]})
+            for variant, extra in variants:
+                cmd = [texc, "run", tex, "--target", "cuda", "--json", "--repeat", str(args.repeat)] + extra
+                t0 = time.time()
+                objs, err, rc = run_json_lines(cmd)
+                if no_device(rc, err):
+                    raise NoCudaDevice(err.strip())
+                texc_cmd = " ".join(shlex.quote(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c) for c in cmd)
+                if objs:
+                    run["measurements"].append(texc_cuda_record(objs[0], w, texc_cmd, variant))
+                else:
+                    rec = texc_cuda_record({"status": "fail", "message": f"texc exited {rc}: {err.strip()[-300:]}"},
+                                           w, texc_cmd, variant)
+                    run["measurements"].append(rec)
+                run["processes"].append({"label": f"texc {w} {variant}", "command": texc_cmd, "rc": rc,
+                                         "seconds": round(time.time() - t0, 1), "loadavg_before": "",
+                                         "loadavg_after": "", "stderr": err[-2000:]})
     # texc's GFLOP/s with the workload's FLOP count (the peers'), so that the columns compare.
     for m in run["measurements"]:
         peer = next((p for p in run["measurements"] if p["workload"] == m["workload"] and p["peer"] != "texc"
@@ -305,9 +313,12 @@ def cuda_tables(run):
             if column(m) not in cols:
                 cols.append(column(m))
         cols.sort(key=lambda c: (not c.startswith("texc"), c))
+        texc_variants = [v for v in ["cuda_default", "cuda_tuned"]
+                         if any(m["peer"] == "texc" and m["variant"] == v for m in km)]
         out.append(f"\n### {KIND_TITLES[kind]}: GFLOP/s (median ms)\n")
-        out.append("| workload | shape | " + " | ".join(cols) + " | texc / fastest peer |")
-        out.append("|---|---|" + "---|" * (len(cols) + 1))
+        out.append("| workload | shape | " + " | ".join(cols) + " | " +
+                   " | ".join(f"texc {v[5:]} / fastest peer" for v in texc_variants) + " |")
+        out.append("|---|---|" + "---|" * (len(cols) + len(texc_variants)))
         by = {(m["workload"], column(m)): m for m in km}
         for w in workload_order(run):
             if not any(m["workload"] == w for m in km):
@@ -317,10 +328,13 @@ def cuda_tables(run):
             for c in cols:
                 m = by.get((w, c))
                 cells.append("" if m is None else "error" if not ok(m) else f"{fmt(m['gflops'])} ({m['median_ms']:.3f})")
-            mine = next((m for m in km if m["workload"] == w and m["peer"] == "texc" and ok(m)), None)
             peer = best_of(km, w, 1, lambda m: m["peer"] != "texc")
-            ratio = f"{mine['gflops'] / peer['gflops']:.2f} ({column(peer)})" if mine and peer else ""
-            out.append(f"| {w} | {shape} | " + " | ".join(cells) + f" | {ratio} |")
+            ratios = []
+            for v in texc_variants:
+                mine = next((m for m in km if m["workload"] == w and m["peer"] == "texc" and m["variant"] == v
+                             and ok(m)), None)
+                ratios.append(f"{mine['gflops'] / peer['gflops']:.2f} ({column(peer)})" if mine and peer else "")
+            out.append(f"| {w} | {shape} | " + " | ".join(cells) + " | " + " | ".join(ratios) + " |")
     bad = [m for m in ms if not ok(m)]
     if bad:
         out.append("\nFailures: " + "; ".join(f"{m['workload']} {column(m)}: {m.get('error') or 'not verified'}" for m in bad))
@@ -789,6 +803,9 @@ def main():
                     help="before each process, wait until the 1-minute load average is below this (0: don't)")
     ap.add_argument("--wait-max", type=float, default=600, help="wait at most this many seconds per process")
     ap.add_argument("--no-build", action="store_true", help="use the executables already built")
+    ap.add_argument("--cuda-records", default=os.path.join(ROOT, "bench", "records", "cuda.jsonl"),
+                    help="--target cuda: texc tune records for the 'texc cuda_tuned' column, when the file exists "
+                         "(default bench/records/cuda.jsonl)")
     ap.add_argument("--json-out", help="write the whole run (meta, peak, measurements) as JSON here")
     ap.add_argument("--from-json", help="do not measure: render the report from a run saved with --json-out")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "performance.md"), help="the markdown report")

@@ -6,16 +6,20 @@
 #      (tests/e2e/cuda_ragged) and the GPU schedule regressions (tests/schedule/regressions/*cuda*),
 #      each checked against the reference;
 #   2. the host path: a C program calling mm.o's host function with device pointers;
-#   3. bench/run_bench.py --target cuda: texc against cuBLAS and cuDNN on G1-G6, C1-C12, D1-D9;
-#   4. compute-sanitizer (memcheck, racecheck, synccheck) on texc run of some of those kernels
+#   3. texc tune --target cuda on some workloads ($TUNE_WORKLOADS, default G5 G4 G2 C9 C12 C2;
+#      $TUNE_TRIALS trials each, default 40, at most $TUNE_SECONDS s each, default 40; none started
+#      after 250 s) into OUT_DIR/cuda.jsonl, which resumes when it is there;
+#   4. bench/run_bench.py --target cuda: texc (as shipped, and with the records of OUT_DIR/cuda.jsonl
+#      or bench/records/cuda.jsonl) against cuBLAS and cuDNN on G1-G6, C1-C12, D1-D9;
+#   5. compute-sanitizer (memcheck, racecheck, synccheck) on texc run of some of those kernels
 #      (each run at most 40 s, none started after 480 s).
 # Logs and the benchmark's JSON and markdown go to OUT_DIR; the last lines are a summary.
 # usage: tools/device_check.sh BUNDLE_DIR OUT_DIR [steps]     steps: a comma list of
-#        ops,host,bench,sanitizer (default all)
+#        ops,host,tune,bench,sanitizer (default all)
 set -u
 bundle=$(cd "$1" && pwd)
 out=$2
-steps=${3:-ops,host,bench,sanitizer}
+steps=${3:-ops,host,tune,bench,sanitizer}
 root=$(pwd)
 mkdir -p "$out" /tmp/texc-device
 tar -xJf "$bundle/lib.tar.xz" -C /tmp/texc-device
@@ -56,10 +60,22 @@ if has host; then
   summary+=("host path (rc $?): $(tail -n 1 "$out/host.log")")
 fi
 
+records=$root/bench/records/cuda.jsonl
+if has tune; then
+  [ -f "$records" ] && cp "$records" "$out/cuda.jsonl"
+  records=$out/cuda.jsonl
+  for w in ${TUNE_WORKLOADS:-G5 G4 G2 C9 C12 C2}; do
+    [ $SECONDS -lt 250 ] || { summary+=("tune $w: skipped (past 250 s)"); continue; }
+    timeout "${TUNE_SECONDS:-40}" "$texc" tune "bench/texc_workloads/$w.tex" --target cuda --trials "${TUNE_TRIALS:-40}" \
+      --records "$records" >>"$out/tune.log" 2>&1
+    summary+=("tune $w (rc $?): $(grep -c "\"op\": \"$w\"" "$records" 2>/dev/null) records")
+  done
+fi
+
 if has bench; then
   cp docs/performance.md "$out/performance.md"
   PYTHONUNBUFFERED=1 timeout 300 python3 bench/run_bench.py --target cuda --no-build --build-dir "$build" \
-    --repeat 20 --json-out "$out/cuda_run.json" --out "$out/performance.md" >"$out/bench.log" 2>&1
+    --repeat 20 --cuda-records "$records" --json-out "$out/cuda_run.json" --out "$out/performance.md" >"$out/bench.log" 2>&1
   summary+=("run_bench.py --target cuda: rc $?")
 fi
 

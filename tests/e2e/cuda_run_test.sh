@@ -46,6 +46,9 @@ op=$work/mm.tex
 # 1. The machine as it is.
 if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then
   expect 2 "^texc: error: no CUDA device: libcuda.so.1 cannot be loaded" -- run "$op" --target cuda
+  expect 2 "^texc: error: no CUDA device: libcuda.so.1 cannot be loaded" -- tune "$op" --target cuda --trials 2 \
+    --records "$work/none.jsonl"
+  check "texc tune --target cuda without a device writes no record" test ! -s "$work/none.jsonl"
 else
   echo "skipped: a libcuda.so.1 may be installed here; the no-driver case is not checked"
 fi
@@ -147,6 +150,18 @@ TEXC_FAKE_CUDA=launch-fails expect 1 "launch of kernel mm \(grid $grid, block $b
   -- run "$op" --target cuda
 check "a refused launch frees the device memory" test "$(grep -c '^cuMemFree_v2' "$work/calls.log")" = 3
 TEXC_FAKE_CUDA=kernel-fails expect 1 "kernel mm failed: an illegal memory access was encountered" -- run "$op" --target cuda
+
+# texc tune --target cuda (tools/texc/CudaRunner.h): the device found in a probe child, each
+# candidate measured in its own child through the driver; the shim computes nothing, so every
+# candidate is a "wrong" record, with the shim's device in it.
+TEXC_FAKE_CUDA=no-device expect 2 "^texc: error: no CUDA device \(no CUDA-capable device is detected\)" -- \
+  tune "$op" --target cuda --trials 2 --records "$work/tune.jsonl"
+rm -f "$work/calls.log" "$work/tune.jsonl"
+TEXC_FAKE_CUDA_CC=90 expect 0 "^mm +cuda +no valid configuration +1 trials \(0 resumed, 1 new, 1 failed\)" -- \
+  tune "$op" --target cuda --trials 2 --records "$work/tune.jsonl"
+check "the tune record is 'wrong' on the shim's device, PTX for sm_90" \
+  grep -q '"device": "cuda / texc recording shim (no GPU) (sm_90)".*"status": "wrong"' "$work/tune.jsonl"
+check "the candidate was launched in a child through the driver" grep -q '^cuLaunchKernel' "$work/calls.log"
 
 # 3. f.o's host function through texrt_cuda_launch.
 cc=${CC:-cc}

@@ -5,7 +5,8 @@
 // stdout; --curve F.svg draws best-so-far against trials for R.jsonl and every --curve-with file.
 //   x86     JIT in the measuring child (tuner/CpuRunners.h); interp: the loop interpreter;
 //   arm     the qemu arm runner (times labelled emulated); vdla: the simulator's cycles
-//           (tuner/VdlaRunner.h); cuda: exit 2 (no runner yet).
+//           (tuner/VdlaRunner.h); cuda: CUDA-event times on device 0 (tools/texc/CudaRunner.h; exit 2
+//           without a device).
 #include <unistd.h>
 
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include "backends/llvm/ArmRunner.h"
 #include "tools/texc/Commands.h"
 #include "tools/texc/CpuTarget.h"
+#include "tools/texc/CudaRunner.h"
 #include "tools/texc/EnvironmentError.h"
 #include "tools/texc/KnobOptions.h"
 #include "lower/SplitPrepare.h"
@@ -42,7 +44,7 @@ std::unique_ptr<Runner> make_runner(const CommandLine& cl) {
   }
   if (cl.target == "vdla")
     return make_vdla_runner(vdla_config_of(cl), cl.vdla_config.empty() ? "default" : std::filesystem::path(cl.vdla_config).filename().string());
-  if (cl.target == "cuda") throw EnvironmentError("no CUDA device");
+  if (cl.target == "cuda") return make_cuda_runner(cl.arch);
   throw EnvironmentError("'texc tune --target " + cl.target + "' is not available yet: this build has no runner for it");
 }
 
