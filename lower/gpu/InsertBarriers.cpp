@@ -10,6 +10,7 @@
 #include "ir/IRVisitor.h"
 #include "ir/Intrinsics.h"
 #include "ir/Substitute.h"
+#include "ir/Target.h"
 #include "lower/gpu/Barriers.h"
 
 namespace texc {
@@ -48,9 +49,18 @@ class BarrierInserter {
 
  private:
   void collect_shared(const Stmt& s) {
+    bool one_block = true;
+    std::set<const BufferNode*> stored;
     for_each_stmt(s, [&](const Stmt& n) {
       if (const Allocate* a = n->as<Allocate>(); a && a->buffer->scope != MemScope::Local) shared_.insert(a->buffer.get());
+      if (const For* f = n->as<For>(); f && f->for_kind == ForKind::ThreadBound && thread_level(f->thread_tag) == ThreadLevel::Block)
+        one_block = false;
+      if (const Store* st = n->as<Store>(); st && st->buffer->scope != MemScope::Local) stored.insert(st->buffer.get());
     });
+    // In a kernel of one block (the default schedule of several stages: one phase per stage), the
+    // threads also communicate through the global buffers the function writes (an output a later
+    // stage reads); in a grid of blocks no barrier could order that, and cuda-interp reports it.
+    if (one_block) shared_.insert(stored.begin(), stored.end());
   }
 
   // The index of an access, thread variables spelled by their tags (two nests bound to the same

@@ -2,7 +2,8 @@
 // block communicate through memory they share (TVM's storage sync).
 //
 // Shared memory here is every buffer the kernel allocates outside `local` scope (`shared` tiles,
-// and the intermediates between stages that run in one block). Every thread runs the kernel body,
+// and the intermediates between stages that run in one block), and, in a kernel of one block, the
+// function's global buffers it writes (an output that a later stage reads). Every thread runs the kernel body,
 // a bound loop being its thread index, so a barrier may sit in any statement sequence that all
 // threads of the block reach. Guarantees:
 //  - RAW: a statement that reads a shared buffer some earlier statement wrote since the last
