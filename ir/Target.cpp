@@ -79,4 +79,9 @@ ThreadLevel thread_level(const std::string& tag) {
   return ThreadLevel::None;
 }
 
+bool is_gpu_target(const std::string& name) {
+  const Target* t = find_target(name);
+  return t && (t->kind == TargetKind::Cuda || t->kind == TargetKind::CudaInterp);
+}
+
 }  // namespace texc

@@ -53,6 +53,8 @@ constexpr const char* kDefaultCudaArch = "sm_80";
 const std::vector<Target>& all_targets();
 /// The target named `name`, or null.
 const Target* find_target(const std::string& name);
+/// True for the targets that lower to GPU kernels (cuda, cuda-interp).
+bool is_gpu_target(const std::string& name);
 /// "interp, x86, arm, cuda, cuda-interp, vdla": for messages listing the valid values.
 std::string target_names();
 /// The names a `schedule NAME { }` block may use: "cpu" and every target's own name.

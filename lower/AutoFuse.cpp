@@ -1,6 +1,7 @@
 #include "lower/AutoFuse.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <unordered_set>
 
@@ -11,6 +12,7 @@
 #include "ir/LinearForm.h"
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
+#include "ir/Target.h"
 #include "lower/DefaultLoops.h"
 #include "lower/schedule/Primitives.h"
 #include "lower/schedule/StageNest.h"
@@ -155,6 +157,78 @@ Stmt vectorize_innermost_loop(const Stmt& nest) {
   return f->with_kind(ForKind::Vectorized, f->thread_tag);
 }
 
+// On a GPU, E's nest inside R's output loop: a copy of R's loops inside it that drive only spatial
+// axes (the thread and vthread loops, the unrolled register loops, with their kinds and tags) around
+// E's Block, bound to R's spatial bindings and guarded by R's guards on those axes. Each thread
+// thus applies E to exactly the points it produced, right after it finished their reduction (no
+// other thread's points, no barrier, and no bounding box: R's points per block need not form one,
+// as in a conv whose output rows and columns are fused and split). nullopt when a loop inside the
+// output loop drives both kinds of axes, or E's axes are not R's spatial axes in order.
+std::optional<Stmt> mirror_spatial_loops(const Block* e, const Block* r, const std::vector<const For*>& inner,
+                                         const std::function<bool(const For*, bool)>& drives) {
+  VarMap fresh;
+  std::vector<const For*> kept;
+  std::unordered_set<const Variable*> reduce_vars;
+  for (const For* l : inner) {
+    bool spatial = drives(l, false), reduce = drives(l, true);
+    if (spatial && reduce) return std::nullopt;
+    if (reduce) reduce_vars.insert(l->var.get());
+    if (!spatial) continue;
+    kept.push_back(l);
+    fresh[l->var.get()] = Variable::make(l->var->name, l->var->type);
+  }
+  std::vector<Expr> bindings;
+  for (size_t i = 0; i < r->iter_vars.size(); ++i)
+    if (!r->iter_vars[i].is_reduce) bindings.push_back(substitute(r->bindings[i], fresh));
+  if (bindings.size() != e->iter_vars.size()) return std::nullopt;
+  Expr guard;
+  for (const Expr& c : conjuncts(r->predicate)) {
+    bool on_reduction = false;
+    for_each_expr(c, [&](const Expr& x) {
+      if (const Variable* v = x->as<Variable>(); v && reduce_vars.count(v)) on_reduction = true;
+    });
+    if (!on_reduction) guard = guard ? logical_and(guard, substitute(c, fresh)) : substitute(c, fresh);
+  }
+  Stmt nest = Block::make(e->stage, e->iter_vars, bindings, guard, e->init, e->body);
+  for (size_t i = kept.size(); i-- > 0;) {
+    const For* l = kept[i];
+    nest = For::make(Var(std::static_pointer_cast<const Variable>(fresh.at(l->var.get()))), l->min, l->extent,
+                     l->for_kind, nest, l->thread_tag);
+  }
+  return nest;
+}
+
+// On a GPU, after E was mirrored into R's loops: when E is R's only reader, R is not an output, and
+// a thread loop inside the output loop drives one of R's axes, each thread reads back only the
+// points it computed, so R becomes `local` (one accumulator per point of the thread, as
+// cache_write(R, local) would make it) instead of a buffer the block shares.
+void keep_in_registers(ScheduleState& st, const std::string& r_name, const std::string& e_name,
+                       const std::vector<const For*>& inner) {
+  const Buffer& buffer = st.stages.at(r_name).buffer;
+  if (is_op_output(st, r_name) || buffer->scope != MemScope::Global) return;
+  bool threaded = false;
+  for (const For* l : inner)
+    if (l->for_kind == ForKind::ThreadBound && thread_level(l->thread_tag) == ThreadLevel::Thread) threaded = true;
+  if (!threaded) return;
+  bool other_reader = false;
+  for_each_stmt(st.func.body, [&](const Stmt& s) {
+    const Block* b = s->as<Block>();
+    if (!b || b->stage == r_name || b->stage == e_name) return;
+    for (const Stmt& part : {b->body, b->init})
+      if (part)
+        for_each_expr(part, [&](const Expr& x) {
+          if (const Load* l = x->as<Load>(); l && l->buffer.get() == buffer.get()) other_reader = true;
+        });
+  });
+  if (other_reader) return;
+  BufferMap scoped{{buffer.get(), BufferNode::make(buffer->name, buffer->dtype, buffer->shape, MemScope::Local, buffer->role)}};
+  st.func.body = substitute_buffers(st.func.body, scoped);
+  for (auto& [name, stage] : st.stages) {
+    if (stage.body) stage.body = substitute_buffers(stage.body, scoped);
+    if (auto it = scoped.find(stage.buffer.get()); it != scoped.end()) stage.buffer = it->second;
+  }
+}
+
 // Computes E inside R's output loop; returns false (leaving st unchanged) when there is none.
 bool fuse_into(ScheduleState& st, const std::string& e_name, const std::string& r_name) {
   std::optional<StageSite> r_site = find_stage_site(st, r_name);
@@ -183,20 +257,28 @@ bool fuse_into(ScheduleState& st, const std::string& e_name, const std::string& 
   if (!drives(output_loop, false)) return false;
 
   std::vector<const For*> outer(loops.begin(), loops.begin() + first_reduce);
-  if (!produces_whole_box(r, std::vector<const For*>(loops.begin() + first_reduce, loops.end()))) return false;
-  std::vector<BufferAccess> writes;
-  for (BufferAccess& a : find_accesses(st.func.body, st.stages.at(r_name).buffer.get(), false, true))
-    if (a.stmt == r_site->block_stmt) writes.push_back(std::move(a));
-  Region region = infer_region(writes, outer, st.stages.at(r_name).buffer);
-  std::optional<Expr> guard = shared_guard(r, outer);
-  if (!guard) return false;
-  Stmt nest = build_nest_over_region(e_site->block, region, outer);
-  if (*guard) nest = add_block_predicate(nest, *guard);
-  // When R produced its innermost axis with vector lanes, E consumes it the same way.
-  const Expr& last_axis = r->bindings[r->iter_vars.size() - 1 - reduction_axis_count(r)];
-  for (size_t i = first_reduce; i < loops.size(); ++i)
-    if (loops[i]->for_kind == ForKind::Vectorized && uses_var(last_axis, loops[i]->var.get()))
-      nest = vectorize_innermost_loop(nest);
+  std::vector<const For*> inner(loops.begin() + first_reduce, loops.end());
+  Stmt nest;
+  if (is_gpu_target(st.target)) {
+    std::optional<Stmt> mirrored = mirror_spatial_loops(e_site->block, r, inner, drives);
+    if (!mirrored) return false;
+    nest = *mirrored;
+  } else {
+    if (!produces_whole_box(r, inner)) return false;
+    std::vector<BufferAccess> writes;
+    for (BufferAccess& a : find_accesses(st.func.body, st.stages.at(r_name).buffer.get(), false, true))
+      if (a.stmt == r_site->block_stmt) writes.push_back(std::move(a));
+    Region region = infer_region(writes, outer, st.stages.at(r_name).buffer);
+    std::optional<Expr> guard = shared_guard(r, outer);
+    if (!guard) return false;
+    nest = build_nest_over_region(e_site->block, region, outer);
+    if (*guard) nest = add_block_predicate(nest, *guard);
+    // When R produced its innermost axis with vector lanes, E consumes it the same way.
+    const Expr& last_axis = r->bindings[r->iter_vars.size() - 1 - reduction_axis_count(r)];
+    for (size_t i = first_reduce; i < loops.size(); ++i)
+      if (loops[i]->for_kind == ForKind::Vectorized && uses_var(last_axis, loops[i]->var.get()))
+        nest = vectorize_innermost_loop(nest);
+  }
 
   ScheduleState saved = st;
   std::string loop_name = output_loop->var->name;
@@ -218,6 +300,7 @@ bool fuse_into(ScheduleState& st, const std::string& e_name, const std::string& 
     st = std::move(saved);
     return false;
   }
+  if (is_gpu_target(st.target)) keep_in_registers(st, r_name, e_name, inner);
   return true;
 }
 

@@ -18,7 +18,12 @@
 // iteration of O). This stays correct when the schedule split or reordered R's loops: with a
 // reduction loop outside some spatial loops, O is the loop around the outermost reduction loop
 // and E iterates over the spatial region inside it. E runs under R's guards on the loops outside
-// O. When R has no such loop (its outermost loop is a reduction loop) E stays where it is, right
+// O. On a GPU target E's loops are instead a copy of R's spatial loops inside O (thread, vthread
+// and unrolled loops, with their tags), bound to R's spatial bindings under R's guards on them:
+// each thread applies E to the points it produced (no bounding box needed: a conv whose output
+// rows and columns are fused and split by the block), and when E is R's only reader R becomes
+// `local`, a per-thread accumulator, as cache_write(R, local) would make it.
+// When R has no such loop (its outermost loop is a reduction loop) E stays where it is, right
 // after R at the top level. Fusion is not done when one iteration of O does not produce a whole box
 // of R (a fused loop split at a factor that is not a multiple of the row), when R is guarded inside
 // O by something other than the bounds of its own axes (a split of an intermediate fused loop), or

@@ -45,11 +45,6 @@ namespace texc {
 
 namespace {
 
-bool is_gpu_target(const std::string& name) {
-  const Target* t = find_target(name);
-  return t && (t->kind == TargetKind::Cuda || t->kind == TargetKind::CudaInterp);
-}
-
 // One schedule block's steps. A block carried from an imported injective op may give way to the
 // automatic fusion (AutoFuse.h): it is dropped when one of the call's stages takes the fusion.
 struct BlockSteps {

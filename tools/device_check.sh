@@ -3,8 +3,9 @@
 # there, with the bundle of tools/device_bundle.sh carried along):
 #   1. texc run --target cuda on every stdlib test op (tests/stdlib: the *_small ops and the typical
 #      sizes), the cross-thread reductions (tests/e2e/cuda_reduction), the ragged tiles
-#      (tests/e2e/cuda_ragged) and the GPU schedule regressions (tests/schedule/regressions/*cuda*),
-#      each checked against the reference;
+#      (tests/e2e/cuda_ragged), the GPU schedule regressions (tests/schedule/regressions/*cuda*) and
+#      the end-to-end corpus with the examples (tests/e2e/run_corpus.sh), each checked against the
+#      reference;
 #   2. the host path: a C program calling mm.o's host function with device pointers;
 #   3. texc tune --target cuda on some workloads ($TUNE_WORKLOADS, default G5 G4 G2 C9 C12 C2;
 #      $TUNE_TRIALS trials each, default 40, at most $TUNE_SECONDS s each, default 40; none started
@@ -53,6 +54,8 @@ if has ops; then
     fi
   done
   summary+=("reductions, ragged tiles and regressions on cuda: $((n - bad)) of $n files passed")
+  timeout 240 tests/e2e/run_corpus.sh "$texc" cuda "$root" --repeat 3 >"$out/corpus.log" 2>&1
+  summary+=("e2e corpus and examples on cuda (rc $?): $(tail -n 1 "$out/corpus.log")")
 fi
 
 if has host; then
