@@ -199,15 +199,15 @@ std::optional<Stmt> mirror_spatial_loops(const Block* e, const Block* r, const s
 }
 
 // On a GPU, after E was mirrored into R's loops: when E is R's only reader, R is not an output, and
-// a thread loop inside the output loop drives one of R's axes, each thread reads back only the
+// a thread loop around R's Block (`loops`) drives one of R's axes, each thread reads back only the
 // points it computed, so R becomes `local` (one accumulator per point of the thread, as
-// cache_write(R, local) would make it) instead of a buffer the block shares.
+// cache_write(R, local) would make it) instead of a buffer the block or the grid shares.
 void keep_in_registers(ScheduleState& st, const std::string& r_name, const std::string& e_name,
-                       const std::vector<const For*>& inner) {
+                       const std::vector<const For*>& loops) {
   const Buffer& buffer = st.stages.at(r_name).buffer;
   if (is_op_output(st, r_name) || buffer->scope != MemScope::Global) return;
   bool threaded = false;
-  for (const For* l : inner)
+  for (const For* l : loops)
     if (l->for_kind == ForKind::ThreadBound && thread_level(l->thread_tag) == ThreadLevel::Thread) threaded = true;
   if (!threaded) return;
   bool other_reader = false;
@@ -246,7 +246,9 @@ bool fuse_into(ScheduleState& st, const std::string& e_name, const std::string& 
   // innermost serial or parallel loop driving one of its axes (E stays out of vector lanes).
   size_t first_reduce = 0;
   while (first_reduce < loops.size() && !drives(loops[first_reduce], true)) ++first_reduce;
-  if (first_reduce == loops.size()) {
+  // On a GPU a copy's loops are bound or unrolled: E goes into its innermost loop, next to R's
+  // Block (the same point, the same thread).
+  if (first_reduce == loops.size() && !is_gpu_target(st.target)) {
     while (first_reduce > 0 && !(drives(loops[first_reduce - 1], false) &&
                                  (loops[first_reduce - 1]->for_kind == ForKind::Serial ||
                                   loops[first_reduce - 1]->for_kind == ForKind::Parallel)))
@@ -300,7 +302,7 @@ bool fuse_into(ScheduleState& st, const std::string& e_name, const std::string& 
     st = std::move(saved);
     return false;
   }
-  if (is_gpu_target(st.target)) keep_in_registers(st, r_name, e_name, inner);
+  if (is_gpu_target(st.target)) keep_in_registers(st, r_name, e_name, loops);
   return true;
 }
 
