@@ -18,16 +18,6 @@ namespace {
 
 using VarSet = std::unordered_set<const Variable*>;
 
-void split_conjuncts(const Expr& e, std::vector<Expr>& out) {
-  if (!e) return;
-  if (const Binary* b = e->as<Binary>(); b && b->op == BinaryOp::And) {
-    split_conjuncts(b->a, out);
-    split_conjuncts(b->b, out);
-  } else {
-    out.push_back(e);
-  }
-}
-
 bool mentions_any(const Expr& e, const VarSet& vars) {
   bool found = false;
   for_each_expr(e, [&](const Expr& x) {
@@ -40,7 +30,8 @@ bool is_register_or_shared(const Buffer& b) { return b->scope == MemScope::Local
 
 // True when computing `s` at a point past the tensor's edge cannot fault or have an effect beyond
 // the thread's own buffers: it stores only into `local` buffers, reads only `local` and `shared`
-// ones, calls only pure functions and divides no integers.
+// ones, calls only pure functions and divides integers only by non-zero constants (a fused loop's
+// index); a divisor read from memory could be zero past the edge.
 bool safe_to_overcompute(const Stmt& s) {
   bool safe = true;
   for_each_stmt(s, [&](const Stmt& x) {
@@ -55,8 +46,9 @@ bool safe_to_overcompute(const Stmt& s) {
         if (!which || intrinsic_effect(*which) != IntrinsicEffect::Pure || *which == Intrinsic::ShuffleDown) safe = false;
       }
     }
+    int64_t divisor = 0;
     if (const Binary* b = x->as<Binary>(); b && (b->op == BinaryOp::Div || b->op == BinaryOp::Mod) &&
-                                           !b->type.is_float())
+                                           !b->type.is_float() && !(is_const_int(b->b, &divisor) && divisor != 0))
       safe = false;
   });
   return safe;
@@ -193,10 +185,8 @@ class RegisterTileGuardDropper : public IRMutator {
       inner.insert(l->var.get());
       at_min[l->var.get()] = l->min;
     }
-    std::vector<Expr> terms;
-    split_conjuncts(op->predicate, terms);
     std::vector<Expr> kept, dropped;
-    for (const Expr& t : terms) (mentions_any(t, reduce_loops) ? kept : dropped).push_back(t);
+    for (const Expr& t : conjuncts(op->predicate)) (mentions_any(t, reduce_loops) ? kept : dropped).push_back(t);
     if (dropped.empty()) return self;
     // The variables of the inner loops that the dropped conjuncts mention: no kept conjunct may
     // mention them, and with them at their loops' mins every dropped conjunct holds in every block,
