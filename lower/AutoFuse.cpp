@@ -168,6 +168,7 @@ std::optional<Stmt> mirror_spatial_loops(const Block* e, const Block* r, const s
                                          const std::function<bool(const For*, bool)>& drives) {
   VarMap fresh;
   std::vector<const For*> kept;
+  std::vector<Var> kept_vars;  // their fresh variables
   std::unordered_set<const Variable*> reduce_vars;
   for (const For* l : inner) {
     bool spatial = drives(l, false), reduce = drives(l, true);
@@ -175,7 +176,8 @@ std::optional<Stmt> mirror_spatial_loops(const Block* e, const Block* r, const s
     if (reduce) reduce_vars.insert(l->var.get());
     if (!spatial) continue;
     kept.push_back(l);
-    fresh[l->var.get()] = Variable::make(l->var->name, l->var->type);
+    kept_vars.push_back(Variable::make(l->var->name, l->var->type));
+    fresh[l->var.get()] = kept_vars.back();
   }
   std::vector<Expr> bindings;
   for (size_t i = 0; i < r->iter_vars.size(); ++i)
@@ -190,11 +192,8 @@ std::optional<Stmt> mirror_spatial_loops(const Block* e, const Block* r, const s
     if (!on_reduction) guard = guard ? logical_and(guard, substitute(c, fresh)) : substitute(c, fresh);
   }
   Stmt nest = Block::make(e->stage, e->iter_vars, bindings, guard, e->init, e->body);
-  for (size_t i = kept.size(); i-- > 0;) {
-    const For* l = kept[i];
-    nest = For::make(Var(std::static_pointer_cast<const Variable>(fresh.at(l->var.get()))), l->min, l->extent,
-                     l->for_kind, nest, l->thread_tag);
-  }
+  for (size_t i = kept.size(); i-- > 0;)
+    nest = For::make(kept_vars[i], kept[i]->min, kept[i]->extent, kept[i]->for_kind, nest, kept[i]->thread_tag);
   return nest;
 }
 
