@@ -63,6 +63,13 @@ class LaunchChecker {
     SourceLoc loc;
   };
 
+  // Where the stage of an unbound loop comes from: the cache_read or cache_write that made it
+  // ("AS.i" of `AS = cache_read(A, shared, B)` left at the root), else the op.
+  SourceLoc stage_loc(const For* f) const {
+    auto it = locs_.cache.find(f->var->name.substr(0, f->var->name.find('.')));
+    return it == locs_.cache.end() ? locs_.op : it->second;
+  }
+
   SourceLoc bind_loc(const For* f) const {
     auto it = locs_.bind.find(f->var->name);
     return it == locs_.bind.end() ? locs_.op : it->second;
@@ -86,7 +93,7 @@ class LaunchChecker {
   void walk_for(const For* f) {
     const bool bound = f->for_kind == ForKind::ThreadBound;
     if (!bound && bound_depth_ == 0 && !contains_bound_loop(f->body))
-      throw_error(DiagId::GpuLoopUnbound, locs_.op, f->var->name, locs_.op_name);
+      throw_error(DiagId::GpuLoopUnbound, stage_loc(f), f->var->name, locs_.op_name);
     if (bound && f->thread_tag != "vthread") check_binding(f);
     if (bound) ++bound_depth_;
     walk(f->body);
