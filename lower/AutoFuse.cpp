@@ -220,12 +220,8 @@ void keep_in_registers(ScheduleState& st, const std::string& r_name, const std::
         });
   });
   if (other_reader) return;
-  BufferMap scoped{{buffer.get(), BufferNode::make(buffer->name, buffer->dtype, buffer->shape, MemScope::Local, buffer->role)}};
-  st.func.body = substitute_buffers(st.func.body, scoped);
-  for (auto& [name, stage] : st.stages) {
-    if (stage.body) stage.body = substitute_buffers(stage.body, scoped);
-    if (auto it = scoped.find(stage.buffer.get()); it != scoped.end()) stage.buffer = it->second;
-  }
+  st.replace_buffers(
+      {{buffer.get(), BufferNode::make(buffer->name, buffer->dtype, buffer->shape, MemScope::Local, buffer->role)}});
 }
 
 // Computes E inside R's output loop; returns false (leaving st unchanged) when there is none.

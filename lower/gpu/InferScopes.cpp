@@ -30,12 +30,7 @@ void infer_gpu_scopes(ScheduleState& st) {
     const Buffer& b = stage.buffer;
     scoped[b.get()] = BufferNode::make(b->name, b->dtype, b->shape, scope, b->role);
   }
-  if (scoped.empty()) return;
-  st.func.body = substitute_buffers(st.func.body, scoped);
-  for (auto& [name, stage] : st.stages) {
-    if (stage.body) stage.body = substitute_buffers(stage.body, scoped);
-    if (auto it = scoped.find(stage.buffer.get()); it != scoped.end()) stage.buffer = it->second;
-  }
+  if (!scoped.empty()) st.replace_buffers(scoped);
 }
 
 }  // namespace texc

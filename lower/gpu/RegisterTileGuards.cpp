@@ -173,15 +173,19 @@ class RegisterTileGuardDropper : public IRMutator {
         for_each_expr(op->bindings[i], [&](const Expr& x) {
           if (const Variable* v = x->as<Variable>()) reduce_loops.insert(v);
         });
-    VarIntervals ranges;      // every loop of constant range
-    VarSet inner;             // the variables of the loops inside the block loops
+    VarIntervals ranges;              // every loop of constant range
+    VarSet inner;                     // the variables of the loops inside the block loops
     VarMap at_min;
+    const For* block_loop = nullptr;  // the innermost block loop
     for (const For* l : loops_) {
       if (l->for_kind == ForKind::ThreadBound && reduce_loops.count(l->var.get())) return self;
       int64_t lo = 0, extent = 0;
       if (is_const_int(l->min, &lo) && is_const_int(l->extent, &extent) && extent > 0)
         ranges[l->var.get()] = Interval::range(lo, lo + extent - 1);
-      if (l->for_kind == ForKind::ThreadBound && thread_level(l->thread_tag) == ThreadLevel::Block) continue;
+      if (l->for_kind == ForKind::ThreadBound && thread_level(l->thread_tag) == ThreadLevel::Block) {
+        block_loop = l;
+        continue;
+      }
       inner.insert(l->var.get());
       at_min[l->var.get()] = l->min;
     }
@@ -202,9 +206,6 @@ class RegisterTileGuardDropper : public IRMutator {
       if (!can_prove(substitute(t, at_min), ranges)) return self;
     VarMap iter_values;
     for (size_t i = 0; i < op->iter_vars.size(); ++i) iter_values[op->iter_vars[i].var.get()] = op->bindings[i];
-    const For* block_loop = nullptr;
-    for (const For* l : loops_)
-      if (l->for_kind == ForKind::ThreadBound && thread_level(l->thread_tag) == ThreadLevel::Block) block_loop = l;
     if (!accesses_fit_their_buffers(substitute(op->body, iter_values), edge_vars, accesses_, block_loop) ||
         (op->init && !accesses_fit_their_buffers(substitute(op->init, iter_values), edge_vars, accesses_, block_loop)))
       return self;

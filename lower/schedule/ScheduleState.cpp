@@ -141,6 +141,14 @@ void ScheduleState::replace(const StmtNode* target, Stmt replacement) {
   func.body = replace_stmt(func.body, target, replacement);
 }
 
+void ScheduleState::replace_buffers(const BufferMap& buffers) {
+  func.body = substitute_buffers(func.body, buffers);
+  for (auto& [name, stage] : stages) {
+    if (stage.body) stage.body = substitute_buffers(stage.body, buffers);
+    if (auto it = buffers.find(stage.buffer.get()); it != buffers.end()) stage.buffer = it->second;
+  }
+}
+
 void ScheduleState::add_stage_before(const Stage& stage, const std::string& before, const std::string& primitive,
                                      SourceLoc loc) {
   stages[stage.name] = stage;

@@ -14,6 +14,7 @@
 #include "ir/Function.h"
 #include "ir/Op.h"
 #include "ir/Schedule.h"
+#include "ir/Substitute.h"
 
 namespace texc {
 
@@ -55,6 +56,9 @@ struct ScheduleState {
   std::string stage_under(const For* l) const;
   /// Replaces the statement `target` (by identity) by `replacement` (may be null to delete it).
   void replace(const StmtNode* target, Stmt replacement);
+  /// Replaces every use of the buffers in `buffers` (a stage's buffer given another scope) in the
+  /// loop AST, the stages' definitions and the stages' own buffers.
+  void replace_buffers(const BufferMap& buffers);
   /// Registers `stage`, which `primitive` created and whose nest is already in the loop AST: in
   /// `stages`, in the op's stage list right before stage `before`, and as named by the schedule
   /// (no automatic fusion); then checks its data flow (check_dataflow, a diagnostic at loc).
