@@ -154,6 +154,7 @@ CheckResult compare_output(const ExpectedOutput& expected_output, const Tensor& 
     bool ok;
     if (t.is_float()) {
       got = float_value(actual.get_double(p));
+      if (!std::isfinite(want.f)) ++r.nonfinite_expected;
       if (std::isnan(want.f) || std::isnan(got.f)) {
         ok = std::isnan(want.f) && std::isnan(got.f);
         err = ok ? 0 : INFINITY;

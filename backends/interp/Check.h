@@ -39,6 +39,7 @@ struct CheckResult {
   int64_t points_checked = 0;
   int64_t mismatches = 0;
   bool sampled = false;       // false: every element was checked
+  int64_t nonfinite_expected = 0;  // checked points whose reference value is NaN or infinite
   std::string message;        // why it failed: the first mismatching element, or the reference's error
 };
 

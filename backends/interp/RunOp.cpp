@@ -87,7 +87,12 @@ RunResult run_op(const OpDef& op, const OpExecutor& execute, const RunOptions& o
       } else {
         if (!options.inputs_dir.empty()) r.random_inputs.push_back(b->name);  // no file for it: random
         tensors.emplace_back(b->dtype, buffer_shape(b));
-        tensors.back().fill_random(input_seed(options.seed, i));
+        auto range = options.input_ranges.find(b->name);
+        if (range == options.input_ranges.end()) range = options.input_ranges.find("");
+        if (range == options.input_ranges.end())
+          tensors.back().fill_random(input_seed(options.seed, i));
+        else
+          tensors.back().fill_random(input_seed(options.seed, i), range->second.first, range->second.second);
       }
     }
     for (const Buffer& b : op.outputs) {
@@ -162,6 +167,7 @@ RunResult run_op(const OpDef& op, const OpExecutor& execute, const RunOptions& o
     r.max_rel_err = std::max(r.max_rel_err, c.max_rel_err);
     r.points_checked += c.points_checked;
     r.sampled = r.sampled || c.sampled;
+    r.nonfinite_expected += c.nonfinite_expected;
     if (!c.passed && r.passed) {
       r.passed = false;
       r.message = c.message;
@@ -195,6 +201,7 @@ RunResult run_op(const OpDef& op, const OpExecutor& execute, const RunOptions& o
 std::string format_result_line(const RunResult& r) {
   std::string checked = r.points_checked == 0 ? "not checked"
                         : fmt::format("{} points checked ({})", r.points_checked, r.sampled ? "sampled" : "all");
+  if (r.nonfinite_expected) checked += fmt::format(", {} NaN/inf in the reference", r.nonfinite_expected);
   std::string line = fmt::format("{:<24} {:<7} {}  max_rel_err {:<9.2e} {:>10.4g} ms {:>9.4g} GFLOP/s  {}", r.op,
                                  r.target, r.passed ? "PASS" : "FAIL", r.max_rel_err, r.median_ms, r.gflops, checked);
   if (!r.passed) line += "\n    " + r.message;
@@ -204,9 +211,10 @@ std::string format_result_line(const RunResult& r) {
 std::string format_result_json(const RunResult& r) {
   return fmt::format(
       "{{\"op\": {}, \"target\": {}, \"status\": \"{}\", \"max_rel_err\": {}, \"median_ms\": {}, \"gflops\": {}, "
-      "\"threads\": {}, \"points_checked\": {}, \"message\": {}}}",
+      "\"threads\": {}, \"points_checked\": {}, \"nonfinite_expected\": {}, \"message\": {}}}",
       json_string(r.op), json_string(r.target), r.passed ? "pass" : "fail", json_number(r.max_rel_err),
-      json_number(r.median_ms), json_number(r.gflops), r.threads, r.points_checked, json_string(r.message));
+      json_number(r.median_ms), json_number(r.gflops), r.threads, r.points_checked, r.nonfinite_expected,
+      json_string(r.message));
 }
 
 }  // namespace texc

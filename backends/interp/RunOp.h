@@ -1,7 +1,7 @@
 // RunOp: the "run an op and check it" logic behind `texc run` (cli.md), shared by every target.
 //
 // run_op prepares one tensor per input (DIR/OP.NAME.npy with --inputs when that file exists, else
-// seeded random values)
+// seeded random values, in RunOptions::input_ranges where given)
 // and per output (filled with NaN / a byte pattern, so unwritten elements fail), evaluates the
 // reference interpreter at the points it will check (Check.h; an expensive op is checked on a
 // sample, see full_check_max_flops; the tolerance follows each output's accumulation length) —
@@ -16,6 +16,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct RunOptions {
   uint64_t seed = 0;
   std::string inputs_dir;   // "" = random inputs; else the inputs that have a file there
   std::string save_io_dir;  // "" = save nothing
+  /// Random inputs uniform in [lo, hi] instead of Tensor::fill_random's default range: by input
+  /// name, or for every input under the name "" (--input-range [NAME=]LO,HI).
+  std::map<std::string, std::pair<double, double>> input_ranges;
   int threads = 1;          // reported only; the executor decides how many it uses
   CheckOptions check;
   /// An op whose whole evaluation costs more than this many flops (ir::count_flops) is checked on
@@ -56,6 +60,7 @@ struct RunResult {
   int threads = 1;
   int64_t points_checked = 0;
   bool sampled = false;  // some output was checked on a sample of points
+  int64_t nonfinite_expected = 0;  // checked points whose reference value is NaN or infinite
   std::string message;   // why it failed ("" when it passed)
   std::vector<std::string> random_inputs;  // with inputs_dir: the inputs it has no file for
 };
@@ -69,10 +74,12 @@ std::vector<int64_t> buffer_shape(const Buffer& b);
 uint64_t input_seed(uint64_t run_seed, size_t input_index);
 
 /// The table line: `matmul  interp  PASS  max_rel_err 2.1e-07  0.53 ms  1.01 GFLOP/s  4096 points checked (all)`
+/// (with ", N NaN/inf in the reference" when the reference has such values at checked points)
 /// followed, for a failure, by an indented line with the message.
 std::string format_result_line(const RunResult& r);
 /// One JSON object (one line): {"op": ..., "target": ..., "status": "pass"|"fail", "max_rel_err": ...,
-/// "median_ms": ..., "gflops": ..., "threads": ..., "points_checked": ..., "message": ...}.
+/// "median_ms": ..., "gflops": ..., "threads": ..., "points_checked": ..., "nonfinite_expected": ...,
+/// "message": ...}.
 std::string format_result_json(const RunResult& r);
 
 }  // namespace texc

@@ -1,8 +1,10 @@
 #include "backends/interp/Tensor.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "backends/interp/Half.h"
 #include "backends/interp/ScalarOps.h"
@@ -134,6 +136,15 @@ void random_int_range(Type t, int64_t* lo, int64_t* hi) {
 }
 
 namespace {
+// The values integer type t holds (bool: 0 and 1); 64-bit types are kept to +-2^62 so that the
+// span of a range fits.
+std::pair<int64_t, int64_t> int_type_range(Type t) {
+  if (t.is_bool()) return {0, 1};
+  int bits = std::min(int(t.bits), 63);
+  if (t.is_int()) return {-(int64_t(1) << (bits - 1)), (int64_t(1) << (bits - 1)) - 1};
+  return {0, bits == 63 ? (int64_t(1) << 62) : (int64_t(1) << bits) - 1};
+}
+
 // splitmix64: small, fast and identical on every platform (std distributions are not).
 uint64_t next_random(uint64_t& state) {
   uint64_t z = (state += 0x9e3779b97f4a7c15ull);
@@ -144,18 +155,33 @@ uint64_t next_random(uint64_t& state) {
 }  // namespace
 
 void Tensor::fill_random(uint64_t seed) {
+  if (dtype_.is_float()) return fill_random(seed, -1.0, 1.0);
+  int64_t lo, hi;
+  random_int_range(dtype_, &lo, &hi);
+  fill_random(seed, double(lo), double(hi));
+}
+
+bool random_range_holds_a_value(Type t, double lo, double hi) {
+  if (!(lo <= hi)) return false;
+  if (t.is_float()) return std::isfinite(lo) && std::isfinite(hi);
+  auto [type_lo, type_hi] = int_type_range(t);
+  return std::ceil(std::max(lo, double(type_lo))) <= std::floor(std::min(hi, double(type_hi)));
+}
+
+void Tensor::fill_random(uint64_t seed, double lo, double hi) {
   uint64_t state = seed * 0x2545f4914f6cdd1dull + 1;
   if (dtype_.is_float()) {
     for (int64_t i = 0; i < num_elements_; ++i) {
       double u = double(next_random(state) >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
-      set_double(i, 2.0 * u - 1.0);
+      set_double(i, lo + (hi - lo) * u);
     }
     return;
   }
-  int64_t lo, hi;
-  random_int_range(dtype_, &lo, &hi);
-  uint64_t span = uint64_t(hi - lo + 1);
-  for (int64_t i = 0; i < num_elements_; ++i) set_int(i, lo + int64_t(next_random(state) % span));
+  auto [type_lo, type_hi] = int_type_range(dtype_);
+  int64_t first = std::max(type_lo, int64_t(std::ceil(std::max(lo, double(type_lo)))));
+  int64_t last = std::min(type_hi, int64_t(std::floor(std::min(hi, double(type_hi)))));
+  uint64_t span = uint64_t(last - first) + 1;
+  for (int64_t i = 0; i < num_elements_; ++i) set_int(i, first + int64_t(next_random(state) % span));
 }
 
 void Tensor::fill_poison() {

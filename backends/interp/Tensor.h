@@ -61,6 +61,9 @@ class Tensor {
 
   /// Reproducible random contents for `seed` (see the file comment).
   void fill_random(uint64_t seed);
+  /// The same, uniform in [lo, hi] instead (integers and bool: the whole numbers in [lo, hi] that
+  /// the type holds; lo <= hi, and at least one such number).
+  void fill_random(uint64_t seed, double lo, double hi);
   /// Fills with a value that a correct op never leaves behind unnoticed: NaN for floats, a
   /// 0xA5 byte pattern for integers, true for bool. Used before running an op so that unwritten
   /// output elements fail the check.
@@ -82,6 +85,10 @@ class Tensor {
 /// The inclusive range of random integer values for an integer type: i8 [-8, 8], u8 [0, 16],
 /// i16/i32/i64 [-100, 100], u16/u32/u64 [0, 100].
 void random_int_range(Type t, int64_t* lo, int64_t* hi);
+
+/// Whether fill_random(seed, lo, hi) has values to choose from for type t: lo <= hi, both finite,
+/// and for integers and bool a whole number in [lo, hi] that the type holds.
+bool random_range_holds_a_value(Type t, double lo, double hi);
 
 /// "[2, 3]".
 std::string shape_string(const std::vector<int64_t>& shape);

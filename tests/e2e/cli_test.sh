@@ -2,7 +2,8 @@
 # Checks the texc command line (shared/spec/cli.md) on the interp target: exit codes (0 success,
 # 1 user error or failed check, 2 missing target/tool), messages of bad command lines, --json,
 # --save-io / --inputs round trips (and partial --inputs), a wrong input file, --emit loops, --op
-# suggestions, files without ops, skipped helper ops, and --knob.
+# suggestions, files without ops, skipped helper ops, --input-range (and the warning when the
+# reference is mostly NaN), and --knob.
 # usage: cli_test.sh TEXC REPO_ROOT
 set -u
 texc=$1
@@ -77,6 +78,33 @@ expect 0 "note: --inputs .* has no ew_add.B.npy; input 'B' of op 'ew_add' is ran
 cmp -s "$work/io/ew_add.A.npy" "$work/io3/ew_add.A.npy" || { echo "FAIL: --inputs: A was not read"; failures=$((failures + 1)); }
 cmp -s "$work/io2/ew_add.B.npy" "$work/io3/ew_add.B.npy" && { echo "FAIL: --inputs: B was not random"; failures=$((failures + 1)); }
 expect 1 "--inputs .*/nowhere: no such directory" -- run "$op" --target interp --inputs "$work/nowhere"
+
+# --input-range [NAME=]LO,HI: the random values of that input (or of every input) lie in [LO, HI];
+# a reference that is NaN at most checked points gets a warning (the check then says little).
+printf '%s\n' 'op root(X: f32[64], Y: f32[64]) -> R {' '  compute { R[i] = sqrt(X[i]) + Y[i] }' '}' >"$work/root.tex"
+expect 0 "^root +interp +PASS .* 64 points checked \(all\), [0-9]+ NaN/inf in the reference" -- run "$work/root.tex" --target interp
+printf '%s\n' 'op root2(X: f32[64]) -> R {' '  compute { R[i] = sqrt(X[i] - 0.5) }' '}' >"$work/root2.tex"
+expect 0 "warning: [0-9]+ of the 64 checked points of op 'root2' are NaN or infinite in the reference too.*--input-range" \
+  -- run "$work/root2.tex" --target interp
+expect 0 '^root +interp +PASS .* 64 points checked \(all\)$' -- run "$work/root.tex" --target interp --input-range X=0.5,4 \
+  --save-io "$work/io_range"
+python3 - "$work/io_range" <<'PY' || failures=$((failures + 1))
+import struct, sys
+def load(path):
+    b = open(path, 'rb').read(); n = struct.unpack('<H', b[8:10])[0]; d = b[10 + n:]
+    return struct.unpack('<%df' % (len(d) // 4), d)
+x, y = load(sys.argv[1] + '/root.X.npy'), load(sys.argv[1] + '/root.Y.npy')
+if not (all(0.5 <= v <= 4 for v in x) and min(y) < 0):
+    sys.exit('FAIL: --input-range X=0.5,4: X spans [%g, %g], Y [%g, %g]' % (min(x), max(x), min(y), max(y)))
+PY
+expect 0 '"nonfinite_expected": 0,' -- run "$work/root.tex" --target interp --input-range 1,2 --json
+expect 1 "--input-range Z=...: no op run has an input named 'Z' \(inputs: X, Y\)" -- run "$work/root.tex" --target interp --input-range Z=0,1
+expect 1 "--input-range X=2,1: LO is larger than HI" -- run "$work/root.tex" --target interp --input-range X=2,1
+expect 1 "--input-range needs \[NAME=\]LO,HI with two numbers, not 'X=1'" -- run "$work/root.tex" --target interp --input-range X=1
+printf '%s\n' 'op iadd(A: i32[8], B: i32[8]) -> C {' '  compute { C[i] = A[i] + B[i] }' '}' >"$work/iadd.tex"
+expect 1 "--input-range A=0.2,0.7: input 'A' of op 'iadd' is i32, which holds no value in that range" \
+  -- run "$work/iadd.tex" --target interp --input-range A=0.2,0.7
+expect 0 '^iadd +interp +PASS' -- run "$work/iadd.tex" --target interp --input-range A=-3.5,1e12
 
 # --knob NAME=VALUE: the knob's value is used; unknown knobs and values are errors. factors(512)
 # defaults to 32 (jo: 512 / 32 = 16 iterations).

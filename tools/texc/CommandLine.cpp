@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 
@@ -21,7 +22,8 @@ std::string usage_text() {
   texc FILE.tex [--target T] [-o OUT] [--emit KINDS] [--op NAME] [-D NAME=VALUE]... [-I DIR]...
                 [--records R.jsonl] [--knob NAME=VALUE]... [--no-fuse] [--remarks]
   texc run  FILE.tex [--target T] [--op NAME] [-D ...] [--records R.jsonl] [--knob NAME=VALUE]...
-                [--repeat N] [--json] [--inputs DIR] [--save-io DIR] [--threads N] [--seed S]
+                [--repeat N] [--json] [--inputs DIR] [--input-range [NAME=]LO,HI]... [--save-io DIR]
+                [--threads N] [--seed S]
                 [--extern-lib LIB]... [--extern-src FILE.c]...
   texc tune FILE.tex [--target T] --trials N --records R.jsonl [--op NAME] [--seed S] [--json]
                 [--tuner xgb|ga|random|grid] [--transfer R.jsonl] [--early-stopping N] [--curve F.svg]
@@ -47,6 +49,9 @@ targets: x86, arm, host (the default: x86 on x86-64, arm on aarch64), cuda, vdla
                    (default 10; 1 on interp; 3 for arm under qemu)
 --json             run/tune: one JSON object per op instead of the table
 --inputs DIR       run: read inputs from DIR/OP.NAME.npy; inputs without a file there are random
+--input-range [NAME=]LO,HI
+                   run: random values of input NAME (without NAME: of every input) uniform in
+                   [LO, HI] (integers: the whole numbers there); default [-1, 1] for floats
 --save-io DIR      run: write every input and output as DIR/OP.NAME.npy
 --threads N        run: worker threads of parallel loops (default: TEXC_NUM_THREADS, else every core)
 --seed S           run/tune: the seed of random inputs and samples (default 0)
@@ -89,6 +94,26 @@ void add_knob(CommandLine& cl, const std::string& text) {
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
     throw CommandLineError("--knob needs NAME=VALUE, not '" + text + "'");
   cl.knobs.emplace_back(text.substr(0, eq), text.substr(eq + 1));
+}
+
+// --input-range [NAME=]LO,HI: two finite numbers, LO <= HI; NAME (an input's name) or none (every input).
+void add_input_range(CommandLine& cl, const std::string& text) {
+  size_t eq = text.find('=');
+  std::string name = eq == std::string::npos ? "" : text.substr(0, eq);
+  std::string bounds = eq == std::string::npos ? text : text.substr(eq + 1);
+  size_t comma = bounds.find(',');
+  auto number = [&](const std::string& part) {
+    char* end = nullptr;
+    double v = std::strtod(part.c_str(), &end);
+    if (part.empty() || *end != '\0' || !std::isfinite(v))
+      throw CommandLineError("--input-range needs [NAME=]LO,HI with two numbers, not '" + text + "'");
+    return v;
+  };
+  if ((eq != std::string::npos && name.empty()) || comma == std::string::npos)
+    throw CommandLineError("--input-range needs [NAME=]LO,HI with two numbers, not '" + text + "'");
+  double lo = number(bounds.substr(0, comma)), hi = number(bounds.substr(comma + 1));
+  if (lo > hi) throw CommandLineError("--input-range " + text + ": LO is larger than HI");
+  cl.input_ranges[name] = {lo, hi};
 }
 
 int parse_count(const std::string& flag, const std::string& text, int min, int max = 1000000000) {
@@ -200,6 +225,8 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       cl.json = true;
     } else if (arg == "--inputs") {
       cl.inputs_dir = value();
+    } else if (arg == "--input-range") {
+      add_input_range(cl, value());
     } else if (arg == "--save-io") {
       cl.save_io_dir = value();
     } else if (arg == "--threads") {
@@ -293,8 +320,9 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   }
   if (cl.command != Command::Compile && (!cl.emit.empty() || !cl.output_stem.empty()))
     throw CommandLineError("--emit and -o apply to compiling, not to 'texc run' or 'texc tune'");
-  if (cl.command != Command::Run && (cl.repeat || !cl.inputs_dir.empty() || !cl.save_io_dir.empty() || cl.threads))
-    throw CommandLineError("--repeat, --inputs, --save-io and --threads apply to 'texc run' only");
+  if (cl.command != Command::Run &&
+      (cl.repeat || !cl.inputs_dir.empty() || !cl.save_io_dir.empty() || cl.threads || !cl.input_ranges.empty()))
+    throw CommandLineError("--repeat, --inputs, --input-range, --save-io and --threads apply to 'texc run' only");
   if (!cl.inputs_dir.empty() && !std::filesystem::is_directory(cl.inputs_dir))
     throw CommandLineError("--inputs " + cl.inputs_dir + ": no such directory");
   if (cl.command == Command::Tune && (!cl.trials || !saw_records))

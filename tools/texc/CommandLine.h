@@ -17,6 +17,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace texc {
@@ -48,6 +49,7 @@ struct CommandLine {
   bool json = false;
   std::string inputs_dir;                   // --inputs
   std::string save_io_dir;                  // --save-io
+  std::map<std::string, std::pair<double, double>> input_ranges;  // --input-range [NAME=]LO,HI ("": every input)
   int threads = 0;                          // --threads; 0 = every core
   int trials = 0;                           // --trials (tune)
   uint64_t seed = 0;                        // --seed

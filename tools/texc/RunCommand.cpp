@@ -1,5 +1,5 @@
 // `texc run FILE.tex --target T ...`: compiles every op (or --op NAME), runs it on seeded random
-// inputs (or --inputs DIR), checks every output against the reference interpreter and prints one
+// inputs (or --inputs DIR; --input-range sets the random values' range), checks every output against the reference interpreter and prints one
 // line (or, with --json, one JSON object) per op. Exits 0 only if every op passed.
 //
 //   interp  the lowered loop AST on the loop interpreter (serially, whatever --threads says: it
@@ -24,6 +24,8 @@
 #include <iostream>
 #include <memory>
 #include <thread>
+
+#include <fmt/format.h>
 
 #include "backends/interp/CudaInterpreter.h"
 #include "backends/interp/InterpError.h"
@@ -181,6 +183,30 @@ std::string label_arm_timing(std::string text, bool json, const ArmRunResult& ti
   return text;
 }
 
+// Every --input-range names an input of some op run, and each range holds a value of the inputs'
+// element types (a user error otherwise).
+void check_input_ranges(const CommandLine& cl, const Program& program) {
+  for (const auto& [name, range] : cl.input_ranges) {
+    bool named = name.empty();
+    for (const OpDef& op : program.ops)
+      for (const Buffer& b : op.inputs) {
+        if (!name.empty() && b->name != name) continue;
+        named = true;
+        if (!random_range_holds_a_value(b->dtype, range.first, range.second))
+          throw CommandLineError(fmt::format("--input-range {}{},{}: input '{}' of op '{}' is {}, which holds no value "
+                                             "in that range", name.empty() ? "" : name + "=", range.first,
+                                             range.second, b->name, op.name, b->dtype.str()));
+      }
+    if (!named) {
+      std::string inputs;
+      for (const OpDef& op : program.ops)
+        for (const Buffer& b : op.inputs) inputs += (inputs.empty() ? "" : ", ") + b->name;
+      throw CommandLineError("--input-range " + name + "=...: no op run has an input named '" + name +
+                             "' (inputs: " + inputs + ")");
+    }
+  }
+}
+
 }  // namespace
 
 int run_command(const CommandLine& command_line) {
@@ -195,6 +221,7 @@ int run_command(const CommandLine& command_line) {
   options.seed = cl.seed;
   options.inputs_dir = cl.inputs_dir;
   options.save_io_dir = cl.save_io_dir;
+  options.input_ranges = cl.input_ranges;
   options.threads = 1;
   if (cl.target == "cuda") {
     target.jit_repeat = options.repeat;
@@ -217,6 +244,7 @@ int run_command(const CommandLine& command_line) {
   }
 
   Program program = load_program(cl);
+  check_input_ranges(cl, program);
   // Each op is checked against its definition, also where --target compiled a `compute TARGET`
   // implementation of it (or of an op it calls) instead.
   Program definitions = load_definitions(cl);
@@ -239,6 +267,12 @@ int run_command(const CommandLine& command_line) {
       std::cerr << "texc: note: --inputs " << cl.inputs_dir << " has no " << op.name << "." << input
                 << ".npy; input '" << input << "' of op '" << op.name << "' is random (seed " << cl.seed << ")\n";
     if (!result.passed) ++failed;
+    if (result.passed && result.points_checked && 2 * result.nonfinite_expected >= result.points_checked)
+      std::cerr << "texc: warning: " << result.nonfinite_expected << " of the " << result.points_checked
+                << " checked points of op '" << op.name
+                << "' are NaN or infinite in the reference too, so the check says little: the random inputs "
+                   "may be outside the op's domain (a sqrt or log of a negative, a division by zero); "
+                   "give them a range with --input-range [NAME=]LO,HI or files with --inputs DIR\n";
     std::string text = cl.json ? format_result_json(result) : format_result_line(result);
     if ((cl.target == "x86" || cl.target == "cuda") && !target.jit_timing->times_ms.empty()) {
       result.median_ms = target.jit_timing->median_ms;
