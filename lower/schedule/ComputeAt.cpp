@@ -48,7 +48,10 @@ void apply_compute_at(ScheduleState& st, const SchedStep& step) {
   for (const BufferAccess& a : readers)
     if (std::find(a.loops.begin(), a.loops.end(), target) == a.loops.end())
       throw_error(DiagId::ComputeAtNotEnclosing, loop_loc, name, target->var->name,
-                  a.stage.empty() ? "(a tensorized call)" : "'" + a.stage + "'");
+                  a.stage.empty() ? "(a tensorized call)" : "'" + a.stage + "'",
+                  a.stage.empty() || is_op_output(st, a.stage)
+                      ? ""
+                      : " (compute_at(" + a.stage + ", " + target->var->name + ") first puts it there too)");
 
   std::vector<const For*> outer;
   st.path_to(target, &outer);

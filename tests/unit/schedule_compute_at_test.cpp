@@ -232,6 +232,24 @@ op f(X: f32[8, 8]) -> C, D {
     CHECK(d.loc.line == 9);
     CHECK(d.loc.col == 19);
   }
+  SUBCASE("a consumer that is itself an intermediate stage: the hint names it") {
+    std::string text = R"(
+op f(X: f32[8, 8]) -> C {
+  compute {
+    P[i, j] = X[i, j] * 2.0
+    Q[i, j: 8] = sum(P[i, k] * f32(j) for k in 0..8)
+    C[i, j] = Q[i, j] + 1.0
+  }
+  schedule cpu {
+    compute_at(P, C.i)
+  }
+}
+)";
+    Diagnostic d = schedule_error(text);
+    CHECK(d.id == DiagId::ComputeAtNotEnclosing);
+    CHECK(d.message == "cannot compute_at 'P' at loop 'C.i': its consumer 'Q' reads it outside that loop "
+                       "(compute_at(Q, C.i) first puts it there too)");
+  }
   SUBCASE("a stage nobody reads") {
     std::string text = producer_consumer("compute_at(C, C.i)\n");
     CHECK(schedule_error(text).id == DiagId::MoveOutputStage);
