@@ -307,7 +307,9 @@ class Generator {
         const Allocate* a = s->as<Allocate>();
         if (!is_sram(a->buffer->scope))
           cannot_map(a->buffer->name, "it is an intermediate tensor in DRAM, and VDLA computes only in its on-chip "
-                                      "buffers; inline it, or cache_write it to vdla.acc and compute it there");
+                                      "buffers; inline it, or cache_write it to vdla.acc and compute it there (an op "
+                                      "for VDLA is one accelerator kernel: layout transforms such as "
+                                      "nchw_to_nchwc_int8 before or after it run as ops of their own, on the host)");
         auto saved = used_;
         allocate(a->buffer);
         walk(a->body);
