@@ -5,8 +5,9 @@ throughput any run found (the issue's measure), and the best each reached.
 
 usage: tools/tune_compare.py TEXC FILE.tex --trials N [--seeds 3] [--tuners xgb,ga,random]
                              [--target x86] [--out DIR] [-- extra texc tune flags]
-A tuner written xgb:reg runs xgb with --objective reg; random@600 gives that tuner its own
-budget of 600 trials (a baseline that does not reach the mark within --trials then gets a count
+A tuner written xgb:reg runs xgb with --objective reg; xgb+transfer runs xgb warm-started with
+the records given by --transfer (repeatable: records of other shapes or ops, `texc tune
+--transfer`); random@600 gives that tuner its own budget of 600 trials (a baseline that does not reach the mark within --trials then gets a count
 instead of a lower bound). Existing records files in
 DIR are resumed, so an interrupted comparison goes on where it stopped.
 
@@ -92,6 +93,8 @@ def main():
     p.add_argument("--target", default="x86")
     p.add_argument("--out", default="tune_compare")
     p.add_argument("--markdown", action="store_true")
+    p.add_argument("--transfer", action="append", default=[],
+                   help="records file for the tuners written NAME+transfer (repeatable)")
     p.add_argument("--no-run", action="store_true", help="only read the records files already in --out")
     a = p.parse_args(argv)
     os.makedirs(a.out, exist_ok=True)
@@ -102,10 +105,12 @@ def main():
         budgets[tuner] = int(budget) if budget else a.trials
     for tuner, trials in budgets.items():
         name, _, objective = tuner.partition(":")
+        name, plus, _ = name.partition("+")
+        transfer = [f for path in a.transfer for f in ("--transfer", path)] if plus else []
         for seed in range(a.seeds):
             path = os.path.join(a.out, f"{tuner.replace(':', '-')}.seed{seed}.jsonl")
             cmd = [a.texc, "tune", a.tex, "--target", a.target, "--trials", str(trials), "--records", path,
-                   "--tuner", name, "--seed", str(seed)] + (["--objective", objective] if objective else []) + extra
+                   "--tuner", name, "--seed", str(seed)] + (["--objective", objective] if objective else []) + transfer + extra
             if not a.no_run:
                 subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             if os.path.exists(path):
@@ -118,7 +123,7 @@ def main():
                                                 for t, rs in runs.items()}, budgets, a.markdown)
     for reading, ms in (("as measured", measured), ("pooled", means)):
         for t, m in ms.items():
-            if t != "random" and "random" in ms:
+            if t != "random" and "random" in ms and m > 0:
                 print(f"random / {t} ({reading}): {ms['random'] / m:.2f}x the trials")
 
 
