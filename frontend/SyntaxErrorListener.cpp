@@ -97,6 +97,15 @@ void SyntaxErrorListener::syntaxError(antlr4::Recognizer* recognizer, antlr4::To
                   tokens->get(i - 2)->getText());
     }
   }
+  // `op f(const W: f32[...])`, C's order: say where const goes.
+  if (antlr4::TokenStream* tokens = parser->getTokenStream(); tokens && offending_symbol) {
+    size_t i = offending_symbol->getTokenIndex();
+    if (offending_symbol->getText() == "const" && i + 2 < tokens->size() && tokens->get(i + 2)->getText() == ":") {
+      std::string name = tokens->get(i + 1)->getText();
+      throw_error(DiagId::SyntaxError, loc,
+                  fmt::format("'const' goes after the colon, before the type: '{}: const <type>[...]'", name));
+    }
+  }
   std::string found = describe_found(offending_symbol);
   std::string expected = describe_expected(parser);
   if (expected.empty()) throw_error(DiagId::SyntaxError, loc, fmt::format("unexpected {}", found));
