@@ -37,7 +37,7 @@
 #include "lower/passes/PlanStorage.h"
 #include "lower/passes/RemoveNoOps.h"
 #include "lower/passes/UnrollLoops.h"
-#include "lower/passes/NarrowGuardedReductions.h"
+#include "lower/passes/HoistReductionGuards.h"
 #include "lower/passes/UnswitchRaggedVectors.h"
 #include "lower/passes/VectorizeLoops.h"
 #include "lower/schedule/Primitives.h"
@@ -259,12 +259,12 @@ const std::vector<FunctionPass>& common_function_passes() {
   return list;
 }
 
-// The CPU targets' passes (x86, arm, interp): guarded reductions narrowed, loop partitioning for guard-free steady states,
+// The CPU targets' passes (x86, arm, interp): reduction guards hoisted, loop partitioning for guard-free steady states,
 // vector code, unrolling, clean-up.
 const std::vector<FunctionPass>& cpu_function_passes() {
   static const std::vector<FunctionPass> list = {
-      {"narrow_guarded_reductions", "a loop that only adds select(c, e, 0) terms runs where c can hold (padding rows skipped)",
-       [](LoweredFunc f) { return on_body(std::move(f), narrow_guarded_reductions); }},
+      {"hoist_reduction_guards", "a loop that only adds select(c, e, 0) terms tests c's shared part once per iteration, in an if that partition_loops can split on (padding rows skipped)",
+       [](LoweredFunc f) { return on_body(std::move(f), hoist_reduction_guards); }},
       {"partition_loops", "split loops into a guard-free steady part and guarded tails",
        [](LoweredFunc f) { return on_body(std::move(f), partition_loops); }},
       {"unswitch_ragged_vectors", "give vectorized loops with a tail guard a full-vector and a tail version",

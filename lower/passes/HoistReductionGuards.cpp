@@ -1,4 +1,4 @@
-#include "lower/passes/NarrowGuardedReductions.h"
+#include "lower/passes/HoistReductionGuards.h"
 
 #include <algorithm>
 #include <unordered_set>
@@ -42,7 +42,8 @@ const Select* guarded_term(const Store* s, bool* term_first = nullptr) {
 }
 
 // The conjuncts of every store's guard when each statement under the loop is a loop, a sequence,
-// a let or a guarded accumulation; nullopt otherwise. Also collects the variables bound inside.
+// a let, an if without else or a guarded accumulation; false otherwise. Also collects the
+// variables bound inside.
 struct LoopBody {
   std::vector<std::vector<Expr>> guards;  // per store
   std::unordered_set<const Variable*> bound;
@@ -64,6 +65,10 @@ bool collect(const Stmt& s, LoopBody& body) {
       const LetStmt* l = s->as<LetStmt>();
       body.bound.insert(l->var.get());
       return collect(l->body, body);
+    }
+    case StmtKind::IfThenElse: {  // e.g. one an inner loop got from this pass
+      const IfThenElse* i = s->as<IfThenElse>();
+      return !i->else_case && collect(i->then_case, body);
     }
     case StmtKind::Store: {
       const Select* term = guarded_term(s->as<Store>());
@@ -103,7 +108,7 @@ class DropConjuncts : public IRMutator {
   const std::vector<Expr>& dropped_;
 };
 
-class Narrow : public IRMutator {
+class HoistGuards : public IRMutator {
  protected:
   Stmt mutate(const For* op, const Stmt& self) override {
     Stmt mutated = IRMutator::mutate(op, self);
@@ -121,31 +126,23 @@ class Narrow : public IRMutator {
       });
       return ok;
     };
-    Expr lo = loop->min, end = loop->min + loop->extent;
-    std::vector<Expr> used;
+    std::vector<Expr> hoisted;
     for (const Expr& c : body.guards[0]) {
-      if (contains(used, c)) continue;
+      if (contains(hoisted, c)) continue;
       bool shared = std::all_of(body.guards.begin() + 1, body.guards.end(),
                                 [&](const std::vector<Expr>& g) { return contains(g, c); });
       std::optional<LinearComparison> solved = shared ? linear_comparison(c, v) : std::nullopt;
-      if (!solved || !invariant(solved->rest)) continue;
-      // k*v + rest < bound: v <= floor((bound - 1 - rest) / k) for k > 0, v >= floor((rest - bound) / -k) + 1
-      // for k < 0 (Div is floor division).
-      if (solved->k > 0)
-        end = min(end, (make_int(solved->bound - 1) - solved->rest) / make_int(solved->k) + make_int(1));
-      else
-        lo = max(lo, (solved->rest - make_int(solved->bound)) / make_int(-solved->k) + make_int(1));
-      used.push_back(c);
+      if (solved && invariant(solved->rest)) hoisted.push_back(c);
     }
-    if (used.empty()) return mutated;
-    Expr new_min = simplify(lo);
-    Expr new_extent = simplify(max(end - lo, make_int(0)));
-    return loop->with_range(new_min, new_extent, DropConjuncts(used).mutate_stmt(loop->body));
+    if (hoisted.empty()) return mutated;
+    Expr cond;
+    for (const Expr& c : hoisted) cond = cond ? logical_and(cond, c) : c;
+    return loop->with_body(IfThenElse::make(cond, DropConjuncts(hoisted).mutate_stmt(loop->body), nullptr));
   }
 };
 
 }  // namespace
 
-Stmt narrow_guarded_reductions(const Stmt& s) { return Narrow().mutate_stmt(s); }
+Stmt hoist_reduction_guards(const Stmt& s) { return HoistGuards().mutate_stmt(s); }
 
 }  // namespace texc
