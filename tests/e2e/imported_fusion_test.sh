@@ -39,6 +39,7 @@ nests() {
       line = $0; sub(/^ +/, "", line)
       if (line ~ /^(for|parallel|vectorized|unrolled) / && loops == 0) nest++
       if (line ~ /^allocate /) { b = line; sub(/^allocate /, "", b); sub(/:.*/, "", b); print "alloc", b, loops + 0 }
+      if (line ~ /^} else.*[{]$/) next  # `} else if (...) {`: one branch closes, the next opens at the same depth
       if (line ~ /^}/) { if (kind[depth] == "loop") loops--; depth--; next }
       if (line ~ /[{]$/) { depth++; kind[depth] = (line ~ /^(for|parallel|vectorized|unrolled) /) ? "loop" : "other"; if (kind[depth] == "loop") loops++ }
       if (line ~ /^[A-Za-z_.0-9]+\[.*\] = /) { b = line; sub(/\[.*/, "", b); print nest, b }
