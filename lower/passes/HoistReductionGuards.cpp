@@ -8,7 +8,6 @@
 #include "ir/IRMutator.h"
 #include "ir/IROperators.h"
 #include "ir/IRVisitor.h"
-#include "ir/Simplify.h"
 #include "lower/passes/LinearComparison.h"
 
 namespace texc {
