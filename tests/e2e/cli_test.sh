@@ -105,6 +105,7 @@ printf '%s\n' 'op iadd(A: i32[8], B: i32[8]) -> C {' '  compute { C[i] = A[i] + 
 expect 1 "--input-range A=0.2,0.7: input 'A' of op 'iadd' is i32, which holds no value in that range" \
   -- run "$work/iadd.tex" --target interp --input-range A=0.2,0.7
 expect 0 '^iadd +interp +PASS' -- run "$work/iadd.tex" --target interp --input-range A=-3.5,1e12
+expect 0 '^iadd +interp +PASS' -- run "$work/iadd.tex" --target interp --input-range 0.2,0.7 --input-range A=1,3 --input-range B=-2,2
 
 # --knob NAME=VALUE: the knob's value is used; unknown knobs and values are errors. factors(512)
 # defaults to 32 (jo: 512 / 32 = 16 iterations).

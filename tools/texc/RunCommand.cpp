@@ -1,6 +1,7 @@
 // `texc run FILE.tex --target T ...`: compiles every op (or --op NAME), runs it on seeded random
-// inputs (or --inputs DIR; --input-range sets the random values' range), checks every output against the reference interpreter and prints one
-// line (or, with --json, one JSON object) per op. Exits 0 only if every op passed.
+// inputs (or --inputs DIR; --input-range sets the random values' range), checks every output
+// against the reference interpreter and prints one line (or, with --json, one JSON object) per op.
+// Exits 0 only if every op passed.
 //
 //   interp  the lowered loop AST on the loop interpreter (serially, whatever --threads says: it
 //           reports 1 thread); in a child process (ChildProcess.h) when it calls extern functions
@@ -191,6 +192,7 @@ void check_input_ranges(const CommandLine& cl, const Program& program) {
     for (const OpDef& op : program.ops)
       for (const Buffer& b : op.inputs) {
         if (!name.empty() && b->name != name) continue;
+        if (name.empty() && cl.input_ranges.count(b->name)) continue;  // its own range wins
         named = true;
         if (!random_range_holds_a_value(b->dtype, range.first, range.second))
           throw CommandLineError(fmt::format("--input-range {}{},{}: input '{}' of op '{}' is {}, which holds no value "
