@@ -7,7 +7,9 @@
     bench/tune_workloads.py --summary             # a markdown table of the records: trials, best, knobs
 
 Re-running resumes: `texc tune` counts the records already in the file that were measured on this
-CPU and measures only what is missing (another CPU's records only teach its cost model). bench_texc's `tuned` variant (bench/run_bench.py's "texc tuned" columns) reads the best
+CPU and measures only what is missing (another CPU's records only teach its cost model). Then the
+5 best configurations of each workload are measured a second time (`--remeasure 5`), and the
+`tuned` variant takes the best by the median of its measurements, not one lucky figure. bench_texc's `tuned` variant (bench/run_bench.py's "texc tuned" columns) reads the best
 valid record of each workload from these files.
 """
 import argparse, json, os, subprocess, sys, time
@@ -66,6 +68,8 @@ def main():
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--cpus", default="", help="pin the tuner to these CPUs (taskset -c)")
     p.add_argument("--trials-scale", type=float, default=1.0)
+    p.add_argument("--remeasure", type=int, default=5,
+                   help="then measure the N best configurations a second time (texc tune --remeasure; 0: no)")
     p.add_argument("--summary", action="store_true", help="only print the records' table")
     a = p.parse_args()
     records = os.path.join(ROOT, "bench", "records", f"x86-t{a.threads}.jsonl")
@@ -77,6 +81,8 @@ def main():
         cmd = [a.texc, "tune", os.path.join(ROOT, "bench", "texc_workloads", f"{w}.tex"), "--target", "x86",
                "--trials", str(int(trials * a.trials_scale)), "--early-stopping", str(early),
                "--records", records, "--seed", "1"]
+        if a.remeasure > 0:
+            cmd += ["--remeasure", str(a.remeasure)]
         if a.cpus:
             cmd = ["taskset", "-c", a.cpus] + cmd
         t0 = time.time()

@@ -213,10 +213,36 @@ bool same_device(const std::string& a, const std::string& b) {
   return without_cpu(a) == b || a == without_cpu(b);
 }
 
+namespace {
+
+/// Records of one configuration of one workload on one machine: the measurements that
+/// `texc tune --remeasure` repeated.
+std::string configuration_key(const Record& r) {
+  std::string key = r.op + "|" + r.target + "|" + format_shapes(r.shapes) + "|" + r.device + "|";
+  for (const auto& [name, v] : r.knobs) key += name + "=" + std::to_string(v) + " ";
+  return key;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
 RecordChoice choose_record(const std::vector<Record>& records, const std::string& op, const std::string& target,
                            const Shapes& shapes, const std::optional<std::set<std::string>>& knob_names,
                            const std::string& device) {
+  // A configuration measured more than once counts with the median of its measurements' times,
+  // so that one lucky measurement does not outrank it.
+  std::map<std::string, std::vector<double>> times;
+  for (const Record& r : records)
+    if (r.ok() && r.op == op && r.target == target && r.median_ms > 0) times[configuration_key(r)].push_back(r.median_ms);
+  std::map<std::string, double> config_ms;
+  for (const auto& [key, v] : times) config_ms[key] = median_of(v);
   const Record* best = nullptr;
+  double best_ms = 0;
   double best_distance = std::numeric_limits<double>::infinity();
   bool best_on_device = false;
   size_t stale = 0;
@@ -232,9 +258,11 @@ RecordChoice choose_record(const std::vector<Record>& records, const std::string
     bool on_device = device.empty() || same_device(r.device, device);
     bool nearer = *d < best_distance - 1e-12;
     bool as_near = !nearer && std::fabs(*d - best_distance) <= 1e-12;
+    double ms = config_ms.at(configuration_key(r));
     if (nearer || (as_near && on_device && !best_on_device) ||
-        (as_near && on_device == best_on_device && r.median_ms < best->median_ms)) {
+        (as_near && on_device == best_on_device && ms < best_ms)) {
       best = &r;
+      best_ms = ms;
       best_distance = *d;
       best_on_device = on_device;
     }
@@ -247,6 +275,11 @@ RecordChoice choose_record(const std::vector<Record>& records, const std::string
     return choice;
   }
   choice.record = *best;
+  choice.measurements = int(times.at(configuration_key(*best)).size());
+  if (choice.measurements > 1) {  // the configuration's median, not one of its measurements
+    choice.record->gflops *= choice.record->median_ms / best_ms;
+    choice.record->median_ms = best_ms;
+  }
   choice.how = best_distance == 0 ? "the best record of the same shapes"
                                   : "the best record of the nearest shapes, " + format_shapes(best->shapes);
   if (!best_on_device) choice.how += ", measured on another device (" + best->device + "; none on this one)";

@@ -84,9 +84,11 @@ std::string utc_now();
 /// first, then the fastest: knobs tuned on another CPU (its register count, caches) are taken only
 /// when this one has none, and `how` says so. With `knob_names` (the knobs the op declares now), a
 /// record naming a knob outside it was measured with another version of the op's schedule template
-/// and is not considered.
+/// and is not considered. A configuration with several records (`texc tune --remeasure`) is ranked
+/// by the median of their times, and the chosen record carries that median (its gflops scaled).
 struct RecordChoice {
   std::optional<Record> record;
+  int measurements = 0;  // records of the chosen configuration on its device
   std::string how;  // "the best record of the same shapes", "... nearest shapes A[64, 64] ...", "no ...: default knobs"
 };
 RecordChoice choose_record(const std::vector<Record>& records, const std::string& op, const std::string& target,

@@ -1,5 +1,6 @@
 #include "tuner/Tuner.h"
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <set>
@@ -44,6 +45,76 @@ TrainingSet transfer_set(const std::vector<Record>& all, const Record& skip) {
   return data;
 }
 
+/// Configurations whose time `--remeasure` confirms, and what was measured of them.
+struct ConfigurationTimes {
+  std::vector<double> gflops;
+  Record first;
+  void add(const Record& r) {
+    if (gflops.empty()) first = r;
+    gflops.push_back(r.gflops);
+  }
+  double median() const {
+    std::vector<double> v = gflops;
+    std::sort(v.begin(), v.end());
+    size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  }
+};
+
+/// --remeasure N: the N configurations with the best median throughput are each measured (at
+/// least) twice, re-ranking after every new measurement, so that a configuration first measured
+/// while the machine was fast does not stay the best on that one figure. At most 3N measurements;
+/// those made in an earlier run count (resume). summary.best becomes the best configuration by
+/// its median.
+void remeasure_best(const OpDef& op, const Space& space, Runner& runner, const TuneOptions& options,
+                    const Record& base, std::map<uint64_t, ConfigurationTimes>& measured, RecordWriter& writer,
+                    TuneSummary& summary) {
+  auto ranked = [&] {
+    std::vector<uint64_t> order;
+    for (const auto& [index, t] : measured) order.push_back(index);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint64_t a, uint64_t b) { return measured.at(a).median() > measured.at(b).median(); });
+    return order;
+  };
+  for (int spent = 0; spent < 3 * options.remeasure; ++spent) {
+    std::vector<uint64_t> order = ranked();
+    auto once = std::find_if(order.begin(), order.begin() + std::min<size_t>(order.size(), options.remeasure),
+                             [&](uint64_t index) { return measured.at(index).gflops.size() < 2; });
+    if (once == order.begin() + std::min<size_t>(order.size(), options.remeasure)) break;
+    Candidate c = lower_candidate(op, space, *once, options.lower);
+    Record r = base;
+    r.tuner = kRemeasureTuner;
+    r.index = *once;
+    r.knobs = c.config;
+    r.trial = measured.at(*once).first.trial;  // the trial it repeats
+    Measurement m = c.valid ? measure(op, c, runner, options.measure) : Measurement{};
+    r.status = c.valid ? m.status : "invalid";
+    r.message = c.valid ? m.message : c.invalid_reason;
+    r.max_rel_err = m.max_rel_err;
+    r.features = c.features;
+    if (!m.times.empty()) {
+      r.median_ms = m.median;
+      r.min_ms = m.min;
+      r.max_ms = m.max;
+      r.spread = m.median > 0 ? (m.max - m.min) / m.median : 0;
+      r.repeats = int(m.times.size());
+      r.gflops = gflops_of(op, m.median);
+    }
+    r.time = utc_now();
+    writer.append(r);
+    ++summary.remeasured;
+    // A failed second measurement counts as no throughput: the configuration is not dependable.
+    measured.at(*once).gflops.push_back(r.ok() ? r.gflops : 0.0);
+  }
+  std::vector<uint64_t> order = ranked();
+  if (order.empty()) return;
+  const ConfigurationTimes& top = measured.at(order.front());
+  if (top.median() <= 0) return;
+  summary.best = top.first;
+  summary.best->median_ms *= top.first.gflops / top.median();
+  summary.best->gflops = top.median();
+}
+
 }  // namespace
 
 TuneSummary tune_op(const OpDef& op, Runner& runner, const TuneOptions& options, std::ostream& progress_out) {
@@ -62,6 +133,7 @@ TuneSummary tune_op(const OpDef& op, Runner& runner, const TuneOptions& options,
   std::mt19937_64 rng(options.seed * 0x9E3779B97F4A7C15ull + 1);
   std::set<uint64_t> visited;
   std::vector<Observation> resumed;
+  std::map<uint64_t, ConfigurationTimes> measured;  // for --remeasure
   int failures = 0;
   auto consider_best = [&](const Record& r) {
     if (r.ok() && (!summary.best || r.gflops > summary.best->gflops)) summary.best = r;
@@ -80,6 +152,11 @@ TuneSummary tune_op(const OpDef& op, Runner& runner, const TuneOptions& options,
     uint64_t index = space.index(r.knobs);
     if (index == UINT64_MAX) continue;  // knobs of an older version of the template
     index = space.canonical(index);
+    if (r.ok()) measured[index].add(r);
+    if (r.tuner == kRemeasureTuner) {  // a second measurement, not a trial
+      ++summary.remeasured_before;
+      continue;
+    }
     ++summary.resumed;
     if (!visited.insert(index).second) continue;
     std::vector<float> features = r.features_version == kFeatureVersion ? r.features : std::vector<float>{};
@@ -137,6 +214,7 @@ TuneSummary tune_op(const OpDef& op, Runner& runner, const TuneOptions& options,
       }
       r.time = utc_now();
       writer.append(r);
+      if (r.ok()) measured[index].add(r);
       ++summary.measured;
       if (!r.ok()) {
         ++failures;
@@ -157,6 +235,11 @@ TuneSummary tune_op(const OpDef& op, Runner& runner, const TuneOptions& options,
   }
   progress.finish();
   summary.total = done;
+  if (options.remeasure > 0) {
+    remeasure_best(op, space, runner, options, base, measured, writer, summary);
+    progress_out << "texc: " << op.name << ": the " << options.remeasure << " best configurations measured twice ("
+                 << summary.remeasured << " measured again now, " << summary.remeasured_before << " before)\n";
+  }
   return summary;
 }
 

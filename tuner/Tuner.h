@@ -6,6 +6,8 @@
 // `early_stopping` trials pass without a better result: the explorer proposes, each candidate is
 // lowered (invalid ones are recorded at once, unmeasured), measured in a child process (Measure.h)
 // and appended to the records file as soon as it completes; a progress line per batch.
+// With --remeasure N, the N best configurations are then measured a second time (records of tuner
+// "remeasure", not trials; --records ranks a configuration by the median of its measurements).
 #pragma once
 #include <optional>
 #include <ostream>
@@ -33,7 +35,11 @@ struct TuneOptions {
   LowerSettings lower;
   std::string texc_version;
   bool tty = false;                    // progress rewritten in place
+  int remeasure = 0;                   // --remeasure N: measure the N best configurations twice
 };
+
+/// The `tuner` of a record that measures a configuration again (--remeasure): not a trial.
+inline constexpr const char* kRemeasureTuner = "remeasure";
 
 struct TuneSummary {
   int resumed = 0;        // records of this workload found in the file
@@ -42,7 +48,9 @@ struct TuneSummary {
   int total = 0;          // records of this workload now
   bool exhausted = false; // every point of the space has a record
   bool stopped_early = false;
-  std::optional<Record> best;
+  int remeasured = 0;         // --remeasure: measurements made again this run
+  int remeasured_before = 0;  // ... and in earlier runs (records of tuner "remeasure")
+  std::optional<Record> best;  // after --remeasure: by its configuration's median
 };
 
 TuneSummary tune_op(const OpDef& op, Runner& runner, const TuneOptions& options, std::ostream& progress);

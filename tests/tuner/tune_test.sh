@@ -75,6 +75,20 @@ check "another target: defaults, said so" grep -q "no valid record for op 'mm' o
 "$texc" tune "$tex" --target x86 --trials 26 --records "$R" --seed 1 >"$work/out" 2>"$work/err"
 check "resume: 6 new trials" grep -q "26 trials (20 resumed, 6 new" "$work/out"
 check "resume: 26 records" test "$(lines "$R")" -eq 26
+
+# --remeasure 3 on a copy: the 3 best configurations by median measured a second time (records of
+# tuner "remeasure", not trials; re-ranked after each, at most 9); the same command again measures
+# nothing more (resume); --records then says the chosen configuration's median.
+cp "$R" "$work/again.jsonl"
+"$texc" tune "$tex" --target x86 --trials 26 --records "$work/again.jsonl" --seed 1 --remeasure 3 >"$work/out" 2>"$work/err"
+check "--remeasure: exits 0" test $? -eq 0
+again=$(grep -c '"tuner": "remeasure"' "$work/again.jsonl")
+check "--remeasure 3: 3 to 9 measurements again ($again)" test "$again" -ge 3 -a "$again" -le 9
+check "--remeasure: no trial added" grep -q "26 trials (26 resumed, 0 new, 0 failed), $again measured again" "$work/out"
+"$texc" tune "$tex" --target x86 --trials 26 --records "$work/again.jsonl" --seed 1 --remeasure 3 >"$work/out" 2>"$work/err"
+check "--remeasure again: nothing new" test "$(grep -c '"tuner": "remeasure"' "$work/again.jsonl")" -eq "$again"
+"$texc" run "$tex" --target x86 --records "$work/again.jsonl" >/dev/null 2>"$work/err"
+check "run --records: the median of 2 measurements" grep -q "the median of 2 measurements" "$work/err"
 validate "$R" >/dev/null && ok "resume: nothing measured twice" || bad "resume: records invalid"
 
 # SIGKILL mid-run, then the same command: nothing completed is lost, nothing repeated.

@@ -27,7 +27,7 @@ std::string usage_text() {
                 [--extern-lib LIB]... [--extern-src FILE.c]...
   texc tune FILE.tex [--target T] --trials N --records R.jsonl [--op NAME] [--seed S] [--json]
                 [--tuner xgb|ga|random|grid] [--transfer R.jsonl] [--early-stopping N] [--curve F.svg]
-                [--curve-with R.jsonl]... [--timeout S] [--objective rank|reg]
+                [--curve-with R.jsonl]... [--timeout S] [--objective rank|reg] [--remeasure N]
   texc --version | --help
 
 targets: x86, arm, host (the default: x86 on x86-64, arm on aarch64), cuda, vdla,
@@ -66,6 +66,8 @@ targets: x86, arm, host (the default: x86 on x86-64, arm on aarch64), cuda, vdla
 --tuner T          tune: xgb (cost model + simulated annealing, default), ga, random or grid
 --transfer R.jsonl tune: warm-start the cost model from records of other shapes or ops (repeatable)
 --early-stopping N tune: stop after N trials without a better result
+--remeasure N      tune: then measure the N best configurations a second time (re-ranked by the
+                   median of their measurements, as --records ranks them)
 --curve F.svg      tune: draw the best GFLOP/s so far against trials (one line per records file)
 --curve-with R.jsonl  tune: another records file drawn on the curve (repeatable)
 --timeout S        tune: time limit of one candidate's build and runs (default 10 s)
@@ -271,6 +273,8 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       cl.transfer.push_back(value());
     } else if (arg == "--early-stopping") {
       cl.early_stopping = parse_count(arg, value(), 1);
+    } else if (arg == "--remeasure") {
+      cl.remeasure = parse_count(arg, value(), 1);
     } else if (arg == "--curve") {
       cl.curve = value();
     } else if (arg == "--curve-with") {
@@ -328,10 +332,10 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   if (cl.command == Command::Tune && (!cl.trials || !saw_records))
     throw CommandLineError("'texc tune' needs --trials N and --records R.jsonl");
   if (cl.command != Command::Tune && cl.trials) throw CommandLineError("--trials applies to 'texc tune' only");
-  if (cl.command != Command::Tune && (!cl.tuner.empty() || !cl.transfer.empty() || cl.early_stopping ||
+  if (cl.command != Command::Tune && (!cl.tuner.empty() || !cl.transfer.empty() || cl.early_stopping || cl.remeasure ||
                                       !cl.curve.empty() || !cl.curve_with.empty() || cl.timeout_s || !cl.objective.empty()))
-    throw CommandLineError("--tuner, --transfer, --early-stopping, --curve, --curve-with, --timeout and --objective "
-                           "apply to 'texc tune' only");
+    throw CommandLineError("--tuner, --transfer, --early-stopping, --remeasure, --curve, --curve-with, --timeout and "
+                           "--objective apply to 'texc tune' only");
   if (cl.command != Command::Run && (!cl.extern_libs.empty() || !cl.extern_srcs.empty()))
     throw CommandLineError("--extern-lib and --extern-src apply to 'texc run' only (a compiled object is linked "
                            "with the extern functions by whoever links it)");

@@ -65,6 +65,7 @@ struct CommandLine {
   std::string tuner;                        // --tuner xgb|ga|random|grid (tune; "" = xgb)
   std::vector<std::string> transfer;        // --transfer R.jsonl (tune; repeatable)
   int early_stopping = 0;                   // --early-stopping N (tune; 0 = none)
+  int remeasure = 0;                        // --remeasure N (tune; 0 = none)
   std::string curve;                        // --curve F.svg (tune)
   std::vector<std::string> curve_with;      // --curve-with R.jsonl (tune; more lines on the curve)
   double timeout_s = 0;                     // --timeout S (tune; 0 = 10 s per candidate)

@@ -9,6 +9,8 @@
 // is the stem of the output files (output_path: `-o mm.o` is taken as given, `-o -` is stdout). --time-compile prints the
 // time of each phase (CompileTimes.h).
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -80,6 +82,9 @@ KnobConfig knobs_from_records(const CommandLine& cl, const OpDef& op) {
   }
   char timing[96];
   std::snprintf(timing, sizeof timing, "%.4g ms, %.2f GFLOP/s", choice.record->median_ms, choice.record->gflops);
+  if (choice.measurements > 1)
+    std::snprintf(timing + std::strlen(timing), sizeof timing - std::strlen(timing), ", the median of %d measurements",
+                  choice.measurements);
   std::cerr << "knobs " << space.describe(knobs) << " from " << choice.how << " in " << cl.records << " (trial "
             << choice.record->trial << ", " << timing << ")";
   if (!dropped.empty()) std::cerr << "; not in this op's lists, so defaults:" << dropped;

@@ -55,7 +55,7 @@ CurveSeries curve_of(const std::string& path, const std::string& op, const std::
   double best = 0;
   std::string tuner;
   for (const Record& r : read_records(path).records) {
-    if (r.op != op || r.target != target) continue;
+    if (r.op != op || r.target != target || r.tuner == kRemeasureTuner) continue;  // trials only
     if (tuner.empty()) tuner = r.tuner;
     if (r.ok()) best = std::max(best, r.gflops);
     s.best_so_far.push_back(best);
@@ -75,7 +75,10 @@ std::string summary_line(const OpDef& op, const CommandLine& cl, const TuneSumma
   std::snprintf(buf, sizeof buf, "%-24s %-7s %s  %d trials (%d resumed, %d new, %d failed)%s%s", op.name.c_str(),
                 cl.target.c_str(), best.c_str(), s.total, s.resumed, s.measured, s.failures,
                 s.exhausted ? ", space exhausted" : "", s.stopped_early ? ", stopped early" : "");
-  return buf;
+  std::string line = buf;
+  if (cl.remeasure > 0)
+    line += ", " + std::to_string(s.remeasured + s.remeasured_before) + " measured again (the best by its median)";
+  return line;
 }
 
 std::string summary_json(const OpDef& op, const CommandLine& cl, const TuneSummary& s) {
@@ -88,6 +91,7 @@ std::string summary_json(const OpDef& op, const CommandLine& cl, const TuneSumma
   j.set("failed", Json::num(s.failures));
   j.set("exhausted", Json::boolean_value(s.exhausted));
   j.set("stopped_early", Json::boolean_value(s.stopped_early));
+  j.set("remeasured", Json::num(s.remeasured + s.remeasured_before));
   if (s.best) {
     j.set("best_gflops", Json::num(s.best->gflops));
     j.set("best_ms", Json::num(s.best->median_ms));
@@ -114,6 +118,7 @@ int tune_command(const CommandLine& cl) {
   options.objective = cl.objective == "rank" ? CostObjective::Rank : CostObjective::Regression;
   options.seed = cl.seed;
   options.early_stopping = cl.early_stopping;
+  options.remeasure = cl.remeasure;
   options.measure.seed = cl.seed;
   if (cl.timeout_s > 0) options.measure.timeout_s = cl.timeout_s;
   options.lower.target = cl.target;
