@@ -223,13 +223,14 @@ std::string configuration_key(const Record& r) {
   return key;
 }
 
+}  // namespace
+
 double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   size_t n = v.size();
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
-
-}  // namespace
 
 RecordChoice choose_record(const std::vector<Record>& records, const std::string& op, const std::string& target,
                            const Shapes& shapes, const std::optional<std::set<std::string>>& knob_names,

@@ -53,12 +53,7 @@ struct ConfigurationTimes {
     if (gflops.empty()) first = r;
     gflops.push_back(r.gflops);
   }
-  double median() const {
-    std::vector<double> v = gflops;
-    std::sort(v.begin(), v.end());
-    size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-  }
+  double median() const { return median_of(gflops); }
 };
 
 /// --remeasure N: the N configurations with the best median throughput are each measured (at
@@ -153,6 +148,7 @@ TuneSummary tune_op(const OpDef& op, Runner& runner, const TuneOptions& options,
     if (index == UINT64_MAX) continue;  // knobs of an older version of the template
     index = space.canonical(index);
     if (r.ok()) measured[index].add(r);
+    else if (r.tuner == kRemeasureTuner && measured.count(index)) measured[index].gflops.push_back(0.0);  // as below
     if (r.tuner == kRemeasureTuner) {  // a second measurement, not a trial
       ++summary.remeasured_before;
       continue;
