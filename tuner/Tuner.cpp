@@ -233,7 +233,8 @@ TuneSummary tune_op(const OpDef& op, Runner& runner, const TuneOptions& options,
   summary.total = done;
   if (options.remeasure > 0) {
     remeasure_best(op, space, runner, options, base, measured, writer, summary);
-    progress_out << "texc: " << op.name << ": the " << options.remeasure << " best configurations measured twice ("
+    progress_out << "texc: " << op.name << ": the " << std::min<size_t>(options.remeasure, measured.size())
+                 << " best configurations measured twice ("
                  << summary.remeasured << " measured again now, " << summary.remeasured_before << " before)\n";
   }
   return summary;
