@@ -45,6 +45,30 @@ TrainingSet transfer_set(const std::vector<Record>& all, const Record& skip) {
   return data;
 }
 
+/// Measures a lowered candidate (an invalid one is not run: its record says why) into r: status,
+/// message, times and throughput, features, and the time of day.
+void measure_into(Record& r, const OpDef& op, const Candidate& c, Runner& runner, const MeasureOptions& options) {
+  if (!c.valid) {
+    r.status = "invalid";
+    r.message = c.invalid_reason;
+  } else {
+    Measurement m = measure(op, c, runner, options);
+    r.status = m.status;
+    r.message = m.message;
+    r.max_rel_err = m.max_rel_err;
+    r.features = c.features;
+    if (!m.times.empty()) {
+      r.median_ms = m.median;
+      r.min_ms = m.min;
+      r.max_ms = m.max;
+      r.spread = m.median > 0 ? (m.max - m.min) / m.median : 0;
+      r.repeats = int(m.times.size());
+      r.gflops = gflops_of(op, m.median);
+    }
+  }
+  r.time = utc_now();
+}
+
 /// Configurations whose time `--remeasure` confirms, and what was measured of them.
 struct ConfigurationTimes {
   std::vector<double> gflops;
@@ -82,20 +106,7 @@ void remeasure_best(const OpDef& op, const Space& space, Runner& runner, const T
     r.index = *once;
     r.knobs = c.config;
     r.trial = measured.at(*once).first.trial;  // the trial it repeats
-    Measurement m = c.valid ? measure(op, c, runner, options.measure) : Measurement{};
-    r.status = c.valid ? m.status : "invalid";
-    r.message = c.valid ? m.message : c.invalid_reason;
-    r.max_rel_err = m.max_rel_err;
-    r.features = c.features;
-    if (!m.times.empty()) {
-      r.median_ms = m.median;
-      r.min_ms = m.min;
-      r.max_ms = m.max;
-      r.spread = m.median > 0 ? (m.max - m.min) / m.median : 0;
-      r.repeats = int(m.times.size());
-      r.gflops = gflops_of(op, m.median);
-    }
-    r.time = utc_now();
+    measure_into(r, op, c, runner, options.measure);
     writer.append(r);
     ++summary.remeasured;
     // A failed second measurement counts as no throughput: the configuration is not dependable.
@@ -190,25 +201,7 @@ TuneSummary tune_op(const OpDef& op, Runner& runner, const TuneOptions& options,
       r.index = index;
       r.knobs = c.config;
       r.trial = ++done;
-      if (!c.valid) {
-        r.status = "invalid";
-        r.message = c.invalid_reason;
-      } else {
-        Measurement m = measure(op, c, runner, options.measure);
-        r.status = m.status;
-        r.message = m.message;
-        r.max_rel_err = m.max_rel_err;
-        r.features = c.features;
-        if (!m.times.empty()) {
-          r.median_ms = m.median;
-          r.min_ms = m.min;
-          r.max_ms = m.max;
-          r.spread = m.median > 0 ? (m.max - m.min) / m.median : 0;
-          r.repeats = int(m.times.size());
-          r.gflops = gflops_of(op, m.median);
-        }
-      }
-      r.time = utc_now();
+      measure_into(r, op, c, runner, options.measure);
       writer.append(r);
       if (r.ok()) measured[index].add(r);
       ++summary.measured;
