@@ -8,9 +8,10 @@
 
 Re-running resumes: `texc tune` counts the records already in the file that were measured on this
 CPU and measures only what is missing (another CPU's records only teach its cost model). Then the
-5 best configurations of each workload are measured a second time (`--remeasure 5`), and the
-`tuned` variant takes the best by the median of its measurements, not one lucky figure. bench_texc's `tuned` variant (bench/run_bench.py's "texc tuned" columns) reads the best
-valid record of each workload from these files.
+5 best configurations of each workload are measured a second time (`--remeasure 5`).
+bench_texc's `tuned` variant (bench/run_bench.py's "texc tuned" columns) reads from these files
+the best valid configuration of each workload, by the median of its measurements (as
+`texc run --records` picks it), not by one lucky figure.
 """
 import argparse, json, os, subprocess, sys, time
 

@@ -88,18 +88,19 @@ struct ConfigurationTimes {
 void remeasure_best(const OpDef& op, const Space& space, Runner& runner, const TuneOptions& options,
                     const Record& base, std::map<uint64_t, ConfigurationTimes>& measured, RecordWriter& writer,
                     TuneSummary& summary) {
-  auto ranked = [&] {
+  auto ranked = [&] {  // best median first
+    std::vector<std::pair<double, uint64_t>> by_median;
+    for (const auto& [index, t] : measured) by_median.push_back({t.median(), index});
+    std::stable_sort(by_median.begin(), by_median.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     std::vector<uint64_t> order;
-    for (const auto& [index, t] : measured) order.push_back(index);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](uint64_t a, uint64_t b) { return measured.at(a).median() > measured.at(b).median(); });
+    for (const auto& [median, index] : by_median) order.push_back(index);
     return order;
   };
   for (int spent = 0; spent < 3 * options.remeasure; ++spent) {
     std::vector<uint64_t> order = ranked();
-    auto once = std::find_if(order.begin(), order.begin() + std::min<size_t>(order.size(), options.remeasure),
-                             [&](uint64_t index) { return measured.at(index).gflops.size() < 2; });
-    if (once == order.begin() + std::min<size_t>(order.size(), options.remeasure)) break;
+    auto top_end = order.begin() + std::min<size_t>(order.size(), options.remeasure);
+    auto once = std::find_if(order.begin(), top_end, [&](uint64_t index) { return measured.at(index).gflops.size() < 2; });
+    if (once == top_end) break;
     Candidate c = lower_candidate(op, space, *once, options.lower);
     Record r = base;
     r.tuner = kRemeasureTuner;

@@ -10,7 +10,6 @@
 // time of each phase (CompileTimes.h).
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -80,11 +79,10 @@ KnobConfig knobs_from_records(const CommandLine& cl, const OpDef& op) {
     if (std::find(k.values.begin(), k.values.end(), it->second) != k.values.end()) knobs[k.name] = it->second;
     else dropped += " " + k.name + "=" + std::to_string(it->second);
   }
-  char timing[96];
-  std::snprintf(timing, sizeof timing, "%.4g ms, %.2f GFLOP/s", choice.record->median_ms, choice.record->gflops);
-  if (choice.measurements > 1)
-    std::snprintf(timing + std::strlen(timing), sizeof timing - std::strlen(timing), ", the median of %d measurements",
-                  choice.measurements);
+  char figures[64];
+  std::snprintf(figures, sizeof figures, "%.4g ms, %.2f GFLOP/s", choice.record->median_ms, choice.record->gflops);
+  std::string timing = figures;
+  if (choice.measurements > 1) timing += ", the median of " + std::to_string(choice.measurements) + " measurements";
   std::cerr << "knobs " << space.describe(knobs) << " from " << choice.how << " in " << cl.records << " (trial "
             << choice.record->trial << ", " << timing << ")";
   if (!dropped.empty()) std::cerr << "; not in this op's lists, so defaults:" << dropped;
