@@ -35,15 +35,19 @@ const std::vector<Target>& all_targets() {
   const std::vector<MemScope> kCpuScopes = {MemScope::Global, MemScope::Local};
   const std::vector<MemScope> kGpuScopes = {MemScope::Global, MemScope::Shared, MemScope::Local};
   const std::vector<MemScope> kVdlaScopes = {MemScope::Global, MemScope::VdlaInp, MemScope::VdlaWgt, MemScope::VdlaAcc};
+  // What a CUDA launch accepts on every architecture texc targets (CUDA C Programming Guide,
+  // "Compute capabilities": grid 2^31-1 x 65535 x 65535 blocks, block 1024 x 1024 x 64 threads and
+  // 1024 in all, 512 KiB of local memory per thread); shared memory per --arch is in cuda_archs().
+  const TargetLimits kCudaLimits = {1024, 48 * 1024, {2147483647, 65535, 65535}, {1024, 1024, 64}, 512 * 1024};
   // CPUs: `vthread` is accepted and means a serial loop there, as in TVM.
   static const std::vector<Target> targets = {
       {TargetKind::Interp, "interp", "cpu", "texc's own loop interpreter", {"vthread"}, kCpuScopes, {}, {}},
       {TargetKind::X86, "x86", "cpu", "x86-64 through LLVM (the host's CPU by default)", {"vthread"}, kCpuScopes, {}, {}},
       {TargetKind::Arm, "arm", "cpu", "64-bit Arm (AArch64, NEON) through LLVM", {"vthread"}, kCpuScopes, {}, {}},
       {TargetKind::Cuda, "cuda", "", "NVIDIA GPUs: PTX through LLVM's NVPTX backend", kGpuThreadTags, kGpuScopes, {},
-       {1024, 48 * 1024}},
+       kCudaLimits},
       {TargetKind::CudaInterp, "cuda-interp", "cuda", "the CUDA-lowered loops run with GPU semantics", kGpuThreadTags,
-       kGpuScopes, {}, {1024, 48 * 1024}},
+       kGpuScopes, {}, kCudaLimits},
       {TargetKind::Vdla, "vdla", "", "the VDLA accelerator (instruction stream + simulator)", {"vthread"}, kVdlaScopes,
        {"vdla.gemm"}, {}},
   };

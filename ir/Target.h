@@ -5,6 +5,7 @@
 // targets are there" asks this table, so a new target is one entry here plus its backend (see
 // docs/architecture.md, "Adding a target").
 #pragma once
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -21,6 +22,9 @@ enum class ThreadLevel : uint8_t { None, Block, Thread, Virtual };
 struct TargetLimits {
   int64_t max_threads_per_block = 0;  // 0: no thread binding
   int64_t shared_bytes = 0;           // per block
+  std::array<int64_t, 3> max_grid = {0, 0, 0};   // blocks along x, y, z (blockIdx.* extents)
+  std::array<int64_t, 3> max_block = {0, 0, 0};  // threads along x, y, z (threadIdx.* extents)
+  int64_t local_bytes_per_thread = 0;            // `local` buffers of one thread
 };
 
 struct Target {

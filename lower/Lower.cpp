@@ -318,24 +318,23 @@ const std::vector<FunctionPass>& gpu_function_passes() {
   return list;
 }
 
-// Where the user wrote the binds and caches a GPU kernel check may complain about.
+// Where the user wrote the binds, caches and parallel loops a GPU kernel check may complain about.
 GpuSourceLocs gpu_source_locs(const Lowering& l) {
   GpuSourceLocs locs;
   locs.op = l.state.op.loc;
   locs.op_name = l.state.op.name;
   for (const SchedStep& s : l.steps) {
     const SchedPrimitive& p = s.prim;
-    if (p.primitive == "bind" && p.args.size() == 2) {
-      std::string loop = p.args[0].name;
-      auto dot = loop.find('.');
-      if (dot != std::string::npos) {
-        auto renamed = p.stage_renames.find(loop.substr(0, dot));
-        if (renamed != p.stage_renames.end()) loop = renamed->second + loop.substr(dot);
-      }
-      locs.bind[loop] = p.args[1].loc;
+    std::string loop = p.args.empty() ? "" : p.args[0].name;  // under the caller's stage name
+    auto dot = loop.find('.');
+    if (dot != std::string::npos) {
+      auto renamed = p.stage_renames.find(loop.substr(0, dot));
+      if (renamed != p.stage_renames.end()) loop = renamed->second + loop.substr(dot);
     }
+    if (p.primitive == "bind" && p.args.size() == 2) locs.bind[loop] = p.args[1].loc;
     if ((p.primitive == "cache_read" || p.primitive == "cache_write") && !p.results.empty())
       locs.cache[p.results[0]] = p.loc;
+    if (p.primitive == "parallel" && !p.args.empty()) locs.parallel[loop] = p.loc;
   }
   return locs;
 }

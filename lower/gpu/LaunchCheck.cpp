@@ -1,5 +1,7 @@
 #include "lower/gpu/LaunchCheck.h"
 
+#include <algorithm>
+#include <climits>
 #include <vector>
 
 #include "ir/Diagnostics.h"
@@ -19,6 +21,7 @@ class LaunchChecker {
     if (const For* f = s->as<For>()) return walk_for(f);
     if (const Allocate* a = s->as<Allocate>()) {
       if (a->buffer->scope == MemScope::Shared) note_shared(a->buffer);
+      if (a->buffer->scope == MemScope::Local) note_local(a->buffer);
       return walk(a->body);
     }
     if (const Seq* q = s->as<Seq>()) {
@@ -50,9 +53,13 @@ class LaunchChecker {
     if (threads > target_.limits.max_threads_per_block)
       throw_error(DiagId::GpuTooManyThreads, thread_loc, threads, thread_tags, target_.limits.max_threads_per_block,
                   target_.name);
+    for (const auto& [tag, binding] : extents_) check_axis_limit(tag, binding);
     if (shared_bytes_ > arch_.max_shared_bytes)
       throw_error(DiagId::GpuSharedTooLarge, shared_loc_, shared_bytes_, shared_list_, arch_.max_shared_bytes, arch_.name,
                   shared_bytes_ - arch_.max_shared_bytes);
+    if (local_bytes_ > target_.limits.local_bytes_per_thread)
+      throw_error(DiagId::GpuLocalTooLarge, local_loc_, local_bytes_, local_list_, target_.limits.local_bytes_per_thread,
+                  local_bytes_ - target_.limits.local_bytes_per_thread);
     f->kind = FunctionKind::Device;
   }
 
@@ -90,7 +97,24 @@ class LaunchChecker {
     return false;
   }
 
+  // A tag's extent against the grid's or the block's limit along its axis.
+  void check_axis_limit(const std::string& tag, const Binding& b) const {
+    const size_t axis = size_t(tag.back() - 'x');
+    if (thread_level(tag) == ThreadLevel::Block && b.extent > target_.limits.max_grid[axis])
+      throw_error(DiagId::GpuGridTooLarge, b.loc, b.loop, tag, b.extent, target_.limits.max_grid[axis], tag.substr(tag.size() - 1),
+                  axis == 0 ? "split it and bind its parts to two block indices"
+                            : "bind a longer loop to blockIdx.x, or split this one and bind its parts to two block indices");
+    if (thread_level(tag) == ThreadLevel::Thread && b.extent > target_.limits.max_block[axis])
+      throw_error(DiagId::GpuBlockAxisTooLarge, b.loc, b.loop, tag, b.extent, target_.limits.max_block[axis],
+                  tag.substr(tag.size() - 1));
+  }
+
   void walk_for(const For* f) {
+    if (f->for_kind == ForKind::Parallel) {
+      auto it = locs_.parallel.find(f->var->name);
+      throw_error(DiagId::GpuParallelInKernel, it == locs_.parallel.end() ? locs_.op : it->second, f->var->name,
+                  locs_.op_name, f->var->name);
+    }
     const bool bound = f->for_kind == ForKind::ThreadBound;
     if (!bound && bound_depth_ == 0 && !contains_bound_loop(f->body))
       throw_error(DiagId::GpuLoopUnbound, stage_loc(f), f->var->name, locs_.op_name);
@@ -134,6 +158,25 @@ class LaunchChecker {
     }
   }
 
+  // A `local` buffer: one per thread, all of a kernel's at once (CodeGenNVPTX allocates each in the
+  // entry block), so their sizes add up. A buffer of non-constant size is left to the code generator.
+  void note_local(const Buffer& b) {
+    int64_t elems = 1;
+    for (const Expr& e : b->shape) {
+      int64_t n = 0;
+      if (!is_const_int(e, &n) || __builtin_mul_overflow(elems, n, &elems)) return;
+    }
+    int64_t bytes = 0;
+    if (__builtin_mul_overflow(elems, int64_t(b->dtype.bytes()), &bytes)) bytes = INT64_MAX / 2;
+    local_bytes_ = std::min<int64_t>(local_bytes_ + bytes, INT64_MAX / 2);
+    local_list_ += (local_list_.empty() ? "" : ", ") + b->name + " " + std::to_string(bytes);
+    auto it = locs_.cache.find(b->name);
+    if (it != locs_.cache.end() && bytes > largest_local_) {
+      local_loc_ = it->second;
+      largest_local_ = bytes;
+    }
+  }
+
   const Target& target_;
   const CudaArch& arch_;
   const GpuSourceLocs& locs_;
@@ -143,6 +186,9 @@ class LaunchChecker {
   int64_t shared_bytes_ = 0, largest_shared_ = 0;
   std::string shared_list_;
   SourceLoc shared_loc_ = locs_.op;
+  int64_t local_bytes_ = 0, largest_local_ = 0;
+  std::string local_list_;
+  SourceLoc local_loc_ = locs_.op;
 };
 
 }  // namespace
