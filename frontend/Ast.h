@@ -233,6 +233,9 @@ struct OpDecl {
   std::string lower_kind;
   std::string lower_symbol;
   SourceLoc lower_loc;
+  // `lower llvm "..." requires "f1,f2"`: the CPU features the instruction needs (LLVM names)
+  std::vector<std::string> lower_requires;
+  SourceLoc requires_loc;
 };
 
 struct Import {

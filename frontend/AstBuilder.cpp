@@ -190,6 +190,20 @@ class AstBuilder {
       op.lower_loc = loc(named->symbol);
       if (!is_llvm_target_intrinsic_name(op.lower_symbol))
         throw_error(DiagId::LLVMIntrinsicNameInvalid, op.lower_loc, op.lower_symbol);
+      if (named->req) {  // `requires "avx512vnni"`: the CPU features its instruction needs
+        if (named->req->getText() != "requires") throw_error(DiagId::LowerRequiresExpected, loc(named->req), named->req->getText());
+        op.requires_loc = loc(named->features);
+        std::string list = unquote(named->features->getText());
+        size_t start = 0;
+        while (start <= list.size()) {
+          size_t comma = std::min(list.find(',', start), list.size());
+          std::string feature = list.substr(start, comma - start);
+          bool valid = !feature.empty() && feature.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-._") == std::string::npos;
+          if (!valid) throw_error(DiagId::LowerRequiresInvalid, op.requires_loc, list);
+          op.lower_requires.push_back(feature);
+          start = comma + 1;
+        }
+      }
     } else if (auto* builtin = dynamic_cast<P::LowerBuiltinContext*>(lower)) {
       if (builtin->dottedName()) {
         op.lower_kind = dotted_text(builtin->dottedName());

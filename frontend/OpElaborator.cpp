@@ -175,6 +175,8 @@ OpDef OpElaborator::elaborate(const ast::OpDecl& decl, const CallSite* call) {
   }
   OpDef def = elaborate_compute(decl, call, variant);
   if (!variant) return def;
+  out.requires_features = decl.lower_requires;
+  out.requires_loc = decl.requires_loc;
   // An implementation computes the definition's outputs: same shapes and element types.
   OpDef definition = elaborate_compute(decl, call, nullptr);
   for (size_t i = 0; i < def.outputs.size(); ++i) {

@@ -31,7 +31,7 @@ intrinsicDecl
 
 lowerClause
   : LOWER EXTERN symbol=STRING     # lowerExtern
-  | LOWER kind=ID symbol=STRING    # lowerNamed      // `lower llvm "llvm.x86.avx512.vpdpbusd.512"`
+  | LOWER kind=ID symbol=STRING (req=ID features=STRING)?  # lowerNamed  // `lower llvm "llvm.x86.avx512.vpdpbusd.512" requires "avx512vnni"`
   | LOWER (dottedName | ID)        # lowerBuiltin
   ;
 

@@ -31,7 +31,11 @@ struct IntrinsicDef {
   std::vector<Buffer> outputs;
   std::vector<Stage> stages;     // the pattern (usually one stage)
   std::string lower_kind;        // "extern" (a C symbol) or a backend intrinsic name
-  std::string symbol;            // the C symbol for "extern"
+  std::string symbol;            // the C symbol for "extern", the LLVM intrinsic for "llvm"
+  /// "llvm": the CPU features its instruction needs (LLVM names, `requires "avx512vnni"`); a
+  /// target without one of them does not tensorize with it (lower/schedule/CpuFeatureFallback.h).
+  std::vector<std::string> requires_features;
+  SourceLoc requires_loc;        // of the `requires` string
   SourceLoc loc;
 };
 

@@ -63,6 +63,7 @@ struct Lowering {
   bool blocks_lowered = false;
   bool storage_planned = false;
   std::vector<Remark> split_remarks;  // steps left out because they cross a prepare split
+  std::vector<Remark> fallback_remarks;  // tensorizes left out: the CPU lacks their instruction
 };
 
 // A pass over the scheduling state (stages, Blocks, the schedule's steps): the common prefix.
@@ -143,8 +144,9 @@ std::vector<SchedStep> steps_of_this_half(std::vector<SchedStep> steps, const Op
 
 void read_schedule(Lowering& l) {
   const bool may_yield = !l.options.no_fuse && is_cpu_target(l.options.target);
-  for (const ScheduleBlock* b : select_schedule_blocks(l.state.op.schedules, l.options.target)) {
-    BlockSteps steps{b, steps_of_this_half(instantiate_schedule({b}, l.options.knobs), l.state.op, l.split_remarks)};
+  for (const auto& [b, knobs] : choose_schedule_blocks(l.state.op, l.options.target, l.options.knobs,
+                                                      &l.options.cpu_features, l.fallback_remarks)) {
+    BlockSteps steps{b, steps_of_this_half(instantiate_schedule({b}, knobs), l.state.op, l.split_remarks)};
     steps.may_yield = may_yield && is_injective_call(l.state, b->call_stages);
     l.steps.insert(l.steps.end(), steps.steps.begin(), steps.steps.end());
     if (!steps.may_yield) {
@@ -514,6 +516,7 @@ LoweredFunc lower_op(const OpDef& op, const LowerOptions& options) {
     if (t && t->kind != TargetKind::Vdla && !is_gpu_target(options.target)) report_whole_op_remarks(l.state.func.body);
     *options.remarks = locate_remarks(pending, l);
     options.remarks->insert(options.remarks->end(), l.split_remarks.begin(), l.split_remarks.end());
+    options.remarks->insert(options.remarks->begin(), l.fallback_remarks.begin(), l.fallback_remarks.end());
   }
   if (options.time_passes) {
     log << "// ---- pass times (ms)\n";

@@ -25,6 +25,7 @@
 #include "ir/Op.h"
 #include "ir/Remark.h"
 #include "ir/Schedule.h"
+#include "lower/schedule/TensorizeFallback.h"
 
 namespace texc {
 
@@ -42,6 +43,10 @@ struct LowerOptions {
   bool verify = true;
 #endif
   std::ostream* log = nullptr;    // where printing goes (default std::cerr)
+  /// x86, arm: the target CPU's features, so that a tensorize with an instruction it lacks falls
+  /// back to a portable schedule or is an error (lower/schedule/TensorizeFallback.h). Without
+  /// `missing`, every intrinsic is assumed available.
+  CpuFeatureQuery cpu_features;
   /// When set, filled with the remarks of this lowering (ir/Remark.h): where the schedule was not
   /// honoured as written, located at its primitives (lower/Remarks.h).
   std::vector<Remark>* remarks = nullptr;

@@ -13,10 +13,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -31,9 +34,30 @@ std::string g_user_choice;
 std::string g_target_arch;  // "x86" or "arm": the target machine being built
 std::set<std::string> g_target_intrinsics;  // `lower llvm` intrinsics code generation has called
 
+/// The first line of an LLVM fatal error without node addresses: "Cannot select: v8f32 = vselect"
+/// rather than the selection DAG that instruction selection appends to it.
+std::string short_reason(const char* reason) {
+  std::string line(reason, std::strcspn(reason, "\n"));
+  std::string out;
+  for (size_t i = 0; i < line.size();) {
+    if (line.compare(i, 2, "0x") == 0) {  // "0x55d00d5f8d90: " or "0x55d00d5f8d90, "
+      size_t end = i + 2;
+      while (end < line.size() && std::isxdigit(static_cast<unsigned char>(line[end]))) ++end;
+      if (end < line.size() && line[end] == ':') ++end;
+      while (end < line.size() && (line[end] == ',' || line[end] == ' ')) ++end;
+      i = end;
+      continue;
+    }
+    out += line[i++];
+  }
+  while (!out.empty() && (out.back() == ' ' || out.back() == ',')) out.pop_back();
+  return out;
+}
+
 /// LLVM's fatal errors (report_fatal_error) end the process; this handler makes that a message
-/// instead of "LLVM ERROR" and an abort: a user error (exit 1) when --mcpu/--mattr chose the
-/// target, else an internal error.
+/// instead of "LLVM ERROR", a selection DAG and an abort: a user error (exit 1) when the module
+/// calls `lower llvm` intrinsics (their instruction is missing) or --mcpu/--mattr chose the target,
+/// else an internal error. Only the first line of LLVM's reason is printed, without node addresses.
 void on_llvm_fatal_error(void*, const char* reason, bool) {
   std::string choice, arch, intrinsics;
   {
@@ -42,22 +66,30 @@ void on_llvm_fatal_error(void*, const char* reason, bool) {
     arch = g_target_arch;
     for (const std::string& name : g_target_intrinsics) intrinsics += (intrinsics.empty() ? "'" : ", '") + name + "'";
   }
-  // Instruction selection failed in a module that calls `lower llvm` intrinsics (tensorize): the
-  // chosen or default CPU lacks their instruction.
-  if (std::strncmp(reason, "Cannot select", 13) == 0 && !intrinsics.empty()) {
+  std::string what = short_reason(reason);
+  std::string target = choice.empty() ? "target " + arch + " (default CPU)" : choice;
+  // Code generation failed in a module that calls `lower llvm` intrinsics (tensorize) whose
+  // declaration states no `requires` features: the chosen or default CPU most likely lacks their
+  // instruction ("Cannot select", or "Do not know how to split" a vector the CPU has no register for).
+  if (!intrinsics.empty()) {
     std::fprintf(stderr,
                  "texc: error: LLVM cannot generate code for %s: the CPU lacks the instruction of the tensorized "
-                 "LLVM intrinsic %s (choose a CPU that has it with --mcpu or --mattr, or a schedule without it)\n",
-                 choice.empty() ? ("target " + arch + " (default CPU)").c_str() : choice.c_str(), intrinsics.c_str());
+                 "LLVM intrinsic %s (LLVM: %s); choose a CPU that has it with --mcpu or --mattr, or a schedule "
+                 "without it, and state the features it needs with `requires` in its declaration\n",
+                 target.c_str(), intrinsics.c_str(), what.c_str());
     std::fflush(stderr);
     _exit(1);
   }
   if (!choice.empty()) {
-    std::fprintf(stderr, "texc: error: LLVM cannot generate code for %s: %s\n", choice.c_str(), reason);
+    std::fprintf(stderr,
+                 "texc: error: LLVM cannot generate code for %s: %s (LLVM 19 cannot lower this combination of CPU "
+                 "features; choose a CPU with --mcpu alone, or add the features it implies)\n",
+                 choice.c_str(), what.c_str());
     std::fflush(stderr);
     _exit(1);
   }
-  std::fprintf(stderr, "texc: internal error: LLVM failed: %s\n(this is a bug in texc, not in your program)\n", reason);
+  std::fprintf(stderr, "texc: internal error: LLVM failed: %s\n(this is a bug in texc, not in your program)\n",
+               what.c_str());
   std::fflush(stderr);
   std::abort();
 }
@@ -131,8 +163,9 @@ struct RequiredFeatures {
 };
 RequiredFeatures required_features(const std::string& arch) {
   if (arch == "x86" || arch == "host")
-    return {"+64bit,+64bit-mode,-soft-float",
-            "x86-64 code needs a 64-bit CPU in 64-bit mode with hardware floating point"};
+    return {"+64bit,+64bit-mode,-soft-float,+sse,+sse2",
+            "x86-64 code needs a 64-bit CPU in 64-bit mode with hardware floating point in SSE registers (the "
+            "x86-64 ABI passes floats in them, to libm's functions too)"};
   return {"", ""};
 }
 
@@ -142,9 +175,19 @@ std::string joined(const std::string& a, const std::string& b) {
   return a + "," + b;
 }
 
-}  // namespace
+/// Does the comma-separated list `list` hold `entry` ("-evex512")?
+bool list_has(const std::string& list, const std::string& entry) {
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = std::min(list.find(',', start), list.size());
+    if (list.compare(start, comma - start, entry) == 0) return true;
+    start = comma + 1;
+  }
+  return false;
+}
 
-ResolvedCpuTarget resolve_cpu_target(const CpuTargetOptions& options) {
+/// The triple, CPU and feature string of `options` before any check.
+ResolvedCpuTarget unchecked_resolution(const CpuTargetOptions& options) {
   ResolvedCpuTarget r;
   if (options.arch == "x86" || options.arch == "host") {
     llvm::Triple process(llvm::sys::getProcessTriple());
@@ -168,29 +211,78 @@ ResolvedCpuTarget resolve_cpu_target(const CpuTargetOptions& options) {
   return r;
 }
 
-std::unique_ptr<llvm::TargetMachine> make_cpu_target_machine(const CpuTargetOptions& options) {
+const llvm::Target* llvm_target(const ResolvedCpuTarget& r) {
   initialize_llvm_targets();
-  ResolvedCpuTarget resolved = resolve_cpu_target(options);
   std::string error;
-  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(resolved.triple, error);
-  if (!target) throw TargetOptionError("LLVM has no target for '" + resolved.triple + "': " + error);
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(r.triple, error);
+  if (!target) throw TargetOptionError("LLVM has no target for '" + r.triple + "': " + error);
+  return target;
+}
 
-  // Reject an unknown --mcpu, an unknown --mattr feature, or a choice the generated code cannot
-  // run with here, before LLVM warns and ignores it or fails inside code generation.
-  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(target->createMCSubtargetInfo(resolved.triple, "", ""));
-  if (subtarget && !subtarget->isCPUStringValid(resolved.cpu))
-    throw TargetOptionError("unknown CPU '" + resolved.cpu + "' for target " + options.arch + " (did you mean " +
-                            closest_names(resolved.cpu, subtarget->getAllProcessorDescriptions()) + "?)");
-  if (subtarget) check_feature_list(options.mattr, *subtarget, options.arch);
-  RequiredFeatures required = required_features(options.arch);
-  std::unique_ptr<llvm::MCSubtargetInfo> chosen(
-      target->createMCSubtargetInfo(resolved.triple, resolved.cpu, resolved.features));
-  std::string choice;  // "--mcpu i386 --mattr -sse2", or "" for the defaults
+std::unique_ptr<llvm::MCSubtargetInfo> subtarget_of(const ResolvedCpuTarget& r) {
+  return std::unique_ptr<llvm::MCSubtargetInfo>(llvm_target(r)->createMCSubtargetInfo(r.triple, r.cpu, r.features));
+}
+
+/// A subtarget of the triple that knows every feature name (no CPU, no features).
+std::unique_ptr<llvm::MCSubtargetInfo> any_subtarget(const ResolvedCpuTarget& r) {
+  return std::unique_ptr<llvm::MCSubtargetInfo>(llvm_target(r)->createMCSubtargetInfo(r.triple, "", ""));
+}
+
+bool knows_feature(const llvm::MCSubtargetInfo& subtarget, const std::string& name) {
+  for (const llvm::SubtargetFeatureKV& f : subtarget.getAllProcessorFeatures())
+    if (name == f.Key) return true;
+  return false;
+}
+
+/// "--mcpu i386 --mattr -sse2", or "" for the defaults.
+std::string choice_of(const CpuTargetOptions& options) {
+  std::string choice;
   if (!options.mcpu.empty()) choice = "--mcpu " + options.mcpu;
   if (!options.mattr.empty()) choice += (choice.empty() ? "--mattr " : " --mattr ") + options.mattr;
-  if (chosen && *required.features && !chosen->checkFeatures(required.features))
-    throw TargetOptionError("target " + options.arch + " cannot use " + choice + ": " + required.why + " (" +
-                            required.features + ")");
+  return choice;
+}
+
+}  // namespace
+
+ResolvedCpuTarget resolve_cpu_target(const CpuTargetOptions& options) {
+  ResolvedCpuTarget r = unchecked_resolution(options);
+  // Reject an unknown --mcpu, an unknown --mattr feature, or a choice the generated code cannot
+  // run with here, before LLVM warns and ignores it or fails inside code generation.
+  std::unique_ptr<llvm::MCSubtargetInfo> any = any_subtarget(r);
+  if (!any->isCPUStringValid(r.cpu))
+    throw TargetOptionError("unknown CPU '" + r.cpu + "' for target " + options.arch + " (did you mean " +
+                            closest_names(r.cpu, any->getAllProcessorDescriptions()) + "?)");
+  check_feature_list(options.mattr, *any, options.arch);
+  std::unique_ptr<llvm::MCSubtargetInfo> chosen = subtarget_of(r);
+  RequiredFeatures required = required_features(options.arch);
+  if (*required.features && !chosen->checkFeatures(required.features))
+    throw TargetOptionError("target " + options.arch + " cannot use " + choice_of(options) + ": " + required.why +
+                            " (" + required.features + ")");
+  // AVX-512's register width. LLVM 19 uses 512-bit registers only with the feature evex512, which
+  // the AVX-512 CPUs (skylake-avx512, znver4, x86-64-v4, knl, ...) have but which AVX-512 features
+  // added to another CPU (--mcpu x86-64-v3 --mattr +avx512f) do not bring (clang adds it; LLVM only
+  // for the CPU x86-64). AVX-512 limited to 256 bits works only with avx512vl: without it LLVM cannot
+  // select masked 256-bit operations ("Cannot select: v8f32 = vselect"). Every AVX-512 CPU before
+  // AVX10 has 512-bit registers, so AVX-512 gets +evex512 unless --mattr says -evex512, and then
+  // needs avx512vl.
+  // (LLVM's MCSubtargetInfo reports evex512 with any AVX-512 feature: the code generator's subtarget
+  // is what lacks it, so the feature string decides.)
+  if ((options.arch == "x86" || options.arch == "host") && chosen->checkFeatures("+avx512f")) {
+    if (!list_has(options.mattr, "-evex512")) {
+      if (!list_has(r.features, "+evex512")) r.features = joined(r.features, "+evex512");
+    } else if (!chosen->checkFeatures("+avx512vl")) {
+      throw TargetOptionError("target " + options.arch + " cannot use " + choice_of(options) +
+                              ": AVX-512 without 512-bit registers (-evex512) needs avx512vl (LLVM 19 cannot "
+                              "generate masked 256-bit operations without it); add +avx512vl or leave out -evex512");
+    }
+  }
+  return r;
+}
+
+std::unique_ptr<llvm::TargetMachine> make_cpu_target_machine(const CpuTargetOptions& options) {
+  ResolvedCpuTarget resolved = resolve_cpu_target(options);
+  const llvm::Target* target = llvm_target(resolved);
+  std::string choice = choice_of(options);
   {
     std::lock_guard<std::mutex> lock(g_user_choice_mutex);
     g_user_choice = choice.empty() ? "" : "target " + options.arch + " " + choice;
@@ -209,6 +301,50 @@ std::unique_ptr<llvm::TargetMachine> make_cpu_target_machine(const CpuTargetOpti
       resolved.triple, resolved.cpu, resolved.features, target_options, llvm::Reloc::PIC_, std::nullopt, level));
   if (!tm) throw TargetOptionError("cannot create a target machine for " + resolved.triple);
   return tm;
+}
+
+std::optional<std::string> unknown_cpu_feature(const std::string& arch, const std::string& name) {
+  CpuTargetOptions options;
+  options.arch = arch;
+  ResolvedCpuTarget r = unchecked_resolution(options);
+  std::unique_ptr<llvm::MCSubtargetInfo> any = any_subtarget(r);
+  if (knows_feature(*any, name)) return std::nullopt;
+  return closest_names(name, any->getAllProcessorFeatures());
+}
+
+std::vector<std::string> missing_cpu_features(const CpuTargetOptions& options, const std::vector<std::string>& features) {
+  ResolvedCpuTarget r = resolve_cpu_target(options);
+  std::unique_ptr<llvm::MCSubtargetInfo> any = any_subtarget(r);
+  std::unique_ptr<llvm::MCSubtargetInfo> chosen = subtarget_of(r);
+  std::vector<std::string> missing;
+  for (const std::string& f : features)
+    if (!knows_feature(*any, f) || !chosen->checkFeatures("+" + f)) missing.push_back(f);
+  return missing;
+}
+
+std::vector<std::string> features_missing_on_host(const CpuTargetOptions& options,
+                                                  const std::map<std::string, bool>& host) {
+  ResolvedCpuTarget r = resolve_cpu_target(options);
+  std::unique_ptr<llvm::MCSubtargetInfo> any = any_subtarget(r);
+  std::unique_ptr<llvm::MCSubtargetInfo> chosen = subtarget_of(r);
+  std::vector<std::string> missing;  // std::map: sorted by name
+  for (const auto& [name, present] : host)
+    if (!present && knows_feature(*any, name) && chosen->checkFeatures("+" + name)) missing.push_back(name);
+  return missing;
+}
+
+std::string host_cannot_run(const CpuTargetOptions& options) {
+  if (options.arch != "x86" && options.arch != "host") return "";
+  if (llvm::Triple(llvm::sys::getProcessTriple()).getArch() != llvm::Triple::x86_64) return "";
+  std::map<std::string, bool> host;
+  for (const auto& feature : llvm::sys::getHostCPUFeatures()) host[feature.first().str()] = feature.second;
+  std::vector<std::string> missing = features_missing_on_host(options, host);
+  if (missing.empty()) return "";
+  std::string list;
+  for (const std::string& f : missing) list += (list.empty() ? "" : ", ") + f;
+  return "cannot run code for target " + options.arch + " " + choice_of(options) + " on this host (" +
+         llvm::sys::getHostCPUName().str() + "): the host CPU lacks " + list +
+         "; compile it without `run`, or run it for the host's CPU (no --mcpu, no --mattr adding these)";
 }
 
 }  // namespace texc

@@ -5,8 +5,10 @@
 
 #include "backends/interp/InterpError.h"
 #include "backends/llvm/WarmUp.h"
+#include "backends/llvm/CpuTargetMachine.h"
 #include "tools/texc/ChildProcess.h"
 
+#include "tools/texc/EnvironmentError.h"
 namespace texc {
 
 namespace {
@@ -25,6 +27,8 @@ OpExecutor make_jit_executor(const LoweredFunc& func, const CpuTargetOptions& ta
                              const std::map<std::string, void*>& extern_symbols, int repeat,
                              std::shared_ptr<JitTiming> timing) {
   std::shared_ptr<JitModule> jit;
+  // Code for a CPU with features this host lacks would stop on an illegal instruction: say which.
+  if (std::string why = host_cannot_run(target); !why.empty()) throw EnvironmentError(why);
   try {
     jit = JitModule::create({func}, target, extern_symbols);
   } catch (const TargetOptionError&) {

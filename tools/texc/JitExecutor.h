@@ -8,7 +8,9 @@
 // are left in *timing. So compiled code that faults (an out-of-bounds access the reference could
 // not see, e.g. at an unchecked point) kills the child, never texc: it is an InterpError naming
 // the signal, which run_op reports as a failed check. Parallel loops use the child's own texrt
-// thread pool (runtime/texrt.h). A module LLJIT cannot link is an InterpError too.
+// thread pool (runtime/texrt.h). A module LLJIT cannot link is an InterpError too. A target CPU
+// (--mcpu, --mattr) with features the host CPU lacks is an EnvironmentError naming them (texc exits
+// 2), before anything is compiled.
 #pragma once
 #include <map>
 #include <memory>

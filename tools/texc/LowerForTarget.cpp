@@ -4,6 +4,7 @@
 
 #include "lower/Lower.h"
 #include "lower/SplitPrepare.h"
+#include "tools/texc/CpuTarget.h"
 #include "tools/texc/KnobOptions.h"
 
 namespace texc {
@@ -20,6 +21,7 @@ LoweredFunc lower_for_target(const OpDef& op, const CommandLine& cl, const KnobC
   options.time_passes = cl.time_passes;
   if (cl.verify_each) options.verify = true;
   options.log = &std::cerr;
+  if (is_cpu_target(cl.target)) options.cpu_features = cpu_feature_query(cl, op);  // tensorize's fallback
   std::vector<Remark> found;
   if (cl.remarks) options.remarks = &found;
   LoweredFunc func = lower_op(op, options);
