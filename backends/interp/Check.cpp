@@ -33,6 +33,12 @@ double tolerance_for(Type t, int64_t accumulation_length) {
   return std::max(base, double(accumulation_length) * unit_roundoff);
 }
 
+double absolute_floor_for(Type t, int64_t accumulation_length) {
+  if (!t.is_float()) return 0;
+  double smallest_normal = std::ldexp(1.0, t.bits == 16 ? -14 : t.bits == 32 ? -126 : -1022);
+  return double(std::max<int64_t>(1, accumulation_length)) * smallest_normal;
+}
+
 int64_t accumulation_length(const OpDef& op, const std::string& name) {
   std::map<std::string, int64_t> known;  // stage name -> its length, as computed
   std::function<int64_t(const Stage&)> length_of = [&](const Stage& stage) -> int64_t {
@@ -110,8 +116,13 @@ ExpectedOutput expected_output(ReferenceInterpreter& reference, const std::strin
   for (int64_t extent : e.shape) n *= extent;
   e.points = points_to_check(n, options, &e.sampled);
   e.values.reserve(e.points.size());
+  e.magnitudes.reserve(e.points.size());
   try {
-    for (int64_t p : e.points) e.values.push_back(reference.evaluate_point(name, unflatten(e.shape, p)));
+    for (int64_t p : e.points) {
+      double magnitude = 0;
+      e.values.push_back(reference.evaluate_point(name, unflatten(e.shape, p), &magnitude));
+      e.magnitudes.push_back(magnitude);
+    }
   } catch (const InterpError& error) {
     e.error = "reference: " + std::string(error.what());
   }
@@ -139,14 +150,8 @@ CheckResult compare_output(const ExpectedOutput& expected_output, const Tensor& 
   r.points_checked = int64_t(points.size());
 
   double tol = tolerance_for(t, options.accumulation_length);
-  double scale = 1e-12;
-  if (t.is_float()) {
-    double sum = 0;
-    int64_t finite = 0;
-    for (Value v : expected)
-      if (std::isfinite(v.f)) sum += std::fabs(v.f), ++finite;
-    if (finite) scale = std::max(scale, sum / double(finite));
-  }
+  double floor = absolute_floor_for(t, options.accumulation_length);
+  const std::vector<double>& magnitudes = expected_output.magnitudes;
   for (size_t k = 0; k < points.size(); ++k) {
     int64_t p = points[k];
     Value want = expected[k], got;
@@ -162,8 +167,10 @@ CheckResult compare_output(const ExpectedOutput& expected_output, const Tensor& 
         ok = want.f == got.f;
         err = ok ? 0 : INFINITY;
       } else {
-        err = std::fabs(got.f - want.f) / std::max(std::fabs(want.f), scale);
-        ok = err <= tol;
+        double magnitude = k < magnitudes.size() ? magnitudes[k] : std::fabs(want.f);
+        double diff = std::fabs(got.f - want.f);
+        ok = diff <= tol * magnitude + floor;
+        err = diff / (magnitude + floor / tol);
       }
     } else {
       got = int_value(actual.get_int(p));
@@ -182,6 +189,12 @@ CheckResult compare_output(const ExpectedOutput& expected_output, const Tensor& 
     r.passed = false;
     r.message += " (" + std::to_string(r.mismatches) + " of " + std::to_string(r.points_checked) +
                  " checked elements differ)";
+  } else if (t.is_float() && r.points_checked > 0 && r.nonfinite_expected == r.points_checked) {
+    r.passed = false;
+    r.message = "every one of the " + std::to_string(r.points_checked) + " checked points of output '" + name +
+                "' is NaN or infinite in the reference, so no number was compared: the inputs are outside the "
+                "op's domain (a sqrt or log of a negative, a division by zero); give the inputs a range with "
+                "--input-range [NAME=]LO,HI or files with --inputs DIR";
   }
   return r;
 }

@@ -1,15 +1,22 @@
 // Check: compares one output tensor of an op with the reference interpreter.
 //
-// Tolerance is scaled to the element type and to the length of the accumulations behind the output:
-// integers and bool must match exactly; a float element a with reference b passes when
-// |a - b| <= tol * max(|b|, mean|ref|), where mean|ref| is the mean magnitude of the checked
-// reference values — so long reductions, whose rounding error grows with the size of the sum rather
-// than of each element, and results that cancel to near zero are judged against the output's scale.
-// tol = max(base, n * u): base is 1e-4 for f32, 1e-2 for f16, 1e-9 for f64; u is the element type's
-// unit roundoff (2^-24, 2^-11, 2^-53) and n the accumulation length of the output
-// (accumulation_length), so n * u is the classical worst-case bound of a recursive sum of n terms
-// computed in the element type, whatever the order. A sum of 10^6 f32 terms may be 6% off; a sum
-// of 1000 f32 terms is held to 1e-4. NaN matches only NaN; an infinity only the same infinity.
+// Every element is judged on its own. Integers and bool must match exactly; a float element a
+// with reference b passes when
+//     |a - b| <= tol * M + floor
+// where M is b's condition magnitude, computed by the reference alongside b
+// (ReferenceInterpreter.h): |b| for an element-wise result, the sum of its terms' magnitudes for a
+// sum — the classical bound of a sum's rounding error is proportional to the sum of |terms|, not to
+// |result|, so a result that cancels to near zero is judged by its terms, and one huge element
+// widens no other element's bound. tol = max(base, n * u): base is 1e-4 for f32, 1e-2 for f16,
+// 1e-9 for f64; u is the element type's unit roundoff (2^-24, 2^-11, 2^-53) and n the accumulation
+// length of the output (accumulation_length), so n * u is the classical worst-case bound of a
+// recursive sum of n terms computed in the element type, whatever the order. A sum of 10^6 f32
+// terms may be 6% of its terms' magnitude off; a sum of 1000 f32 terms is held to 1e-4.
+// floor = max(1, n) * the smallest normal number of the element type (f32 2^-126 ~ 1.2e-38, f16
+// 2^-14 ~ 6.1e-5, f64 2^-1022): compiled code may flush subnormal values to zero, each term of a
+// sum losing less than that. NaN matches only NaN; an infinity only the same infinity. An output
+// whose checked reference values are all NaN or infinite compares no number: the check fails, as
+// it says nothing (the inputs are outside the op's domain).
 //
 // An output of at most `full_check_limit` elements is checked whole; a larger one on a seeded
 // random sample of `sample_points` points (plus its first and last element), each evaluated by the
@@ -35,7 +42,7 @@ struct CheckOptions {
 
 struct CheckResult {
   bool passed = true;
-  double max_rel_err = 0;     // max over checked points of |a - b| / max(|b|, mean|ref|)
+  double max_rel_err = 0;     // max over checked points of |a - b| / (M + floor / tol): <= tol iff it passes
   int64_t points_checked = 0;
   int64_t mismatches = 0;
   bool sampled = false;       // false: every element was checked
@@ -46,6 +53,9 @@ struct CheckResult {
 /// The relative tolerance for element type t (0 for integers and bool) of a value that went through
 /// accumulations of `accumulation_length` terms in all (see the file comment).
 double tolerance_for(Type t, int64_t accumulation_length = 0);
+/// The absolute floor of the tolerance for element type t (0 for integers and bool): max(1, n) times
+/// the type's smallest normal number (see the file comment).
+double absolute_floor_for(Type t, int64_t accumulation_length = 0);
 
 /// How many terms stage `name` of `op` accumulates, along its longest chain of reductions: the terms
 /// of every sum/prod in its body (the product of the reduction's extents; max and min do not round)
@@ -61,6 +71,7 @@ struct ExpectedOutput {
   std::vector<int64_t> shape;
   std::vector<int64_t> points;  // flat (row-major) indices, ascending
   std::vector<Value> values;    // the reference's value at each point
+  std::vector<double> magnitudes;  // its condition magnitude M (empty: |value|)
   bool sampled = false;
   std::string error;            // "reference: ..." when the reference failed (an InterpError), else ""
 };

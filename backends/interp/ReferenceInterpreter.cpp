@@ -21,6 +21,7 @@ struct ReferenceInterpreter::StageCache {
   std::vector<int64_t> shape;
   int64_t size = 1;
   std::vector<Value> values;   // allocated on first use
+  std::vector<double> magnitudes;  // the condition magnitude of each computed value (see the header)
   std::vector<uint8_t> state;  // 0 not computed, 1 being computed, 2 computed
 };
 
@@ -94,7 +95,8 @@ ReferenceInterpreter::StageCache& ReferenceInterpreter::stage_named(const std::s
 Type ReferenceInterpreter::stage_dtype(const std::string& name) const { return stage_named(name).stage->buffer->dtype; }
 std::vector<int64_t> ReferenceInterpreter::stage_shape(const std::string& name) const { return stage_named(name).shape; }
 
-Value ReferenceInterpreter::evaluate_point(const std::string& name, const std::vector<int64_t>& index) {
+Value ReferenceInterpreter::evaluate_point(const std::string& name, const std::vector<int64_t>& index,
+                                           double* magnitude) {
   StageCache& s = stage_named(name);
   bool in_bounds = index.size() == s.shape.size();
   for (size_t d = 0; in_bounds && d < index.size(); ++d) in_bounds = index[d] >= 0 && index[d] < s.shape[d];
@@ -103,7 +105,9 @@ Value ReferenceInterpreter::evaluate_point(const std::string& name, const std::v
                       shape_string(s.shape));
   bindings_.clear();
   evaluating_.clear();
-  return evaluate_stage_point(s, index.data());
+  Evaluated e = evaluate_stage_point(s, index.data());
+  if (magnitude) *magnitude = e.m;
+  return e.v;
 }
 
 Tensor ReferenceInterpreter::evaluate_all(const std::string& name) {
@@ -118,15 +122,16 @@ Tensor ReferenceInterpreter::evaluate_all(const std::string& name) {
   return t;
 }
 
-Value ReferenceInterpreter::evaluate_stage_point(StageCache& s, const int64_t* index) {
+ReferenceInterpreter::Evaluated ReferenceInterpreter::evaluate_stage_point(StageCache& s, const int64_t* index) {
   size_t rank = s.shape.size();
   int64_t flat = 0;
   for (size_t d = 0; d < rank; ++d) flat = flat * s.shape[d] + index[d];
   if (s.state.empty()) {
     s.values.resize(size_t(s.size));
+    s.magnitudes.resize(size_t(s.size));
     s.state.assign(size_t(s.size), 0);
   }
-  if (s.state[flat] == 2) return s.values[flat];
+  if (s.state[flat] == 2) return {s.values[flat], s.magnitudes[flat]};
   std::vector<int64_t> point(index, index + rank);
   if (s.state[flat] == 1) fail("tensor '" + s.stage->name + "' depends on its own value at " + shape_string(point));
   s.state[flat] = 1;
@@ -137,29 +142,35 @@ Value ReferenceInterpreter::evaluate_stage_point(StageCache& s, const int64_t* i
          std::to_string(rank));
   // The axes are bound on top of whatever is bound now; this stage's body sees only its own axes
   // (a stage reads other stages through Loads, never their variables), so start a fresh scope.
-  std::vector<std::pair<const Variable*, Value>> outer_bindings;
+  std::vector<std::pair<const Variable*, Evaluated>> outer_bindings;
   outer_bindings.swap(bindings_);
-  for (size_t d = 0; d < rank; ++d) bindings_.push_back({stage.axes[d].var.get(), int_value(index[d])});
+  for (size_t d = 0; d < rank; ++d)
+    bindings_.push_back({stage.axes[d].var.get(), {int_value(index[d]), std::fabs(double(index[d]))}});
   evaluating_.push_back({&s, std::move(point)});
 
-  Value v;
+  Evaluated e;
   try {
-    v = eval(stage.body);
+    e = eval(stage.body);
   } catch (...) {
     s.state[flat] = 0;  // not computed: a later evaluation reports the same error, not a cycle
     evaluating_.pop_back();
     bindings_.swap(outer_bindings);
     throw;
   }
+  Value v = e.v;
   Type t = stage.buffer->dtype;
   if (t.is_float()) v.f = round_float(t, stage.body->type.is_float() ? v.f : cast_to_float(t, stage.body->type, v.i, 0));
   else v.i = stage.body->type.is_float() ? cast_to_int(t, stage.body->type, 0, v.f) : wrap_int(t, v.i);
 
   evaluating_.pop_back();
   bindings_.swap(outer_bindings);
+  // Stored: the rounding to t adds at most a unit roundoff of |v| (the magnitude covers |v|).
+  double m = t.is_float() ? std::max(e.m, std::fabs(v.f)) : std::fabs(double(v.i));
+  if (std::isnan(m)) m = INFINITY;
   s.values[flat] = v;
+  s.magnitudes[flat] = m;
   s.state[flat] = 2;
-  return v;
+  return {v, m};
 }
 
 void ReferenceInterpreter::fail(const std::string& what) const {
@@ -174,7 +185,7 @@ void ReferenceInterpreter::fail(const std::string& what) const {
   throw InterpError(msg);
 }
 
-Value ReferenceInterpreter::lookup(const Variable* v) const {
+ReferenceInterpreter::Evaluated ReferenceInterpreter::lookup(const Variable* v) const {
   for (size_t i = bindings_.size(); i-- > 0;)
     if (bindings_[i].first == v) return bindings_[i].second;
   fail("variable '" + v->name + "' is not bound");
@@ -182,10 +193,10 @@ Value ReferenceInterpreter::lookup(const Variable* v) const {
 
 int64_t ReferenceInterpreter::eval_index(const Expr& e) {
   if (e->type.is_float()) fail("a floating-point value is used as an index");
-  return eval(e).i;
+  return eval(e).v.i;
 }
 
-Value ReferenceInterpreter::eval_load(const Load* load) {
+ReferenceInterpreter::Evaluated ReferenceInterpreter::eval_load(const Load* load) {
   const BufferNode* b = load->buffer.get();
   const TensorSource* source = nullptr;
   for (const TensorSource& t : sources_)
@@ -213,12 +224,20 @@ Value ReferenceInterpreter::eval_load(const Load* load) {
   const Tensor& t = *source->input;
   int64_t flat = 0;
   for (size_t d = 0; d < rank; ++d) flat = flat * source->shape[d] + index[d];
-  return t.dtype().is_float() ? float_value(t.get_double(flat)) : int_value(t.get_int(flat));
+  if (t.dtype().is_float()) {
+    double x = t.get_double(flat);
+    return {float_value(x), std::fabs(x)};
+  }
+  int64_t x = t.get_int(flat);
+  return {int_value(x), std::fabs(double(x))};
 }
 
-Value ReferenceInterpreter::eval_reduce(const Reduce* r) {
+ReferenceInterpreter::Evaluated ReferenceInterpreter::eval_reduce(const Reduce* r) {
   Type t = r->type;
   Value acc = reduce_identity(r->reduce_kind, t);
+  // The magnitude: a sum adds its terms' magnitudes, a product multiplies them; max and min take
+  // the chosen term's (they do not round).
+  double acc_m = r->reduce_kind == ReduceKind::Prod ? 1 : 0;
   BinaryOp combine = BinaryOp::Add;
   switch (r->reduce_kind) {
     case ReduceKind::Sum: combine = BinaryOp::Add; break;
@@ -230,82 +249,148 @@ Value ReferenceInterpreter::eval_reduce(const Reduce* r) {
   size_t base = bindings_.size();
   auto loop = [&](auto& self, size_t axis) -> void {
     if (axis == r->axes.size()) {
-      Value x = eval(r->source);
-      if (t.is_float()) acc.f = float_binary(combine, acc.f, x.f);
-      else acc.i = int_binary(combine, t, acc.i, x.i);
+      Evaluated x = eval(r->source);
+      if (t.is_float()) {
+        double before = acc.f;
+        acc.f = float_binary(combine, acc.f, x.v.f);
+        if (combine == BinaryOp::Add) acc_m += x.m;
+        else if (combine == BinaryOp::Mul) acc_m *= x.m;
+        else if (acc.f != before || std::isnan(acc.f)) acc_m = x.m;
+      } else {
+        acc.i = int_binary(combine, t, acc.i, x.v.i);
+        acc_m = std::fabs(double(acc.i));
+      }
       return;
     }
     const IterVar& iv = r->axes[axis];
     int64_t lo = eval_index(iv.min), extent = eval_index(iv.extent);
-    bindings_.push_back({iv.var.get(), int_value(lo)});
+    bindings_.push_back({iv.var.get(), {int_value(lo), 0}});
     for (int64_t k = lo; k < lo + extent; ++k) {
-      bindings_[base + axis].second.i = k;
+      bindings_[base + axis].second.v.i = k;
       self(self, axis + 1);
     }
     bindings_.pop_back();
   };
   loop(loop, 0);
-  return acc;
+  if (t.is_float()) acc_m = std::max(acc_m, std::fabs(acc.f));
+  return {acc, acc_m};
 }
 
-Value ReferenceInterpreter::eval(const Expr& e) {
+namespace {
+
+/// The condition magnitude of a math function's result r = f(x) (x with magnitude mx, y with my
+/// for pow): |r| for its own rounding plus |f'| times the arguments' magnitudes (first order).
+double math_magnitude(const std::string& name, const std::vector<double>& x, const std::vector<double>& m, double r) {
+  double a = x[0], ma = m[0];
+  if (name == "exp") return std::fabs(r) * (1 + ma);
+  if (name == "log") return std::fabs(r) + ma / std::fabs(a);
+  if (name == "sqrt") return std::fabs(r) + (ma == 0 ? 0 : ma / (2 * std::fabs(r)));
+  if (name == "tanh") return std::fabs(r) + (1 - r * r) * ma;
+  if (name == "sigmoid") return std::fabs(r) + r * (1 - r) * ma;
+  if (name == "abs") return std::max(std::fabs(r), ma);
+  if (name == "pow" && x.size() == 2) {
+    double b = x[1], mb = m[1];
+    double da = b == 0 ? 0 : std::fabs(b * std::pow(a, b - 1)) * ma;
+    double db = mb == 0 ? 0 : std::fabs(r * std::log(std::fabs(a))) * mb;
+    return std::fabs(r) + da + db;
+  }
+  return std::fabs(r);  // floor, ceil: piecewise constant
+}
+
+}  // namespace
+
+ReferenceInterpreter::Evaluated ReferenceInterpreter::eval(const Expr& e) {
   switch (e->kind) {
-    case ExprKind::IntImm: return int_value(e->as<IntImm>()->value);
-    case ExprKind::FloatImm: return float_value(e->as<FloatImm>()->value);
+    case ExprKind::IntImm: {
+      int64_t i = e->as<IntImm>()->value;
+      return {int_value(i), std::fabs(double(i))};
+    }
+    case ExprKind::FloatImm: {
+      double f = e->as<FloatImm>()->value;
+      return {float_value(f), std::fabs(f)};
+    }
     case ExprKind::Variable: return lookup(e->as<Variable>());
     case ExprKind::Binary: {
       auto* b = e->as<Binary>();
       Type t = b->a->type;
       if (b->op == BinaryOp::And || b->op == BinaryOp::Or) {
-        bool a = eval(b->a).i != 0;
-        if (b->op == BinaryOp::And && !a) return int_value(0);
-        if (b->op == BinaryOp::Or && a) return int_value(1);
-        return int_value(eval(b->b).i != 0);
+        bool a = eval(b->a).v.i != 0;
+        if (b->op == BinaryOp::And && !a) return {int_value(0), 0};
+        if (b->op == BinaryOp::Or && a) return {int_value(1), 1};
+        bool r = eval(b->b).v.i != 0;
+        return {int_value(r), double(r)};
       }
-      Value x = eval(b->a), y = eval(b->b);
+      Evaluated x = eval(b->a), y = eval(b->b);
       if (t.is_float()) {
-        double r = float_binary(b->op, x.f, y.f);
-        return is_comparison(b->op) ? int_value(r != 0) : float_value(r);
+        double r = float_binary(b->op, x.v.f, y.v.f);
+        if (is_comparison(b->op)) return {int_value(r != 0), double(r != 0)};
+        double m;
+        switch (b->op) {
+          case BinaryOp::Add:
+          case BinaryOp::Sub: m = x.m + y.m; break;
+          case BinaryOp::Mul: m = x.m * y.m; break;
+          case BinaryOp::Div: m = (x.m + std::fabs(r) * y.m) / std::fabs(y.v.f); break;
+          case BinaryOp::Mod: m = x.m + std::fabs(std::floor(x.v.f / y.v.f)) * y.m; break;
+          case BinaryOp::Min:
+          case BinaryOp::Max: m = r == x.v.f ? (r == y.v.f ? std::max(x.m, y.m) : x.m) : y.m; break;
+          default: m = std::fabs(r);
+        }
+        if (std::isnan(m)) m = INFINITY;
+        return {float_value(r), std::max(m, std::fabs(r))};
       }
-      return int_value(int_binary(b->op, t, x.i, y.i));
+      int64_t r = int_binary(b->op, t, x.v.i, y.v.i);
+      return {int_value(r), std::fabs(double(r))};
     }
-    case ExprKind::Not: return int_value(eval(e->as<Not>()->a).i == 0);
+    case ExprKind::Not: {
+      bool r = eval(e->as<Not>()->a).v.i == 0;
+      return {int_value(r), double(r)};
+    }
     case ExprKind::Select: {
       auto* s = e->as<Select>();
-      return eval(s->cond).i ? eval(s->true_value) : eval(s->false_value);
+      return eval(s->cond).v.i ? eval(s->true_value) : eval(s->false_value);
     }
     case ExprKind::Cast: {
       auto* c = e->as<Cast>();
       Type from = c->value->type, to = c->type;
-      Value v = eval(c->value);
-      if (to.is_float()) return float_value(cast_to_float(to, from, v.i, v.f));
-      return int_value(cast_to_int(to, from, v.i, v.f));
+      Evaluated v = eval(c->value);
+      if (to.is_float()) {
+        double r = cast_to_float(to, from, v.v.i, v.v.f);
+        return {float_value(r), from.is_float() ? std::max(v.m, std::fabs(r)) : std::fabs(r)};
+      }
+      int64_t r = cast_to_int(to, from, v.v.i, v.v.f);
+      return {int_value(r), std::fabs(double(r))};
     }
     case ExprKind::Call: {
       auto* c = e->as<Call>();
       if (is_value_hint(c)) return eval(c->args[0]);
       if (c->call_kind != CallKind::Math) fail("call of '" + c->name + "' cannot be evaluated in a compute definition");
       if (c->name == "abs" && c->args.size() == 1 && !c->type.is_float()) {
-        int64_t x = eval(c->args[0]).i;
-        return int_value(wrap_int(c->type, x < 0 && !c->type.is_uint() ? int64_t(0 - uint64_t(x)) : x));
+        int64_t x = eval(c->args[0]).v.i;
+        int64_t r = wrap_int(c->type, x < 0 && !c->type.is_uint() ? int64_t(0 - uint64_t(x)) : x);
+        return {int_value(r), std::fabs(double(r))};
       }
-      std::vector<double> args;
+      std::vector<double> args, magnitudes;
       for (const Expr& a : c->args) {
-        Value v = eval(a);
-        args.push_back(a->type.is_float() ? v.f : cast_to_float(Float(64), a->type, v.i, 0));
+        Evaluated v = eval(a);
+        args.push_back(a->type.is_float() ? v.v.f : cast_to_float(Float(64), a->type, v.v.i, 0));
+        magnitudes.push_back(a->type.is_float() ? v.m : 0);  // an integer argument is exact
       }
       MathFunction f = find_math_function(c->name, args.size());
       if (!f) fail("unknown math function '" + c->name + "' with " + std::to_string(args.size()) + " argument(s)");
       double r = f(args.data());
-      if (c->type.is_float()) return float_value(r);
-      return int_value(cast_to_int(c->type, Float(64), 0, r));
+      if (c->type.is_float()) {
+        double m = math_magnitude(c->name, args, magnitudes, r);
+        return {float_value(r), std::isnan(m) ? INFINITY : m};
+      }
+      int64_t i = cast_to_int(c->type, Float(64), 0, r);
+      return {int_value(i), std::fabs(double(i))};
     }
     case ExprKind::Load: return eval_load(e->as<Load>());
     case ExprKind::Let: {
       auto* l = e->as<Let>();
-      Value v = eval(l->value);
+      Evaluated v = eval(l->value);
       bindings_.push_back({l->var.get(), v});
-      Value r = eval(l->body);
+      Evaluated r = eval(l->body);
       bindings_.pop_back();
       return r;
     }

@@ -11,6 +11,15 @@
 // - sum/max/min/prod reduce over every axis of a Reduce, wherever it appears in a body (a body may
 //   hold several, or a Reduce inside a larger expression such as `sum(...) / 9.0`).
 //
+// Alongside each float value it computes its condition magnitude M: what the value's rounding
+// error scales with, whatever the order of evaluation (the check's tolerance, Check.h). M is the
+// value's first-order error bound in units of the relative error of its operations: an input or
+// constant has M = |x|; a + b and a - b add the operands' M (so a sum with cancellation has the
+// sum of its terms' magnitudes, not its small result); a * b multiplies them; a / b has
+// (M_a + |a/b| M_b) / |b|; a sum reduction adds its terms' M, a product multiplies them, max and
+// min take the chosen operand's; a math function f(x) has |f(x)| + |f'(x)| M_x (floor and ceil:
+// |f(x)|); a stored value has at least its own |value|. Integer values have M = |value|.
+//
 // Evaluation is demand-driven: evaluate_point computes one element of any stage (usually an
 // output), evaluating the elements of other stages it reads on demand and caching them per stage
 // (a dense array with computed flags), so a large output can be checked on a sample of points.
@@ -39,8 +48,9 @@ class ReferenceInterpreter {
   ~ReferenceInterpreter();
 
   /// One element of stage `name` (an output or an intermediate tensor) at `index`, rounded to the
-  /// stage's element type: `.f` for float types, `.i` for integer and bool types.
-  Value evaluate_point(const std::string& name, const std::vector<int64_t>& index);
+  /// stage's element type: `.f` for float types, `.i` for integer and bool types. With
+  /// `magnitude`, also its condition magnitude (see above; infinite where the bound is).
+  Value evaluate_point(const std::string& name, const std::vector<int64_t>& index, double* magnitude = nullptr);
   /// Every element of stage `name`.
   Tensor evaluate_all(const std::string& name);
 
@@ -52,12 +62,17 @@ class ReferenceInterpreter {
   struct StageCache;
   StageCache& stage_named(const std::string& name) const;
   struct TensorSource;
-  Value evaluate_stage_point(StageCache& stage, const int64_t* index);
-  Value eval(const Expr& e);
-  Value eval_reduce(const struct Reduce* r);
-  Value eval_load(const struct Load* load);
+  /// A value with its condition magnitude.
+  struct Evaluated {
+    Value v;
+    double m = 0;
+  };
+  Evaluated evaluate_stage_point(StageCache& stage, const int64_t* index);
+  Evaluated eval(const Expr& e);
+  Evaluated eval_reduce(const struct Reduce* r);
+  Evaluated eval_load(const struct Load* load);
   int64_t eval_index(const Expr& e);
-  Value lookup(const Variable* v) const;
+  Evaluated lookup(const Variable* v) const;
   [[noreturn]] void fail(const std::string& what) const;
 
   const OpDef& op_;
@@ -65,7 +80,7 @@ class ReferenceInterpreter {
   // What a Load of each buffer reads: an input tensor or a stage (few, so searched linearly).
   std::vector<TensorSource> sources_;
   // Variable bindings, innermost last (few at a time, so a linear search is fastest).
-  std::vector<std::pair<const Variable*, Value>> bindings_;
+  std::vector<std::pair<const Variable*, Evaluated>> bindings_;
   // The stage points being evaluated, outermost first (for error messages).
   std::vector<std::pair<const StageCache*, std::vector<int64_t>>> evaluating_;
 };

@@ -4,6 +4,7 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <unistd.h>
 
@@ -61,7 +62,18 @@ TEST_CASE("f32 rounding of 1024- and 4096-long dot products passes; a missing te
     CHECK(!missing_last.passed);
     CheckResult missing_first = check_output(ref, "C", float_matmul(a, b, 1, K));
     CHECK(!missing_first.passed);
-    CHECK(missing_first.mismatches >= 14);
+    // Each element is judged against the magnitude of its own terms (sum of |A[i, k] * B[k, j]|):
+    // every element whose missing term is twice the tolerance of that magnitude differs.
+    int64_t detectable = 0;
+    for (int64_t i = 0; i < 4; ++i)
+      for (int64_t j = 0; j < 4; ++j) {
+        double magnitude = 0;
+        ref.evaluate_point("C", {i, j}, &magnitude);
+        CHECK(magnitude > std::fabs(ref.evaluate_point("C", {i, j}).f));  // random signs cancel
+        detectable += std::fabs(a.get_double(i * K) * b.get_double(j)) > 2 * tolerance_for(Float(32)) * magnitude;
+      }
+    CHECK(detectable >= 4);
+    CHECK(missing_first.mismatches >= detectable);
   }
 }
 
@@ -94,6 +106,107 @@ TEST_CASE("a 10^6-term f32 sum computed sequentially passes with its accumulatio
   CHECK(tolerance_for(Float(32), 1024) == 1e-4);
   CHECK(tolerance_for(Float(32), K) == doctest::Approx(K * 0x1p-24));
   CHECK(tolerance_for(Int(32), K) == 0);
+}
+
+/// Y[i] = X[i] * S[0] (element-wise: each output's magnitude is its own |value|).
+OpDef scale_op(int64_t n) {
+  Buffer X = buffer("X", Float(32), {n}, BufferRole::Input), S = buffer("S", Float(32), {1}, BufferRole::Input);
+  Buffer Y = buffer("Y", Float(32), {n}, BufferRole::Output);
+  Var i = Variable::make("i");
+  Stage s;
+  s.name = "Y";
+  s.buffer = Y;
+  s.axes = {IterVar{i, make_int(0), make_int(n)}};
+  s.body = Load::make(X, {i}) * Load::make(S, {make_int(0)});
+  OpDef op;
+  op.name = "scale";
+  op.inputs = {X, S};
+  op.outputs = {Y};
+  op.stages = {s};
+  return op;
+}
+
+TEST_CASE("each element has its own bound: one reference value of 1e30 hides no error in the others") {
+  OpDef op = scale_op(64);
+  Tensor x(Float(32), {64}), one(Float(32), {1});
+  x.fill_random(5);
+  x.set_double(17, 1e30);
+  one.set_double(0, 1.0);
+  ReferenceInterpreter ref(op, {&x, &one});
+  Tensor y = ref.evaluate_all("Y");
+  CHECK(check_output(ref, "Y", y).passed);
+  for (int64_t i = 0; i < 64; ++i)
+    if (i != 17) y.set_double(i, y.get_double(i) + 1000);
+  CheckResult r = check_output(ref, "Y", y);
+  CHECK(!r.passed);
+  CHECK(r.mismatches == 63);
+  CHECK(r.message.find("Y[0] = ") == 0);
+  CHECK(r.message.find("(63 of 64 checked elements differ)") != std::string::npos);
+}
+
+TEST_CASE("an output of zeros against a subnormal reference of 1e-42 is judged by the stated floor") {
+  OpDef op = scale_op(64);
+  Tensor x(Float(32), {64}), one(Float(32), {1});
+  for (int64_t i = 0; i < 64; ++i) x.set_double(i, 1e-42);
+  one.set_double(0, 1.0);
+  ReferenceInterpreter ref(op, {&x, &one});
+  CHECK(absolute_floor_for(Float(32)) == std::ldexp(1.0, -126));  // f32's smallest normal, ~1.2e-38
+  CHECK(absolute_floor_for(Float(16)) == std::ldexp(1.0, -14));
+  CHECK(absolute_floor_for(Float(32), 1000) == 1000 * std::ldexp(1.0, -126));
+  CHECK(absolute_floor_for(Int(32)) == 0);
+  Tensor zeros(Float(32), {64});
+  for (int64_t i = 0; i < 64; ++i) zeros.set_double(i, 0.0);  // subnormals flushed to zero
+  CheckResult flushed = check_output(ref, "Y", zeros);
+  CHECK(flushed.passed);
+  CHECK(flushed.max_rel_err <= tolerance_for(Float(32)));
+  // A value above the floor is an error, however small it is next to 1.
+  Tensor tiny = zeros;
+  tiny.set_double(5, 1e-30);
+  CheckResult r = check_output(ref, "Y", tiny);
+  CHECK(!r.passed);
+  CHECK(r.mismatches == 1);
+  CHECK(r.message.find("Y[5] = 1e-30, expected 1.0005271e-42") == 0);
+}
+
+TEST_CASE("a sum that cancels to near zero is judged by the magnitude of its terms") {
+  // C[0, 0] = 1e8 * 1 + (-1e8) * 1 + 1 * 1 = 1 exactly; f32 arithmetic in another order gives 0
+  // (1e8 + 1 rounds to 1e8), an error of 1 against a sum of |terms| of 2e8 + 1: within 1e-4 of it.
+  OpDef op = matmul(1, 1, 3);
+  Tensor a(Float(32), {1, 3}), b(Float(32), {3, 1});
+  a.set_double(0, 1e8), a.set_double(1, 1), a.set_double(2, -1e8);
+  for (int64_t k = 0; k < 3; ++k) b.set_double(k, 1.0);
+  ReferenceInterpreter ref(op, {&a, &b});
+  double magnitude = 0;
+  CHECK(ref.evaluate_point("C", {0, 0}, &magnitude).f == 1.0);
+  CHECK(magnitude == 2e8 + 1);
+  Tensor reordered(Float(32), {1, 1});
+  reordered.set_double(0, float(float(1e8f + 1.0f) - 1e8f));
+  CHECK(reordered.get_double(0) == 0.0);
+  CHECK(check_output(ref, "C", reordered).passed);
+  reordered.set_double(0, 1e5);  // more than 1e-4 of the terms' magnitude off: an error
+  CHECK(!check_output(ref, "C", reordered).passed);
+}
+
+TEST_CASE("an output whose checked reference values are all NaN or infinite fails: nothing was compared") {
+  OpDef op = scale_op(8);
+  Tensor x(Float(32), {8}), s(Float(32), {1});
+  x.fill_random(3);
+  s.set_double(0, std::nan(""));
+  ReferenceInterpreter ref(op, {&x, &s});
+  Tensor y = ref.evaluate_all("Y");  // NaN everywhere, as the reference
+  CheckResult r = check_output(ref, "Y", y);
+  CHECK(!r.passed);
+  CHECK(r.mismatches == 0);
+  CHECK(r.nonfinite_expected == 8);
+  CHECK(r.message.find("every one of the 8 checked points of output 'Y' is NaN or infinite in the reference, "
+                       "so no number was compared") == 0);
+  // Some finite points: those are compared, and it passes.
+  s.set_double(0, 2.0);
+  x.set_double(3, INFINITY);
+  ReferenceInterpreter partly(op, {&x, &s});
+  CheckResult p = check_output(partly, "Y", partly.evaluate_all("Y"));
+  CHECK(p.passed);
+  CHECK(p.nonfinite_expected == 1);
 }
 
 TEST_CASE("integers must match exactly; shape and type mismatches fail") {
