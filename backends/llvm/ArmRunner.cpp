@@ -109,7 +109,8 @@ std::vector<uint8_t> read_bytes(const fs::path& path, int64_t expected) {
   return bytes;
 }
 
-/// The C++ driver: main(dir, repeat) reads dir/in<i>.bin, calls the op, writes dir/out<i>.bin and
+/// The C++ driver: main(dir, repeat) reads dir/in<i>.bin, calls the op, writes that call's outputs to
+/// dir/out<i>.bin, then makes `repeat` timed calls and writes
 /// dir/times.txt (one time in ms per timed call).
 std::string driver_source(const LoweredFunc& func) {
   std::ostringstream os;
@@ -153,18 +154,19 @@ std::string driver_source(const LoweredFunc& func) {
   std::string call = func.name + "(";
   for (size_t i = 0; i < func.args.size(); ++i) call += (i ? ", a" : "a") + std::to_string(i);
   call += ")";
-  os << "  " << call << ";\n"
-     << "  std::FILE* times = std::fopen((std::string(dir) + \"/times.txt\").c_str(), \"w\");\n"
+  // The outputs of the first (checked) call are stored before the timed calls overwrite them.
+  os << "  " << call << ";\n";
+  out = 0;
+  for (size_t i = 0; i < func.args.size(); ++i)
+    if (func.args[i]->role != BufferRole::Input)
+      os << "  store(dir, \"out" << out++ << ".bin\", a" << i << ", " << argument_bytes(func, i) << "L);\n";
+  os << "  std::FILE* times = std::fopen((std::string(dir) + \"/times.txt\").c_str(), \"w\");\n"
      << "  for (int r = 0; r < repeat; ++r) {\n"
      << "    double start = now_ms();\n"
      << "    " << call << ";\n"
      << "    std::fprintf(times, \"%.6f\\n\", now_ms() - start);\n"
      << "  }\n"
      << "  std::fclose(times);\n";
-  out = 0;
-  for (size_t i = 0; i < func.args.size(); ++i)
-    if (func.args[i]->role != BufferRole::Input)
-      os << "  store(dir, \"out" << out++ << ".bin\", a" << i << ", " << argument_bytes(func, i) << "L);\n";
   os << "  return 0;\n}\n";
   std::string text = os.str();
   // <string> is needed for the times path.

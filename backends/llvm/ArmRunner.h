@@ -1,8 +1,8 @@
 // ArmRunner: runs compiled ops for the arm target (aarch64-linux-gnu) and reads their outputs back.
 //
 // Writes the op's aarch64 object file, a generated C++ driver that reads each input from a binary
-// file, calls the op once to warm up and then `repeat` times under a clock, and writes every output
-// and the times; cross-links it with `aarch64-linux-gnu-g++ -static` against the aarch64
+// file, calls the op once (the checked call: its outputs are the ones written) and then `repeat`
+// times under a clock, and writes the times; cross-links it with `aarch64-linux-gnu-g++ -static` against the aarch64
 // libtexrt.a, and runs it under `qemu-aarch64` (natively on an aarch64 host). Times measured under
 // emulation are labelled so and are not performance figures.
 //
