@@ -49,6 +49,10 @@ struct MeasureOptions {
   /// What the check compares with, when not the op itself: its definition, where the op was
   /// elaborated with a `compute TARGET` implementation (RunOptions::reference).
   const OpDef* reference = nullptr;
+  /// The op as defined, whose arithmetic (ir::count_flops) the records' GFLOP/s count, where the op
+  /// measured is a `compute TARGET` implementation of it or the main half of a split op (nullptr:
+  /// the op measured): `texc run` counts the same.
+  const OpDef* definition = nullptr;
 };
 
 struct Measurement {

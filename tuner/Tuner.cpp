@@ -63,7 +63,8 @@ void measure_into(Record& r, const OpDef& op, const Candidate& c, Runner& runner
       r.max_ms = m.max;
       r.spread = m.median > 0 ? (m.max - m.min) / m.median : 0;
       r.repeats = int(m.times.size());
-      r.gflops = gflops_of(op, m.median);
+      // The op's definition counts the flops, not the `compute TARGET` implementation measured.
+      r.gflops = gflops_of(options.definition ? *options.definition : op, m.median);
     }
   }
   r.time = utc_now();

@@ -137,9 +137,10 @@ int tune_command(const CommandLine& cl) {
     const OpDef& op = split ? split->main : whole;
     options.lower.fixed = knob_options_for(cl, op);
     options.measure.reference = nullptr;
-    if (!split)
-      for (const OpDef& d : definitions.ops)
-        if (d.name == op.name) options.measure.reference = &d;
+    options.measure.definition = nullptr;
+    for (const OpDef& d : definitions.ops)
+      if (d.name == whole.name) options.measure.definition = &d;  // what the GFLOP/s count
+    if (!split) options.measure.reference = options.measure.definition;
     Space space(op, cl.target);
     TuneSummary summary;
     try {
