@@ -141,6 +141,20 @@ void check_compute_variants(const ast::OpDecl& decl) {
   }
 }
 
+/// A stage whose body holds reductions gets hidden stages `<stage>_red`, `<stage>_red1`, ... when
+/// it is lowered (ir/Op.h), which schedules name like any stage: a tensor of the op with one of
+/// those names is an error at its definition, never two stages of one name.
+void check_hidden_stage_names(const OpDef& def) {
+  for (const Stage& s : def.stages) {
+    const size_t hidden = hidden_reductions(s.body).size();
+    for (size_t k = 0; k < hidden; ++k) {
+      const std::string name = hidden_reduction_stage_name(s.name, int(k));
+      if (const Stage* clash = def.find_stage(name))
+        throw_error(DiagId::StageNamedLikeHiddenStage, clash->loc, name, k + 1, s.name, name);
+    }
+  }
+}
+
 }  // namespace
 
 OpDef OpElaborator::entry(const ast::OpDecl& decl) { return elaborate(decl, nullptr); }
@@ -161,6 +175,8 @@ IntrinsicDef OpElaborator::intrinsic(const ast::OpDecl& decl) {
   out.stages = def.stages;
   out.lower_kind = decl.lower_kind;
   out.symbol = decl.lower_symbol;
+  out.requires_features = decl.lower_requires;
+  out.requires_loc = decl.requires_loc;
   out.loc = decl.name.loc;
   return out;
 }
@@ -175,8 +191,6 @@ OpDef OpElaborator::elaborate(const ast::OpDecl& decl, const CallSite* call) {
   }
   OpDef def = elaborate_compute(decl, call, variant);
   if (!variant) return def;
-  out.requires_features = decl.lower_requires;
-  out.requires_loc = decl.requires_loc;
   // An implementation computes the definition's outputs: same shapes and element types.
   OpDef definition = elaborate_compute(decl, call, nullptr);
   for (size_t i = 0; i < def.outputs.size(); ++i) {
@@ -219,6 +233,7 @@ OpDef OpElaborator::elaborate_compute(const ast::OpDecl& decl, const CallSite* c
     }
   }
   check_outputs(decl, state);
+  check_hidden_stage_names(state.def);
   if (!decl.is_intrinsic) schedules(decl, variant, state);
   state.def.intrinsics = program_.intrinsics;
   return std::move(state.def);

@@ -1,6 +1,8 @@
 // emit_c_header: the C declarations of compiled ops (cli.md `--emit header`), and a #define of
 // each argument's rank, dimensions, size and shape; and emit_cuda_host_header, the same for the
-// cuda host functions (CudaBackend.h).
+// cuda host functions (CudaBackend.h). Each op is declared under its symbol (ir/SymbolNames.h: the
+// op's name, or texc_op_<name> when the name is a C keyword, a C library name, ...), the symbol
+// the object defines; a parameter named like a C keyword or standard macro gets a trailing '_'.
 #include <cctype>
 #include <optional>
 #include <set>
@@ -11,6 +13,7 @@
 #include "backends/llvm/LLVMBackend.h"
 #include "ir/Diagnostics.h"
 #include "ir/IRPrinter.h"
+#include "ir/SymbolNames.h"
 
 namespace texc {
 
@@ -80,7 +83,7 @@ std::string upper(std::string s) {
 /// (arguments `a` and `A`) gets none.
 void shape_macros(std::ostream& os, const LoweredFunc& func, size_t i, std::set<std::string>& prefixes) {
   std::optional<std::vector<int64_t>> dims = constant_dims(func, i);
-  std::string prefix = upper(c_identifier(func.name) + "_" + c_identifier(func.args[i]->name));
+  std::string prefix = upper(op_symbol(func.name) + "_" + c_identifier(func.args[i]->name));
   if (!dims || !prefixes.insert(prefix).second) return;
   int64_t size = 1;
   std::string shape;
@@ -143,6 +146,8 @@ std::string header(const std::vector<LoweredFunc>& funcs, bool cuda) {
   std::set<std::string> macro_prefixes;
   for (const LoweredFunc& func : funcs) {
     os << "\n// " << func.name << "\n";
+    if (std::string why = reserved_symbol_reason(func.name); !why.empty())
+      os << "// (declared as " << op_symbol(func.name) << ": '" << func.name << "' is " << why << ")\n";
     for (const std::string& line : func.doc) os << "// " << line << "\n";
     bool any_f16 = false;
     for (size_t i = 0; i < func.args.size(); ++i) {
@@ -160,11 +165,11 @@ std::string header(const std::vector<LoweredFunc>& funcs, bool cuda) {
         os << ", " << shared << " bytes of dynamic shared memory";
       os << "\n//   All pointers are device pointers. Returns 0 or a TEXRT_CUDA_ error code.\n";
     }
-    os << (cuda ? "int " : "void ") << func.name << "(";
+    os << (cuda ? "int " : "void ") << op_symbol(func.name) << "(";
     for (size_t i = 0; i < func.args.size(); ++i) {
       const Buffer& b = func.args[i];
       os << (i ? ", " : "") << (b->role == BufferRole::Input ? "const " : "") << c_type_name(b->dtype) << "* "
-         << c_identifier(b->name);
+         << c_parameter_name(c_identifier(b->name));
     }
     os << ");\n";
   }

@@ -15,6 +15,7 @@
 #include "backends/llvm/UsedSymbols.h"
 #include "ir/Diagnostics.h"
 #include "ir/IRVisitor.h"
+#include "ir/SymbolNames.h"
 
 namespace texc {
 
@@ -37,7 +38,7 @@ CodeGenLLVM::~CodeGenLLVM() = default;
 
 void CodeGenLLVM::add_function(const LoweredFunc& func) {
   TEXC_CHECK(module_) << "add_function after finish";
-  TEXC_CHECK(!module_->getFunction(func.name)) << "two ops named " << func.name;
+  TEXC_CHECK(!module_->getFunction(op_symbol(func.name))) << "two ops named " << func.name;
   op_name_ = func.name;
   vars_.clear();
   var_moduli_.clear();
@@ -179,7 +180,7 @@ int64_t CodeGenLLVM::vector_alignment(const BufferValue& buf, const Expr& base_i
 llvm::Function* CodeGenLLVM::emit_function_entry(const LoweredFunc& func) {
   std::vector<llvm::Type*> params(func.args.size(), ptr_type_);
   auto* type = llvm::FunctionType::get(b_.getVoidTy(), params, false);
-  llvm::Function* fn = create_function(type, llvm::GlobalValue::ExternalLinkage, func.name);
+  llvm::Function* fn = create_function(type, llvm::GlobalValue::ExternalLinkage, op_symbol(func.name));
   for (size_t i = 0; i < func.args.size(); ++i) {
     const Buffer& buffer = func.args[i];
     llvm::Argument* arg = fn->getArg(unsigned(i));

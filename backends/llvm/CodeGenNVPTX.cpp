@@ -15,6 +15,7 @@
 #include "ir/Diagnostics.h"
 #include "ir/IRVisitor.h"
 #include "ir/Intrinsics.h"
+#include "ir/SymbolNames.h"
 
 namespace texc {
 
@@ -86,7 +87,7 @@ llvm::Function* CodeGenNVPTX::emit_function_entry(const LoweredFunc& func) {
   llvm::PointerType* global_ptr = llvm::PointerType::get(context_, kGlobalAddressSpace);
   std::vector<llvm::Type*> params(func.args.size(), global_ptr);
   auto* type = llvm::FunctionType::get(b_.getVoidTy(), params, false);
-  llvm::Function* fn = create_function(type, llvm::GlobalValue::ExternalLinkage, func.name);
+  llvm::Function* fn = create_function(type, llvm::GlobalValue::ExternalLinkage, op_symbol(func.name));
   fn->setCallingConv(llvm::CallingConv::PTX_Kernel);
   for (size_t i = 0; i < func.args.size(); ++i) {
     const Buffer& buffer = func.args[i];
@@ -113,7 +114,7 @@ llvm::Function* CodeGenNVPTX::emit_function_entry(const LoweredFunc& func) {
   if (kernel_shared_bytes(func) > 0) {
     auto* type = llvm::ArrayType::get(b_.getInt8Ty(), 0);
     dynamic_shared_ = new llvm::GlobalVariable(*module_, type, false, llvm::GlobalValue::ExternalLinkage, nullptr,
-                                               func.name + "_dynamic_shared", nullptr,
+                                               op_symbol(func.name) + "_dynamic_shared", nullptr,
                                                llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
     dynamic_shared_->setAlignment(llvm::Align(kSharedAlignment));
   }

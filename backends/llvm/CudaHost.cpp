@@ -25,6 +25,7 @@
 #include "backends/llvm/CudaBackend.h"
 #include "backends/llvm/LLVMBackend.h"
 #include "ir/Diagnostics.h"
+#include "ir/SymbolNames.h"
 
 namespace texc {
 
@@ -67,13 +68,13 @@ void add_host_function(llvm::Module& module, llvm::IRBuilder<>& b, const Lowered
   llvm::PointerType* ptr = llvm::PointerType::get(context, 0);
   std::vector<llvm::Type*> params(func.args.size(), ptr);
   auto* fn = llvm::Function::Create(llvm::FunctionType::get(b.getInt32Ty(), params, false),
-                                    llvm::GlobalValue::ExternalLinkage, func.name, module);
+                                    llvm::GlobalValue::ExternalLinkage, op_symbol(func.name), module);
   fn->addFnAttr(llvm::Attribute::NoUnwind);
   b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", fn));
 
   auto* function_cache = new llvm::GlobalVariable(module, ptr, false, llvm::GlobalValue::InternalLinkage,
                                                   llvm::ConstantPointerNull::get(ptr), func.name + ".cuda.function");
-  llvm::Constant* name = b.CreateGlobalStringPtr(func.name, func.name + ".cuda.name", 0, &module);
+  llvm::Constant* name = b.CreateGlobalStringPtr(op_symbol(func.name), func.name + ".cuda.name", 0, &module);
   size_t n = std::max<size_t>(func.args.size(), 1);
   auto* array_type = llvm::ArrayType::get(ptr, n);
   llvm::Value* slots = b.CreateAlloca(array_type, nullptr, "slots");

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "backends/interp/InterpError.h"
+#include "ir/SymbolNames.h"
 #include "ir/Target.h"
 #include "runtime/CudaDriver.h"
 #include "tools/texc/EnvironmentError.h"
@@ -77,7 +78,7 @@ std::shared_ptr<LoadedKernel> load_kernel(const std::string& ptx, const LoweredF
     if (log[0]) message += "\n" + std::string(log, strnlen(log, sizeof log));
     throw InterpError(message);
   }
-  if (CUresult r = d.cuModuleGetFunction(&kernel->function, kernel->module, func.name.c_str()); r != kCudaSuccess)
+  if (CUresult r = d.cuModuleGetFunction(&kernel->function, kernel->module, op_symbol(func.name).c_str()); r != kCudaSuccess)
     fail(d, r, "kernel " + func.name + " not found in its PTX");
   if (shared_bytes > kStaticSharedLimit) {
     CUresult r = d.cuFuncSetAttribute(kernel->function, kCuFuncAttributeMaxDynamicSharedBytes, int(shared_bytes));
