@@ -24,7 +24,7 @@ class VdlaRunner : public Runner {
     for (Tensor* t : args) host.push_back({t->data(), size_t(t->num_bytes())});
     vdla::SimResult result = vdla::run_with_arguments(program, host);
     if (!result.ok()) throw std::runtime_error("the VDLA simulator stopped: " + result.error.message);
-    double ms = double(result.total_cycles) / (kVdlaNominalClockMhz * 1e3);
+    double ms = vdla_cycles_to_ms(result.total_cycles);
     return std::vector<double>(size_t(std::max(repeat, 1)), ms);
   }
 

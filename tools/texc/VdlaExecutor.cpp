@@ -7,6 +7,7 @@
 #include "backends/vdla/RunProgram.h"
 #include "backends/vdla/Trace.h"
 #include "tools/texc/EnvironmentError.h"
+#include "tuner/VdlaRunner.h"
 
 namespace texc {
 
@@ -31,12 +32,15 @@ OpExecutor make_vdla_executor(const LoweredFunc& func, const vdla::VdlaConfig& c
   };
 }
 
-std::string format_vdla_stats(const vdla::SimResult& r) {
-  char buf[512];
+std::string format_vdla_stats(const VdlaRunStats& stats) {
+  const vdla::SimResult& r = stats.result;
+  char buf[640];
   std::snprintf(buf, sizeof buf,
-                "  vdla: %llu cycles, GEMM utilization %.1f%%, busy LOAD %llu COMPUTE %llu STORE %llu, DRAM bytes "
+                "  vdla: %llu cycles = %.4g ms simulated at a nominal %.0f MHz clock (the simulator took %.4g ms of "
+                "host wall time), GEMM utilization %.1f%%, busy LOAD %llu COMPUTE %llu STORE %llu, DRAM bytes "
                 "INP %llu WGT %llu ACC %llu OUT %llu UOP %llu",
-                (unsigned long long)r.total_cycles, 100.0 * r.gemm_utilization,
+                (unsigned long long)r.total_cycles, vdla_cycles_to_ms(r.total_cycles), kVdlaNominalClockMhz,
+                stats.host_ms, 100.0 * r.gemm_utilization,
                 (unsigned long long)r.busy_cycles[0], (unsigned long long)r.busy_cycles[1],
                 (unsigned long long)r.busy_cycles[2], (unsigned long long)r.dram_bytes[size_t(vdla::MemBuffer::Inp)],
                 (unsigned long long)r.dram_bytes[size_t(vdla::MemBuffer::Wgt)],

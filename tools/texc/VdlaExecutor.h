@@ -19,6 +19,7 @@ vdla::VdlaConfig vdla_config_of(const CommandLine& cl);
 struct VdlaRunStats {
   vdla::SimResult result;
   bool ran = false;
+  double host_ms = 0;  // the simulator's wall time on this host (not the simulated time)
 };
 
 /// Compiles `func` now (diagnostics are thrown here) and returns an executor that copies the
@@ -27,7 +28,8 @@ struct VdlaRunStats {
 OpExecutor make_vdla_executor(const LoweredFunc& func, const vdla::VdlaConfig& config, SourceLoc loc,
                               std::shared_ptr<VdlaRunStats> stats, const std::string& trace_path);
 
-/// One line: cycles, GEMM utilization, busy cycles per engine, DRAM bytes.
-std::string format_vdla_stats(const vdla::SimResult& r);
+/// One line: cycles and the simulated time they make at the nominal clock, the simulator's host wall
+/// time, GEMM utilization, busy cycles per engine, DRAM bytes.
+std::string format_vdla_stats(const VdlaRunStats& stats);
 
 }  // namespace texc
