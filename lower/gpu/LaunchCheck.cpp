@@ -51,8 +51,7 @@ class LaunchChecker {
       if (!thread_loc_set) thread_loc = it->second.loc, thread_loc_set = true;
     }
     if (threads > target_.limits.max_threads_per_block)
-      throw_error(DiagId::GpuTooManyThreads, thread_loc, threads, thread_tags, target_.limits.max_threads_per_block,
-                  target_.name);
+      throw_error(DiagId::GpuTooManyThreads, thread_loc, threads, thread_tags, target_.limits.max_threads_per_block);
     for (const auto& [tag, binding] : extents_) check_axis_limit(tag, binding);
     if (shared_bytes_ > arch_.max_shared_bytes)
       throw_error(DiagId::GpuSharedTooLarge, shared_loc_, shared_bytes_, shared_list_, arch_.max_shared_bytes, arch_.name,
