@@ -50,6 +50,7 @@ class CodeGenNVPTX : public CodeGenLLVM {
   llvm::Value* emit_shuffle_down(const Call* op);
   llvm::Value* shuffle_down_i32(llvm::Value* value, llvm::Value* offset);
   llvm::Value* emit_f32_math(const std::string& name, const std::vector<llvm::Value*>& args);
+  llvm::Value* emit_f64_math(const std::string& name, const std::vector<llvm::Value*>& args);
   llvm::Value* log_f32(llvm::Value* x);
 
   llvm::GlobalVariable* dynamic_shared_ = nullptr;  // of the kernel being emitted, when it uses one

@@ -125,6 +125,114 @@ Value* tanh_f32_polynomial(llvm::IRBuilder<>& b, Value* x) {
   return b.CreateIntrinsic(llvm::Intrinsic::copysign, {type}, {magnitude, x});
 }
 
+namespace {
+
+/// The i64 type (or vector of i64) of the same shape as an f64 type.
+llvm::Type* i64_like(llvm::IRBuilder<>& b, llvm::Type* type) {
+  if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(type)) return llvm::FixedVectorType::get(b.getInt64Ty(), vt->getNumElements());
+  return b.getInt64Ty();
+}
+
+/// p(x) / q(x), q with the leading coefficient 1 left out (Cephes' polevl / p1evl).
+Value* rational(llvm::IRBuilder<>& b, Value* x, std::initializer_list<double> p, std::initializer_list<double> q_after_1) {
+  llvm::Type* type = x->getType();
+  Value* q = splat_f(b, type, 1.0);
+  for (double c : q_after_1) q = b.CreateFAdd(b.CreateFMul(q, x), splat_f(b, type, c));
+  return b.CreateFDiv(polynomial(b, x, p), q);
+}
+
+}  // namespace
+
+/// exp on f64 (Cephes exp): x = n ln2 + r with ln2 in two parts, e^r = 1 + 2 r P(r^2) / (Q(r^2) - r P(r^2)),
+/// and the scaling by 2^n in two factors (subnormal results included).
+Value* exp_f64_polynomial(llvm::IRBuilder<>& b, Value* x) {
+  llvm::Type* type = x->getType();
+  llvm::Type* int_type = i64_like(b, type);
+  auto f = [&](double v) { return splat_f(b, type, v); };
+  auto i = [&](int64_t v) { return llvm::ConstantInt::get(int_type, uint64_t(v)); };
+  constexpr double kOverflow = 709.782712893383973096;    // above: +inf
+  constexpr double kUnderflow = -745.133219101941108420;  // below: 0
+
+  Value* clamped = b.CreateIntrinsic(llvm::Intrinsic::minnum, {type}, {x, f(710.0)});
+  clamped = b.CreateIntrinsic(llvm::Intrinsic::maxnum, {type}, {clamped, f(-746.0)});
+  Value* n_float = b.CreateIntrinsic(llvm::Intrinsic::floor, {type},
+                                     {b.CreateFAdd(b.CreateFMul(clamped, f(1.4426950408889634073599)), f(0.5))});
+  Value* r = b.CreateFSub(clamped, b.CreateFMul(n_float, f(6.93145751953125E-1)));
+  r = b.CreateFSub(r, b.CreateFMul(n_float, f(1.42860682030941723212E-6)));
+  Value* r2 = b.CreateFMul(r, r);
+  Value* px = b.CreateFMul(r, polynomial(b, r2, {1.26177193074810590878E-4, 3.02994407707441961300E-2,
+                                                 9.99999999999999999910E-1}));
+  Value* qx = polynomial(b, r2, {3.00198505138664455042E-6, 2.52448340349684104192E-3, 2.27265548208155028766E-1,
+                                 2.00000000000000000009E0});
+  Value* e_r = b.CreateFAdd(f(1.0), b.CreateFMul(f(2.0), b.CreateFDiv(px, b.CreateFSub(qx, px))));
+
+  Value* n = b.CreateFPToSI(n_float, int_type);
+  Value* n_half = b.CreateAShr(n, i(1));
+  Value* n_rest = b.CreateSub(n, n_half);
+  auto power_of_two = [&](Value* k) { return b.CreateBitCast(b.CreateShl(b.CreateAdd(k, i(1023)), i(52)), type); };
+  Value* result = b.CreateFMul(b.CreateFMul(e_r, power_of_two(n_half)), power_of_two(n_rest));
+
+  result = b.CreateSelect(b.CreateFCmpOGT(x, f(kOverflow)), f(INFINITY), result);
+  result = b.CreateSelect(b.CreateFCmpOLT(x, f(kUnderflow)), f(0.0), result);
+  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, result);
+}
+
+/// log on f64 (Cephes log): x = m 2^e with m in [sqrt(1/2), sqrt(2)), log(m) = z - z^2/2 + z^3 P(z)/Q(z) for
+/// z = m - 1, plus e ln2 in two parts. Subnormal x is scaled by 2^54 first; log(0) = -inf, log(x < 0) = NaN,
+/// log(+inf) = +inf, NaN propagates.
+Value* log_f64_polynomial(llvm::IRBuilder<>& b, Value* x) {
+  llvm::Type* type = x->getType();
+  llvm::Type* int_type = i64_like(b, type);
+  auto f = [&](double v) { return splat_f(b, type, v); };
+  auto i = [&](int64_t v) { return llvm::ConstantInt::get(int_type, uint64_t(v)); };
+
+  Value* subnormal = b.CreateFCmpOLT(x, f(2.2250738585072014e-308));
+  Value* scaled = b.CreateSelect(subnormal, b.CreateFMul(x, f(18014398509481984.0)), x);  // 2^54
+  Value* bits = b.CreateBitCast(scaled, int_type);
+  Value* biased = b.CreateAnd(b.CreateLShr(bits, i(52)), i(0x7ff));
+  Value* e = b.CreateSub(biased, i(1022));
+  e = b.CreateSelect(subnormal, b.CreateSub(e, i(54)), e);
+  // m in [0.5, 1)
+  Value* m = b.CreateBitCast(b.CreateOr(b.CreateAnd(bits, i(int64_t(0x800fffffffffffffull))), i(int64_t(1022) << 52)), type);
+  Value* low = b.CreateFCmpOLT(m, f(0.70710678118654752440));
+  e = b.CreateSelect(low, b.CreateSub(e, i(1)), e);
+  Value* z = b.CreateSelect(low, b.CreateFSub(b.CreateFAdd(m, m), f(1.0)), b.CreateFSub(m, f(1.0)));
+  Value* e_float = b.CreateSIToFP(e, type);
+
+  Value* z2 = b.CreateFMul(z, z);
+  Value* y = b.CreateFMul(b.CreateFMul(z, z2),
+                          rational(b, z,
+                                   {1.01875663804580931796E-4, 4.97494994976747001425E-1, 4.70579119878881725854E0,
+                                    1.44989225341610930846E1, 1.79368678507819816313E1, 7.70838733755885391666E0},
+                                   {1.12873587189167450590E1, 4.52279145837532221105E1, 8.29875266912776603211E1,
+                                    7.11544750618563894466E1, 2.31251620126765340583E1}));
+  y = b.CreateFSub(y, b.CreateFMul(e_float, f(2.121944400546905827679e-4)));
+  y = b.CreateFSub(y, b.CreateFMul(z2, f(0.5)));
+  Value* result = b.CreateFAdd(b.CreateFAdd(z, y), b.CreateFMul(e_float, f(0.693359375)));
+
+  result = b.CreateSelect(b.CreateFCmpOEQ(x, f(INFINITY)), x, result);
+  result = b.CreateSelect(b.CreateFCmpOEQ(x, f(0.0)), f(-INFINITY), result);
+  result = b.CreateSelect(b.CreateFCmpOLT(x, f(0.0)), f(NAN), result);
+  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, result);
+}
+
+/// tanh on f64 (Cephes tanh): x + x^3 P(x^2)/Q(x^2) for |x| < 0.625, else 1 - 2 / (e^2|x| + 1), with the
+/// sign of x.
+Value* tanh_f64_polynomial(llvm::IRBuilder<>& b, Value* x) {
+  llvm::Type* type = x->getType();
+  auto f = [&](double v) { return splat_f(b, type, v); };
+  Value* z = b.CreateIntrinsic(llvm::Intrinsic::fabs, {type}, {x});
+  Value* e = exp_f64_polynomial(b, b.CreateFAdd(z, z));
+  Value* large = b.CreateFSub(f(1.0), b.CreateFDiv(f(2.0), b.CreateFAdd(e, f(1.0))));
+  Value* z2 = b.CreateFMul(z, z);
+  Value* small = b.CreateFAdd(
+      z, b.CreateFMul(b.CreateFMul(z, z2),
+                      rational(b, z2, {-9.64399179425052238628E-1, -9.92877231001918586564E1, -1.61468768441708447952E3},
+                               {1.12811678491632931402E2, 2.23548839060100448583E3, 4.84406305325125486048E3})));
+  Value* magnitude = b.CreateSelect(b.CreateFCmpOGE(z, f(0.625)), large, small);
+  return b.CreateIntrinsic(llvm::Intrinsic::copysign, {type}, {magnitude, x});
+}
+
 Value* emit_math_function(llvm::IRBuilder<>& b, const std::string& name, const std::vector<Value*>& args, Type t) {
   size_t arity = name == "pow" ? 2 : 1;
   TEXC_CHECK(args.size() == arity) << name << " takes " << arity << " argument(s), got " << args.size();

@@ -28,4 +28,11 @@ llvm::Value* exp_f32_polynomial(llvm::IRBuilder<>& builder, llvm::Value* x);
 /// tanh on f32 scalars or vectors without libm (Cephes tanhf, built on exp_f32_polynomial).
 llvm::Value* tanh_f32_polynomial(llvm::IRBuilder<>& builder, llvm::Value* x);
 
+/// exp, log and tanh on f64 scalars or vectors without libm (Cephes exp, log, tanh: rational
+/// approximations, within a few ulp; exp +inf above 709.78 and 0 below -745.13, log -inf at 0 and NaN
+/// below, NaN propagates). Used on targets without libm (NVPTX).
+llvm::Value* exp_f64_polynomial(llvm::IRBuilder<>& builder, llvm::Value* x);
+llvm::Value* log_f64_polynomial(llvm::IRBuilder<>& builder, llvm::Value* x);
+llvm::Value* tanh_f64_polynomial(llvm::IRBuilder<>& builder, llvm::Value* x);
+
 }  // namespace texc
