@@ -208,6 +208,8 @@ struct OpParam {
   SourceLoc const_loc;
   std::vector<ExprPtr> dims;  // the shape of a tensor parameter
   ExprPtr default_value;      // attributes only; may be null
+  ExprPtr domain_lo, domain_hi;  // `in LO..HI`: the values the op is defined for; may be null
+  SourceLoc domain_loc;          // of `in`
 };
 
 /// `compute TARGET { ... }`: an op's implementation on the targets a `schedule TARGET` block

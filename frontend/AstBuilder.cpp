@@ -114,6 +114,11 @@ class AstBuilder {
       for (P::ExprContext* d : p->dims) param.dims.push_back(expr(d));
       param.has_shape = !p->dims.empty();
       if (p->default_) param.default_value = expr(p->default_);
+      if (p->lo) {
+        param.domain_lo = expr(p->lo);
+        param.domain_hi = expr(p->hi);
+        param.domain_loc = loc(p->IN()->getSymbol());
+      }
       out.push_back(std::move(param));
     }
     return out;

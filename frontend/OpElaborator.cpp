@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "frontend/ConstExpr.h"
+#include "frontend/InputDomain.h"
 #include "frontend/AttainedBounds.h"
 #include "frontend/OpCallExpansion.h"
 #include "frontend/ScheduleElaborator.h"
@@ -34,6 +35,7 @@ struct OpElaborator::OpState {
     std::vector<ScheduleBlock> blocks;
   };
   std::vector<Carried> carried;
+  std::set<std::string> declared_domains;  // inputs with `in LO..HI` of this op's own
 };
 
 namespace {
@@ -246,6 +248,7 @@ void OpElaborator::bind_signature(const ast::OpDecl& decl, const CallSite* call,
     if (param.type.text == "int") {
       if (param.has_shape) throw_error(DiagId::AttributeWithShape, param.name.loc, name);
       if (param.is_const) throw_error(DiagId::ConstAttribute, param.const_loc, name);
+      if (param.domain_lo) throw_error(DiagId::AttributeDomain, param.domain_loc, name);
       int64_t value;
       if (call && call->attributes.count(name)) {
         value = call->attributes.at(name);
@@ -313,6 +316,10 @@ void OpElaborator::bind_signature(const ast::OpDecl& decl, const CallSite* call,
     state.scope.define(name, param.name.loc, Symbol::tensor(buffer, param.name.loc));
     state.def.inputs.push_back(buffer);
     if (param.is_const && !call) state.def.const_inputs.insert(name);  // a callee's `const` says nothing
+    if (param.domain_lo) {
+      state.def.input_domains[buffer->name] = elaborate_input_domain(param, *type, state.scope);
+      state.declared_domains.insert(buffer->name);
+    }
     ++tensor_index;
   }
   for (const ast::Name& out : decl.outputs) {
@@ -509,6 +516,7 @@ void OpElaborator::op_call(const ast::Assign& assign, const ast::Call& c, OpStat
     throw;
   }
   call_stack_.pop_back();
+  inherit_input_domains(elaborated, state);
 
   OpCall call{c.callee, &callee, &elaborated, site.tensor_names, {}};
   for (const ast::Name& t : assign.targets) call.results.push_back(t.text);
@@ -527,6 +535,20 @@ void OpElaborator::op_call(const ast::Assign& assign, const ast::Call& c, OpStat
   }
   carried.blocks = std::move(expansion.schedules);
   state.carried.push_back(std::move(carried));
+}
+
+void OpElaborator::inherit_input_domains(const OpDef& callee, OpState& state) const {
+  for (const auto& [name, domain] : callee.input_domains) {
+    // Only this op's own inputs, passed whole (a callee's inputs are the caller's buffers).
+    bool is_input = std::any_of(state.def.inputs.begin(), state.def.inputs.end(),
+                                [&](const Buffer& b) { return b->name == name; });
+    if (!is_input || state.declared_domains.count(name)) continue;
+    auto [it, first] = state.def.input_domains.insert({name, domain});
+    if (!first) {  // passed to several parameters with domains: where all of them hold
+      std::pair<double, double> both = {std::max(it->second.first, domain.first), std::min(it->second.second, domain.second)};
+      if (both.first < both.second) it->second = both;
+    }
+  }
 }
 
 void OpElaborator::unknown_op(const ast::Call& c) const {

@@ -62,6 +62,9 @@ class OpElaborator {
   void tensor_definition(const ast::TensorDef& def, OpState& state);
   void op_call(const ast::Assign& assign, const ast::Call& call, OpState& state);
   [[noreturn]] void unknown_op(const ast::Call& call) const;
+  /// The input domains of a called op (`callee`, elaborated) that hold for inputs of this op
+  /// passed to it whole, unless this op declares its own (frontend/InputDomain.h).
+  void inherit_input_domains(const OpDef& callee, OpState& state) const;
   void check_outputs(const ast::OpDecl& decl, OpState& state);
   void schedules(const ast::OpDecl& decl, const ast::ComputeVariant* variant, OpState& state);
 

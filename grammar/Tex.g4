@@ -37,9 +37,11 @@ lowerClause
 
 paramList : param (',' param)* ;
 
-// `X: f32[N, C]` (a tensor), `Wt: const f32[F, C]` (a tensor that does not change between calls) or
+// `X: f32[N, C]` (a tensor), `Wt: const f32[F, C]` (a tensor that does not change between calls),
+// `var: f32[C] in 0.0..4.0` (a tensor whose values the op is defined for lie in [0, 4)) or
 // `stride: int = 1` (an int attribute).
-param : name=ID ':' const_=CONST? type_=ID ('[' dims+=expr (',' dims+=expr)* ']')? ('=' default_=expr)? ;
+param : name=ID ':' const_=CONST? type_=ID ('[' dims+=expr (',' dims+=expr)* ']')? (IN lo=expr '..' hi=expr)?
+        ('=' default_=expr)? ;
 
 idList : ID (',' ID)* ;
 

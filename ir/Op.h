@@ -54,6 +54,10 @@ struct OpDef {
   /// When this op is one half of an op split by split_prepare: the stages of the whole op that the
   /// other half computes. The schedule's steps that name them are not applied here.
   std::set<std::string> elided_stages;
+  /// The values each input is defined for, by input name: [lo, hi) as declared `X: f32[N] in LO..HI`
+  /// (integers: LO to HI - 1), or inherited from the op it is passed to whole. `texc run` and
+  /// `texc tune` draw random inputs there (language.md "Input domains").
+  std::map<std::string, std::pair<double, double>> input_domains;
 
   const Stage* find_stage(const std::string& name) const;
 };

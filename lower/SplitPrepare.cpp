@@ -55,6 +55,7 @@ std::optional<PreparedOp> split_prepare(const OpDef& op) {
   prepare.loc = op.loc;
   prepare.schedules = op.schedules;
   prepare.intrinsics = op.intrinsics;
+  prepare.input_domains = op.input_domains;
   for (const Buffer& b : op.inputs)
     if (op.const_inputs.count(b->name) && read_by_prepare.count(b->name)) prepare.inputs.push_back(b);
   BufferMap to_output;
@@ -78,6 +79,7 @@ std::optional<PreparedOp> split_prepare(const OpDef& op) {
   main.schedules = op.schedules;
   main.intrinsics = op.intrinsics;
   main.outputs = op.outputs;
+  main.input_domains = op.input_domains;  // its inputs' (texc tune draws them there)
   for (const Buffer& b : op.inputs)
     if (!op.const_inputs.count(b->name) || read_by_main.count(b->name)) main.inputs.push_back(b);
   BufferMap to_input;

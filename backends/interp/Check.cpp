@@ -193,8 +193,9 @@ CheckResult compare_output(const ExpectedOutput& expected_output, const Tensor& 
     r.passed = false;
     r.message = "every one of the " + std::to_string(r.points_checked) + " checked points of output '" + name +
                 "' is NaN or infinite in the reference, so no number was compared: the inputs are outside the "
-                "op's domain (a sqrt or log of a negative, a division by zero); give the inputs a range with "
-                "--input-range [NAME=]LO,HI or files with --inputs DIR";
+                "op's domain (a sqrt or log of a negative, a division by zero); declare the inputs' domain in the "
+                "op (`var: f32[C] in 0.0..4.0`), or give them a range with --input-range [NAME=]LO,HI or files "
+                "with --inputs DIR";
   }
   return r;
 }

@@ -87,12 +87,17 @@ RunResult run_op(const OpDef& op, const OpExecutor& execute, const RunOptions& o
       } else {
         if (!options.inputs_dir.empty()) r.random_inputs.push_back(b->name);  // no file for it: random
         tensors.emplace_back(b->dtype, buffer_shape(b));
+        // --input-range, else the op's declared domain (half-open: integers up to hi - 1), else the default.
         auto range = options.input_ranges.find(b->name);
         if (range == options.input_ranges.end()) range = options.input_ranges.find("");
-        if (range == options.input_ranges.end())
-          tensors.back().fill_random(input_seed(options.seed, i));
-        else
+        auto domain = op.input_domains.find(b->name);
+        if (range != options.input_ranges.end())
           tensors.back().fill_random(input_seed(options.seed, i), range->second.first, range->second.second);
+        else if (domain != op.input_domains.end())
+          tensors.back().fill_random(input_seed(options.seed, i), domain->second.first,
+                                     b->dtype.is_float() ? domain->second.second : domain->second.second - 1);
+        else
+          tensors.back().fill_random(input_seed(options.seed, i));
       }
     }
     for (const Buffer& b : op.outputs) {

@@ -1,7 +1,8 @@
 // RunOp: the "run an op and check it" logic behind `texc run` (cli.md), shared by every target.
 //
 // run_op prepares one tensor per input (DIR/OP.NAME.npy with --inputs when that file exists, else
-// seeded random values, in RunOptions::input_ranges where given)
+// seeded random values, in RunOptions::input_ranges where given, else in the input's declared
+// domain, OpDef::input_domains)
 // and per output (filled with NaN / a byte pattern, so unwritten elements fail), evaluates the
 // reference interpreter at the points it will check (Check.h; an expensive op is checked on a
 // sample, see full_check_max_flops; the tolerance follows each output's accumulation length) —

@@ -288,7 +288,8 @@ int run_command(const CommandLine& command_line) {
                 << " checked points of op '" << op.name
                 << "' are NaN or infinite in the reference too, so the check says little: the random inputs "
                    "may be outside the op's domain (a sqrt or log of a negative, a division by zero); "
-                   "give them a range with --input-range [NAME=]LO,HI or files with --inputs DIR\n";
+                   "declare the inputs' domain in the op (`var: f32[C] in 0.0..4.0`), or give them a range with "
+                   "--input-range [NAME=]LO,HI or files with --inputs DIR\n";
     std::string text = cl.json ? format_result_json(result) : format_result_line(result);
     if ((cl.target == "x86" || cl.target == "cuda") && !target.jit_timing->times_ms.empty()) {
       result.median_ms = target.jit_timing->median_ms;
