@@ -334,8 +334,12 @@ std::vector<std::string> features_missing_on_host(const CpuTargetOptions& option
 }
 
 std::string host_cannot_run(const CpuTargetOptions& options) {
-  if (options.arch != "x86" && options.arch != "host") return "";
-  if (llvm::Triple(llvm::sys::getProcessTriple()).getArch() != llvm::Triple::x86_64) return "";
+  // Code runs on this CPU when the target is the host's architecture (x86 in process, arm natively
+  // on an aarch64 host); elsewhere arm runs under qemu-aarch64, which emulates every feature.
+  llvm::Triple::ArchType host_arch = llvm::Triple(llvm::sys::getProcessTriple()).getArch();
+  bool x86 = options.arch == "x86" || (options.arch == "host" && host_arch == llvm::Triple::x86_64);
+  bool arm = options.arch == "arm" || options.arch == "aarch64" || (options.arch == "host" && host_arch == llvm::Triple::aarch64);
+  if (!(x86 && host_arch == llvm::Triple::x86_64) && !(arm && host_arch == llvm::Triple::aarch64)) return "";
   std::map<std::string, bool> host;
   for (const auto& feature : llvm::sys::getHostCPUFeatures()) host[feature.first().str()] = feature.second;
   std::vector<std::string> missing = features_missing_on_host(options, host);

@@ -44,9 +44,9 @@ std::vector<std::string> missing_cpu_features(const CpuTargetOptions& options, c
 /// `host` (name -> present, as llvm::sys::getHostCPUFeatures reports them) lacks.
 std::vector<std::string> features_missing_on_host(const CpuTargetOptions& options,
                                                   const std::map<std::string, bool>& host);
-/// "" when code compiled for `options` can run on this host (x86 on an x86 host: every feature of
-/// the chosen CPU that LLVM detects on hosts is there; other targets: always), else the message
-/// that says which features the host CPU lacks.
+/// "" when code compiled for `options` can run on this host (x86 on an x86 host, arm on an aarch64
+/// host: every feature of the chosen CPU that LLVM detects on hosts is there; arm elsewhere runs
+/// under qemu: always), else the message that says which features the host CPU lacks.
 std::string host_cannot_run(const CpuTargetOptions& options);
 
 std::unique_ptr<llvm::TargetMachine> make_cpu_target_machine(const CpuTargetOptions& options);

@@ -148,6 +148,9 @@ TEST_CASE("a CPU with features the host lacks cannot run here") {
         std::vector<std::string>{"avx512f", "avx512vnni"});
   CHECK(host_cannot_run({"x86", "", "", 3}) == "");  // the host's own CPU
   CHECK(host_cannot_run({"arm", "cortex-a76", "", 3}) == "");  // runs under an emulator
+  std::map<std::string, bool> cortex_a53 = {{"neon", true}, {"crc", true}, {"dotprod", false}, {"sve", false}};
+  CHECK(features_missing_on_host({"arm", "", "", 3}, cortex_a53).empty());
+  CHECK(features_missing_on_host({"arm", "", "+dotprod", 3}, cortex_a53) == std::vector<std::string>{"dotprod"});
 }
 
 TEST_CASE("an LLVM fatal error with the default target is an internal error") {

@@ -3,11 +3,16 @@
 #include <cstring>
 
 #include "backends/interp/InterpError.h"
+#include "backends/llvm/CpuTargetMachine.h"
+#include "tools/texc/EnvironmentError.h"
 
 namespace texc {
 
 OpExecutor make_arm_executor(const LoweredFunc& func, const CpuTargetOptions& target, const ArmRunOptions& options,
                              std::shared_ptr<ArmRunResult> timing) {
+  // On an aarch64 host the op runs natively: a CPU with features this one lacks would stop on an
+  // illegal instruction (under qemu, elsewhere, every feature is emulated).
+  if (std::string why = host_cannot_run(target); !why.empty()) throw EnvironmentError(why);
   return [func, target, options, timing](std::vector<Tensor*>& args) {
     std::vector<std::vector<uint8_t>> inputs;
     std::vector<Tensor*> outputs;
