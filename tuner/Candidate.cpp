@@ -16,6 +16,7 @@ Candidate lower_candidate(const OpDef& op, const Space& space, uint64_t index, c
   options.target = settings.target;
   options.knobs = c.config;
   options.no_fuse = settings.no_fuse;
+  options.cpu_features = settings.cpu_features;
   LoweredFunc analysed;
   options.after_pass = [&](const std::string& pass, const LoweredFunc& func) {
     if (pass == "simplify") analysed = func;

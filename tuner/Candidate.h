@@ -11,6 +11,7 @@
 
 #include "ir/Function.h"
 #include "ir/Op.h"
+#include "lower/schedule/TensorizeFallback.h"
 #include "tuner/Features.h"
 #include "tuner/Space.h"
 
@@ -31,6 +32,9 @@ struct LowerSettings {
   KnobConfig fixed;            // --knob values: always applied
   CacheSizes caches;
   vdla::VdlaConfig vdla_config;  // vdla: a candidate whose program does not fit it is invalid
+  /// x86, arm: the CPU's features; a candidate that tensorizes with an instruction the CPU lacks
+  /// is invalid (lower/schedule/TensorizeFallback.h: the configuration sets every knob).
+  CpuFeatureQuery cpu_features;
 };
 
 /// Lowers configuration `index` of `space` for the op. Never throws for a user error. For vdla it

@@ -138,6 +138,7 @@ int tune_command(const CommandLine& cl) {
     options.lower.fixed = knob_options_for(cl, op);
     options.measure.reference = nullptr;
     options.measure.definition = nullptr;
+    if (is_cpu_target(cl.target)) options.lower.cpu_features = cpu_feature_query(cl, op);  // tensorize's instructions
     for (const OpDef& d : definitions.ops)
       if (d.name == whole.name) options.measure.definition = &d;  // what the GFLOP/s count
     if (!split) options.measure.reference = options.measure.definition;
