@@ -78,6 +78,8 @@ Expr Simplifier::mutate(const Variable* op, const Expr& self) {
 }
 
 Expr Simplifier::mutate(const Binary* op, const Expr& self) {
+  Type t = op->type;
+  if ((op->op == BinaryOp::Add || op->op == BinaryOp::Sub) && t.is_integer() && t.is_scalar()) return sum(op, self);
   Expr a = mutate_expr(op->a), b = mutate_expr(op->b);
   Expr r = simplify_binary(op->op, a, b);
   if (a == op->a && b == op->b && same_expr(r, self)) return self;

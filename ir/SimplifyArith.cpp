@@ -15,6 +15,7 @@
 //    `ramp(b + x, s, n)`).
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "ir/ConstEval.h"
@@ -127,6 +128,29 @@ Expr Simplifier::arithmetic(BinaryOp op, Expr a, Expr b) {
   }
   if (compare_exprs(a, b) > 0) std::swap(a, b);
   return Binary::make(BinaryOp::Mul, a, b);
+}
+
+// A chain of integer +, - and products by constants is simplified as one sum: its operands (what
+// is none of these, of the same type) are simplified, then the linear form of the whole chain is
+// built once. Simplifying
+// each + of the chain on the way up instead re-built the form of everything below it: quadratic in
+// the length of the chain, which a chain of splits makes as long as the schedule (a thousand
+// `split(o, 1)` bind an index to a sum of a thousand loop variables).
+Expr Simplifier::sum(const Binary* op, const Expr& self) {
+  Type t = op->type;
+  std::function<Expr(const Expr&)> operands = [&](const Expr& e) -> Expr {
+    const Binary* b = e->as<Binary>();
+    if (!b || b->type != t) return mutate_expr(e);
+    bool scaled = b->op == BinaryOp::Mul && (b->a->as<IntImm>() || b->b->as<IntImm>());
+    if (b->op != BinaryOp::Add && b->op != BinaryOp::Sub && !scaled) return mutate_expr(e);
+    Expr x = b->a->as<IntImm>() ? b->a : operands(b->a), y = b->b->as<IntImm>() ? b->b : operands(b->b);
+    return x == b->a && y == b->b ? e : Binary::make(b->op, x, y);
+  };
+  Expr chain = operands(self);
+  LinearForm l = linear_form(chain);
+  if (is_index_type(t)) fold_div_mod_pairs(l);
+  Expr r = l.to_expr();
+  return same_expr(r, self) ? self : r;
 }
 
 // x / c or x % c where the bounds of x decide the quotient: x in [m*c, m*c + c - 1].

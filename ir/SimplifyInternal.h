@@ -100,6 +100,7 @@ class Simplifier : public IRMutator {
   Expr fold_constants(BinaryOp op, const Expr& a, const Expr& b);
   void fold_div_mod_pairs(LinearForm& l);
   Expr arithmetic(BinaryOp op, Expr a, Expr b);
+  Expr sum(const Binary* op, const Expr& self);
   std::optional<int64_t> fixed_quotient(const Expr& x, int64_t c);
   Expr div_atom(const Expr& x, int64_t c);
   Expr mod_atom(const Expr& x, int64_t c);

@@ -3,7 +3,7 @@
 # it (exit 0) or with a located diagnostic (exit 1, `FILE:LINE:COL: error: ...`), and never crash,
 # abort, hang or report an internal error (shared/spec/cli.md). The inputs are the ones that once
 # took minutes or gigabytes: long elementwise chains, a chain whose inlined expression doubles per
-# stage, huge unrolls, a thousand chained splits, rank-800 tensors, huge shapes, nesting at and
+# stage, huge unrolls, a thousand chained splits (of a spatial and of a reduction loop), rank-800 tensors, huge shapes, nesting at and
 # past the limit (docs/language.md "Limits"), long operator chains and `else if` chains.
 #
 # usage: large_inputs_test.sh TEXC [SECONDS_PER_CASE=20] [MEMORY_KB=2000000]
@@ -107,6 +107,22 @@ check unroll_nested "error:cannot unroll loop 'Y.i' of extent 64" $(compile unro
   echo "}"
 } >splits.tex
 check splits ok $(compile splits x86 llvm)
+# Chained splits of a reduction loop, each new pair splitting the last outer (o) or inner (i) loop:
+# the reduction's index becomes a sum of a thousand loop variables, which the simplifier once
+# re-linearized at every + of the sum (minutes; now one linear form per sum).
+for which in o i; do
+  {
+    echo "op rsplits_$which(A: f32[8, 64], B: f32[64, 8]) -> C {"
+    echo "  compute { C[i, j] = sum(A[i, k] * B[k, j] for k in 0..64) }"
+    echo "  schedule cpu {"
+    echo "    o1, i1 = split(C.k, 1)"
+    for ((k = 2; k <= 1000; k++)); do echo "    o$k, i$k = split($which$((k - 1)), 1)"; done
+    echo "  }"
+    echo "}"
+  } >"rsplits_$which.tex"
+  check "rsplits_$which" ok $(compile "rsplits_$which" x86 llvm)
+  check "rsplits_${which}_run" ok run "rsplits_$which.tex" --target interp --repeat 1
+done
 
 # ---- rank-800 tensors, huge shapes
 idx=$(seq -s, -f 'i%g' 1 800)
