@@ -299,3 +299,86 @@ TEST_CASE("tensorize with a lower llvm intrinsic of another CPU target") {
           "'arm'; tensorize with it in a `schedule x86` block");
   }
 }
+
+namespace {
+
+// kVnniOp with `requires` and a knob that chooses the instruction (as nn.int8_cpu's D8X_VNNI).
+const char* kVnniKnobOp = R"(
+intrinsic vnni(a: u8[4], b: i8[16, 4]) -> c {
+  compute { c[j] = sum(i32(a[k]) * i32(b[j, k]) for k in 0..4) }
+  lower llvm "llvm.x86.avx512.vpdpbusd.512" requires "avx512vnni"
+}
+op acc(X: u8[3, 5, 4], W: i8[2, 5, 16, 4]) -> Acc {
+  compute { Acc[m, nb, no: 16] = sum(i32(X[m, kb, ki]) * i32(W[nb, kb, no, ki]) for kb in 0..5, ki in 0..4) }
+  schedule x86 {
+    knob U in [2, 1]
+    knob V in [true, false]
+    if V {
+      reorder(Acc.m, Acc.nb, Acc.kb, Acc.no, Acc.ki)
+      tensorize(Acc.no, vnni)
+    } else {
+      reorder(Acc.m, Acc.nb, Acc.kb, Acc.ki, Acc.no)
+      vectorize(Acc.no)
+    }
+  }
+}
+)";
+
+// A CPU that lacks avx512vnni (and nothing else).
+CpuFeatureQuery without_vnni() {
+  CpuFeatureQuery cpu;
+  cpu.description = "x86 --mcpu test";
+  cpu.missing = [](const std::vector<std::string>& features) {
+    std::vector<std::string> out;
+    for (const std::string& f : features)
+      if (f == "avx512vnni") out.push_back(f);
+    return out;
+  };
+  return cpu;
+}
+
+}  // namespace
+
+TEST_CASE("a CPU without the tensorized instruction: a knob the user did not set takes a value without it") {
+  OpDef op = compile_op(kVnniKnobOp);
+  LowerOptions options;
+  options.target = "x86";
+  options.cpu_features = without_vnni();
+  std::vector<Remark> remarks;
+  options.remarks = &remarks;
+  std::string lowered = to_string(lower_op(op, options));
+  CHECK_NOT_CONTAINS(lowered, "llvm.x86");
+  REQUIRE(remarks.size() >= 1);
+  CHECK(remarks[0].message ==
+        "tensorize with 'vnni' left out: target x86 --mcpu test lacks avx512vnni, which 'llvm.x86.avx512.vpdpbusd.512' "
+        "requires; the schedule runs with knob V = false instead of true");
+  CHECK(remarks[0].loc.line == 13);
+  // A CPU with the instruction, or no query: the call stays.
+  options.cpu_features = CpuFeatureQuery{};
+  CHECK_CONTAINS(to_string(lower_op(op, options)), "llvm.x86.avx512.vpdpbusd.512");
+}
+
+TEST_CASE("a CPU without the tensorized instruction the user chose: an error at the tensorize") {
+  OpDef op = compile_op(kVnniKnobOp);
+  LowerOptions options;
+  options.target = "x86";
+  options.cpu_features = without_vnni();
+  options.knobs = {{"V", 1}};  // --knob V=true
+  try {
+    lower_op(op, options);
+    FAIL("expected an error");
+  } catch (const UserError& e) {
+    CHECK(e.diag.message ==
+          "cannot tensorize with 'vnni' on target x86 --mcpu test: the CPU lacks avx512vnni, which "
+          "'llvm.x86.avx512.vpdpbusd.512' requires; choose a CPU that has it (--mcpu, --mattr +avx512vnni) or a "
+          "schedule without this tensorize");
+    CHECK(e.diag.loc.line == 13);
+    CHECK(e.diag.loc.col == 25);
+  }
+  // Another knob set: V, not set, still gives way.
+  options.knobs = {{"U", 1}};
+  CHECK_NOT_CONTAINS(to_string(lower_op(op, options)), "llvm.x86");
+  // interp evaluates the pattern: nothing is asked.
+  options.target = "interp";
+  CHECK_NOTHROW(lower_op(op, options));
+}
