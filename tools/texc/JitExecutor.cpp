@@ -5,11 +5,11 @@
 #include <cstring>
 
 #include "backends/interp/InterpError.h"
-#include "backends/llvm/WarmUp.h"
 #include "backends/llvm/CpuTargetMachine.h"
+#include "backends/llvm/WarmUp.h"
 #include "tools/texc/ChildProcess.h"
-
 #include "tools/texc/EnvironmentError.h"
+
 namespace texc {
 
 namespace {
@@ -27,9 +27,9 @@ struct ChildTimes {
 OpExecutor make_jit_executor(const LoweredFunc& func, const CpuTargetOptions& target,
                              const std::map<std::string, void*>& extern_symbols, int repeat,
                              std::shared_ptr<JitTiming> timing) {
-  std::shared_ptr<JitModule> jit;
   // Code for a CPU with features this host lacks would stop on an illegal instruction: say which.
   if (std::string why = host_cannot_run(target); !why.empty()) throw EnvironmentError(why);
+  std::shared_ptr<JitModule> jit;
   try {
     jit = JitModule::create({func}, target, extern_symbols);
   } catch (const TargetOptionError&) {
