@@ -98,6 +98,7 @@ cuMemAlloc_v2 bytes=512 -> 0x12000000
 cuMemcpyHtoD_v2 0x12000000 bytes=512
 cuLaunchKernel grid=GRID block=BLOCK shared=0 param0=0x10000000
 cuCtxSynchronize
+cuMemcpyDtoH_v2 0x12000000 bytes=512
 cuEventCreate
 cuEventCreate
 cuEventCreate
@@ -113,7 +114,6 @@ cuEventSynchronize
 cuEventElapsedTime_v2
 cuEventElapsedTime_v2
 cuEventElapsedTime_v2
-cuMemcpyDtoH_v2 0x12000000 bytes=512
 cuEventDestroy_v2
 cuEventDestroy_v2
 cuEventDestroy_v2

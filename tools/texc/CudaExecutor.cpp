@@ -157,6 +157,11 @@ OpExecutor make_cuda_executor(const LoweredFunc& func, const CudaTargetOptions& 
     };
     launch_once();  // the checked call, which also warms up
     if (CUresult r = d.cuCtxSynchronize(); r != kCudaSuccess) fail(d, r, "kernel " + name + " failed");
+    // Its outputs are the ones checked (a kernel wrong only on its first launch fails): copied back
+    // before the timed launches overwrite them.
+    for (size_t i = num_inputs; i < args.size(); ++i)
+      if (CUresult r = d.cuMemcpyDtoH(args[i]->data(), buffers.pointers[i], args[i]->num_bytes()); r != kCudaSuccess)
+        fail(d, r, "cannot copy an output of op '" + name + "' from the device");
 
     Events events(d);
     for (int k = 0; k <= repeat && repeat > 0; ++k) {
@@ -183,9 +188,6 @@ OpExecutor make_cuda_executor(const LoweredFunc& func, const CudaTargetOptions& 
       }
     }
     timing->median_ms = median_of(timing->times_ms);
-    for (size_t i = num_inputs; i < args.size(); ++i)
-      if (CUresult r = d.cuMemcpyDtoH(args[i]->data(), buffers.pointers[i], args[i]->num_bytes()); r != kCudaSuccess)
-        fail(d, r, "cannot copy an output of op '" + name + "' from the device");
   };
 }
 

@@ -11,8 +11,8 @@
 // carrying the driver's log: a FAIL line). Each execution allocates device memory for every
 // argument, copies all of them in (the outputs too: run_op fills them with NaN, so an element the
 // kernel does not write fails the check), launches the kernel once (the checked call, also the
-// warm-up), then `repeat` more times with a CUDA event recorded after each launch, and copies the
-// outputs back after the last launch. The time of a launch is the elapsed time between its events
+// warm-up) and copies its outputs back (those are checked: a kernel wrong only on its first launch
+// fails), then launches it `repeat` more times with a CUDA event recorded after each launch. The time of a launch is the elapsed time between its events
 // (cuEventElapsedTime: GPU time, no host overhead); *timing gets those times and their median. A
 // refused launch or a kernel that fails while running (an illegal address) is an InterpError; a
 // kernel fault leaves the context unusable, so the ops after it fail too.
