@@ -22,26 +22,47 @@ bool Footprint::empty() const {
 
 namespace {
 
-// Collects rows (in any order, repeated) and normalises them into a RowSet.
+// Collects rows (in any order, repeated) and normalises them into a RowSet. Its memory is bounded
+// by the distinct ranges, not by the rows added: a GEMM of 2^14 x 2^14 iterations adds 2^28 rows,
+// mostly the same few; the collection is normalised whenever it has doubled since the last time.
 class RowCollector {
  public:
   void add(uint64_t lo, uint64_t hi) {
-    if (hi > lo) ranges_.push_back({lo, hi});
+    if (hi <= lo) return;
+    if (!ranges_.empty() && ranges_.back().lo <= lo && lo <= ranges_.back().hi) {  // extends the last
+      ranges_.back().hi = std::max(ranges_.back().hi, hi);
+      return;
+    }
+    ranges_.push_back({lo, hi});
+    if (ranges_.size() >= compact_at_) {
+      normalise();
+      compact_at_ = std::max<size_t>(kFirstCompaction, 2 * ranges_.size());
+    }
   }
   void add(uint64_t row) { add(row, row + 1); }
   RowSet take() {
-    std::sort(ranges_.begin(), ranges_.end(), [](const RowRange& a, const RowRange& b) { return a.lo < b.lo; });
+    normalise();
     RowSet out;
-    for (const RowRange& r : ranges_) {
-      if (!out.empty() && r.lo <= out.back().hi) out.back().hi = std::max(out.back().hi, r.hi);
-      else out.push_back(r);
-    }
-    ranges_.clear();
+    out.swap(ranges_);
+    compact_at_ = kFirstCompaction;
     return out;
   }
 
  private:
+  static constexpr size_t kFirstCompaction = 4096;
+
+  void normalise() {
+    std::sort(ranges_.begin(), ranges_.end(), [](const RowRange& a, const RowRange& b) { return a.lo < b.lo; });
+    size_t n = 0;
+    for (const RowRange& r : ranges_) {
+      if (n > 0 && r.lo <= ranges_[n - 1].hi) ranges_[n - 1].hi = std::max(ranges_[n - 1].hi, r.hi);
+      else ranges_[n++] = r;
+    }
+    ranges_.resize(n);
+  }
+
   std::vector<RowRange> ranges_;
+  size_t compact_at_ = kFirstCompaction;
 };
 
 SramBuffer sram_of(MemBuffer b) {

@@ -9,6 +9,7 @@
 #include "backends/vdla/Datapath.h"
 #include "backends/vdla/Footprint.h"
 #include "backends/vdla/HazardCheck.h"
+#include "backends/vdla/ProgramLimits.h"
 
 namespace texc::vdla {
 
@@ -122,6 +123,11 @@ class Simulation {
       fail(SimError::Kind::InvalidStream, -1, 0, "the instruction stream is empty (it must end with FINISH)");
       return false;
     }
+    if (auto why = check_program_limits(p_, d_)) {
+      fail(SimError::Kind::InvalidStream, -1, 0, "the program exceeds a limit: " + *why);
+      return false;
+    }
+
     for (size_t i = 0; i < n_; ++i) {
       const Insn& insn = p_.insns[i];
       const Tokens& t = insn.tokens;
