@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "backends/vdla/ProgramLimits.h"
 #include "ir/Diagnostics.h"
 
 namespace texc::vdla {
@@ -198,6 +199,7 @@ VdlaProgram parse_vdla(const std::vector<uint8_t>& bytes, const std::string& pat
   if (checksum != fnv1a(bytes.data(), body_end))
     r.fail("the file is corrupt: its checksum does not match its contents (it was changed or damaged after it was written)");
 
+  if (auto why = check_program_limits(p, d)) r.fail(*why);
   for (const TensorArg& a : p.args)
     if (a.dram_offset > p.dram_bytes || a.bytes() > p.dram_bytes - a.dram_offset)
       r.fail(fmt::format("tensor argument '{}' ({} bytes at DRAM offset {}) lies outside the {}-byte DRAM image", a.name, a.bytes(),
