@@ -21,9 +21,11 @@
 //         exp tanh sigmoid (f32, f16 in f32)     Cephes polynomials (no libdevice), about 2 ulp
 //         log, pow (f32, f16 in f32)             lg2.approx.f32 (and exp via the polynomial):
 //                                                about 2^-22 relative; pow(x<0, y) is NaN
-//         exp log tanh sigmoid pow on f64        not supported (an internal error names the op)
+//         exp log tanh sigmoid pow on f64        Cephes exp/log/tanh without libm (MathLLVM.h), within
+//                                                3 ulp; pow(x, y) = exp(y log x), NaN for x < 0
+//   the kernel's name                            op_symbol (ir/SymbolNames.h): `texc_op_WARP_SZ` for WARP_SZ
 // A global-scope Allocate, a parallel loop or a buffer of non-constant size inside a kernel is an
-// internal error: the cuda lowering leaves none.
+// internal error: the cuda lowering leaves none (make_device_function rejects parallel loops).
 #pragma once
 #include <memory>
 #include <vector>
