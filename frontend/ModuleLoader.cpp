@@ -1,15 +1,11 @@
 #include "frontend/ModuleLoader.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 
 #include "frontend/Parser.h"
 #include "frontend/Scope.h"
 #include "ir/Diagnostics.h"
+#include "ir/InputFile.h"
 
 namespace texc {
 
@@ -17,42 +13,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-enum class ReadResult { Ok, CannotOpen, CannotRead };
-
-/// Reads a regular file whole. A file that opens but fails to read (/proc/self/mem, an I/O
-/// error) is CannotRead with *error set, never an empty text.
-ReadResult read_file(const std::string& path, std::string* text, std::string* error) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return ReadResult::CannotOpen;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ReadResult::CannotOpen;
-  text->clear();
-  char chunk[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(fd, chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      *error = std::strerror(errno);
-      ::close(fd);
-      return ReadResult::CannotRead;
-    }
-    if (n == 0) break;
-    text->append(chunk, size_t(n));
-  }
-  ::close(fd);
-  return ReadResult::Ok;
-}
-
-/// The text of `path`, or a diagnostic at loc.
-std::string read_or_throw(const std::string& path, SourceLoc loc) {
-  std::string text, error;
-  switch (read_file(path, &text, &error)) {
-    case ReadResult::Ok: return text;
-    case ReadResult::CannotOpen: throw_error(DiagId::CannotOpenFile, loc, path);
-    case ReadResult::CannotRead: throw_error(DiagId::CannotReadFile, loc, path, error);
-  }
-  return text;
-}
+/// The text of `path` (a regular file within the source limit, ir/InputFile.h), or a diagnostic at loc.
+std::string read_or_throw(const std::string& path, SourceLoc loc) { return read_input_file(path, kSourceInput, loc); }
 
 std::string canonical(const std::string& path) {
   std::error_code ec;

@@ -1,19 +1,24 @@
 #include "tuner/Records.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <fstream>
 #include <limits>
 #include <map>
 #include <stdexcept>
+#include <thread>
 
 #include "ir/ConstEval.h"
+#include "ir/InputFile.h"
 #include "tuner/Json.h"
 
 namespace texc {
@@ -141,51 +146,137 @@ std::optional<Record> parse_record(const std::string& line) {
   return r;
 }
 
-RecordFile read_records(const std::string& path) {
+namespace {
+
+/// The records of the whole lines of `text` (a line without its line break is left out: it is
+/// being written or was cut short), numbered from `first_line`; what it used of text in *used.
+RecordFile parse_record_lines(const std::string& text, int first_line, size_t* used) {
   RecordFile file;
-  std::ifstream in(path);
-  if (!in) {
-    if (access(path.c_str(), F_OK) != 0) return file;
-    throw std::runtime_error("cannot read records file '" + path + "': " + std::strerror(errno));
-  }
-  std::string line;
-  while (std::getline(in, line)) {
+  size_t start = 0;
+  int line_no = first_line;
+  for (size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1, ++line_no) {
+    std::string line = text.substr(start, end - start);
     if (line.empty() || line[0] == '#') continue;
-    if (auto r = parse_record(line)) file.records.push_back(std::move(*r));
-    else ++file.malformed;
+    if (auto r = parse_record(line)) {
+      r->line = line_no;
+      file.records.push_back(std::move(*r));
+    } else {
+      ++file.malformed;
+    }
   }
+  *used = start;
   return file;
 }
 
+std::string io_error(const std::string& what, const std::string& path) {
+  return "cannot " + what + " records file '" + path + "': " + std::strerror(errno);
+}
+
+}  // namespace
+
+RecordFile read_records(const std::string& path, const std::string& what) {
+  if (access(path.c_str(), F_OK) != 0) return {};
+  std::string text = read_input_file(path, kRecordsInput, SourceLoc{}, what);
+  if (!text.empty() && text.back() != '\n') text += '\n';  // a last line cut short: one malformed line
+  size_t used = 0;
+  return parse_record_lines(text, 1, &used);
+}
+
+std::optional<std::string> record_defect(const Record& r) {
+  static const std::set<std::string> statuses = {"ok", "invalid", "wrong", "crash", "timeout", "error"};
+  auto number = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return std::string(buf);
+  };
+  if (!statuses.count(r.status)) return "status '" + r.status + "' is none that texc writes";
+  for (auto [name, v] : {std::pair<const char*, double>{"median_ms", r.median_ms}, {"min_ms", r.min_ms},
+                         {"max_ms", r.max_ms}, {"gflops", r.gflops}})
+    if (!std::isfinite(v) || v < 0) return std::string(name) + " is " + number(v);
+  if (!r.ok()) return std::nullopt;
+  if (r.median_ms <= 0) return "an ok record with median_ms " + number(r.median_ms) + " (a time must be above 0)";
+  double peak = plausible_peak_gflops(r.target);
+  if (r.gflops > 100 * peak)
+    return "gflops " + number(r.gflops) + " is more than 100 times the " + number(peak) + " GFLOP/s any " + r.target +
+           " machine reaches";
+  return std::nullopt;
+}
+
+double plausible_peak_gflops(const std::string& target) {
+  if (target == "cuda" || target == "cuda-interp") return 4e6;
+  if (target == "vdla") return 1e3;
+  double cores = std::max(1u, std::thread::hardware_concurrency());
+  return cores * 5.0 * 256;  // GHz x operations per cycle
+}
+
 RecordWriter::RecordWriter(const std::string& path) : path_(path) {
-  fd_ = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw std::runtime_error("cannot open records file '" + path + "' for appending: " + std::strerror(errno));
-  // A line cut short by a killed run: end it, so the next record starts on its own line.
-  int rd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (rd >= 0) {
-    off_t size = lseek(rd, 0, SEEK_END);
-    char last = '\n';
-    if (size > 0 && pread(rd, &last, 1, size - 1) == 1 && last != '\n') {
-      if (write(fd_, "\n", 1) != 1) throw std::runtime_error("cannot write records file '" + path + "'");
-    }
-    close(rd);
-  }
+  check_input_file(path, kRecordsInput, "--records");
+  // O_NONBLOCK: a FIFO put there since is refused below, not waited on.
+  fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0644);
+  if (fd_ < 0) throw std::runtime_error(io_error("open", path) + " (for appending)");
+  check_input_file(path, kRecordsInput, "--records");
+  note_input_file(path, "--records");  // no output of the run may replace it
 }
 
 RecordWriter::~RecordWriter() {
-  if (fd_ >= 0) close(fd_);
+  if (fd_ >= 0) close(fd_);  // releases the lock
+}
+
+void RecordWriter::lock(const std::function<void()>& waiting) {
+  if (flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
+  if (errno != EWOULDBLOCK) throw std::runtime_error(io_error("lock", path_));
+  if (waiting) waiting();
+  while (flock(fd_, LOCK_EX) != 0)
+    if (errno != EINTR) throw std::runtime_error(io_error("lock", path_));
+}
+
+void RecordWriter::unlock() { flock(fd_, LOCK_UN); }
+
+RecordFile RecordWriter::read_new() {
+  struct stat st {};
+  if (fstat(fd_, &st) != 0) throw std::runtime_error(io_error("read", path_));
+  if (uint64_t(st.st_size) > kRecordsInput.max_bytes) check_input_file(path_, kRecordsInput, "--records");
+  if (uint64_t(st.st_size) <= read_offset_) return {};
+  std::string text(size_t(uint64_t(st.st_size) - read_offset_), '\0');
+  size_t got = 0;
+  while (got < text.size()) {
+    ssize_t n = pread(fd_, text.data() + got, text.size() - got, off_t(read_offset_ + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw std::runtime_error(io_error("read", path_));
+    if (n == 0) break;
+    got += size_t(n);
+  }
+  text.resize(got);
+  size_t used = 0;
+  RecordFile file = parse_record_lines(text, lines_read_ + 1, &used);
+  lines_read_ += int(std::count(text.begin(), text.begin() + long(used), '\n'));
+  known_end_ = read_offset_ + got;
+  read_offset_ += used;
+  return file;
 }
 
 void RecordWriter::append(const Record& r) {
   std::string line = record_to_json(r) + "\n";
+  // A line cut short by a killed run: end it, so this record starts on its own line.
+  struct stat st {};
+  if (fstat(fd_, &st) != 0) throw std::runtime_error(io_error("write", path_));
+  char last = '\n';
+  if (st.st_size > 0 && pread(fd_, &last, 1, st.st_size - 1) == 1 && last != '\n') line = "\n" + line;
+  // Under the lock, right after read_new, the record lands where reading stopped: read_new does
+  // not return this process's own records.
+  bool read_to_end = uint64_t(st.st_size) == known_end_;
   size_t done = 0;
   while (done < line.size()) {  // one write: O_APPEND keeps a line together
     ssize_t n = write(fd_, line.data() + done, line.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw std::runtime_error("cannot write records file '" + path_ + "': " + std::strerror(errno));
+    if (n <= 0) throw std::runtime_error(io_error("write", path_));
     done += size_t(n);
   }
-  fdatasync(fd_);
+  if (fdatasync(fd_) != 0) throw std::runtime_error(io_error("write", path_));
+  if (read_to_end) {
+    read_offset_ = known_end_ = uint64_t(st.st_size) + line.size();
+    lines_read_ += int(std::count(line.begin(), line.end(), '\n'));
+  }
 }
 
 namespace {
@@ -238,8 +329,17 @@ RecordChoice choose_record(const std::vector<Record>& records, const std::string
   // A configuration measured more than once counts with the median of its measurements' times,
   // so that one lucky measurement does not outrank it.
   std::map<std::string, std::vector<double>> times;
-  for (const Record& r : records)
-    if (r.ok() && r.op == op && r.target == target && r.median_ms > 0) times[configuration_key(r)].push_back(r.median_ms);
+  RecordChoice choice;
+  std::vector<const Record*> usable;  // ok records of the op and target without a defect
+  for (const Record& r : records) {
+    if (r.op != op || r.target != target) continue;
+    if (std::optional<std::string> defect = record_defect(r)) {
+      if (!choice.defective++) choice.first_defect = (r.line ? "line " + std::to_string(r.line) + ": " : "") + *defect;
+      continue;
+    }
+    if (r.ok()) usable.push_back(&r);
+  }
+  for (const Record* r : usable) times[configuration_key(*r)].push_back(r->median_ms);
   std::map<std::string, double> config_ms;
   for (const auto& [key, v] : times) config_ms[key] = median_of(v);
   const Record* best = nullptr;
@@ -247,8 +347,8 @@ RecordChoice choose_record(const std::vector<Record>& records, const std::string
   double best_distance = std::numeric_limits<double>::infinity();
   bool best_on_device = false;
   size_t stale = 0;
-  for (const Record& r : records) {
-    if (!r.ok() || r.op != op || r.target != target || r.median_ms <= 0) continue;
+  for (const Record* usable_record : usable) {
+    const Record& r = *usable_record;
     if (knob_names && std::any_of(r.knobs.begin(), r.knobs.end(),
                                   [&](const auto& knob) { return !knob_names->count(knob.first); })) {
       ++stale;  // another version of the op's template
@@ -268,7 +368,6 @@ RecordChoice choose_record(const std::vector<Record>& records, const std::string
       best_on_device = on_device;
     }
   }
-  RecordChoice choice;
   if (!best) {
     choice.how = "no valid record for op '" + op + "' on " + target + ": default knobs";
     if (stale)

@@ -8,9 +8,12 @@
 // "features_version", "features": [...]}. status is "ok", or why the candidate has no time:
 // "invalid" (the schedule rejects it: not measured), "wrong" (output differs from the reference),
 // "crash", "timeout", "error" (it did not build or run). Lines that do not parse (a line cut
-// short by a kill) are skipped and counted.
+// short by a kill) are skipped and counted; records that parse but cannot be measurements
+// (record_defect: a time not above 0, a throughput beyond any machine) are skipped with a warning
+// by whoever uses them (`texc tune`, --records).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -42,6 +45,7 @@ struct Record {
   std::string texc_version, time;
   int features_version = 0;
   std::vector<float> features;
+  int line = 0;  // its line in the file it was read from (1-based; 0: not read from a file)
 
   bool ok() const { return status == "ok"; }
   bool same_workload(const Record& o) const { return op == o.op && target == o.target && shapes == o.shapes; }
@@ -54,24 +58,49 @@ struct RecordFile {
   std::vector<Record> records;
   int malformed = 0;  // lines that did not parse
 };
-/// Reads every record of `path` (a missing file has none). Throws std::runtime_error when it
-/// exists but cannot be read.
-RecordFile read_records(const std::string& path);
+/// Reads every record of `path` (a missing file has none) through read_input_file (ir/InputFile.h:
+/// a regular file of at most 1 GiB, else a UserError naming it as `what`, e.g. "--transfer").
+RecordFile read_records(const std::string& path, const std::string& what = "");
 
-/// Appends records to a file, one flushed line each; a file whose last line was cut short gets a
-/// line break first, so the cut line stays one malformed line. Throws std::runtime_error when
-/// the file cannot be opened or written.
+/// Why a record that parsed cannot be a measurement, or nullopt: a status texc does not write; a
+/// time (median_ms, min_ms, max_ms) or throughput that is negative or not finite; an "ok" record
+/// whose median_ms is not above 0 or whose gflops exceeds
+/// 100 times plausible_peak_gflops of its target. One function for `texc tune` and --records.
+std::optional<std::string> record_defect(const Record& r);
+
+/// A generous bound on the GFLOP/s any machine of `target` reaches: CPUs (x86, arm, interp)
+/// 256 operations per cycle at 5 GHz on every core of this machine (the records of a larger
+/// machine stay within 100 times of it); GPUs (cuda) 4 PFLOP/s; vdla 1 TFLOP/s (the default
+/// configuration's GEMM does 51.2 GOP/s at the nominal 100 MHz). record_defect rejects 100 times more.
+double plausible_peak_gflops(const std::string& target);
+
+/// A records file shared by `texc tune` processes. append() adds a record as one flushed line (a
+/// file whose last line was cut short by a kill gets a line break first, so the cut line stays one
+/// malformed line). lock() takes an exclusive advisory lock (flock) on the file: tune_op holds it
+/// while it reads what others appended, proposes, measures and appends one batch, so two tuners on
+/// one file take turns batch by batch, each seeing the other's measurements before proposing, and
+/// no configuration is measured twice. Throws std::runtime_error when the file cannot be opened,
+/// locked or written, UserError when it is not a regular file.
 class RecordWriter {
  public:
   explicit RecordWriter(const std::string& path);
   ~RecordWriter();
   RecordWriter(const RecordWriter&) = delete;
   RecordWriter& operator=(const RecordWriter&) = delete;
+  /// Waits for the lock; `waiting` is called first when another process holds it.
+  void lock(const std::function<void()>& waiting = {});
+  void unlock();
+  /// The records in whole lines appended since the last call (at the first call: every one),
+  /// except those this writer appended itself after reading to the end.
+  RecordFile read_new();
   void append(const Record& r);
 
  private:
   std::string path_;
   int fd_ = -1;
+  uint64_t read_offset_ = 0;  // read_new has returned the file's whole lines up to here
+  uint64_t known_end_ = 0;    // the file's size when read_new or append last saw it
+  int lines_read_ = 0;
 };
 
 /// The current time as "2026-11-23T15:40:07Z".
@@ -84,10 +113,12 @@ std::string utc_now();
 /// first, then the fastest: knobs tuned on another CPU (its register count, caches) are taken only
 /// when this one has none, and `how` says so. With `knob_names` (the knobs the op declares now), a
 /// record naming a knob outside it was measured with another version of the op's schedule template
-/// and is not considered. A configuration with several records (`texc tune --remeasure`) is ranked
+/// and is not considered. A record with a record_defect is skipped and counted. A configuration with several records (`texc tune --remeasure`) is ranked
 /// by the median of their times, and the chosen record carries that median (its gflops scaled).
 struct RecordChoice {
   std::optional<Record> record;
+  int defective = 0;            // records of the op and target skipped for a record_defect
+  std::string first_defect;     // "line 3: median_ms is -1, ..." (the first of them)
   int measurements = 0;  // records of the chosen configuration on its device
   std::string how;  // "the best record of the same shapes", "... nearest shapes A[64, 64] ...", "no ...: default knobs"
 };

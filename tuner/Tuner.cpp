@@ -1,5 +1,7 @@
 #include "tuner/Tuner.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <map>
 #include <random>
@@ -69,6 +71,33 @@ void measure_into(Record& r, const OpDef& op, const Candidate& c, Runner& runner
   }
   r.time = utc_now();
 }
+
+/// Records that cannot be used (record_defect, or knob values outside the op's lists), each said
+/// in a warning on the progress stream; past the first few, only counted (finish() says how many).
+class SkippedRecords {
+ public:
+  explicit SkippedRecords(std::ostream& out) : out_(out) {}
+  /// Whether `r` (of `file`) can be used; a warning when not.
+  bool usable(const Record& r, const std::string& file) {
+    std::optional<std::string> defect = record_defect(r);
+    if (defect) skip(r, file, *defect);
+    return !defect;
+  }
+  void skip(const Record& r, const std::string& file, const std::string& why) {
+    if (++count_ <= kShown)
+      out_ << "texc: warning: skipped the record at " << file << (r.line ? ":" + std::to_string(r.line) : "")
+           << ": " << why << "\n";
+  }
+  void finish() {
+    if (count_ > kShown) out_ << "texc: warning: skipped " << count_ - kShown << " more such records\n";
+    count_ = 0;
+  }
+
+ private:
+  static constexpr int kShown = 5;
+  std::ostream& out_;
+  int count_ = 0;
+};
 
 /// Configurations whose time `--remeasure` confirms, and what was measured of them.
 struct ConfigurationTimes {
@@ -140,38 +169,66 @@ TuneSummary tune_op(const OpDef& op, Runner& runner, const TuneOptions& options,
 
   std::mt19937_64 rng(options.seed * 0x9E3779B97F4A7C15ull + 1);
   std::set<uint64_t> visited;
-  std::vector<Observation> resumed;
   std::map<uint64_t, ConfigurationTimes> measured;  // for --remeasure
   int failures = 0;
   auto consider_best = [&](const Record& r) {
     if (r.ok() && (!summary.best || r.gflops > summary.best->gflops)) summary.best = r;
   };
-  // Records of this workload measured on another device are no measurements of this one: they are
-  // not resumed (every configuration may be measured again here) but teach the model, like --transfer.
+  SkippedRecords skipped(progress_out);
   std::vector<Record> transfer;
   for (const std::string& p : options.transfer)
-    for (Record& r : read_records(p).records) transfer.push_back(std::move(r));
-  for (const Record& r : read_records(options.records).records) {
-    if (!r.same_workload(base)) continue;
-    if (!same_device(r.device, base.device)) {
-      transfer.push_back(r);
-      continue;
+    for (Record& r : read_records(p, "--transfer").records)
+      if (skipped.usable(r, p)) transfer.push_back(std::move(r));
+
+  // The records of this workload in the file count as trials done and are never measured again:
+  // those there at the start (resume), and after each batch those another `texc tune` on the same
+  // file appended meanwhile. Records of this workload measured on another device are no
+  // measurements of this one: they are not resumed (every configuration may be measured again
+  // here) but, at the start, teach the model, like --transfer.
+  auto take_records = [&](RecordFile file, std::vector<Record>* other_devices) {
+    std::vector<Observation> observations;
+    for (const Record& r : file.records) {
+      if (!r.same_workload(base) || !skipped.usable(r, options.records)) continue;
+      if (!same_device(r.device, base.device)) {
+        if (other_devices) other_devices->push_back(r);
+        continue;
+      }
+      uint64_t index = space.index(r.knobs);
+      if (index == UINT64_MAX) {
+        skipped.skip(r, options.records, "knobs " + space.describe(r.knobs) + " are not all in the lists of op '" +
+                                             op.name + "' (a corrupt record, or one of an older version of its schedule)");
+        continue;
+      }
+      index = space.canonical(index);
+      if (r.ok()) measured[index].add(r);
+      else if (r.tuner == kRemeasureTuner && measured.count(index)) measured[index].gflops.push_back(0.0);  // as below
+      if (r.tuner == kRemeasureTuner) {  // a second measurement, not a trial
+        ++summary.remeasured_before;
+        continue;
+      }
+      ++summary.resumed;
+      if (!visited.insert(index).second) continue;
+      std::vector<float> features = r.features_version == kFeatureVersion ? r.features : std::vector<float>{};
+      observations.push_back({index, r.ok() ? r.gflops : 0.0, features});
+      consider_best(r);
     }
-    uint64_t index = space.index(r.knobs);
-    if (index == UINT64_MAX) continue;  // knobs of an older version of the template
-    index = space.canonical(index);
-    if (r.ok()) measured[index].add(r);
-    else if (r.tuner == kRemeasureTuner && measured.count(index)) measured[index].gflops.push_back(0.0);  // as below
-    if (r.tuner == kRemeasureTuner) {  // a second measurement, not a trial
-      ++summary.remeasured_before;
-      continue;
-    }
-    ++summary.resumed;
-    if (!visited.insert(index).second) continue;
-    std::vector<float> features = r.features_version == kFeatureVersion ? r.features : std::vector<float>{};
-    resumed.push_back({index, r.ok() ? r.gflops : 0.0, features});
-    consider_best(r);
-  }
+    return observations;
+  };
+
+  // The file is locked while this process reads it, proposes, measures and appends a batch
+  // (RecordWriter): a second tuner on it waits for its turn.
+  RecordWriter writer(options.records);
+  bool said_waiting = false;
+  auto lock = [&] {
+    writer.lock([&] {
+      if (!said_waiting)
+        progress_out << "texc: note: another texc tune is measuring into " << options.records
+                     << "; waiting for its batch (the two take turns and share their measurements)\n";
+      said_waiting = true;
+    });
+  };
+  lock();
+  std::vector<Observation> resumed = take_records(writer.read_new(), &transfer);
 
   FeatureCache features([&](uint64_t index) -> std::optional<std::vector<float>> {
     Candidate c = lower_candidate(op, space, index, options.lower, /*features_only=*/true);
@@ -186,7 +243,6 @@ TuneSummary tune_op(const OpDef& op, Runner& runner, const TuneOptions& options,
   std::unique_ptr<Explorer> explorer = make_explorer(explorer_options, {&space, &features, &visited, &rng});
   if (!resumed.empty()) explorer->update(resumed);
 
-  RecordWriter writer(options.records);
   Progress progress(progress_out, options.tty, op.name, options.trials, summary.resumed);
   int done = summary.resumed;
   int since_best = 0;
@@ -223,6 +279,14 @@ TuneSummary tune_op(const OpDef& op, Runner& runner, const TuneOptions& options,
       summary.stopped_early = true;
       break;
     }
+    // A tuner waiting for the file takes its turn now; then what it measured counts here.
+    writer.unlock();
+    usleep(10000);
+    lock();
+    int resumed_before = summary.resumed;
+    std::vector<Observation> theirs = take_records(writer.read_new(), nullptr);
+    done += summary.resumed - resumed_before;
+    if (!theirs.empty()) explorer->update(theirs);
   }
   progress.finish();
   summary.total = done;
@@ -232,6 +296,8 @@ TuneSummary tune_op(const OpDef& op, Runner& runner, const TuneOptions& options,
                  << " best configurations measured twice ("
                  << summary.remeasured << " measured again now, " << summary.remeasured_before << " before)\n";
   }
+  writer.unlock();
+  skipped.finish();
   return summary;
 }
 

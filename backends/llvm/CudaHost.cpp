@@ -140,7 +140,11 @@ void write_cuda_host_object(const std::vector<LoweredFunc>& funcs, const CudaTar
       << "the x86 target cannot emit an object file";
   passes.run(module);
   os.close();
-  if (os.has_error()) throw std::runtime_error("cannot write '" + path + "': " + os.error().message());
+  if (os.has_error()) {
+    std::string message = "cannot write '" + path + "': " + os.error().message();
+    os.clear_error();  // else its destructor reports a fatal error
+    throw std::runtime_error(message);
+  }
 }
 
 }  // namespace texc

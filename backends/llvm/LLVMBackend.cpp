@@ -60,7 +60,11 @@ void write_machine_code(const std::vector<LoweredFunc>& funcs, const CpuTargetOp
   if (error) throw std::runtime_error("cannot write '" + path + "': " + error.message());
   emit_machine_code(*compiled, os, kind);
   os.close();
-  if (os.has_error()) throw std::runtime_error("cannot write '" + path + "': " + os.error().message());
+  if (os.has_error()) {
+    std::string message = "cannot write '" + path + "': " + os.error().message();
+    os.clear_error();  // else its destructor reports a fatal error
+    throw std::runtime_error(message);
+  }
   if (times) times->emit = emission.elapsed();
 }
 

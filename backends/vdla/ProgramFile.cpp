@@ -7,6 +7,7 @@
 
 #include "backends/vdla/ProgramLimits.h"
 #include "ir/Diagnostics.h"
+#include "ir/InputFile.h"
 
 namespace texc::vdla {
 
@@ -219,10 +220,8 @@ bool write_vdla_file(const std::string& path, const VdlaProgram& program) {
 }
 
 VdlaProgram read_vdla_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw_error(DiagId::CannotOpenFile, SourceLoc{}, path);
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return parse_vdla(bytes, path);
+  std::string text = read_input_file(path, kVdlaProgramInput);
+  return parse_vdla(std::vector<uint8_t>(text.begin(), text.end()), path);
 }
 
 }  // namespace texc::vdla

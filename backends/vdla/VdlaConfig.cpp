@@ -8,6 +8,7 @@
 
 #include "backends/vdla/Json.h"
 #include "ir/Diagnostics.h"
+#include "ir/InputFile.h"
 
 namespace texc::vdla {
 
@@ -229,11 +230,7 @@ VdlaConfig parse_vdla_config(const std::string& text, uint32_t file) {
 }
 
 VdlaConfig load_vdla_config(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw_error(DiagId::CannotOpenFile, SourceLoc{}, path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  uint32_t file = SourceManager::get().add(path, ss.str());
+  uint32_t file = SourceManager::get().add(path, read_input_file(path, kVdlaConfigInput));
   return parse_vdla_config(SourceManager::get().text(file), file);
 }
 

@@ -34,6 +34,7 @@
 #include "tools/texc/LoadProgram.h"
 #include "lower/SplitPrepare.h"
 #include "tools/texc/LowerForTarget.h"
+#include "tools/texc/OutputFile.h"
 #include "tools/texc/VdlaExecutor.h"
 
 namespace texc {
@@ -50,12 +51,7 @@ FrontendOptions frontend_options(const CommandLine& cl) {
 KnobConfig knobs_from_records(const CommandLine& cl, const OpDef& op) {
   if (cl.records.empty()) return {};
   if (!std::filesystem::exists(cl.records)) throw CommandLineError("--records " + cl.records + ": no such file");
-  RecordFile file;
-  try {
-    file = read_records(cl.records);
-  } catch (const std::runtime_error& e) {
-    throw EnvironmentError(e.what());
-  }
+  RecordFile file = read_records(cl.records, "--records");
   Space space(op, cl.target);
   std::set<std::string> knob_names;
   for (const SchedKnob& k : space.knobs()) knob_names.insert(k.name);
@@ -65,6 +61,11 @@ KnobConfig knobs_from_records(const CommandLine& cl, const OpDef& op) {
   std::string device = cl.target == "x86" ? x86_device(cpu_target_options(cl)) : "";
   RecordChoice choice =
       choose_record(file.records, op.name, cl.target, op_shapes(split ? split->main : op), knob_names, device);
+  if (choice.defective)
+    std::cerr << "texc: warning: skipped " << choice.defective << " record" << (choice.defective > 1 ? "s" : "")
+              << " of op '" << op.name << "' on " << cl.target << " in " << cl.records
+              << " that cannot be measurements (" << choice.first_defect << (choice.defective > 1 ? ", ..." : "")
+              << ")\n";
   std::cerr << "texc: note: op '" << op.name << "': ";
   if (!choice.record) {
     std::cerr << choice.how << " (" << cl.records << ")\n";
@@ -92,14 +93,27 @@ KnobConfig knobs_from_records(const CommandLine& cl, const OpDef& op) {
 
 namespace {
 
-void write_text(const std::string& path, const std::string& text) {
-  if (path == "-") {
-    std::cout << text << std::flush;
-    return;
+/// How every output names itself in messages (OutputFile.h).
+constexpr const char* kOutput = "output";
+
+void write_text(const std::string& path, const std::string& text) { write_output_file(path, kOutput, text); }
+
+/// Writes the output file `path` with `write` (a backend's function that writes a named file and
+/// throws std::runtime_error when it cannot), through an OutputFile: whole or not at all. A
+/// failure is an EnvironmentError naming `path` (not the temporary file).
+void write_through(const std::string& path, const std::function<void(const std::string&)>& write) {
+  OutputFile out(path, kOutput);
+  try {
+    write(out.write_path());
+  } catch (const TargetOptionError&) {  // a CPU the code cannot be generated for (exit 1)
+    throw;
+  } catch (const std::runtime_error& e) {
+    std::string message = e.what();
+    for (size_t at; (at = message.find(out.write_path())) != std::string::npos;)
+      message.replace(at, out.write_path().size(), path);
+    throw EnvironmentError(message);
   }
-  std::ofstream out(path);
-  out << text;
-  if (!out) throw EnvironmentError("cannot write '" + path + "'");
+  out.commit();
 }
 
 /// The file name extension of each output kind (cli.md).
@@ -186,7 +200,9 @@ void write_cuda_outputs(const CommandLine& cl, const std::vector<LoweredFunc>& f
   if (emits(emit, "header")) write_text(path("header"), emit_cuda_host_header(funcs));
   if (emits(emit, "obj")) {
     try {
-      write_cuda_host_object(funcs, target, path("obj"));
+      write_through(path("obj"), [&](const std::string& file) { write_cuda_host_object(funcs, target, file); });
+    } catch (const CommandLineError&) {
+      throw;
     } catch (const std::runtime_error& e) {  // the object file could not be written
       throw EnvironmentError(e.what());
     }
@@ -226,6 +242,20 @@ int compile_command(const CommandLine& cl) {
     times.lowering.emplace_back(op.name, lowering.elapsed());
   }
 
+  // Every output is checked before the first is written: none may be a file the run read.
+  std::vector<std::string> vdla_stems;  // one op: OUT; several: OUT.OP each
+  if (emits(emit, "vdla")) {
+    std::string stem = path("vdla");
+    stem = stem.substr(0, stem.size() - std::string(".vdla").size());
+    for (const LoweredFunc& func : funcs) vdla_stems.push_back(funcs.size() == 1 ? stem : stem + "." + func.name);
+  }
+  for (const std::string& kind : emit)
+    if (kind != "vdla" && path(kind) != "-") refuse_input_as_output(path(kind), kOutput);
+  for (const std::string& stem : vdla_stems) {
+    refuse_input_as_output(stem + ".vdla", kOutput);
+    refuse_input_as_output(stem + ".vdla.txt", kOutput);
+  }
+
   if (emits(emit, "loops")) {
     std::string loops;
     for (const LoweredFunc& func : funcs) loops += to_string(func) + "\n";
@@ -233,22 +263,28 @@ int compile_command(const CommandLine& cl) {
   }
   if (emits(emit, "vdla")) {
     vdla::VdlaConfig config = vdla_config_of(cl);
-    std::string stem = path("vdla");
-    stem = stem.substr(0, stem.size() - std::string(".vdla").size());
     for (size_t i = 0; i < funcs.size(); ++i) {
-      // One op: OUT.vdla; several: OUT.OP.vdla each.
-      std::string file = funcs.size() == 1 ? stem : stem + "." + funcs[i].name;
       vdla::VdlaProgram prog = vdla::generate_program(funcs[i], config, func_locs[i]);
-      if (!vdla::write_vdla_file(file + ".vdla", prog) || !vdla::write_vdla_listing(file + ".vdla.txt", prog))
-        throw EnvironmentError("cannot write '" + file + ".vdla' or its listing");
+      write_through(vdla_stems[i] + ".vdla", [&](const std::string& file) {
+        if (!vdla::write_vdla_file(file, prog)) throw std::runtime_error("cannot write '" + file + "'");
+      });
+      write_through(vdla_stems[i] + ".vdla.txt", [&](const std::string& file) {
+        if (!vdla::write_vdla_listing(file, prog)) throw std::runtime_error("cannot write '" + file + "'");
+      });
     }
   }
   if (cpu) {
     try {
-      if (emits(emit, "obj")) write_object(funcs, *cpu, path("obj"), &times.llvm.emplace());
+      if (emits(emit, "obj"))
+        write_through(path("obj"), [&](const std::string& file) { write_object(funcs, *cpu, file, &times.llvm.emplace()); });
       if (emits(emit, "asm") && path("asm") == "-") write_text("-", emit_assembly(funcs, *cpu));
-      else if (emits(emit, "asm")) write_assembly(funcs, *cpu, path("asm"));
+      else if (emits(emit, "asm"))
+        write_through(path("asm"), [&](const std::string& file) { write_assembly(funcs, *cpu, file); });
     } catch (const TargetOptionError&) {
+      throw;
+    } catch (const CommandLineError&) {
+      throw;
+    } catch (const EnvironmentError&) {
       throw;
     } catch (const std::runtime_error& e) {  // the backend could not write a file
       throw EnvironmentError(e.what());

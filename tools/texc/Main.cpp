@@ -2,6 +2,8 @@
 // and maps every failure to its exit code: 1 for a mistake in the input or on the command line
 // (a located diagnostic, or `texc: error: ...`) and for a failed check, 2 when the machine or this
 // build lacks something the command needs. Internal errors abort with "texc: internal error".
+// Standard output is checked at the end: a write to it that failed (a full disk, /dev/full) is
+// `texc: error: cannot write to standard output: REASON` and exit 2 (OutputFile.h).
 #include <iostream>
 
 #include "backends/interp/Npy.h"
@@ -10,8 +12,11 @@
 #include "tools/texc/CommandLine.h"
 #include "tools/texc/Commands.h"
 #include "tools/texc/EnvironmentError.h"
+#include "tools/texc/OutputFile.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_texc(int argc, char** argv) {
   using namespace texc;
   CommandLine cl;
   try {
@@ -48,4 +53,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  texc::watch_standard_output();
+  return texc::finish_standard_output(run_texc(argc, argv));
 }

@@ -10,17 +10,18 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "backends/llvm/ArmRunner.h"
 #include "tools/texc/Commands.h"
 #include "tools/texc/CpuTarget.h"
+#include "tools/texc/TargetPropertiesOf.h"
 #include "tools/texc/CudaRunner.h"
 #include "tools/texc/EnvironmentError.h"
 #include "tools/texc/KnobOptions.h"
 #include "lower/SplitPrepare.h"
 #include "tools/texc/LoadProgram.h"
+#include "tools/texc/OutputFile.h"
 #include "tools/texc/VdlaExecutor.h"
 #include "tuner/CpuRunners.h"
 #include "tuner/Curve.h"
@@ -48,14 +49,16 @@ std::unique_ptr<Runner> make_runner(const CommandLine& cl) {
   throw EnvironmentError("'texc tune --target " + cl.target + "' is not available yet: this build has no runner for it");
 }
 
-/// Best GFLOP/s so far after each record of `op` in `path`, in file order.
-CurveSeries curve_of(const std::string& path, const std::string& op, const std::string& target) {
+/// Best GFLOP/s so far after each record of `op` in `path` (named by the flag `what`), in file
+/// order; records with a record_defect are left out (tune_op warned of those of --records).
+CurveSeries curve_of(const std::string& path, const std::string& what, const std::string& op, const std::string& target) {
   CurveSeries s;
   s.label = std::filesystem::path(path).filename().string();
   double best = 0;
   std::string tuner;
-  for (const Record& r : read_records(path).records) {
+  for (const Record& r : read_records(path, what).records) {
     if (r.op != op || r.target != target || r.tuner == kRemeasureTuner) continue;  // trials only
+    if (record_defect(r)) continue;
     if (tuner.empty()) tuner = r.tuner;
     if (r.ok()) best = std::max(best, r.gflops);
     s.best_so_far.push_back(best);
@@ -125,6 +128,7 @@ int tune_command(const CommandLine& cl) {
   options.lower.no_fuse = cl.no_fuse;
   options.lower.caches = CacheSizes::host();
   if (cl.target == "vdla") options.lower.vdla_config = vdla_config_of(cl);
+  options.lower.target_properties = target_properties_of(cl);
   options.texc_version = TEXC_VERSION;
   options.tty = isatty(STDERR_FILENO);
   for (const std::string& path : cl.transfer)
@@ -136,9 +140,9 @@ int tune_command(const CommandLine& cl) {
     std::optional<PreparedOp> split = split_prepare(whole);
     const OpDef& op = split ? split->main : whole;
     options.lower.fixed = knob_options_for(cl, op);
+    if (is_cpu_target(cl.target)) options.lower.cpu_features = cpu_feature_query(cl, op);  // tensorize's instructions
     options.measure.reference = nullptr;
     options.measure.definition = nullptr;
-    if (is_cpu_target(cl.target)) options.lower.cpu_features = cpu_feature_query(cl, op);  // tensorize's instructions
     for (const OpDef& d : definitions.ops)
       if (d.name == whole.name) options.measure.definition = &d;  // what the GFLOP/s count
     if (!split) options.measure.reference = options.measure.definition;
@@ -151,11 +155,9 @@ int tune_command(const CommandLine& cl) {
     }
     std::cout << (cl.json ? summary_json(op, cl, summary) : summary_line(op, cl, summary, space)) << std::endl;
     if (!cl.curve.empty()) {
-      std::vector<CurveSeries> series = {curve_of(cl.records, op.name, cl.target)};
-      for (const std::string& path : cl.curve_with) series.push_back(curve_of(path, op.name, cl.target));
-      std::ofstream out(cl.curve);
-      out << curve_svg(series, "texc tune " + op.name + " (" + cl.target + ")");
-      if (!out) throw EnvironmentError("cannot write '" + cl.curve + "'");
+      std::vector<CurveSeries> series = {curve_of(cl.records, "--records", op.name, cl.target)};
+      for (const std::string& path : cl.curve_with) series.push_back(curve_of(path, "--curve-with", op.name, cl.target));
+      write_output_file(cl.curve, "--curve", curve_svg(series, "texc tune " + op.name + " (" + cl.target + ")"));
     }
   }
   return 0;

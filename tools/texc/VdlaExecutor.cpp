@@ -8,6 +8,7 @@
 #include "backends/vdla/Trace.h"
 #include "tools/texc/EnvironmentError.h"
 #include "tuner/VdlaRunner.h"
+#include "tools/texc/OutputFile.h"
 
 namespace texc {
 
@@ -25,8 +26,12 @@ OpExecutor make_vdla_executor(const LoweredFunc& func, const vdla::VdlaConfig& c
     options.record_timeline = !trace_path.empty();
     vdla::SimResult result = vdla::run_with_arguments(*program, host, options);
     if (!result.ok()) throw InterpError("the VDLA simulator stopped: " + result.error.message);
-    if (!trace_path.empty() && !vdla::write_trace(trace_path, *program, result))
-      throw EnvironmentError("cannot write the trace '" + trace_path + "'");
+    if (!trace_path.empty()) {  // whole or not at all, never over an input (OutputFile.h)
+      OutputFile trace(trace_path, "--trace");
+      if (!vdla::write_trace(trace.write_path(), *program, result))
+        throw EnvironmentError("cannot write the trace '" + trace_path + "'");
+      trace.commit();
+    }
     stats->result = std::move(result);
     stats->ran = true;
   };

@@ -2,7 +2,7 @@
 //
 //   vdla-sim FILE.vdla [--dram-in FILE] [--dram-out FILE] [--trace FILE.json] [--listing]
 //
-// --dram-in: the whole DRAM image as raw bytes (exactly the program's DRAM size); without it,
+// --dram-in: the whole DRAM image as raw bytes (a regular file of exactly the program's DRAM size); without it,
 //   DRAM is zero. The micro-op table is written over it at its offset either way.
 // --dram-out: writes the DRAM image after the run. --trace: the Trace Event Format timeline.
 // --listing: prints the readable listing instead of running.
@@ -19,6 +19,7 @@
 #include "backends/vdla/Simulator.h"
 #include "backends/vdla/Trace.h"
 #include "ir/Diagnostics.h"
+#include "ir/InputFile.h"
 
 namespace {
 
@@ -67,9 +68,9 @@ int main(int argc, char** argv) {
     }
     std::vector<uint8_t> dram = make_dram_image(program);
     if (!dram_in.empty()) {
-      std::ifstream in(dram_in, std::ios::binary);
-      if (!in) throw_error(DiagId::CannotOpenFile, SourceLoc{}, dram_in);
-      std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      // A regular file of at most the image's size (ir/InputFile.h): /dev/zero is refused, not read.
+      std::string image = read_input_file(dram_in, InputKind{"--dram-in", "the program's DRAM image", dram.size()});
+      std::vector<uint8_t> bytes(image.begin(), image.end());
       if (bytes.size() != dram.size())
         return usage_error("--dram-in " + dram_in + " has " + std::to_string(bytes.size()) + " bytes, but the program's DRAM image has " +
                            std::to_string(dram.size()));
