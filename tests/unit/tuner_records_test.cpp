@@ -194,3 +194,56 @@ TEST_CASE("choosing a record: a configuration measured more than once counts wit
   Record failed = sample("mm", 32, 8, 0.5, "timeout");
   CHECK(choose_record({lucky, steady, again, failed}, "mm", "x86", s32).measurements == 2);
 }
+
+TEST_CASE("two writers on one file: read_new gives each the other's records, never its own") {
+  std::string path = temp_path();
+  RecordWriter a(path), b(path);
+  a.lock();
+  CHECK(a.read_new().records.empty());
+  a.append(sample("mm", 32, 8, 0.5));
+  a.unlock();
+  b.lock();
+  RecordFile theirs = b.read_new();
+  REQUIRE(theirs.records.size() == 1);
+  CHECK(theirs.records[0].knobs.at("TI") == 8);
+  CHECK(theirs.records[0].line == 1);
+  b.append(sample("mm", 32, 16, 0.4));
+  CHECK(b.read_new().records.empty());  // its own record is not new to it
+  b.unlock();
+  a.lock();
+  RecordFile from_b = a.read_new();
+  REQUIRE(from_b.records.size() == 1);
+  CHECK(from_b.records[0].knobs.at("TI") == 16);
+  CHECK(from_b.records[0].line == 2);
+  a.unlock();
+  std::remove(path.c_str());
+}
+
+TEST_CASE("record_defect: records that cannot be measurements, for tune and --records alike") {
+  Record good = sample("mm", 32, 8, 0.5);
+  CHECK_FALSE(record_defect(good));
+  CHECK_FALSE(record_defect(sample("mm", 32, 8, 0, "invalid")));  // no time, as failed records have
+  Record negative = good;
+  negative.median_ms = -1;
+  CHECK(*record_defect(negative) == "median_ms is -1");
+  Record zero = good;
+  zero.median_ms = 0;
+  CHECK(record_defect(zero)->find("a time must be above 0") != std::string::npos);
+  Record fast = good;
+  fast.gflops = 101 * plausible_peak_gflops("x86");
+  CHECK(record_defect(fast)->find("more than 100 times") != std::string::npos);
+  fast.gflops = 99 * plausible_peak_gflops("x86");
+  CHECK_FALSE(record_defect(fast));
+  Record status = good;
+  status.status = "great";
+  CHECK(record_defect(status));
+  // --records passes over them, and says how many.
+  Record lucky = good;
+  lucky.median_ms = 1e-9;
+  lucky.gflops = 1e15;
+  lucky.knobs["TI"] = 32;
+  RecordChoice c = choose_record({good, negative, lucky}, "mm", "x86", good.shapes);
+  REQUIRE(c.record);
+  CHECK(c.record->knobs.at("TI") == 8);
+  CHECK(c.defective == 2);
+}
