@@ -331,6 +331,19 @@ class AstBuilder {
       for (P::ExprContext* e : i->expr()) indices.push_back(nested(e));
       return std::make_unique<ast::Index>(loc(i->tensor), i->tensor->getText(), std::move(indices));
     }
+    if (auto* m = dynamic_cast<P::MemberExprContext*>(ctx)) {
+      // `obj.member` is a dotted name; `obj.member(arg)` a call of "obj.member" whose one argument
+      // is the name or the string's text (`target.vector_lanes(f32)`, `target.has("fma")`).
+      if (!m->argName && !m->argString)
+        return std::make_unique<ast::DottedName>(loc(m->obj), std::vector<ast::Name>{name(m->obj), name(m->member)});
+      antlr4::Token* a = m->argName ? m->argName : m->argString;
+      std::string text = a->getText();
+      if (m->argString) text = text.substr(1, text.size() - 2);
+      std::vector<ast::CallArg> args;
+      args.push_back({ast::Name{}, std::make_unique<ast::NameRef>(loc(a), text)});
+      return std::make_unique<ast::Call>(loc(m->obj), m->obj->getText() + "." + m->member->getText(), std::move(args),
+                                         std::vector<ast::ForClause>{});
+    }
     if (auto* n = dynamic_cast<P::NameExprContext*>(ctx)) {
       return std::make_unique<ast::NameRef>(loc(n->ID()->getSymbol()), n->ID()->getText());
     }

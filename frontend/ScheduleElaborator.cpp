@@ -10,6 +10,7 @@
 #include "ir/ConstEval.h"
 #include "ir/IROperators.h"
 #include "ir/Target.h"
+#include "ir/TargetProperties.h"
 
 namespace texc {
 
@@ -357,9 +358,16 @@ class ScheduleChecker {
           throw_error(DiagId::DivisionByZero, b->loc, b->op);
         return Binary::make(op, x, y);
       }
+      case ast::ExprKind::DottedName: {
+        auto* d = e.as<ast::DottedName>();
+        if (d->parts.size() != 2 || d->parts[0].text != "target")
+          throw_error(DiagId::ScheduleValueNotInt, e.loc, "the name '" + d->text() + "'");
+        return target_property(d->parts[1]);
+      }
       case ast::ExprKind::Call: {
-        // min(a, b) and max(a, b) of integers; select(cond, a, b).
+        // min(a, b) and max(a, b) of integers; select(cond, a, b); target.vector_lanes(T), target.has("F").
         auto* c = e.as<ast::Call>();
+        if (c->callee.rfind("target.", 0) == 0) return target_call(*c);
         if (c->callee == "select" && c->fors.empty()) return select(*c);
         if ((c->callee != "min" && c->callee != "max") || !c->fors.empty()) {
           throw_error(DiagId::ScheduleValueNotInt, c->loc, "a call of '" + c->callee + "'");
@@ -375,6 +383,52 @@ class ScheduleChecker {
       }
       default: throw_error(DiagId::ScheduleValueNotInt, start_loc(e), "this expression");
     }
+  }
+
+  /// target.vector_bits, target.vector_registers (ir/TargetProperties.h).
+  Expr target_property(const ast::Name& member) {
+    const std::vector<std::string>& names = target_property_names();
+    if (contains(names, member.text)) return target_property_var("target." + member.text);
+    std::vector<std::string> all = names;
+    all.push_back("vector_lanes");
+    all.push_back("has");
+    if (member.text == "vector_lanes" || member.text == "has")
+      throw_error(DiagId::ScheduleError, member.loc,
+                  fmt::format("target.{} takes {}", member.text,
+                              member.text == "has" ? "a feature name in quotes: target.has(\"fma\")"
+                                                   : "an element type: target.vector_lanes(f32)"));
+    unknown_target_property(member.text, member.loc);
+  }
+
+  /// target.vector_lanes(T): target.vector_bits / bits(T); target.has("F"): a bool.
+  Expr target_call(const ast::Call& c) {
+    std::string member = c.callee.substr(std::string("target.").size());
+    const ast::NameRef* arg = c.args.size() == 1 ? c.args[0].value->as<ast::NameRef>() : nullptr;
+    if (member == "vector_lanes") {
+      std::optional<Type> t = arg ? Type::parse(arg->name) : std::nullopt;
+      if (!t || t->is_bool() || t->lanes != 1)
+        throw_error(DiagId::ScheduleError, arg ? arg->loc : c.loc,
+                    fmt::format("target.vector_lanes takes an element type (f32, f16, i8, ...), not '{}'", arg ? arg->name : ""));
+      return Binary::make(BinaryOp::Div, target_property_var("target.vector_bits"), IntImm::make(Index(), t->bits));
+    }
+    if (member == "has") return target_property_var("target.has(" + arg->name + ")");
+    if (contains(target_property_names(), member))
+      throw_error(DiagId::ScheduleError, c.loc, fmt::format("target.{} takes no argument", member));
+    unknown_target_property(member, c.loc);
+  }
+
+  [[noreturn]] static void unknown_target_property(const std::string& member, SourceLoc loc) {
+    std::vector<std::string> all = target_property_names();
+    all.push_back("vector_lanes");
+    all.push_back("has");
+    std::string suggestion = closest_name(member, all);
+    if (!suggestion.empty())
+      throw_error(DiagId::ScheduleError, loc,
+                  fmt::format("unknown target property 'target.{}'; did you mean 'target.{}'?", member, suggestion));
+    throw_error(DiagId::ScheduleError, loc,
+                fmt::format("unknown target property 'target.{}' (a schedule may ask target.vector_bits, "
+                            "target.vector_lanes(TYPE), target.vector_registers and target.has(\"FEATURE\"))",
+                            member));
   }
 
   /// select(cond, a, b): a where cond holds, else b (integers, or bools).

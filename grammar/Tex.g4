@@ -87,6 +87,8 @@ expr
   : '(' inner=expr ')'                                  # parenExpr
   | callee=ID '(' callArgs? ')'                         # callExpr
   | tensor=ID '[' expr (',' expr)* ']'                  # indexExpr
+  // `target.vector_bits`, `target.vector_lanes(f32)`, `target.has("fma")` (schedule values only)
+  | obj=ID '.' member=ID ('(' (argName=ID | argString=STRING) ')')?   # memberExpr
   | ID                                                  # nameExpr
   | INT                                                 # intLit
   | FLOAT                                               # floatLit

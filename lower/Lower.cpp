@@ -446,7 +446,11 @@ std::vector<Remark> locate_remarks(const std::vector<PendingRemark>& pending, co
 
 LoweredFunc lower_op(const OpDef& op, const LowerOptions& options) {
   std::ostream& log = options.log ? *options.log : std::cerr;
-  Lowering l{options, ScheduleState::create(op, options.target), {}, {}, {}};
+  // The schedules with the target's properties (target.vector_bits, ...) as constants.
+  OpDef resolved = op;
+  resolved.schedules = with_target_properties(
+      op.schedules, options.target_properties ? *options.target_properties : baseline_target_properties(options.target));
+  Lowering l{options, ScheduleState::create(resolved, options.target), {}, {}, {}};
   read_schedule(l);
 
   // Every pass as one step over the Lowering: the schedule passes, then the target's function passes.

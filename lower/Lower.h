@@ -25,6 +25,7 @@
 #include "ir/Op.h"
 #include "ir/Remark.h"
 #include "ir/Schedule.h"
+#include "ir/TargetProperties.h"
 #include "lower/schedule/TensorizeFallback.h"
 
 namespace texc {
@@ -47,6 +48,9 @@ struct LowerOptions {
   /// back to a portable schedule or is an error (lower/schedule/TensorizeFallback.h). Without
   /// `missing`, every intrinsic is assumed available.
   CpuFeatureQuery cpu_features;
+  /// The values of `target.vector_bits` etc. in the schedules (ir/TargetProperties.h); without
+  /// them, baseline_target_properties(target).
+  std::optional<TargetProperties> target_properties;
   /// When set, filled with the remarks of this lowering (ir/Remark.h): where the schedule was not
   /// honoured as written, located at its primitives (lower/Remarks.h).
   std::vector<Remark>* remarks = nullptr;

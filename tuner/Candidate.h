@@ -6,11 +6,13 @@
 #pragma once
 #include "backends/vdla/VdlaConfig.h"
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ir/Function.h"
 #include "ir/Op.h"
+#include "ir/TargetProperties.h"
 #include "lower/schedule/TensorizeFallback.h"
 #include "tuner/Features.h"
 #include "tuner/Space.h"
@@ -35,6 +37,7 @@ struct LowerSettings {
   /// x86, arm: the CPU's features; a candidate that tensorizes with an instruction the CPU lacks
   /// is invalid (lower/schedule/TensorizeFallback.h: the configuration sets every knob).
   CpuFeatureQuery cpu_features;
+  std::optional<TargetProperties> target_properties;  // target.vector_bits etc. (lower/Lower.h)
 };
 
 /// Lowers configuration `index` of `space` for the op. Never throws for a user error. For vdla it

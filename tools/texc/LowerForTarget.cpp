@@ -5,6 +5,7 @@
 #include "lower/Lower.h"
 #include "lower/SplitPrepare.h"
 #include "tools/texc/CpuTarget.h"
+#include "tools/texc/TargetPropertiesOf.h"
 #include "tools/texc/KnobOptions.h"
 
 namespace texc {
@@ -22,6 +23,7 @@ LoweredFunc lower_for_target(const OpDef& op, const CommandLine& cl, const KnobC
   if (cl.verify_each) options.verify = true;
   options.log = &std::cerr;
   if (is_cpu_target(cl.target)) options.cpu_features = cpu_feature_query(cl, op);  // tensorize's fallback
+  options.target_properties = target_properties_of(cl);  // target.vector_bits etc. in the schedules
   std::vector<Remark> found;
   if (cl.remarks) options.remarks = &found;
   LoweredFunc func = lower_op(op, options);
