@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The stdlib matmul's register tile stays in registers with its default knobs (issue 27): for the
+# GEMM workloads G1-G6 (bench/texc_workloads), compiled with `--emit asm` for x86-64-v3 (AVX2, 16
+# ymm registers) and skylake-avx512 (32 zmm), no innermost loop with FMAs loads or stores a vector
+# register from the stack (asm_loop_spills.py). The defaults of before (a 12 x 32 tile everywhere:
+# 24 ymm accumulators in 16 registers) spilled 69-708 times per k loop on x86-64-v3.
+# Not yet: G6 on x86-64-v3 (N = 255 = 10 x 24 + 15) computes its last 15 columns as 15-lane vectors,
+# which LLVM widens to two ymm per row and spills (vectorize_loops splits only vectors of more than
+# 16 lanes); there only the steady micro-kernel (the loops with the most FMAs) is checked.
+# usage: matmul_spills_test.sh TEXC REPO_ROOT
+set -u
+texc=$(realpath "$1")
+root=$(realpath "$2")
+export TEXC_STDLIB="$root/stdlib"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+for mcpu in x86-64-v3 skylake-avx512; do
+  for g in G1 G2 G3 G4 G5 G6; do
+    asm=$tmp/$g-$mcpu.s
+    if ! "$texc" "$root/bench/texc_workloads/$g.tex" --target x86 --mcpu "$mcpu" --emit asm -o "$asm" 2>"$tmp/err"; then
+      echo "FAIL: $g --mcpu $mcpu does not compile:"; sed 's/^/    /' "$tmp/err"
+      failures=$((failures + 1))
+      continue
+    fi
+    steady=()
+    [ "$g-$mcpu" = G6-x86-64-v3 ] && steady=(--steady)
+    if out=$(python3 "$root/tests/e2e/asm_loop_spills.py" "${steady[@]}" "$asm"); then
+      echo "ok: $g --mcpu $mcpu: no spills in its FMA loops"
+    else
+      echo "FAIL: $g --mcpu $mcpu spills in an FMA loop:"; sed 's/^/    /' <<<"$out"
+      failures=$((failures + 1))
+    fi
+  done
+done
+[ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
