@@ -1,6 +1,7 @@
 #include "tuner/Records.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -168,6 +169,19 @@ RecordFile parse_record_lines(const std::string& text, int first_line, size_t* u
   return file;
 }
 
+/// The descriptors of the RecordWriters of this process. A child forked to measure a candidate
+/// closes them (pthread_atfork): the lock belongs to the file description the child would share,
+/// so a measuring child left running after its tuner was killed would keep other tuners waiting.
+std::vector<int>& writer_descriptors() {
+  static std::vector<int> fds;
+  return fds;
+}
+
+void close_writers_in_child() {
+  for (int fd : writer_descriptors()) close(fd);
+  writer_descriptors().clear();
+}
+
 std::string io_error(const std::string& what, const std::string& path) {
   return "cannot " + what + " records file '" + path + "': " + std::strerror(errno);
 }
@@ -214,11 +228,21 @@ RecordWriter::RecordWriter(const std::string& path) : path_(path) {
   // O_NONBLOCK: a FIFO put there since is refused below, not waited on.
   fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0644);
   if (fd_ < 0) throw std::runtime_error(io_error("open", path) + " (for appending)");
-  check_input_file(path, kRecordsInput, "--records");
+  struct stat st {};
+  if (fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd_);
+    check_input_file(path, kRecordsInput, "--records");  // says what it is
+    throw std::runtime_error("records file '" + path + "' is not a regular file");
+  }
+  static const bool close_in_children = pthread_atfork(nullptr, nullptr, close_writers_in_child) == 0;
+  (void)close_in_children;
+  writer_descriptors().push_back(fd_);
   note_input_file(path, "--records");  // no output of the run may replace it
 }
 
 RecordWriter::~RecordWriter() {
+  std::vector<int>& fds = writer_descriptors();
+  fds.erase(std::remove(fds.begin(), fds.end(), fd_), fds.end());
   if (fd_ >= 0) close(fd_);  // releases the lock
 }
 

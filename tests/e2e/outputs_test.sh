@@ -131,6 +131,17 @@ check "two tuners on one file: 60 trials together, no configuration twice ($(cat
 check "the first tuner counts 60 trials, the other's included" grep -q " 60 trials (" tune1.out
 check "the second tuner counts 60 trials, the other's included" grep -q " 60 trials (" tune2.out
 
+# A tuner killed while its measuring child hangs: the orphaned child does not hold the file's lock.
+TEXC_TUNE_TEST_FAULT="hang@P=0;hang@P=1" setsid "$texc" tune mm.tex --target interp "${small[@]}" --trials 20 \
+  --records orphan.jsonl --timeout 60 >/dev/null 2>&1 &
+tuner=$!
+for _ in $(seq 100); do pgrep -P "$tuner" >/dev/null && break; sleep 0.1; done
+{ kill -9 "$tuner"; wait "$tuner"; } 2>/dev/null
+timeout 30 "$texc" tune mm.tex --target interp "${small[@]}" --trials 3 --records orphan.jsonl --tuner random \
+  >orphan.out 2>&1 </dev/null
+check "the next tuner does not wait for the killed one's hanging child" grep -q " 3 trials (" orphan.out
+kill -9 -- "-$tuner" 2>/dev/null  # the hanging child (its own process group, from setsid)
+
 # ---- corrupt records: skipped with a warning by tune and run --records
 python3 - r.jsonl >bad.jsonl <<'PY'
 import json, sys
