@@ -1,7 +1,12 @@
 // tune_op: the tuning loop of one op (`texc tune`). Reads the records file first: the op's
 // records of the same workload (op, shapes, target) measured on this device (same_device) count
 // as trials done and their configurations are never measured again (resume); those of another
-// device and the --transfer records warm-start the model.
+// device and the --transfer records warm-start the model. Records with a record_defect, and those
+// whose knob values are not in the op's lists, are skipped with a warning.
+// The records file may be shared with other `texc tune` processes: the file is locked (flock,
+// RecordWriter) while a batch is read, proposed, measured and appended, and after each batch the
+// records the others appended meanwhile count as resumed trials, so no configuration is measured
+// twice and a second tuner waits for its turn.
 // Then, batch by batch until `trials` records of the workload exist, the space is exhausted or
 // `early_stopping` trials pass without a better result: the explorer proposes, each candidate is
 // lowered (invalid ones are recorded at once, unmeasured), measured in a child process (Measure.h)

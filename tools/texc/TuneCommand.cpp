@@ -2,7 +2,9 @@
 // op (or --op NAME) for the target with the tuner (tuner/Tuner.h), measuring every candidate in a
 // child process, appending a record per measurement to R.jsonl (resuming from what it already
 // holds), a progress line per batch on stderr and a summary line (or --json object) per op on
-// stdout; --curve F.svg draws best-so-far against trials for R.jsonl and every --curve-with file.
+// stdout; --curve F.svg draws best-so-far against trials for R.jsonl and every --curve-with file
+// (written through OutputFile.h: never over an input, whole or not at all). Two tuners on one
+// R.jsonl take turns batch by batch (tuner/Tuner.h).
 //   x86     JIT in the measuring child (tuner/CpuRunners.h); interp: the loop interpreter;
 //   arm     the qemu arm runner (times labelled emulated); vdla: the simulator's cycles
 //           (tuner/VdlaRunner.h); cuda: CUDA-event times on device 0 (tools/texc/CudaRunner.h; exit 2
