@@ -30,12 +30,13 @@ struct InputKind {
 };
 
 /// The limits (docs/cli.md): a .tex file and each import 16 MiB; a JSON configuration 16 MiB;
-/// a records file 1 GiB; a .vdla program 256 MiB.
+/// a records file 1 GiB; a .vdla program 256 MiB; an .npy file of --inputs 64 GiB.
 inline constexpr uint64_t kMiB = uint64_t(1) << 20;
 inline constexpr InputKind kSourceInput{"source file", "a source file", 16 * kMiB};
 inline constexpr InputKind kVdlaConfigInput{"--vdla-config", "a configuration", 16 * kMiB};
 inline constexpr InputKind kVdlaProgramInput{"program", "a .vdla program", 256 * kMiB};
 inline constexpr InputKind kRecordsInput{"records file", "a records file", 1024 * kMiB};
+inline constexpr InputKind kNpyInput{"--inputs file", "an .npy file", 64 * 1024 * kMiB};
 
 /// The whole text of `path`, read as `kind` says. A mistake (no such file, not a regular file,
 /// larger than the limit, a read error) throws UserError located at `loc` (none: `texc: error:`).

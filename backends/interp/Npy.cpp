@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "ir/InputFile.h"
+
 namespace texc {
 
 std::string npy_descr(Type t) {
@@ -86,6 +88,9 @@ std::vector<int64_t> parse_shape(const std::string& text, const std::string& pat
 }  // namespace
 
 Tensor read_npy(const std::string& path) {
+  // A regular file (a FIFO would block, a device never end: ir/InputFile.h), remembered as an input.
+  check_input_file(path, kNpyInput);
+  note_input_file(path, kNpyInput.what);
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, "the file cannot be opened");
   char magic[8];

@@ -183,6 +183,9 @@ refused "source file '/dev/zero' is a character device, not a regular file" /dev
 refused "source file 'lib' is a directory, not a regular file" lib --target interp
 mkfifo fifo.tex
 refused "source file 'fifo.tex' is a FIFO, not a regular file" fifo.tex --target interp
+mkdir io
+mkfifo io/mm.A.npy
+refused "--inputs file 'io/mm.A.npy' is a FIFO, not a regular file" run mm.tex --target interp "${small[@]}" --inputs io
 truncate -s 17M big.tex
 refused "source file 'big.tex' is 17825792 bytes, more than the 16 MiB texc reads for a source file" big.tex --target interp
 truncate -s 17M big.json
