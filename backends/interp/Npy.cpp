@@ -140,6 +140,10 @@ void write_npy(const std::string& path, const Tensor& t) {
   header.append(total - prefix - header.size() - 1, ' ');
   header += '\n';
 
+  if (std::optional<FileIdentity> id = file_identity(path))  // never over a file the run reads
+    if (const InputFileRecord* input = find_input_file(*id))
+      throw NpyError("cannot write '" + path + "': it is the same file as " + input->what + " '" + input->path +
+                     "', which this run reads");
   std::ofstream out(path, std::ios::binary);
   if (!out) throw NpyError("cannot write '" + path + "'");
   out.write("\x93NUMPY", 6);

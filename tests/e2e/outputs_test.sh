@@ -82,6 +82,15 @@ echo '{"block_out": 16}' >cfg.vdla
 unchanged cfg.vdla -- d.tex --target vdla --vdla-config cfg.vdla -o cfg
 ln -s ../r.jsonl lib/r.h
 unchanged r.jsonl -- mm.tex --target x86 --records r.jsonl -o lib/r --emit header
+"$texc" run mm.tex --target interp "${small[@]}" --save-io saved >/dev/null 2>&1
+before_io=$(cat saved/*.npy | cksum)
+expect 1 "--save-io saved is the --inputs directory: the run would write over the files it reads" \
+  -- run mm.tex --target interp "${small[@]}" --inputs saved --save-io saved
+mkdir saved2
+ln saved/mm.A.npy saved2/mm.A.npy
+expect 1 "cannot write 'saved2/mm.A.npy': it is the same file as --inputs file 'saved/mm.A.npy', which this run reads" \
+  -- run mm.tex --target interp "${small[@]}" --inputs saved --save-io saved2
+check "the --inputs files are unchanged" test "$(cat saved/*.npy | cksum)" = "$before_io"
 # Outputs that are no input are still written; a symbolic link to one keeps pointing at it.
 echo old >target.h
 ln -s target.h out.h

@@ -329,6 +329,11 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     throw CommandLineError("--repeat, --inputs, --input-range, --save-io and --threads apply to 'texc run' only");
   if (!cl.inputs_dir.empty() && !std::filesystem::is_directory(cl.inputs_dir))
     throw CommandLineError("--inputs " + cl.inputs_dir + ": no such directory");
+  std::error_code same_error;
+  if (!cl.inputs_dir.empty() && !cl.save_io_dir.empty() &&
+      std::filesystem::equivalent(cl.inputs_dir, cl.save_io_dir, same_error))
+    throw CommandLineError("--save-io " + cl.save_io_dir + " is the --inputs directory: the run would write over the "
+                           "files it reads; save them in another directory");
   if (cl.command == Command::Tune && (!cl.trials || !saw_records))
     throw CommandLineError("'texc tune' needs --trials N and --records R.jsonl");
   if (cl.command != Command::Tune && cl.trials) throw CommandLineError("--trials applies to 'texc tune' only");
