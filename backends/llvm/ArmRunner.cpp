@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <cstdlib>
 #include <filesystem>
@@ -14,12 +15,16 @@
 
 #include "ir/Diagnostics.h"
 #include "ir/SymbolNames.h"
+#include "runtime/texrt.h"
 
 namespace texc {
 
 namespace fs = std::filesystem;
 
 namespace {
+
+/// The most threads a program run under qemu-aarch64 gets (see run_on_arm).
+constexpr int kMaxEmulatedThreads = 64;
 
 bool host_is_aarch64() {
   struct utsname u;
@@ -252,7 +257,25 @@ ArmRunResult run_on_arm(const std::vector<LoweredFunc>& funcs, const std::string
   run_command(link, d / "link.log", "linking the arm driver");
 
   std::string run;
-  if (options.num_threads > 0) run += "TEXC_NUM_THREADS=" + std::to_string(options.num_threads) + " ";
+  int threads = options.num_threads;
+  if (!tools.qemu.empty()) {
+    // Under qemu-aarch64 each program thread is a host thread with a host and a guest stack, and
+    // qemu crashes (SIGSEGV, or a GLib allocation abort) where pthread_create would fail: 1024
+    // threads did under a 4 GB address-space limit, 256 under 2 GB. The emulated program runs with
+    // at most kMaxEmulatedThreads (docs/cli.md, --threads), and says so once.
+    int wanted = threads > 0 ? threads : 0;
+    if (wanted == 0)
+      if (const char* env = std::getenv("TEXC_NUM_THREADS")) wanted = int(std::min(texrt_parse_num_threads(env), 1000000L));
+    if (wanted > kMaxEmulatedThreads) {
+      static bool noted = false;
+      if (!noted)
+        std::fprintf(stderr, "texc: note: the arm program runs with %d threads, not %d, under qemu-aarch64 (each emulated thread "
+                     "costs qemu two stacks; more crash it)\n", kMaxEmulatedThreads, wanted);
+      noted = true;
+      threads = kMaxEmulatedThreads;
+    }
+  }
+  if (threads > 0) run += "TEXC_NUM_THREADS=" + std::to_string(threads) + " ";
   if (!tools.qemu.empty()) run += shell_quote(tools.qemu) + " ";
   run += shell_quote((d / "driver").string()) + " " + shell_quote(d.string()) + " " +
          std::to_string(std::max(options.repeat, 0));

@@ -165,6 +165,24 @@ for value in abc 0 -1 100000 ''; do
 done
 # More threads than the memory limit lets the child start: the pool runs with those it has.
 expect_robust 0 "^matmul +x86 +PASS" -- run "$matmul" --target x86 $small --threads 1024 --repeat 2
+# Under qemu-aarch64 each thread costs qemu two stacks, and qemu crashed (SIGSEGV or a GLib abort)
+# with 1024 threads in 4 GB: the emulated program runs with at most 64, and says so.
+if { command -v qemu-aarch64 && command -v aarch64-linux-gnu-gcc; } >/dev/null && [ "$(uname -m)" != aarch64 ]; then
+  saved_memory_kb=$memory_kb
+  memory_kb=4000000
+  expect_robust 0 "runs with 64 threads, not 1024, under qemu-aarch64.*
+matmul +arm +PASS" -- run "$matmul" --target arm $small --threads 1024 --repeat 2
+  out=$(ulimit -v "$memory_kb"; TEXC_NUM_THREADS=1024 timeout 300 "$texc" run "$matmul" --target arm $small --repeat 2 2>&1)
+  if [ $? -eq 0 ] && grep -q "^matmul  *arm  *PASS" <<<"$out"; then
+    echo "ok: TEXC_NUM_THREADS=1024 on arm under qemu"
+  else
+    echo "FAIL: TEXC_NUM_THREADS=1024 on arm under qemu: $out"
+    failures=$((failures + 1))
+  fi
+  memory_kb=$saved_memory_kb
+else
+  echo "skipped: arm --threads 1024 (no qemu-aarch64 or aarch64-linux-gnu-gcc, or an aarch64 host)"
+fi
 expect_robust 1 "target x86 cannot use --mcpu i386: x86-64 code needs a 64-bit CPU" -- run "$matmul" --target x86 $small --mcpu i386
 expect_robust 1 "target x86 cannot use --mattr -64bit-mode" -- run "$matmul" --target x86 $small --mattr=-64bit-mode
 expect_robust 1 "target x86 cannot use --mattr \+soft-float" -- run "$matmul" --target x86 $small --mattr=+soft-float
