@@ -91,6 +91,9 @@ void declare_ops(const ModuleLoader& loader, ProgramSymbols& program) {
   }
 }
 
+/// The most stages (computed tensors) an entry op may have (docs/language.md "Limits").
+constexpr size_t kMaxStagesPerOp = 2048;
+
 Program elaborate_program(const ModuleLoader& loader, const ast::File& main, const FrontendOptions& options) {
   const std::vector<const ast::File*>& files = loader.files_in_dependency_order();
   for (const auto& [name, value] : options.defines) {
@@ -138,6 +141,10 @@ Program elaborate_program(const ModuleLoader& loader, const ast::File& main, con
     found = true;
     try {
       out.ops.push_back(elaborator.entry(op));
+      // Scheduling and lowering visit every stage's nest once per stage (automatic inlining, the
+      // data-flow checks): 2000 stages take seconds, 5000 took half a minute.
+      if (const OpDef& def = out.ops.back(); def.stages.size() > kMaxStagesPerOp)
+        throw_error(DiagId::TooManyStages, def.stages[kMaxStagesPerOp].loc, def.name, kMaxStagesPerOp);
     } catch (const UserError& e) {
       bool unbound = e.diag.id == DiagId::UnboundDimension || e.diag.id == DiagId::MissingAttributeEntry;
       if (!options.skip_unbound_ops || !options.only_op.empty() || !unbound) throw;

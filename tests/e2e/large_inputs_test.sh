@@ -2,7 +2,7 @@
 # Generated large inputs: texc must answer each within a time and memory limit, either compiling
 # it (exit 0) or with a located diagnostic (exit 1, `FILE:LINE:COL: error: ...`), and never crash,
 # abort, hang or report an internal error (shared/spec/cli.md). The inputs are the ones that once
-# took minutes or gigabytes: long elementwise chains, a chain whose inlined expression doubles per
+# took minutes or gigabytes: long elementwise chains (2048 stages per op at most), a chain whose inlined expression doubles per
 # stage, huge unrolls, a thousand chained splits (of a spatial and of a reduction loop), rank-800 tensors, huge shapes, nesting at and
 # past the limit (docs/language.md "Limits"), long operator chains and `else if` chains.
 #
@@ -72,6 +72,8 @@ chain() {  # NAME STAGES BODY(with P for the previous stage)
 chain chain2000 2000 'P[i] * 0.5 + 1.0'
 check chain2000 ok $(compile chain2000 x86 llvm)
 check chain2000_run ok run chain2000.tex --target interp --repeat 1
+chain chain5000 5000 'P[i] + 1.0'  # past the 2048 stages of an op (took 35 s)
+check chain5000 "error:op 'chain5000' computes more than 2048 tensors" $(compile chain5000 x86 llvm)
 chain square40 40 'P[i] * P[i]'  # inlining every stage would double the expression per stage
 check square40 ok run square40.tex --target interp --repeat 1
 
