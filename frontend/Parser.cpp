@@ -3,6 +3,8 @@
 #include <TexLexer.h>
 #include <TexParser.h>
 
+#include <new>
+
 #include "frontend/AstBuilder.h"
 #include "frontend/SyntaxErrorListener.h"
 #include "ir/Diagnostics.h"
@@ -107,7 +109,19 @@ void check_utf8(const std::string& text, uint32_t file_id) {
 
 }  // namespace
 
+static ast::File parse_tex_text(uint32_t file_id, const std::string& path, const std::string& text);
+
 ast::File parse_tex(uint32_t file_id, const std::string& path, const std::string& text) {
+  // The parse takes about 160 bytes of memory per byte of source (ANTLR's UTF-32 copy, tokens,
+  // parse tree): where the address space is limited, running out is a user error, not an abort.
+  try {
+    return parse_tex_text(file_id, path, text);
+  } catch (const std::bad_alloc&) {
+    throw_error(DiagId::SourceTooLargeToParse, SourceLoc{file_id, 1, 1}, text.size());
+  }
+}
+
+static ast::File parse_tex_text(uint32_t file_id, const std::string& path, const std::string& text) {
   check_utf8(text, file_id);
   antlr4::ANTLRInputStream input(text);
   texc_grammar::TexLexer lexer(&input);

@@ -77,6 +77,19 @@ check chain5000 "error:op 'chain5000' computes more than 2048 tensors" $(compile
 chain square40 40 'P[i] * P[i]'  # inlining every stage would double the expression per stage
 check square40 ok run square40.tex --target interp --repeat 1
 
+# ---- a 14 MB source: parsing takes about 160 bytes per byte, more than the memory limit here;
+# running out is a located error (it was an abort: std::bad_alloc)
+python3 -c '
+import sys
+op = "op o%d(X: f32[64]) -> Y {\n  compute { Y[i] = X[i] * 2.0 + 1.0 }\n}\n"
+with open("source14m.tex", "w") as f:
+    n = size = 0
+    while size < 14 * 1024 * 1024:
+        size += f.write(op % n)
+        n += 1
+'
+check source14m "error:too large to parse in the memory texc may use" $(compile source14m)
+
 # ---- unrolls
 unroll_op() {  # NAME EXTENT
   printf 'op %s(X: f32[%s]) -> Y {\n  compute { Y[i] = X[i] + 1.0 }\n  schedule cpu { unroll(Y.i) }\n}\n' "$1" "$2" >"$1.tex"
