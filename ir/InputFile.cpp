@@ -112,9 +112,14 @@ void note_input_file(const std::string& path, const std::string& what) {
 
 const std::vector<InputFileRecord>& input_files() { return registry(); }
 
+void forget_input_files() { registry().clear(); }
+
 const InputFileRecord* find_input_file(const FileIdentity& identity) {
+  // An input deleted (or replaced) since it was read is no longer the file its identity names: the
+  // file system may have given its inode to a new file (a process that reads and writes many files,
+  // as the tests do), which is not an input.
   for (const InputFileRecord& f : registry())
-    if (f.identity == identity) return &f;
+    if (f.identity == identity && file_identity(f.path) == std::optional<FileIdentity>(identity)) return &f;
   return nullptr;
 }
 

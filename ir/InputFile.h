@@ -67,7 +67,10 @@ struct InputFileRecord {
 void note_input_file(const std::string& path, const std::string& what);
 /// Every input of this run so far (read or noted), in the order they were first met.
 const std::vector<InputFileRecord>& input_files();
-/// The first input of this run with `identity`, or nullptr.
+/// Forgets every input: a process that makes several runs (a test, a program using texc as a
+/// library) starts the next run with it, so a file that an earlier run read may be written.
+void forget_input_files();
+/// The first input of this run with `identity` whose path still names that file, or nullptr.
 const InputFileRecord* find_input_file(const FileIdentity& identity);
 
 }  // namespace texc
