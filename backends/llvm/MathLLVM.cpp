@@ -74,6 +74,32 @@ Value* emit_float_math(llvm::IRBuilder<>& b, const std::string& name, const std:
   TEXC_UNREACHABLE() << "unknown math function " << name;
 }
 
+/// The bits of an IEEE floating-point type that exp's last step needs, and where exp leaves its range.
+struct ExpFormat {
+  int64_t exponent_bias, mantissa_bits;
+  double overflow, underflow;  // e^x is +inf above overflow, 0 below underflow
+};
+
+/// exp's last step, for f32 and f64 alike: e^x = e^r 2^n, the scaling by 2^n split into two factors
+/// so that a subnormal result is still right; +inf past the overflow, 0 past the underflow, and a
+/// NaN x returned as it is. `int_type` is the integer type (or vector) of the float's width.
+Value* scale_by_power_of_two(llvm::IRBuilder<>& b, Value* x, Value* e_r, Value* n_float, llvm::Type* int_type,
+                             const ExpFormat& format) {
+  llvm::Type* type = x->getType();
+  auto f = [&](double v) { return splat_f(b, type, v); };
+  auto i = [&](int64_t v) { return llvm::ConstantInt::get(int_type, uint64_t(v)); };
+  Value* n = b.CreateFPToSI(n_float, int_type);
+  Value* n_half = b.CreateAShr(n, i(1));
+  Value* n_rest = b.CreateSub(n, n_half);
+  auto power_of_two = [&](Value* k) {
+    return b.CreateBitCast(b.CreateShl(b.CreateAdd(k, i(format.exponent_bias)), i(format.mantissa_bits)), type);
+  };
+  Value* result = b.CreateFMul(b.CreateFMul(e_r, power_of_two(n_half)), power_of_two(n_rest));
+  result = b.CreateSelect(b.CreateFCmpOGT(x, f(format.overflow)), f(INFINITY), result);
+  result = b.CreateSelect(b.CreateFCmpOLT(x, f(format.underflow)), f(0.0), result);
+  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, result);
+}
+
 }  // namespace
 
 /// exp on f32 (scalars or vectors): Cody-Waite reduction x = n ln2 + r, |r| <= ln2 / 2, Cephes' degree-6
@@ -84,7 +110,6 @@ Value* exp_f32_polynomial(llvm::IRBuilder<>& b, Value* x) {
   llvm::Type* int_type = b.getInt32Ty();
   if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(type)) int_type = llvm::FixedVectorType::get(int_type, vt->getNumElements());
   auto f = [&](double v) { return splat_f(b, type, v); };
-  auto i = [&](int64_t v) { return llvm::ConstantInt::get(int_type, v); };
   constexpr double kOverflow = 88.72283935546875;   // above: +inf
   constexpr double kUnderflow = -103.97207641601562;  // below: 0
 
@@ -98,15 +123,7 @@ Value* exp_f32_polynomial(llvm::IRBuilder<>& b, Value* x) {
                                5.0000001201E-1});
   Value* e_r = b.CreateFAdd(b.CreateFAdd(b.CreateFMul(b.CreateFMul(p, r), r), r), f(1.0));
 
-  Value* n = b.CreateFPToSI(n_float, int_type);
-  Value* n_half = b.CreateAShr(n, i(1));
-  Value* n_rest = b.CreateSub(n, n_half);
-  auto power_of_two = [&](Value* k) { return b.CreateBitCast(b.CreateShl(b.CreateAdd(k, i(127)), i(23)), type); };
-  Value* result = b.CreateFMul(b.CreateFMul(e_r, power_of_two(n_half)), power_of_two(n_rest));
-
-  result = b.CreateSelect(b.CreateFCmpOGT(x, f(kOverflow)), f(INFINITY), result);
-  result = b.CreateSelect(b.CreateFCmpOLT(x, f(kUnderflow)), f(0.0), result);
-  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, result);
+  return scale_by_power_of_two(b, x, e_r, n_float, int_type, {127, 23, kOverflow, kUnderflow});
 }
 
 /// tanh on f32 (scalars or vectors) (Cephes tanhf): an odd polynomial for |x| < 0.625, 1 - 2 / (e^2|x| + 1) above,
@@ -149,7 +166,6 @@ Value* exp_f64_polynomial(llvm::IRBuilder<>& b, Value* x) {
   llvm::Type* type = x->getType();
   llvm::Type* int_type = i64_like(b, type);
   auto f = [&](double v) { return splat_f(b, type, v); };
-  auto i = [&](int64_t v) { return llvm::ConstantInt::get(int_type, uint64_t(v)); };
   constexpr double kOverflow = 709.782712893383973096;    // above: +inf
   constexpr double kUnderflow = -745.133219101941108420;  // below: 0
 
@@ -166,15 +182,7 @@ Value* exp_f64_polynomial(llvm::IRBuilder<>& b, Value* x) {
                                  2.00000000000000000009E0});
   Value* e_r = b.CreateFAdd(f(1.0), b.CreateFMul(f(2.0), b.CreateFDiv(px, b.CreateFSub(qx, px))));
 
-  Value* n = b.CreateFPToSI(n_float, int_type);
-  Value* n_half = b.CreateAShr(n, i(1));
-  Value* n_rest = b.CreateSub(n, n_half);
-  auto power_of_two = [&](Value* k) { return b.CreateBitCast(b.CreateShl(b.CreateAdd(k, i(1023)), i(52)), type); };
-  Value* result = b.CreateFMul(b.CreateFMul(e_r, power_of_two(n_half)), power_of_two(n_rest));
-
-  result = b.CreateSelect(b.CreateFCmpOGT(x, f(kOverflow)), f(INFINITY), result);
-  result = b.CreateSelect(b.CreateFCmpOLT(x, f(kUnderflow)), f(0.0), result);
-  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, result);
+  return scale_by_power_of_two(b, x, e_r, n_float, int_type, {1023, 52, kOverflow, kUnderflow});
 }
 
 /// log on f64 (Cephes log): x = m 2^e with m in [sqrt(1/2), sqrt(2)), log(m) = z - z^2/2 + z^3 P(z)/Q(z) for
