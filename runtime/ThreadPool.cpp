@@ -195,7 +195,11 @@ class ThreadPool {
     auto all_left = [this] { return workers_in_job_.load() == 0; };
     if (!spin_until(all_left)) {
       std::unique_lock<std::mutex> lock(mu_);
-      caller_sleeping_.store(true);
+      // An exchange, not a store: the handshake needs this write ordered before the predicate's
+      // read of workers_in_job_, and qemu-aarch64 on an x86 host lets a sequentially consistent
+      // store (stlr) pass a later load (ldar) — a worker then missed the sleeping caller and the
+      // program hung (stdlib_arm); a read-modify-write is a full fence there too.
+      caller_sleeping_.exchange(true);
       done_.wait(lock, all_left);
       caller_sleeping_.store(false);
     }
