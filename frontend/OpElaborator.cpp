@@ -538,7 +538,10 @@ void OpElaborator::op_call(const ast::Assign& assign, const ast::Call& c, OpStat
 }
 
 void OpElaborator::inherit_input_domains(const OpDef& callee, OpState& state) const {
-  for (const auto& [name, domain] : callee.input_domains) {
+  for (const auto& entry : callee.input_domains) {
+    // (Not a structured binding: clang 14, the fuzzer's compiler, cannot capture one in a lambda.)
+    const std::string& name = entry.first;
+    const auto& domain = entry.second;
     // Only this op's own inputs, passed whole (a callee's inputs are the caller's buffers).
     bool is_input = std::any_of(state.def.inputs.begin(), state.def.inputs.end(),
                                 [&](const Buffer& b) { return b->name == name; });
