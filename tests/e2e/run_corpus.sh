@@ -22,15 +22,7 @@ shift $(($# < 3 ? $# : 3))
 common_args=("$@")
 case "$texc" in */*) texc=$(cd "$(dirname "$texc")" && pwd)/$(basename "$texc") ;; esac
 
-shrink_args() {
-  local file=$1 limit=64 small=64
-  if grep -q 'conv2d' "$file"; then limit=16; small=14; fi
-  grep -E '^[[:space:]]*param[[:space:]]+[A-Za-z_][A-Za-z0-9_]*[[:space:]]*=[[:space:]]*[0-9]+[[:space:]]*(#.*)?$' "$file" |
-    sed -E 's/^[[:space:]]*param[[:space:]]+([A-Za-z_][A-Za-z0-9_]*)[[:space:]]*=[[:space:]]*([0-9]+).*/\1 \2/' |
-    while read -r name value; do
-      if [ "$value" -gt "$limit" ]; then printf -- '-D %s=%s ' "$name" "$small"; fi
-    done
-}
+source "$(dirname "$0")/shrink_args.sh"
 
 passed=0
 failed=0
