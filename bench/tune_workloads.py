@@ -4,6 +4,7 @@
 
     bench/tune_workloads.py                       # every workload, 1 thread
     bench/tune_workloads.py --workloads G6,D1 --threads 2 --cpus 0,1
+    bench/tune_workloads.py --mcpu x86-64-v3      # the AVX2 machine kind, on a host with AVX-512
     bench/tune_workloads.py --summary             # a markdown table of the records: trials, best, knobs
 
 Re-running resumes: `texc tune` counts the records already in the file that were measured on this
@@ -68,6 +69,8 @@ def main():
     p.add_argument("--workloads", default="all", help="comma list of names or gemm,conv,dwconv")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--cpus", default="", help="pin the tuner to these CPUs (taskset -c)")
+    p.add_argument("--mcpu", default="", help="tune for this LLVM CPU (texc tune --mcpu), e.g. x86-64-v3: the AVX2 "
+                   "machine kind on a host that has more; the records name it")
     p.add_argument("--trials-scale", type=float, default=1.0)
     p.add_argument("--remeasure", type=int, default=5,
                    help="then measure the N best configurations a second time (texc tune --remeasure; 0: no)")
@@ -84,6 +87,8 @@ def main():
                "--records", records, "--seed", "1"]
         if a.remeasure > 0:
             cmd += ["--remeasure", str(a.remeasure)]
+        if a.mcpu:
+            cmd += ["--mcpu", a.mcpu]
         if a.cpus:
             cmd = ["taskset", "-c", a.cpus] + cmd
         t0 = time.time()

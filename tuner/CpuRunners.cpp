@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
@@ -27,6 +28,33 @@ std::string x86_device(const CpuTargetOptions& target) {
   return "x86 / " + host_cpu_name() + " (" + resolve_cpu_target(target).cpu + ")";
 }
 
+Machine x86_machine(const CpuTargetOptions& target) {
+  ResolvedCpuTarget resolved = resolve_cpu_target(target);
+  Machine m{host_cpu_name(), resolved.triple, resolved.cpu, {}};
+  std::vector<std::string> missing = missing_cpu_features(target, relevant_cpu_features());
+  for (const std::string& f : relevant_cpu_features())
+    if (std::find(missing.begin(), missing.end(), f) == missing.end()) m.features.push_back(f);
+  std::sort(m.features.begin(), m.features.end());
+  return m;
+}
+
+Machine machine_of_legacy_x86_record(const Record& r) {
+  const std::string prefix = "x86 / ";
+  size_t open = r.device.rfind(" (");
+  if (r.target != "x86" || r.device.rfind(prefix, 0) != 0 || open == std::string::npos || r.device.back() != ')')
+    return {};
+  CpuTargetOptions target;
+  target.arch = "x86";
+  target.mcpu = r.device.substr(open + 2, r.device.size() - open - 3);
+  try {
+    Machine m = x86_machine(target);
+    m.name = r.device.substr(prefix.size(), open - prefix.size());
+    return m;
+  } catch (const TargetOptionError&) {  // a CPU this LLVM does not know
+    return {};
+  }
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -37,6 +65,7 @@ class X86Runner : public Runner {
   X86Runner(CpuTargetOptions target, std::map<std::string, void*> symbols)
       : target_(std::move(target)), symbols_(std::move(symbols)) {}
   std::string device() const override { return x86_device(target_); }
+  Machine machine() const override { return x86_machine(target_); }
   std::vector<double> run(const LoweredFunc& func, std::vector<Tensor*>& args, int repeat) override {
     std::unique_ptr<JitModule> jit = JitModule::create({func}, target_, symbols_);
     using PackedFn = void (*)(void**);

@@ -12,7 +12,9 @@
 
 #include "backends/llvm/ArmRunner.h"
 #include "backends/llvm/LLVMBackend.h"
+#include "tuner/Machine.h"
 #include "tuner/Measure.h"
+#include "tuner/Records.h"
 
 namespace texc {
 
@@ -22,6 +24,16 @@ std::string host_cpu_name();
 /// The device of x86 records measured on this machine: "x86 / AMD EPYC (znver5)", the CPU's
 /// model name and the CPU LLVM generates code for (the host's, unless --mcpu says otherwise).
 std::string x86_device(const CpuTargetOptions& target);
+
+/// The Machine (Machine.h) that x86 code for `target` runs on here: this CPU's model name, the
+/// triple and LLVM CPU of `target` (the host's, unless --mcpu says otherwise) and the
+/// relevant_cpu_features that CPU has (with --mattr).
+Machine x86_machine(const CpuTargetOptions& target);
+
+/// The machine of an x86 record written before records named theirs, from its device
+/// ("x86 / AMD EPYC (znver5)": that model, and LLVM's CPU znver5 with the features LLVM gives it);
+/// unknown when the device names no LLVM CPU, as the first records did.
+Machine machine_of_legacy_x86_record(const Record& r);
 
 std::unique_ptr<Runner> make_x86_runner(const CpuTargetOptions& target, std::map<std::string, void*> extern_symbols = {});
 std::unique_ptr<Runner> make_interp_runner();

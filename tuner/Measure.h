@@ -25,6 +25,7 @@
 #include "ir/Function.h"
 #include "ir/Op.h"
 #include "tuner/Candidate.h"
+#include "tuner/Machine.h"
 
 namespace texc {
 
@@ -34,6 +35,9 @@ class Runner {
   virtual ~Runner() = default;
   /// What the times are of, for records: "x86 / AMD EPYC 7B13", "arm / qemu-aarch64 (emulated)".
   virtual std::string device() const = 0;
+  /// The machine the times are of, for records (Machine.h); unknown where knobs do not depend on
+  /// it (the interpreter, arm under qemu, vdla's simulator).
+  virtual Machine machine() const { return {}; }
   /// "ms" (wall-clock per call), or "cycles" for a simulator.
   virtual std::string time_unit() const { return "ms"; }
   /// Builds `func` and runs it on `args` (inputs then outputs): one checked call, whose outputs

@@ -60,6 +60,16 @@ std::string record_to_json(const Record& r) {
   j.set("op", Json::str(r.op));
   j.set("target", Json::str(r.target));
   j.set("device", Json::str(r.device));
+  if (r.machine.known()) {
+    Json machine = Json::obj();
+    machine.set("name", Json::str(r.machine.name));
+    machine.set("triple", Json::str(r.machine.triple));
+    machine.set("cpu", Json::str(r.machine.cpu));
+    Json features = Json::arr();
+    for (const std::string& f : r.machine.features) features.array.push_back(Json::str(f));
+    machine.set("features", features);
+    j.set("machine", machine);
+  }
   Json shapes = Json::obj();
   for (const auto& [name, dims] : r.shapes) {
     Json d = Json::arr();
@@ -117,6 +127,19 @@ std::optional<Record> parse_record(const std::string& line) {
   r.target = *target;
   r.status = *status;
   r.device = str("device").value_or("");
+  if (const Json* machine = j->get("machine"); machine && machine->kind == Json::Kind::Object) {
+    auto field = [&](const char* k) {
+      const Json* v = machine->get(k);
+      return v && v->kind == Json::Kind::String ? v->string : std::string();
+    };
+    r.machine.name = field("name");
+    r.machine.triple = field("triple");
+    r.machine.cpu = field("cpu");
+    if (const Json* features = machine->get("features"); features && features->kind == Json::Kind::Array)
+      for (const Json& f : features->array)
+        if (f.kind == Json::Kind::String) r.machine.features.push_back(f.string);
+    std::sort(r.machine.features.begin(), r.machine.features.end());
+  }
   for (const auto& [name, dims] : shapes->object) {
     if (dims.kind != Json::Kind::Array) return std::nullopt;
     std::vector<int64_t> d;
@@ -347,16 +370,31 @@ double median_of(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-RecordChoice choose_record(const std::vector<Record>& records, const std::string& op, const std::string& target,
-                           const Shapes& shapes, const std::optional<std::set<std::string>>& knob_names,
-                           const std::string& device) {
+namespace {
+
+/// How a record's machine is named in `how`.
+std::string measured_on(const Record& r) {
+  return r.machine.known() ? describe_machine(r.machine) : "an unknown machine ('" + r.device + "')";
+}
+
+/// Whether record `r` may be used for `q`, ignoring its machine and shapes.
+bool same_workload_kind(const Record& r, const RecordQuery& q) {
+  if (r.target != q.target) return false;
+  if (r.op == q.op) return true;
+  if (!q.same_template || !q.knob_names || q.knob_names->empty() || r.knobs.size() != q.knob_names->size()) return false;
+  return std::all_of(r.knobs.begin(), r.knobs.end(), [&](const auto& knob) { return q.knob_names->count(knob.first); });
+}
+
+}  // namespace
+
+RecordChoice choose_record(const std::vector<Record>& records, const RecordQuery& query) {
   // A configuration measured more than once counts with the median of its measurements' times,
   // so that one lucky measurement does not outrank it.
   std::map<std::string, std::vector<double>> times;
   RecordChoice choice;
   std::vector<const Record*> usable;  // ok records of the op and target without a defect
   for (const Record& r : records) {
-    if (r.op != op || r.target != target) continue;
+    if (!same_workload_kind(r, query)) continue;
     if (std::optional<std::string> defect = record_defect(r)) {
       if (!choice.defective++) choice.first_defect = (r.line ? "line " + std::to_string(r.line) + ": " : "") + *defect;
       continue;
@@ -369,44 +407,77 @@ RecordChoice choose_record(const std::vector<Record>& records, const std::string
   const Record* best = nullptr;
   double best_ms = 0;
   double best_distance = std::numeric_limits<double>::infinity();
-  bool best_on_device = false;
+  MachineMatch best_match = MachineMatch::Unknown;
   size_t stale = 0;
+  std::set<std::string> foreign_machines;  // of the records left out for their machine
   for (const Record* usable_record : usable) {
     const Record& r = *usable_record;
-    if (knob_names && std::any_of(r.knobs.begin(), r.knobs.end(),
-                                  [&](const auto& knob) { return !knob_names->count(knob.first); })) {
+    if (query.knob_names && std::any_of(r.knobs.begin(), r.knobs.end(), [&](const auto& knob) {
+          return !query.knob_names->count(knob.first);
+        })) {
       ++stale;  // another version of the op's template
       continue;
     }
-    std::optional<double> d = shape_distance(r.shapes, shapes);
-    if (!d) continue;
-    bool on_device = device.empty() || same_device(r.device, device);
+    std::optional<double> d = shape_distance(r.shapes, query.shapes);
+    if (!d || (query.exact_shapes && *d != 0)) continue;
+    MachineMatch match = query.here ? match_machine(r.machine, *query.here) : MachineMatch::Same;
+    bool foreign = match == MachineMatch::Other || match == MachineMatch::Unknown;
+    if (foreign) {
+      foreign_machines.insert(measured_on(r));
+      ++choice.foreign;
+      if (!query.any_machine) continue;
+    }
     bool nearer = *d < best_distance - 1e-12;
     bool as_near = !nearer && std::fabs(*d - best_distance) <= 1e-12;
     double ms = config_ms.at(configuration_key(r));
-    if (nearer || (as_near && on_device && !best_on_device) ||
-        (as_near && on_device == best_on_device && ms < best_ms)) {
+    // MachineMatch's order is nearest first (Other and Unknown rank alike).
+    int rank = std::min(int(match), int(MachineMatch::Other)), best_rank = std::min(int(best_match), int(MachineMatch::Other));
+    if (nearer || (as_near && rank < best_rank) || (as_near && rank == best_rank && ms < best_ms)) {
       best = &r;
       best_ms = ms;
       best_distance = *d;
-      best_on_device = on_device;
+      best_match = match;
     }
   }
+  auto machines_left_out = [&] {
+    std::string list;
+    for (const std::string& m : foreign_machines) list += (list.empty() ? "" : "; ") + m;
+    return std::to_string(choice.foreign) + " record" + (choice.foreign > 1 ? "s" : "") + " measured on " + list;
+  };
   if (!best) {
-    choice.how = "no valid record for op '" + op + "' on " + target + ": default knobs";
+    choice.how = "no valid record for op '" + query.op + "' on " + query.target;
+    if (query.here && choice.foreign)
+      choice.how += " measured on this machine or one with its features, " + describe_machine(*query.here) +
+                    " (left out: " + machines_left_out() + "; --records-any-machine uses them)";
+    choice.how += ": default knobs";
     if (stale)
       choice.how += " (" + std::to_string(stale) + " records name knobs the op no longer declares: its schedule changed since)";
     return choice;
   }
   choice.record = *best;
+  choice.machine = best_match;
   choice.measurements = int(times.at(configuration_key(*best)).size());
   if (choice.measurements > 1) {  // the configuration's median, not one of its measurements
     choice.record->gflops *= choice.record->median_ms / best_ms;
     choice.record->median_ms = best_ms;
   }
-  choice.how = best_distance == 0 ? "the best record of the same shapes"
-                                  : "the best record of the nearest shapes, " + format_shapes(best->shapes);
-  if (!best_on_device) choice.how += ", measured on another device (" + best->device + "; none on this one)";
+  std::string of_op = best->op == query.op ? "" : " of op '" + best->op + "' (the same schedule template)";
+  choice.how = best_distance == 0 ? "the best record" + of_op + " of the same shapes"
+                                  : "the best record" + of_op + " of the nearest shapes, " + format_shapes(best->shapes);
+  if (query.here) {
+    switch (best_match) {
+      case MachineMatch::Same: choice.how += ", measured on this machine (" + query.here->cpu + ")"; break;
+      case MachineMatch::SameFeatures:
+        choice.how += ", measured on another CPU with this one's features (" + best->machine.cpu + "; here " +
+                      describe_machine(*query.here) + ")";
+        break;
+      case MachineMatch::Other:
+      case MachineMatch::Unknown:
+        choice.how += ", measured on another machine, " + measured_on(*best) + " (--records-any-machine; here " +
+                      describe_machine(*query.here) + ")";
+        break;
+    }
+  }
   return choice;
 }
 

@@ -2,7 +2,7 @@
 // completes, so a killed run loses nothing finished), read back to resume a run, to warm-start a
 // model (--transfer) and to pick knobs for compile and run (--records).
 //
-// A line: {"op", "target", "device", "shapes": {"A": [64, 64], ...}, "knobs": {"TI": 16, ...},
+// A line: {"op", "target", "device", "machine": {"name", "triple", "cpu", "features": [...]}, "shapes": {"A": [64, 64], ...}, "knobs": {"TI": 16, ...},
 // "index", "status", "median_ms", "min_ms", "max_ms", "spread", "repeats", "gflops",
 // "max_rel_err", "message", "tuner", "trial", "texc_version", "time" (UTC, ISO 8601),
 // "features_version", "features": [...]}. status is "ok", or why the candidate has no time:
@@ -22,6 +22,7 @@
 
 #include "ir/Op.h"
 #include "ir/Schedule.h"
+#include "tuner/Machine.h"
 
 namespace texc {
 
@@ -31,6 +32,7 @@ Shapes op_shapes(const OpDef& op);
 
 struct Record {
   std::string op, target, device;
+  Machine machine;  // what it was measured on (Machine.h); unknown in records of texc before 2026-11-27
   Shapes shapes;
   KnobConfig knobs;
   std::vector<std::string> knob_order;  // as written (declaration order)
@@ -106,25 +108,43 @@ class RecordWriter {
 /// The current time as "2026-11-23T15:40:07Z".
 std::string utc_now();
 
-/// What --records picks for one op: the best "ok" record of the same op, target and shapes; else
-/// the best of the nearest shapes of the same op and target (same argument ranks; distance = sum
-/// of |log(dim ratio)|); else nothing (the defaults). Among records of equally near shapes, those
-/// measured on `device` (the machine the op will run on, as a Runner names it; empty: any) come
-/// first, then the fastest: knobs tuned on another CPU (its register count, caches) are taken only
-/// when this one has none, and `how` says so. With `knob_names` (the knobs the op declares now), a
-/// record naming a knob outside it was measured with another version of the op's schedule template
-/// and is not considered. A record with a record_defect is skipped and counted. A configuration with several records (`texc tune --remeasure`) is ranked
-/// by the median of their times, and the chosen record carries that median (its gflops scaled).
+/// What --records asks for: the op, its target and shapes, and how far records may come from.
+struct RecordQuery {
+  std::string op, target;
+  Shapes shapes;
+  /// The knobs the op declares now: a record naming a knob outside them was measured with another
+  /// version of the op's schedule template and is not considered. nullopt: any.
+  std::optional<std::set<std::string>> knob_names;
+  /// The machine the op will run on. Records of the same machine come first, then those of a
+  /// machine with the same features; records of other or unknown machines are left out (and
+  /// counted) unless any_machine. nullopt: every record counts as this machine's (arm under qemu,
+  /// vdla's simulator).
+  std::optional<Machine> here;
+  bool any_machine = false;
+  /// Also records of other ops with exactly the op's knob_names (the same stdlib template under
+  /// another op name: the records texc ships are of the benchmark's ops).
+  bool same_template = false;
+  /// Only records of the same shapes (TVM's TopHub: the shipped records are for their workloads).
+  bool exact_shapes = false;
+};
+
+/// What --records picks for one op: the best "ok" record of the same op (or template), target and
+/// shapes; else the best of the nearest shapes (same argument ranks, in argument order; distance =
+/// sum of |log(dim ratio)|); else nothing (the defaults). Among records of equally near shapes,
+/// those of a nearer machine come first (Machine.h: same, then same features), then the fastest.
+/// A record with a record_defect is skipped and counted. A configuration with several records
+/// (`texc tune --remeasure`) is ranked by the median of their times, and the chosen record
+/// carries that median (its gflops scaled).
 struct RecordChoice {
   std::optional<Record> record;
+  MachineMatch machine = MachineMatch::Same;  // how the chosen record's machine matches query.here
   int defective = 0;            // records of the op and target skipped for a record_defect
   std::string first_defect;     // "line 3: median_ms is -1, ..." (the first of them)
+  int foreign = 0;              // records left out because another or an unknown machine measured them
   int measurements = 0;  // records of the chosen configuration on its device
-  std::string how;  // "the best record of the same shapes", "... nearest shapes A[64, 64] ...", "no ...: default knobs"
+  std::string how;  // "the best record of the same shapes, measured on this machine (znver5)", "no ...: default knobs"
 };
-RecordChoice choose_record(const std::vector<Record>& records, const std::string& op, const std::string& target,
-                           const Shapes& shapes, const std::optional<std::set<std::string>>& knob_names = std::nullopt,
-                           const std::string& device = "");
+RecordChoice choose_record(const std::vector<Record>& records, const RecordQuery& query);
 
 /// Whether two records' devices name the same machine: equal, or equal but for a " (cpu)" suffix
 /// that one of them lacks (records written before the LLVM CPU name was added to the device).

@@ -161,6 +161,7 @@ TuneSummary tune_op(const OpDef& op, Runner& runner, const TuneOptions& options,
   base.op = op.name;
   base.target = options.lower.target;
   base.device = runner.device();
+  base.machine = runner.machine();
   base.shapes = op_shapes(op);
   for (const SchedKnob& k : space.knobs()) base.knob_order.push_back(k.name);
   base.tuner = options.tuner;

@@ -74,6 +74,7 @@ TunedRecords tuned_records(int threads) {
     bool parallel = true;
     for (const auto &[name, value] : r.knobs)
       if (threads > 1 && name.size() > 4 && name.compare(name.size() - 4, 4, "_PAR") == 0 && value == 0) parallel = false;
+    if (!r.machine.known()) r.machine = texc::machine_of_legacy_x86_record(r);  // written before records named it
     if (parallel) t.records.push_back(std::move(r));
   }
   t.from = threads > 1 ? "bench/records/x86-t1.jsonl, parallel knobs on" : "bench/records/x86-t1.jsonl";
@@ -93,9 +94,15 @@ std::optional<texc::Record> tuned_record(const std::vector<texc::Record> &record
     const texc::Space space(op, "x86");  // named: knobs() refers into it
     for (const texc::SchedKnob &k : space.knobs()) knob_names.insert(k.name);
     std::optional<texc::PreparedOp> split = texc::split_prepare(op);  // records describe the main half
-    texc::RecordChoice c = texc::choose_record(records, op.name, "x86", texc::op_shapes(split ? split->main : op),
-                                               knob_names, texc::x86_device(texc::CpuTargetOptions{}));
-    if (c.record && c.how.rfind("the best record of the same shapes", 0) == 0) return c.record;
+    texc::RecordQuery query;
+    query.op = op.name;
+    query.target = "x86";
+    query.shapes = texc::op_shapes(split ? split->main : op);
+    query.knob_names = knob_names;
+    query.here = texc::x86_machine(texc::CpuTargetOptions{});  // this machine, or one with its features
+    query.exact_shapes = true;
+    texc::RecordChoice c = texc::choose_record(records, query);
+    if (c.record) return c.record;
   }
   return std::nullopt;
 }

@@ -3,7 +3,7 @@
 # measurement completes and readable; invalid configurations recorded without a time; the best
 # record picked by `texc run --records` (and by compile, and for a nearby shape); resume; a SIGKILL
 # mid-run loses no completed measurement and repeats none; another CPU's records used by run only
-# while this one has none, and not resumed; injected crashing and hanging
+# with --records-any-machine (warned), and not resumed; injected crashing and hanging
 # candidates recorded with their reason while the run goes on; every --tuner; --transfer; --curve.
 # usage: tune_test.sh TEXC SMALL_MATMUL.tex
 set -u
@@ -111,16 +111,20 @@ validate "$R" >/dev/null && ok "after the kill: nothing measured twice" || bad "
 # Nothing left to do: --json says so; --early-stopping ends a run that stopped improving.
 "$texc" tune "$tex" --target x86 --trials 40 --records "$R" --json >"$work/out" 2>/dev/null
 check "--json: one object, 40 resumed, none new" grep -q '^{"op": "mm", "target": "x86", "trials": 40, "resumed": 40, "new": 0, .*"best_knobs": {"TI": ' "$work/out"
-# Records of another CPU: used by run (said so) while this one has none; not resumed by tune (they
-# teach the model), and once this CPU has records, run takes those.
-sed 's/"device": "x86 \/ [^"]*"/"device": "x86 \/ Some Other CPU (other)"/' "$R" >"$work/other.jsonl"
+# Records of another CPU (other features): left out by run (said so) unless --records-any-machine
+# (warned); not resumed by tune (they teach the model); once this CPU has records, run takes those.
+sed -e 's/"device": "x86 \/ [^"]*"/"device": "x86 \/ Some Other CPU (skylake)"/' \
+    -e 's/"machine": {[^}]*}/"machine": {"name": "Some Other CPU", "triple": "x86_64-pc-linux-gnu", "cpu": "skylake", "features": ["avx", "avx2"]}/' \
+    "$R" >"$work/other.jsonl"
 "$texc" run "$tex" --target x86 --records "$work/other.jsonl" >"$work/out" 2>"$work/err"
-check "another CPU's records: used, said so" grep -q "measured on another device (x86 / Some Other CPU (other); none on this one)" "$work/err"
+check "another CPU's records: left out, said so" grep -q "left out: [0-9]* records measured on skylake (avx avx2); --records-any-machine uses them): default knobs" "$work/err"
+"$texc" run "$tex" --target x86 --records "$work/other.jsonl" --records-any-machine >"$work/out" 2>"$work/err"
+check "another CPU's records: used with --records-any-machine, warned" grep -q "warning: op 'mm': knobs .* measured on another machine, skylake (avx avx2)" "$work/err"
 "$texc" tune "$tex" --target x86 --trials 5 --records "$work/other.jsonl" >"$work/out" 2>"$work/err"
 check "another CPU's records: not resumed" grep -q "5 trials (0 resumed, 5 new" "$work/out"
 check "another CPU's records: 45 in all" test "$(lines "$work/other.jsonl")" -eq 45
 "$texc" run "$tex" --target x86 --records "$work/other.jsonl" >"$work/out" 2>"$work/err"
-check "this CPU's records first" sh -c "grep -q 'from the best record of the same shapes in' '$work/err' && ! grep -q 'another device' '$work/err'"
+check "this CPU's records first" grep -q "from the best record of the same shapes, measured on this machine" "$work/err"
 "$texc" tune "$tex" --target x86 --trials 30 --records "$work/early.jsonl" --tuner grid --early-stopping 3 >"$work/out" 2>/dev/null
 check "--early-stopping 3: stopped early" grep -q "stopped early" "$work/out"
 check "--early-stopping 3: fewer than 30 records" test "$(lines "$work/early.jsonl")" -lt 30

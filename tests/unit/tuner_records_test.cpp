@@ -108,66 +108,135 @@ TEST_CASE("a file whose last line was cut by a kill: that line is skipped, the n
   CHECK(read_records(path).records.empty());  // a missing file has no records
 }
 
+/// choose_record with the query's fields as arguments.
+RecordChoice choose(const std::vector<Record>& records, const std::string& op, const std::string& target,
+                    const Shapes& shapes, std::optional<std::set<std::string>> knob_names = std::nullopt,
+                    std::optional<Machine> here = std::nullopt, bool any_machine = false) {
+  RecordQuery q;
+  q.op = op;
+  q.target = target;
+  q.shapes = shapes;
+  q.knob_names = std::move(knob_names);
+  q.here = std::move(here);
+  q.any_machine = any_machine;
+  return choose_record(records, q);
+}
+
 TEST_CASE("choosing a record: best valid of the same shapes, else nearest shapes, else none") {
   std::vector<Record> records = {sample("mm", 32, 8, 0.5), sample("mm", 32, 16, 0.2), sample("mm", 32, 4, 0.1, "wrong"),
                                  sample("mm", 64, 4, 0.05), sample("mm", 256, 2, 0.01), sample("other", 32, 1, 0.001)};
   Shapes s32 = records[0].shapes;
-  RecordChoice exact = choose_record(records, "mm", "x86", s32);
+  RecordChoice exact = choose(records, "mm", "x86", s32);
   REQUIRE(exact.record);
   CHECK(exact.record->knobs.at("TI") == 16);  // 0.2 ms; the faster "wrong" one is not valid
   CHECK(exact.how == "the best record of the same shapes");
 
   Shapes s48 = {{"A", {48, 16}}, {"B", {16, 8}}, {"C", {48, 8}}};
-  RecordChoice near = choose_record(records, "mm", "x86", s48);
+  RecordChoice near = choose(records, "mm", "x86", s48);
   REQUIRE(near.record);
   CHECK(near.record->knobs.at("TI") == 4);  // 64 is nearer to 48 than 32 in log ratio; then 256
   CHECK(near.how.find("nearest shapes, A[64, 16]") != std::string::npos);
 
-  CHECK_FALSE(choose_record(records, "mm", "arm", s32).record);
-  CHECK_FALSE(choose_record(records, "nothing", "x86", s32).record);
+  CHECK_FALSE(choose(records, "mm", "arm", s32).record);
+  CHECK_FALSE(choose(records, "nothing", "x86", s32).record);
   Shapes rank3 = {{"A", {2, 32, 16}}, {"B", {16, 8}}, {"C", {2, 32, 8}}};
-  CHECK_FALSE(choose_record(records, "mm", "x86", rank3).record);
+  CHECK_FALSE(choose(records, "mm", "x86", rank3).record);
 }
 
-TEST_CASE("choosing a record: this device's records first, at equally near shapes") {
+TEST_CASE("choosing a record: this machine's records, then those of its features, never another's silently") {
+  const std::string x86 = "x86_64-pc-linux-gnu";
+  Machine znver5{"AMD EPYC", x86, "znver5", {"avx", "avx2", "avx512f", "evex512", "fma"}};
+  Machine zen3{"AMD EPYC 7B13", x86, "znver3", {"avx", "avx2", "fma"}};
+  Machine v3{"AMD EPYC", x86, "x86-64-v3", {"avx", "avx2", "fma"}};
   Record here = sample("mm", 32, 8, 0.5), there = sample("mm", 32, 16, 0.2), near_here = sample("mm", 64, 4, 0.1);
-  here.device = "x86 / AMD EPYC (znver5)";
-  there.device = "x86 / Intel(R) Xeon(R) Processor @ 2.80GHz";
-  near_here.device = here.device;
+  here.machine = near_here.machine = znver5;
+  there.machine = zen3;
   std::vector<Record> records = {here, there, near_here};
   Shapes s32 = here.shapes;
 
-  RecordChoice mine = choose_record(records, "mm", "x86", s32, std::nullopt, here.device);
+  RecordChoice mine = choose(records, "mm", "x86", s32, std::nullopt, znver5);
   REQUIRE(mine.record);
-  CHECK(mine.record->knobs.at("TI") == 8);  // slower than the Xeon's, but measured here
-  CHECK(mine.how == "the best record of the same shapes");
+  CHECK(mine.record->knobs.at("TI") == 8);  // slower than Zen 3's, but measured here
+  CHECK(mine.machine == MachineMatch::Same);
+  CHECK(mine.how == "the best record of the same shapes, measured on this machine (znver5)");
+  CHECK(mine.foreign == 1);  // Zen 3's record, left out
 
-  RecordChoice theirs = choose_record(records, "mm", "x86", s32, std::nullopt, there.device);
-  CHECK(theirs.record->knobs.at("TI") == 16);
-  // Exact shapes from another CPU beat nearer-but-not-equal shapes from this one.
-  RecordChoice other = choose_record({there, near_here}, "mm", "x86", s32, std::nullopt, here.device);
+  // Another CPU with the same features: taken, and said.
+  RecordChoice same_features = choose(records, "mm", "x86", s32, std::nullopt, v3);
+  REQUIRE(same_features.record);
+  CHECK(same_features.record->knobs.at("TI") == 16);
+  CHECK(same_features.machine == MachineMatch::SameFeatures);
+  CHECK(same_features.how.find("measured on another CPU with this one's features (znver3; here x86-64-v3 (avx avx2 fma))") !=
+        std::string::npos);
+
+  // Only another machine's records: the defaults, saying why; --records-any-machine takes them.
+  Machine xeon{"Intel Xeon", x86, "skylake-avx512", {"avx", "avx2", "avx512bw", "avx512f", "fma"}};
+  RecordChoice none = choose({here, near_here}, "mm", "x86", s32, std::nullopt, xeon);
+  CHECK_FALSE(none.record);
+  CHECK(none.foreign == 2);
+  CHECK(none.how.find("left out: 2 records measured on znver5 (avx avx2 avx512f evex512 fma); --records-any-machine") !=
+        std::string::npos);
+  RecordChoice any = choose({here, near_here}, "mm", "x86", s32, std::nullopt, xeon, true);
+  REQUIRE(any.record);
+  CHECK(any.record->knobs.at("TI") == 8);  // the same shapes first
+  CHECK(any.machine == MachineMatch::Other);
+  CHECK(any.how.find("measured on another machine, znver5") != std::string::npos);
+
+  // Exact shapes from a machine with the same features beat nearer-but-not-equal shapes from this one.
+  RecordChoice other = choose({there, near_here}, "mm", "x86", s32, std::nullopt, Machine{"AMD EPYC", x86, "znver5", zen3.features});
   CHECK(other.record->knobs.at("TI") == 16);
-  CHECK(other.how.find("measured on another device (x86 / Intel") != std::string::npos);
-  // No device: the fastest, as before.
-  CHECK(choose_record(records, "mm", "x86", s32).record->knobs.at("TI") == 16);
-  // A record written before the device named LLVM's CPU still counts as this machine's.
-  Record old_here = here;
-  old_here.device = "x86 / AMD EPYC";
-  RecordChoice old = choose_record({old_here, there}, "mm", "x86", s32, std::nullopt, here.device);
-  CHECK(old.record->knobs.at("TI") == 8);
+  // A record that does not name its machine is another machine's.
+  Record old = there;
+  old.machine = {};
+  CHECK(match_machine(old.machine, zen3) == MachineMatch::Unknown);
+  CHECK_FALSE(choose({old}, "mm", "x86", s32, std::nullopt, zen3).record);
+  // No machine to match (arm under qemu, vdla): the fastest, as before.
+  CHECK(choose(records, "mm", "x86", s32).record->knobs.at("TI") == 16);
   CHECK(same_device("x86 / AMD EPYC", "x86 / AMD EPYC (znver5)"));
   CHECK_FALSE(same_device("x86 / AMD EPYC (znver4)", "x86 / AMD EPYC (znver5)"));
+}
+
+TEST_CASE("a record's machine round-trips through its JSON line") {
+  Record r = sample("mm", 32, 8, 0.5);
+  r.machine = Machine{"AMD EPYC", "x86_64-pc-linux-gnu", "x86-64-v3", {"avx", "avx2", "fma"}};
+  std::optional<Record> back = parse_record(record_to_json(r));
+  REQUIRE(back);
+  CHECK(back->machine == r.machine);
+  r.machine = {};
+  back = parse_record(record_to_json(r));
+  REQUIRE(back);
+  CHECK_FALSE(back->machine.known());
+}
+
+TEST_CASE("choosing a record: the same template under another op name, when asked (shipped records)") {
+  std::vector<Record> records = {sample("G3", 32, 8, 0.5), sample("G3", 64, 16, 0.2)};
+  RecordQuery q;
+  q.op = "mine";
+  q.target = "x86";
+  q.shapes = records[0].shapes;
+  q.knob_names = std::set<std::string>{"TI", "UK"};
+  CHECK_FALSE(choose_record(records, q).record);  // another op's records: only when asked
+  q.same_template = q.exact_shapes = true;
+  RecordChoice c = choose_record(records, q);
+  REQUIRE(c.record);
+  CHECK(c.record->knobs.at("TI") == 8);  // the same shapes only, not the faster 64
+  CHECK(c.how == "the best record of op 'G3' (the same schedule template) of the same shapes");
+  q.knob_names = std::set<std::string>{"TI", "UK", "VX"};  // another template's knobs
+  CHECK_FALSE(choose_record(records, q).record);
+  q.knob_names = std::set<std::string>{"TI", "UK"};
+  q.shapes = {{"A", {48, 16}}, {"B", {16, 8}}, {"C", {48, 8}}};
+  CHECK_FALSE(choose_record(records, q).record);  // no record of these shapes
 }
 
 TEST_CASE("choosing a record: records of another version of the op's template are not considered") {
   std::vector<Record> records = {sample("mm", 32, 8, 0.5), sample("mm", 32, 16, 0.2)};
   records[1].knobs["OLD_KNOB"] = 1;  // measured with a template that declared OLD_KNOB
   Shapes s32 = records[0].shapes;
-  RecordChoice now = choose_record(records, "mm", "x86", s32, std::set<std::string>{"TI", "UK"});
+  RecordChoice now = choose(records, "mm", "x86", s32, std::set<std::string>{"TI", "UK"});
   REQUIRE(now.record);
   CHECK(now.record->knobs.at("TI") == 8);  // the faster record names a knob the op no longer has
-  CHECK(choose_record(records, "mm", "x86", s32).record->knobs.at("TI") == 16);  // without knob names: any
-  RecordChoice none = choose_record(records, "mm", "x86", s32, std::set<std::string>{"OTHER"});
+  CHECK(choose(records, "mm", "x86", s32).record->knobs.at("TI") == 16);  // without knob names: any
+  RecordChoice none = choose(records, "mm", "x86", s32, std::set<std::string>{"OTHER"});
   CHECK_FALSE(none.record);
   CHECK(none.how.find("2 records name knobs the op no longer declares") != std::string::npos);
 }
@@ -177,14 +246,14 @@ TEST_CASE("choosing a record: a configuration measured more than once counts wit
   Record lucky = sample("mm", 32, 8, 0.1), again = sample("mm", 32, 8, 0.3), steady = sample("mm", 32, 16, 0.15);
   again.tuner = "remeasure";
   Shapes s32 = lucky.shapes;
-  RecordChoice c = choose_record({lucky, steady, again}, "mm", "x86", s32);
+  RecordChoice c = choose({lucky, steady, again}, "mm", "x86", s32);
   REQUIRE(c.record);
   CHECK(c.record->knobs.at("TI") == 16);
   CHECK(c.measurements == 1);
   // Measured again at 0.12 ms: median 0.11, the best, and the chosen record carries that median.
   again.median_ms = 0.12;
   double gflops = lucky.gflops;
-  c = choose_record({lucky, steady, again}, "mm", "x86", s32);
+  c = choose({lucky, steady, again}, "mm", "x86", s32);
   REQUIRE(c.record);
   CHECK(c.record->knobs.at("TI") == 8);
   CHECK(c.measurements == 2);
@@ -192,7 +261,7 @@ TEST_CASE("choosing a record: a configuration measured more than once counts wit
   CHECK(c.record->gflops == doctest::Approx(gflops * 0.1 / 0.11));
   // A measurement that failed is not one of the configuration's times.
   Record failed = sample("mm", 32, 8, 0.5, "timeout");
-  CHECK(choose_record({lucky, steady, again, failed}, "mm", "x86", s32).measurements == 2);
+  CHECK(choose({lucky, steady, again, failed}, "mm", "x86", s32).measurements == 2);
 }
 
 TEST_CASE("two writers on one file: read_new gives each the other's records, never its own") {
@@ -242,7 +311,7 @@ TEST_CASE("record_defect: records that cannot be measurements, for tune and --re
   lucky.median_ms = 1e-9;
   lucky.gflops = 1e15;
   lucky.knobs["TI"] = 32;
-  RecordChoice c = choose_record({good, negative, lucky}, "mm", "x86", good.shapes);
+  RecordChoice c = choose({good, negative, lucky}, "mm", "x86", good.shapes);
   REQUIRE(c.record);
   CHECK(c.record->knobs.at("TI") == 8);
   CHECK(c.defective == 2);

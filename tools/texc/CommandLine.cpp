@@ -20,8 +20,10 @@ const std::vector<std::string>& emit_kinds() {
 std::string usage_text() {
   return R"(usage:
   texc FILE.tex [--target T] [-o OUT] [--emit KINDS] [--op NAME] [-D NAME=VALUE]... [-I DIR]...
-                [--records R.jsonl] [--knob NAME=VALUE]... [--no-fuse] [--remarks]
-  texc run  FILE.tex [--target T] [--op NAME] [-D ...] [--records R.jsonl] [--knob NAME=VALUE]...
+                [--records R.jsonl [--records-any-machine] | --no-records] [--knob NAME=VALUE]...
+                [--no-fuse] [--remarks]
+  texc run  FILE.tex [--target T] [--op NAME] [-D ...] [--records R.jsonl [--records-any-machine] |
+                --no-records] [--knob NAME=VALUE]...
                 [--repeat N] [--json] [--inputs DIR] [--input-range [NAME=]LO,HI]... [--save-io DIR]
                 [--threads N] [--seed S]
                 [--extern-lib LIB]... [--extern-src FILE.c]...
@@ -39,7 +41,11 @@ targets: x86, arm, host (the default: x86 on x86-64, arm on aarch64), cuda, vdla
 --op NAME          only this op of the file
 -D NAME=VALUE      override a param (or bind a dimension variable of an entry op)
 -I DIR             add DIR to the import search path
---records R.jsonl  use the best knob configuration recorded by `texc tune`
+--records R.jsonl  use the best knob configuration recorded by `texc tune` on this machine, else on
+                   a CPU with the same features (x86); without it, the records texc ships for this
+                   machine kind (STDLIB/records/TARGET.jsonl) give knobs to ops of their shapes
+--records-any-machine  also records measured on other machines (a warning says which)
+--no-records       none of the shipped records: the schedules' default knobs (unless --records)
 --knob NAME=VALUE  give a schedule knob one of its values (repeatable; bool knobs: true or false)
 --no-fuse          no automatic fusion of stages by kind
 --remarks          compile/run: say where the schedule was not honoured as written (a vectorized
@@ -209,6 +215,12 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     } else if (arg == "--records") {
       cl.records = value();
       saw_records = true;
+    } else if (arg == "--records-any-machine") {
+      no_value();
+      cl.records_any_machine = true;
+    } else if (arg == "--no-records") {
+      no_value();
+      cl.no_records = true;
     } else if (arg == "--knob") {
       add_knob(cl, value());
     } else if (arg == "--no-fuse") {
@@ -336,6 +348,14 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
                            "files it reads; save them in another directory");
   if (cl.command == Command::Tune && (!cl.trials || !saw_records))
     throw CommandLineError("'texc tune' needs --trials N and --records R.jsonl");
+  if (cl.command == Command::Tune && (cl.records_any_machine || cl.no_records))
+    throw CommandLineError("--records-any-machine and --no-records apply to compiling and 'texc run' (texc tune "
+                           "writes its --records file)");
+  if (cl.no_records && saw_records)
+    throw CommandLineError("--no-records and --records exclude each other (--records alone uses only that file)");
+  if (cl.records_any_machine && !saw_records)
+    throw CommandLineError("--records-any-machine needs --records R.jsonl (the shipped records are used only on "
+                           "their own machine kind)");
   if (cl.command != Command::Tune && cl.trials) throw CommandLineError("--trials applies to 'texc tune' only");
   if (cl.command != Command::Tune && (!cl.tuner.empty() || !cl.transfer.empty() || cl.early_stopping || cl.remeasure ||
                                       !cl.curve.empty() || !cl.curve_with.empty() || cl.timeout_s || !cl.objective.empty()))

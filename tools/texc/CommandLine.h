@@ -40,6 +40,8 @@ struct CommandLine {
   std::map<std::string, int64_t> defines;   // -D
   std::vector<std::string> include_dirs;    // -I
   std::string records;                      // --records
+  bool records_any_machine = false;         // --records-any-machine
+  bool no_records = false;                  // --no-records: not the shipped records
   std::vector<std::pair<std::string, std::string>> knobs;  // --knob NAME=VALUE, in order (checked
                                                            // against the ops' knobs: KnobOptions.h)
   bool no_fuse = false;

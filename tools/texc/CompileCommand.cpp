@@ -15,6 +15,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <set>
 
 #include "backends/interp/Npy.h"
 #include "backends/llvm/CudaBackend.h"
@@ -23,6 +24,7 @@
 #include "backends/vdla/Codegen.h"
 #include "backends/vdla/Listing.h"
 #include "backends/vdla/ProgramFile.h"
+#include "frontend/Frontend.h"
 #include "tools/texc/CommandLine.h"
 #include "tools/texc/Commands.h"
 #include "tuner/CpuRunners.h"
@@ -48,27 +50,57 @@ FrontendOptions frontend_options(const CommandLine& cl) {
   return o;
 }
 
+namespace {
+
+/// The records texc ships for `target` (stdlib/records/TARGET.jsonl), or "" when there are none.
+std::string shipped_records(const std::string& target) {
+  std::string path = default_stdlib_dir() + "/records/" + target + ".jsonl";
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec) ? path : "";
+}
+
+/// Records of x86 records without a machine get the one their device names (legacy records).
+void name_legacy_machines(std::vector<Record>& records) {
+  for (Record& r : records)
+    if (!r.machine.known() && r.target == "x86") r.machine = machine_of_legacy_x86_record(r);
+}
+
+}  // namespace
+
 KnobConfig knobs_from_records(const CommandLine& cl, const OpDef& op) {
-  if (cl.records.empty()) return {};
-  if (!std::filesystem::exists(cl.records)) throw CommandLineError("--records " + cl.records + ": no such file");
-  RecordFile file = read_records(cl.records, "--records");
+  // --records, else the shipped records of this target (only on their machine kind, only for
+  // their shapes, and silent when none applies: TVM's TopHub); --no-records: the defaults.
+  bool shipped = cl.records.empty();
+  std::string path = shipped ? (cl.no_records ? "" : shipped_records(cl.target)) : cl.records;
+  if (path.empty()) return {};
+  if (!std::filesystem::exists(path)) throw CommandLineError("--records " + path + ": no such file");
+  RecordFile file = read_records(path, shipped ? "the shipped records" : "--records");
+  name_legacy_machines(file.records);
   Space space(op, cl.target);
+  RecordQuery query;
+  query.op = op.name;
+  query.target = cl.target;
   std::set<std::string> knob_names;
   for (const SchedKnob& k : space.knobs()) knob_names.insert(k.name);
+  query.knob_names = knob_names;
   // Records of an op with a prepare function describe its main half (what texc tune times).
   std::optional<PreparedOp> split = split_prepare(op);
-  // x86 records of this machine come first (vdla's cycles and arm's emulated times do not depend on it).
-  std::string device = cl.target == "x86" ? x86_device(cpu_target_options(cl)) : "";
-  RecordChoice choice =
-      choose_record(file.records, op.name, cl.target, op_shapes(split ? split->main : op), knob_names, device);
+  query.shapes = op_shapes(split ? split->main : op);
+  // x86 knobs depend on the machine (registers, caches); vdla's cycles and arm's emulated times do not.
+  if (cl.target == "x86") query.here = x86_machine(cpu_target_options(cl));
+  query.any_machine = cl.records_any_machine;
+  query.same_template = query.exact_shapes = shipped;
+  RecordChoice choice = choose_record(file.records, query);
+  if (shipped && !choice.record) return {};
   if (choice.defective)
     std::cerr << "texc: warning: skipped " << choice.defective << " record" << (choice.defective > 1 ? "s" : "")
-              << " of op '" << op.name << "' on " << cl.target << " in " << cl.records
+              << " of op '" << op.name << "' on " << cl.target << " in " << path
               << " that cannot be measurements (" << choice.first_defect << (choice.defective > 1 ? ", ..." : "")
               << ")\n";
-  std::cerr << "texc: note: op '" << op.name << "': ";
+  bool foreign = choice.record && (choice.machine == MachineMatch::Other || choice.machine == MachineMatch::Unknown);
+  std::cerr << "texc: " << (foreign ? "warning" : "note") << ": op '" << op.name << "': ";
   if (!choice.record) {
-    std::cerr << choice.how << " (" << cl.records << ")\n";
+    std::cerr << choice.how << " (" << path << ")\n";
     return {};
   }
   // Only knobs this op declares, with values in its lists (a nearer shape's factors may differ).
@@ -84,9 +116,11 @@ KnobConfig knobs_from_records(const CommandLine& cl, const OpDef& op) {
   std::snprintf(figures, sizeof figures, "%.4g ms, %.2f GFLOP/s", choice.record->median_ms, choice.record->gflops);
   std::string timing = figures;
   if (choice.measurements > 1) timing += ", the median of " + std::to_string(choice.measurements) + " measurements";
-  std::cerr << "knobs " << space.describe(knobs) << " from " << choice.how << " in " << cl.records << " (trial "
-            << choice.record->trial << ", " << timing << ")";
+  std::cerr << "knobs " << space.describe(knobs) << " from " << choice.how << " in "
+            << (shipped ? "the records shipped with texc, " : "") << path << " (trial " << choice.record->trial << ", "
+            << timing << ")";
   if (!dropped.empty()) std::cerr << "; not in this op's lists, so defaults:" << dropped;
+  if (shipped) std::cerr << "; --no-records for the defaults";
   std::cerr << "\n";
   return knobs;
 }
