@@ -1,7 +1,8 @@
 // bind(L, blockIdx.x | threadIdx.y | vthread | ...): L becomes a GPU block/thread index or a
 // virtual thread. A reduction loop can be bound only to threadIdx.* on a GPU target (a
 // cross-thread reduction: lower/gpu/CrossThreadReduction.h), and one thread tag is bound once per
-// nest.
+// nest: a thread tag bound again inside its own loop (TVM's relaxation of a cooperative fill
+// attached inside compute_at(CL, tx)) is an error that spells out the form texc takes instead.
 //
 // On the CPU targets (x86, arm, interp) there are no GPU indices: binding blockIdx/threadIdx is a
 // diagnostic at the tag that points to `schedule cuda` and to parallel(L). A virtual thread keeps
@@ -50,9 +51,17 @@ void apply_bind(ScheduleState& st, const SchedStep& step) {
   if (tag.name != "vthread") {
     std::vector<const For*> path;
     st.path_to(l, &path);
-    for (const For* outer : path)
-      if (outer->thread_tag == tag.name)
-        throw_error(DiagId::ScheduleError, tag.loc, "'" + tag.name + "' is already bound to the enclosing loop '" + outer->var->name + "'");
+    for (const For* outer : path) {
+      if (outer->thread_tag != tag.name) continue;
+      std::string message = "'" + tag.name + "' is already bound to the enclosing loop '" + outer->var->name + "'";
+      if (thread_level(tag.name) == ThreadLevel::Thread)  // TVM's cooperative fill inside compute_at(CL, tx)
+        message += ": a loop inside a thread loop runs in each of its threads, and texc does not relax it into the "
+                   "enclosing threads (TVM's compute_at(CL, tx) idiom). For a cooperative fill, attach the local "
+                   "stage at the block loop instead (compute_at(CL, bx)), split its loops by the thread counts and "
+                   "bind them to the same tags with its k loop outside them, and attach the shared tiles at that k "
+                   "loop (docs/cuda.md, 'Register tiles and cooperative fills')";
+      throw_error(DiagId::ScheduleError, tag.loc, message);
+    }
   }
   auto clamped = st.clamped_splits.find(l->var->name);
   if (thread_level(tag.name) == ThreadLevel::Thread && clamped != st.clamped_splits.end() &&
