@@ -14,6 +14,7 @@ Candidate lower_candidate(const OpDef& op, const Space& space, uint64_t index, c
   for (const auto& [name, value] : settings.fixed) c.config[name] = value;
   LowerOptions options;
   options.target = settings.target;
+  options.arch = settings.arch;  // the launch check's limits (shared memory...) are the --arch's
   options.knobs = c.config;
   options.no_fuse = settings.no_fuse;
   options.cpu_features = settings.cpu_features;

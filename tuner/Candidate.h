@@ -30,6 +30,7 @@ struct Candidate {
 
 struct LowerSettings {
   std::string target;
+  std::string arch;            // cuda, cuda-interp: the --arch candidates are checked against (empty: sm_80)
   bool no_fuse = false;
   KnobConfig fixed;            // --knob values: always applied
   CacheSizes caches;

@@ -79,3 +79,32 @@ TEST_CASE("a configuration that fails to lower is invalid with the schedule's me
   CHECK_CONTAINS(bad.invalid_reason, "cannot parallelize loop 'C.k'");
   CHECK(bad.features.empty());
 }
+
+TEST_CASE("a cuda candidate is checked against the --arch of the tune, not the default sm_80") {
+  // 200 KiB of shared memory per block: over sm_80's 163 KiB, within sm_90's 227 KiB.
+  OpDef op = compile_op(
+      "op big(A: f32[2, 51200]) -> B {\n"
+      "  compute { B[r, i] = A[r, i] * 2.0 }\n"
+      "  schedule cuda {\n"
+      "    AS = cache_read(A, shared, B)\n"
+      "    io, ii = split(B.i, 1024)\n"
+      "    reorder(B.r, ii, io)\n"
+      "    bind(B.r, blockIdx.x)\n"
+      "    bind(ii, threadIdx.x)\n"
+      "    compute_at(AS, B.r)\n"
+      "    ao, ai = split(AS.i, 1024)\n"
+      "    reorder(ai, ao)\n"
+      "    bind(ai, threadIdx.x)\n"
+      "  }\n"
+      "}\n");
+  Space space(op, "cuda");
+  LowerSettings settings;
+  settings.target = "cuda";
+  settings.arch = "sm_90";
+  Candidate on_sm90 = lower_candidate(op, space, 0, settings);
+  CHECK_MESSAGE(on_sm90.valid, on_sm90.invalid_reason);
+  settings.arch = "sm_80";
+  Candidate on_sm80 = lower_candidate(op, space, 0, settings);
+  CHECK_FALSE(on_sm80.valid);
+  CHECK_CONTAINS(on_sm80.invalid_reason, "exceeds the 166912 bytes of --arch sm_80");
+}

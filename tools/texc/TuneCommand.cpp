@@ -127,6 +127,7 @@ int tune_command(const CommandLine& cl) {
   options.measure.seed = cl.seed;
   if (cl.timeout_s > 0) options.measure.timeout_s = cl.timeout_s;
   options.lower.target = cl.target;
+  options.lower.arch = cl.arch;
   options.lower.no_fuse = cl.no_fuse;
   options.lower.caches = CacheSizes::host();
   if (cl.target == "vdla") options.lower.vdla_config = vdla_config_of(cl);
