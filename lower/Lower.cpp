@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "ir/Diagnostics.h"
 #include "ir/IRPrinter.h"
@@ -30,6 +31,7 @@
 #include "lower/gpu/LaunchCheck.h"
 #include "lower/gpu/RegisterTileGuards.h"
 #include "lower/gpu/SingleThreadStores.h"
+#include "lower/gpu/VectorAlignment.h"
 #include "lower/gpu/VirtualThreads.h"
 #include "lower/passes/FlattenStorage.h"
 #include "lower/passes/LowerBlocks.h"
@@ -294,7 +296,8 @@ const std::vector<FunctionPass>& vdla_function_passes() {
 }
 
 // The GPU targets' passes (cuda, cuda-interp): bound loops stay loops (the code generator and
-// cuda-interp turn them into thread indices), so no partitioning, vectorizing or unrolling.
+// cuda-interp turn them into thread indices), so no partitioning or unrolling; vectorized loops
+// become vector code last.
 const std::vector<FunctionPass>& gpu_function_passes() {
   static const std::vector<FunctionPass> list = {
       {"remove_no_ops", "drop dead allocations, self-stores, empty loops, ifs and seqs",
@@ -316,6 +319,15 @@ const std::vector<FunctionPass>& gpu_function_passes() {
          f.body = simplify(expand_virtual_threads(f.body));  // the copies' v*1 + 0
          return f;
        }},
+      // Last, so that the passes above see scalar accesses: a vectorized loop (a cooperative
+      // fill's innermost loop) becomes vector loads and stores, 128-bit where the code generator
+      // proves the alignment (docs/cuda.md, "Vectorised fills").
+      {"unswitch_ragged_vectors", "give vectorized loops with a tail guard a full-vector and a tail version",
+       [](LoweredFunc f) { return on_body(std::move(f), unswitch_ragged_vectors); }},
+      {"remark_unaligned_gpu_vectors", "a remark where a vectorized access is not provably 128-bit aligned (lower/gpu/VectorAlignment.h)",
+       [](LoweredFunc f) { return on_body(std::move(f), remark_unaligned_gpu_vectors); }},
+      {"vectorize_loops", "turn vectorized loops into Ramp/Broadcast vector code (or serial loops)",
+       [](LoweredFunc f) { return on_body(std::move(f), vectorize_loops); }},
   };
   return list;
 }
@@ -431,12 +443,14 @@ std::vector<Remark> locate_remarks(const std::vector<PendingRemark>& pending, co
       buffers[lowered_name(p, p.results[0])] = p.loc;
   }
   std::vector<Remark> out;
-  std::set<std::pair<int, std::string>> seen;  // (subject, name): the copies of one loop say it once
+  // (subject, name, message): the copies of one loop say a thing once; two passes' remarks on one
+  // loop (a ragged tail kept vectorized, its accesses not 128-bit aligned) both stay.
+  std::set<std::tuple<int, std::string, std::string>> seen;
   for (const PendingRemark& r : pending) {
     const auto& table = r.subject == PendingRemark::Subject::Loop ? loops : buffers;
     auto it = table.find(r.name);
     if (it == table.end() && r.subject == PendingRemark::Subject::Buffer) continue;  // not a cache the user made
-    if (!seen.insert({int(r.subject), r.name}).second) continue;
+    if (!seen.insert({int(r.subject), r.name, r.message}).second) continue;
     out.push_back({it != table.end() ? it->second : l.state.op.loc, r.message});
   }
   return out;

@@ -27,6 +27,7 @@ constexpr unsigned kGlobalAddressSpace = 1;
 constexpr unsigned kSharedAddressSpace = 3;
 constexpr int64_t kSharedAlignment = 16;  // room for 128-bit vector accesses
 constexpr int64_t kLocalAlignment = 16;
+constexpr int64_t kGlobalArgAlignment = 16;  // what a kernel's pointer arguments promise
 constexpr int64_t kStaticSharedLimit = 48 * 1024;  // what a block may declare statically
 
 int64_t round_up(int64_t bytes, int64_t alignment) { return (bytes + alignment - 1) / alignment * alignment; }
@@ -99,7 +100,10 @@ llvm::Function* CodeGenNVPTX::emit_function_entry(const LoweredFunc& func) {
     if (buffer->role == BufferRole::Input) arg->addAttr(llvm::Attribute::ReadOnly);
     if (auto elements = constant_elements(buffer); elements && *elements > 0)
       arg->addAttr(llvm::Attribute::getWithDereferenceableBytes(context_, uint64_t(*elements * element_bytes(buffer->dtype))));
-    buffers_[buffer.get()] = {arg, element_bytes(buffer->dtype)};
+    // Device pointers are 16-byte aligned (docs/cuda.md: cuMemAlloc gives 256), so a vector
+    // access at an index that is a multiple of 16 bytes is one 128-bit ld.global.v4 / st.global.v4.
+    arg->addAttr(llvm::Attribute::getWithAlignment(context_, llvm::Align(uint64_t(kGlobalArgAlignment))));
+    buffers_[buffer.get()] = {arg, kGlobalArgAlignment};
   }
   if (std::optional<std::array<int64_t, 3>> block = constant_block(func.launch)) {
     const char* keys[] = {"maxntidx", "maxntidy", "maxntidz"};

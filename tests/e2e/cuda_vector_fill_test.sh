@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Vectorised shared-memory fills on the GPU (docs/cuda.md, "Vectorised fills"):
+#   - the ops of tests/e2e/cuda_vector_fill/ run on cuda-interp against the reference (races,
+#     barriers and out-of-bounds accesses checked), the stdlib ones also with MMG_VEC=4 and
+#     BMMG_VEC=2 (vector code on every fill, ragged tails and unaligned rows included);
+#   - fill_copy.tex's PTX has 128-bit global loads and shared stores, and its unaligned op a remark
+#     at the vectorize saying how far the alignment is proven;
+#   - the PTX of workloads G1-G5 (the stdlib matmul's default schedule) has ld.global.nc.v4.f32 and
+#     st.shared.v4.f32, G6's (rows of 511 and 255 elements) none, and G6 with MMG_VEC=4 the
+#     alignment remark; ptxas (sm_80, sm_90) reports no spills for G1-G6 ($TEXC_PTXAS,
+#     /usr/local/cuda/bin/ptxas or PATH; that part is skipped without one).
+#
+# usage: cuda_vector_fill_test.sh TEXC REPO_ROOT
+set -u
+texc=$1
+root=$2
+export TEXC_STDLIB="$root/stdlib"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failed=0
+check() {
+  local what=$1
+  shift
+  if "$@"; then echo "ok   $what"; else
+    echo "FAIL $what"
+    failed=$((failed + 1))
+  fi
+}
+ptxas=${TEXC_PTXAS:-}
+[ -z "$ptxas" ] && [ -x /usr/local/cuda/bin/ptxas ] && ptxas=/usr/local/cuda/bin/ptxas
+[ -z "$ptxas" ] && command -v ptxas > /dev/null 2>&1 && ptxas=ptxas
+[ -z "$ptxas" ] && echo "note: no ptxas: the PTX is generated but not assembled"
+
+dir=$root/tests/e2e/cuda_vector_fill
+for f in "$dir"/*.tex; do
+  check "$(basename "$f") on cuda-interp" "$texc" run "$f" --target cuda-interp
+done
+check "stdlib_ragged.tex on cuda-interp, every fill vectorized" \
+  "$texc" run "$dir/stdlib_ragged.tex" --target cuda-interp --knob MMG_VEC=4 --knob BMMG_VEC=2
+
+has() { grep -qE "$2" "$1"; }
+hasnt() { ! grep -qE "$2" "$1"; }
+no_spills() {  # every function of the PTX: 0 bytes spilled, for sm_80 and sm_90
+  local arch out
+  for arch in sm_80 sm_90; do
+    out=$("$ptxas" -arch=$arch -v "$1" -o "$work/x.cubin" 2>&1) || { echo "$out"; return 1; }
+    grep -q "spill" <<<"$out" || { echo "$out"; return 1; }
+    if grep "spill" <<<"$out" | grep -vq "0 bytes spill stores, 0 bytes spill loads"; then echo "$out"; return 1; fi
+  done
+}
+
+"$texc" "$dir/fill_copy.tex" --target cuda --emit ptx -o "$work/fill" --remarks > "$work/fill.remarks" 2>&1
+check "fill_copy: 128-bit global loads" has "$work/fill.ptx" 'ld\.global(\.nc)?\.v4\.f32'
+check "fill_copy: 128-bit shared stores" has "$work/fill.ptx" 'st\.shared\.v4\.f32'
+check "fill_copy: the unaligned rows are a remark at the vectorize" \
+  has "$work/fill.remarks" "fill_copy.tex:[0-9]+:[0-9]+: remark: vectorized loop 'av': its accesses to 'A' are proven only 8-byte aligned"
+
+for g in G1 G2 G3 G4 G5 G6; do
+  "$texc" "$root/bench/texc_workloads/$g.tex" --target cuda --emit ptx -o "$work/$g" > /dev/null 2>&1 ||
+    { check "$g compiles for cuda" false; continue; }
+  if [ $g != G6 ]; then
+    check "$g: ld.global.v4.f32 in the fills" has "$work/$g.ptx" 'ld\.global(\.nc)?\.v4\.f32'
+    check "$g: st.shared.v4.f32 in the fills" has "$work/$g.ptx" 'st\.shared\.v4\.f32'
+  else
+    check "G6 (rows of 511 and 255): no 128-bit global loads by default" hasnt "$work/$g.ptx" 'ld\.global(\.nc)?\.v4\.f32'
+  fi
+  [ -n "$ptxas" ] && check "$g: ptxas sm_80 and sm_90, no spills" no_spills "$work/$g.ptx"
+done
+"$texc" "$root/bench/texc_workloads/G6.tex" --target cuda --emit ptx -o "$work/G6v" --remarks --knob MMG_VEC=4 > "$work/G6v.remarks" 2>&1
+check "G6 with MMG_VEC=4: the alignment remark for A" \
+  has "$work/G6v.remarks" "remark: vectorized loop 'C_mm_av': its accesses to 'A' are proven only 4-byte aligned"
+
+if [ $failed -ne 0 ]; then
+  echo "$failed failure(s)"
+  exit 1
+fi
+echo "all passed"
