@@ -47,6 +47,35 @@ TrainingSet transfer_set(const std::vector<Record>& all, const Record& skip) {
   return data;
 }
 
+/// The prior of a re-tune on a new machine: the configurations of `base`'s workload that other
+/// devices measured (`transfer`, and this workload's records of other devices in the file), the
+/// fastest of each device first, taking the devices in turn; at most `n`, none already visited.
+/// Measured before the explorer's first proposal, so a machine whose best configuration another
+/// machine already found reaches it in the first batch (tests/tuner/tune_test.sh measures it).
+std::vector<uint64_t> prior_configurations(const std::vector<Record>& transfer, const Record& base, const Space& space,
+                                           const std::set<uint64_t>& visited, int n) {
+  std::map<std::string, std::vector<const Record*>> by_device;
+  for (const Record& r : transfer)
+    if (r.ok() && r.same_workload(base) && !same_device(r.device, base.device)) by_device[r.device].push_back(&r);
+  for (auto& [device, records] : by_device)
+    std::stable_sort(records.begin(), records.end(), [](const Record* a, const Record* b) { return a->gflops > b->gflops; });
+  std::vector<uint64_t> prior;
+  std::set<uint64_t> taken;
+  for (size_t rank = 0; int(prior.size()) < n; ++rank) {
+    bool any = false;
+    for (const auto& [device, records] : by_device) {
+      if (rank >= records.size() || int(prior.size()) >= n) continue;
+      any = true;
+      uint64_t index = space.index(records[rank]->knobs);
+      if (index == UINT64_MAX) continue;  // another version of the template
+      index = space.canonical(index);
+      if (!visited.count(index) && taken.insert(index).second) prior.push_back(index);
+    }
+    if (!any) break;
+  }
+  return prior;
+}
+
 /// Measures a lowered candidate (an invalid one is not run: its record says why) into r: status,
 /// message, times and throughput, features, and the time of day.
 void measure_into(Record& r, const OpDef& op, const Candidate& c, Runner& runner, const MeasureOptions& options) {
@@ -243,12 +272,18 @@ TuneSummary tune_op(const OpDef& op, Runner& runner, const TuneOptions& options,
   explorer_options.transfer = transfer_set(transfer, base);
   std::unique_ptr<Explorer> explorer = make_explorer(explorer_options, {&space, &features, &visited, &rng});
   if (!resumed.empty()) explorer->update(resumed);
+  std::vector<uint64_t> prior = prior_configurations(transfer, base, space, visited, options.batch);
 
   Progress progress(progress_out, options.tty, op.name, options.trials, summary.resumed);
   int done = summary.resumed;
   int since_best = 0;
   while (done < options.trials) {
-    std::vector<uint64_t> batch = explorer->next_batch(std::min(options.batch, options.trials - done));
+    std::vector<uint64_t> batch;
+    for (uint64_t index : prior)  // the first batch: what other machines found fastest
+      if (int(batch.size()) < std::min(options.batch, options.trials - done) && visited.insert(index).second)
+        batch.push_back(index);
+    prior.clear();
+    if (batch.empty()) batch = explorer->next_batch(std::min(options.batch, options.trials - done));
     if (batch.empty()) {
       summary.exhausted = true;
       break;

@@ -125,6 +125,20 @@ check "another CPU's records: not resumed" grep -q "5 trials (0 resumed, 5 new" 
 check "another CPU's records: 45 in all" test "$(lines "$work/other.jsonl")" -eq 45
 "$texc" run "$tex" --target x86 --records "$work/other.jsonl" >"$work/out" 2>"$work/err"
 check "this CPU's records first" grep -q "from the best record of the same shapes, measured on this machine" "$work/err"
+# A re-tune's prior: with another machine's records of this workload (--transfer), the first trials
+# are that machine's fastest configurations, fastest first.
+grep '"device": "x86 / Some Other CPU' "$work/other.jsonl" >"$work/foreign.jsonl"
+"$texc" tune "$tex" --target x86 --trials 3 --records "$work/prior.jsonl" --transfer "$work/foreign.jsonl" >/dev/null 2>&1
+check "--transfer: the first trials are the other machine's fastest configurations" python3 - "$work/foreign.jsonl" "$work/prior.jsonl" <<'PY'
+import json, sys
+def load(p): return [json.loads(l) for l in open(p) if l.strip()]
+fastest = []
+for r in sorted((r for r in load(sys.argv[1]) if r["status"] == "ok"), key=lambda r: -r["gflops"]):
+    if r["knobs"] not in fastest:
+        fastest.append(r["knobs"])
+first = [r["knobs"] for r in sorted(load(sys.argv[2]), key=lambda r: r["trial"])]
+sys.exit(0 if len(first) == 3 and first == fastest[:3] else 1)
+PY
 "$texc" tune "$tex" --target x86 --trials 30 --records "$work/early.jsonl" --tuner grid --early-stopping 3 >"$work/out" 2>/dev/null
 check "--early-stopping 3: stopped early" grep -q "stopped early" "$work/out"
 check "--early-stopping 3: fewer than 30 records" test "$(lines "$work/early.jsonl")" -lt 30
