@@ -241,6 +241,15 @@ LoweredFunc on_body(LoweredFunc f, Stmt (*pass)(const Stmt&)) {
   return f;
 }
 
+// The function's buffers that plan_storage leaves alone: those that are not intermediates (a pass
+// test's `temp` buffers are).
+std::vector<Buffer> planned_arguments(const LoweredFunc& f) {
+  std::vector<Buffer> args;
+  for (const Buffer& b : f.args)
+    if (b->role != BufferRole::Intermediate) args.push_back(b);
+  return args;
+}
+
 // The function passes every target runs once the schedule is applied.
 const std::vector<FunctionPass>& common_function_passes() {
   static const std::vector<FunctionPass> list = {
@@ -248,11 +257,7 @@ const std::vector<FunctionPass>& common_function_passes() {
        [](LoweredFunc f) { return on_body(std::move(f), lower_blocks); }},
       {"plan_storage", "allocate each intermediate where it is used, sized by the region it needs",
        [](LoweredFunc f) {
-         // The function's buffers that are not intermediates (a pass test's `temp` buffers are).
-         std::vector<Buffer> args;
-         for (const Buffer& b : f.args)
-           if (b->role != BufferRole::Intermediate) args.push_back(b);
-         f.body = plan_storage(f.body, args);
+         f.body = plan_storage(f.body, planned_arguments(f));
          return f;
        }},
       {"flatten_storage", "make every buffer one-dimensional (row-major offsets)",
@@ -476,6 +481,9 @@ LoweredFunc lower_op(const OpDef& op, const LowerOptions& options) {
                        if (std::string(p.name) == "lower_cross_thread_reductions")  // its errors point at the bind
                          l.state.func.body = lower_cross_thread_reductions(l.state.func.body, gpu_source_locs(l).bind,
                                                                          &l.state.thread_bound_reductions);
+                       else if (std::string(p.name) == "plan_storage" && !l.state.storage_aligns.empty())  // storage_align
+                         l.state.func.body = plan_storage(l.state.func.body, planned_arguments(l.state.func),
+                                                          l.state.storage_aligns);
                        else
                          l.state.func = p.run(std::move(l.state.func));
                        // What the verifier may require from here on.

@@ -79,7 +79,7 @@ std::optional<std::vector<BufferAccess>> per_thread_accesses(const std::vector<B
 
 // The buffer is allocated in the innermost loop enclosing all its accesses, over the region they
 // touch during one iteration of that loop (lower/analysis/Region.h).
-Plan plan_buffer(const Buffer& buf, const std::vector<BufferAccess>& accesses) {
+Plan plan_buffer(const Buffer& buf, const std::vector<BufferAccess>& accesses, const StorageAligns& aligns) {
   size_t common = accesses.front().loops.size();
   for (const BufferAccess& a : accesses) {
     size_t n = 0;
@@ -99,6 +99,13 @@ Plan plan_buffer(const Buffer& buf, const std::vector<BufferAccess>& accesses) {
     bool whole = is_const_int(buf->shape[d], &full) && region.extent[d] >= full;
     plan.mins.push_back(whole ? make_int(0) : region.min[d]);
     shape.push_back(whole ? buf->shape[d] : make_int(region.extent[d]));
+  }
+  int64_t row = 0;
+  if (auto align = aligns.find(buf->name); align != aligns.end() && buf->ndim() >= 2 && is_const_int(shape.back(), &row)) {
+    const auto [factor, offset] = align->second;
+    int64_t padded = (row - offset + factor - 1) / factor * factor + offset;  // smallest >= row, == offset mod factor
+    if (padded < row) padded += factor;
+    shape.back() = make_int(padded);
   }
   plan.replacement = BufferNode::make(buf->name, buf->dtype, shape, buf->scope, buf->role);
   return plan;
@@ -186,12 +193,12 @@ class StorageRewriter : public IRMutator {
 
 }  // namespace
 
-Stmt plan_storage(const Stmt& body, const std::vector<Buffer>& args) {
+Stmt plan_storage(const Stmt& body, const std::vector<Buffer>& args, const StorageAligns& aligns) {
   std::unordered_set<const BufferNode*> arguments;
   for (const Buffer& b : args) arguments.insert(b.get());
   AccessMap accesses = collect_accesses(body, arguments);
   std::unordered_map<const BufferNode*, Plan> plans;
-  for (const Buffer& b : accesses.order) plans[b.get()] = plan_buffer(b, accesses.by_buffer.at(b.get()));
+  for (const Buffer& b : accesses.order) plans[b.get()] = plan_buffer(b, accesses.by_buffer.at(b.get()), aligns);
   return StorageRewriter(accesses.order, std::move(plans)).run(body);
 }
 

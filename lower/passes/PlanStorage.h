@@ -18,13 +18,27 @@
 // loops are kept symbolic (not relaxed), and each access is shifted by the region's min with its
 // own loop of each tag (a cache_write(C, local) attached at a block loop, whose loops are bound to
 // threads: TMxTN accumulators per thread, not the block's whole tile).
+// A buffer named in `aligns` (storage_align, lower/schedule/StorageAlign.cpp) has its last
+// dimension padded to the smallest extent E' >= E with E' % factor == offset (E constant), so its
+// rows (the stride of its second-to-last dimension) are E' elements apart; the accesses stay the
+// same, the padding is never touched.
 #pragma once
+#include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "ir/IR.h"
 
 namespace texc {
 
-Stmt plan_storage(const Stmt& body, const std::vector<Buffer>& args);
+/// The rows of a buffer padded to a multiple of `factor` plus `offset` elements.
+struct StorageAlign {
+  int64_t factor = 1;
+  int64_t offset = 0;
+};
+using StorageAligns = std::map<std::string, StorageAlign>;  // by buffer name
+
+Stmt plan_storage(const Stmt& body, const std::vector<Buffer>& args, const StorageAligns& aligns = {});
 
 }  // namespace texc

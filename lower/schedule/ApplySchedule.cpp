@@ -17,7 +17,7 @@ constexpr PrimitiveEntry kPrimitives[] = {
     {"cache_write", apply_cache_write}, {"bind", apply_bind},
     {"parallel", apply_parallel},     {"vectorize", apply_vectorize},
     {"unroll", apply_unroll},         {"tensorize", apply_tensorize},
-    {"rfactor", apply_rfactor},
+    {"rfactor", apply_rfactor},       {"storage_align", apply_storage_align},
 };
 }  // namespace
 

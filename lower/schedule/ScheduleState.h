@@ -15,6 +15,7 @@
 #include "ir/Op.h"
 #include "ir/Schedule.h"
 #include "ir/Substitute.h"
+#include "lower/passes/PlanStorage.h"
 
 namespace texc {
 
@@ -34,6 +35,9 @@ struct ScheduleState {
   /// Reduction loops bound to threadIdx.* (Bind.cpp): the loops lower_cross_thread_reductions
   /// turns into reductions across the threads; a thread loop not named here is a spatial one.
   std::set<std::string> thread_bound_reductions;
+  /// Buffers whose rows storage_align pads (StorageAlign.cpp), by buffer name: plan_storage
+  /// applies them when it sizes the buffer.
+  StorageAligns storage_aligns;
 
   static ScheduleState create(const OpDef& op, const std::string& target);
 

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Vectorised shared-memory fills on the GPU (docs/cuda.md, "Vectorised fills"):
+# Vectorised shared-memory fills and storage_align on the GPU (docs/cuda.md, "Vectorised fills",
+# "Bank conflicts"):
 #   - the ops of tests/e2e/cuda_vector_fill/ run on cuda-interp against the reference (races,
 #     barriers and out-of-bounds accesses checked), the stdlib ones also with MMG_VEC=4 and
 #     BMMG_VEC=2 (vector code on every fill, ragged tails and unaligned rows included);
 #   - fill_copy.tex's PTX has 128-bit global loads and shared stores, and its unaligned op a remark
 #     at the vectorize saying how far the alignment is proven;
+#   - storage_align.tex: the padded shared tile (allocation and indices), on interp too, and with
+#     MMG_PAD=true the stdlib matmul's A tile (G4: 64 rows of 12 floats);
 #   - the PTX of workloads G1-G5 (the stdlib matmul's default schedule) has ld.global.nc.v4.f32 and
 #     st.shared.v4.f32, G6's (rows of 511 and 255 elements) none, and G6 with MMG_VEC=4 the
 #     alignment remark; ptxas (sm_80, sm_90) reports no spills for G1-G6 ($TEXC_PTXAS,
@@ -54,6 +57,21 @@ check "fill_copy: 128-bit global loads" has "$work/fill.ptx" 'ld\.global(\.nc)?\
 check "fill_copy: 128-bit shared stores" has "$work/fill.ptx" 'st\.shared\.v4\.f32'
 check "fill_copy: the unaligned rows are a remark at the vectorize" \
   has "$work/fill.remarks" "fill_copy.tex:[0-9]+:[0-9]+: remark: vectorized loop 'av': its accesses to 'A' are proven only 8-byte aligned"
+
+sa_loops=$("$texc" "$dir/storage_align.tex" --target cuda-interp --emit loops -o - 2>&1)
+check "storage_align: the tile is allocated with rows of 33 floats" grep -q "allocate AS: f32\[528\] shared" <<<"$sa_loops"
+check "storage_align: the fill and the column reads index rows 33 apart" \
+  bash -c 'grep -q "AS\[ay\*33 + ax\] = " <<<"$1" && grep -q "= AS\[ii\*33 + jj\]" <<<"$1"' _ "$sa_loops"
+check "storage_align.tex on interp (the padding on a CPU target)" "$texc" run "$dir/storage_align.tex" --target interp
+if "$texc" "$dir/storage_align.tex" --target cuda --emit ptx -o "$work/sa" > /dev/null 2>&1; then
+  [ -n "$ptxas" ] && check "storage_align: ptxas sm_80 and sm_90" no_spills "$work/sa.ptx"
+else
+  check "storage_align.tex compiles for cuda" false
+fi
+"$texc" "$root/bench/texc_workloads/G4.tex" --target cuda-interp --emit loops -o - --knob MMG_PAD=true > "$work/G4pad" 2>&1
+check "G4 with MMG_PAD=true: the A tile's rows are 12 floats apart" grep -q "allocate C_mm_AS: f32\[768\] shared" "$work/G4pad"
+check "stdlib_ragged.tex on cuda-interp with the A tile padded" \
+  "$texc" run "$dir/stdlib_ragged.tex" --target cuda-interp --knob MMG_PAD=true --knob BMMG_PAD=true --knob MMG_VEC=4
 
 for g in G1 G2 G3 G4 G5 G6; do
   "$texc" "$root/bench/texc_workloads/$g.tex" --target cuda --emit ptx -o "$work/$g" > /dev/null 2>&1 ||
