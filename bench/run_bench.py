@@ -369,6 +369,26 @@ def sh(cmd):
         return ""
 
 
+def vector_isa():
+    """The host's machine kind as texc's shipped records and stdlib defaults see it (docs/tuning.md,
+    "Records know their machine"): its widest vector ISA and the features that move a schedule."""
+    flags = set()
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("flags"):
+                flags = set(line.split(":", 1)[1].split())
+                break
+    except OSError:
+        pass
+    if not flags:
+        return "?"
+    kind = ("AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "AVX" if "avx" in flags
+            else "SSE4.2" if "sse4_2" in flags else "SSE2")
+    relevant = ["avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512_vnni",
+                "avx512_bf16", "avx_vnni", "amx_tile"]
+    return f"{kind} ({' '.join(f for f in relevant if f in flags)})"
+
+
 def machine_info(args):
     lscpu = sh("lscpu")
     def field(name):
@@ -383,6 +403,7 @@ def machine_info(args):
         "cpus": field("CPU(s)"),
         "caches": f"L1d {field('L1d cache')}, L2 {field('L2 cache')}, L3 {field('L3 cache')}",
         "hypervisor": field("Hypervisor vendor"),
+        "vector_isa": vector_isa(),
         "memory": sh("free -g | awk '/Mem:/{print $2\" GiB\"}'"),
         "kernel": platform.release(),
         "compiler": sh("c++ --version | head -1"),
@@ -681,6 +702,8 @@ def write_markdown(run, path, ref_path):
     out.append(f"- date: {meta['started']} to {meta.get('finished', '?')} (UTC), texc commit {meta.get('git', '?')}")
     out.append(f"- CPU: {meta['cpu_model']} ({meta['cpu_family_model']}), {meta['cpus']} CPUs, {meta['caches']}, "
                f"hypervisor {meta['hypervisor']}, {meta['memory']} RAM")
+    out.append(f"- machine kind: {meta.get('vector_isa', '?')} (from /proc/cpuinfo; texc's stdlib defaults and "
+               "shipped records follow it)")
     out.append(f"- compiler: {meta['compiler']}; packages: {', '.join(meta['packages'])}")
     out.append(f"- workloads: `{meta['workloads']}`, threads {meta['threads']}, median of {meta['repeat']} timed "
                "samples after warm-up (at least 3 calls and 0.2 s); calls under 1 ms are repeated within a sample "
