@@ -45,6 +45,7 @@ const std::vector<PrimitiveSignature>& primitive_signatures() {
       {"tensorize", {K::Loop, K::Intrinsic}, false, 0, false},
       {"rfactor", {K::Stage, K::Loop}, false, 1, true},
       {"storage_align", {K::Stage, K::Loop, K::Value, K::Value}, false, 0, false},
+      {"double_buffer", {K::Stage}, false, 0, false},
   };
   return table;
 }

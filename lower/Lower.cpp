@@ -31,6 +31,7 @@
 #include "lower/gpu/LaunchCheck.h"
 #include "lower/gpu/RegisterTileGuards.h"
 #include "lower/gpu/SingleThreadStores.h"
+#include "lower/gpu/DoubleBuffer.h"
 #include "lower/gpu/VectorAlignment.h"
 #include "lower/gpu/VirtualThreads.h"
 #include "lower/passes/FlattenStorage.h"
@@ -317,6 +318,8 @@ const std::vector<FunctionPass>& gpu_function_passes() {
        [](LoweredFunc f) { return on_body(std::move(f), single_thread_stores); }},
       {"hoist_gpu_allocations", "shared buffers once per block (outside the thread loops), global ones once per kernel (lower/gpu/HoistAllocations.h)",
        [](LoweredFunc f) { return on_body(std::move(f), hoist_gpu_allocations); }},
+      {"pipeline_double_buffers", "double_buffer(S): two halves per shared tile, the next tile fetched (cp.async) while the block computes (lower/gpu/DoubleBuffer.h)",
+       [](LoweredFunc f) { return on_body(std::move(f), pipeline_double_buffers); }},
       {"insert_barriers", "thread_barrier() where a block's threads share memory: RAW, WAR, loop-carried (lower/gpu/InsertBarriers.h)",
        [](LoweredFunc f) { return on_body(std::move(f), insert_barriers); }},
       {"expand_virtual_threads", "vthread loops: serial loops per virtual thread interleaved at barriers, local buffers copied per vthread (lower/gpu/VirtualThreads.h)",

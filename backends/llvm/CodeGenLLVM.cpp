@@ -231,10 +231,13 @@ void CodeGenLLVM::emit(const Stmt& s) {
         emit(value);
       return;
     }
+    case StmtKind::AttrStmt: return emit_attr(s->as<AttrStmt>());
     case StmtKind::Block: TEXC_UNREACHABLE() << "Block in the lowered op " << op_name_ << " (lower_blocks did not run)";
   }
   TEXC_UNREACHABLE();
 }
+
+void CodeGenLLVM::emit_attr(const AttrStmt* op) { emit(op->body); }
 
 void CodeGenLLVM::emit_store(const Store* op) {
   TEXC_CHECK(op->indices.size() == 1) << "store to '" << op->buffer->name << "' with " << op->indices.size()

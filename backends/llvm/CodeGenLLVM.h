@@ -98,6 +98,10 @@ class CodeGenLLVM {
   /// 1/2-byte ones). A load of a ramp with a small constant stride is then one masked load of the
   /// span it covers and a shuffle, not a gather. Default: no.
   virtual bool has_masked_loads(Type elem) const;
+  /// A store (the target may emit some differently: cp.async on NVPTX).
+  virtual void emit_store(const Store* op);
+  /// An AttrStmt: by default its body (a pragma the target does not know changes nothing).
+  virtual void emit_attr(const AttrStmt* op);
 
   // ---- What the hooks build with ----------------------------------------------------------------
 
@@ -109,6 +113,9 @@ class CodeGenLLVM {
 
   llvm::Value* emit(const Expr& e);
   llvm::Value* emit_index(const Expr& e);  // an integer expression as i64 (or a vector of i64)
+  const BufferValue& buffer_value(const Buffer& buffer);
+  /// The alignment (bytes, at most buf.align) provable for an access at base_index.
+  int64_t vector_alignment(const BufferValue& buf, const Expr& base_index, Type element);
   void emit(const Stmt& s);
   /// A function in the module with the target's CPU and features and nounwind.
   llvm::Function* create_function(llvm::FunctionType* type, llvm::GlobalValue::LinkageTypes linkage,
@@ -178,17 +185,14 @@ class CodeGenLLVM {
   llvm::Value* masked_span_load(const Load* op, const Expr& base, int stride);
 
   // ---- statements (CodeGenLLVM.cpp)
-  void emit_store(const Store* op);
   void emit_for(const For* op);
   void emit_counted_loop(const For* op, bool vectorize_hint);
   void emit_allocate(const Allocate* op);
   void emit_if(const IfThenElse* op);
 
   // ---- buffers and metadata
-  const BufferValue& buffer_value(const Buffer& buffer);
   void attach_alias_metadata(llvm::Instruction* inst, const BufferNode* buffer);
   void create_alias_scopes(const LoweredFunc& func);
-  int64_t vector_alignment(const BufferValue& buf, const Expr& base_index, Type element);
 
   std::string cpu_, features_;
   std::unordered_map<const BufferNode*, AliasMetadata> alias_metadata_;

@@ -6,8 +6,11 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Metadata.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
 
+#include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <map>
 #include <optional>
 
@@ -79,7 +82,67 @@ int64_t kernel_shared_bytes(const LoweredFunc& func) {
 
 CodeGenNVPTX::CodeGenNVPTX(llvm::LLVMContext& context, llvm::TargetMachine& target_machine,
                            const std::string& module_name)
-    : CodeGenLLVM(context, target_machine, module_name) {}
+    : CodeGenLLVM(context, target_machine, module_name) {
+  const std::string cpu = target_machine.getTargetCPU().str();  // "sm_80"
+  if (cpu.rfind("sm_", 0) == 0) sm_ = std::atoi(cpu.c_str() + 3);
+}
+
+// cp.async (sm_80 and later, lower/gpu/DoubleBuffer.h): a fill's copies run while the threads go
+// on; async_copy_commit / async_copy_wait group and wait for them. Earlier architectures copy
+// synchronously (the pragma and the commits and waits change nothing).
+void CodeGenNVPTX::emit_attr(const AttrStmt* op) {
+  const bool async = op->key == AttrKey::Pragma && op->name == "async_copy" && sm_ >= 80;
+  async_copy_depth_ += async;
+  emit(op->body);
+  async_copy_depth_ -= async;
+}
+
+void CodeGenNVPTX::emit_store(const Store* op) {
+  if (async_copy_depth_ > 0 && emit_async_copy(op)) return;
+  CodeGenLLVM::emit_store(op);
+}
+
+bool CodeGenNVPTX::emit_async_copy(const Store* op) {
+  const Load* load = op->value->as<Load>();
+  if (!load || op->buffer->scope != MemScope::Shared || load->buffer->scope == MemScope::Shared ||
+      load->buffer->scope == MemScope::Local || op->indices.size() != 1 || load->indices.size() != 1 ||
+      load->type != op->value->type || op->buffer->dtype != load->buffer->dtype || op->buffer->dtype.is_bool())
+    return false;
+  const int lanes = op->value->type.lanes;
+  Expr dst_base = op->indices[0], src_base = load->indices[0];
+  if (lanes > 1) {
+    const Ramp* dr = dst_base->as<Ramp>();
+    const Ramp* sr = src_base->as<Ramp>();
+    if (!dr || !sr || !is_const_int(dr->stride, 1) || !is_const_int(sr->stride, 1)) return false;
+    dst_base = dr->base;
+    src_base = sr->base;
+  } else if (!dst_base->type.is_scalar() || !src_base->type.is_scalar()) {
+    return false;
+  }
+  const BufferValue& dst = buffer_value(op->buffer);
+  const BufferValue& src = buffer_value(load->buffer);
+  if (dst.ptr->getType()->getPointerAddressSpace() != kSharedAddressSpace ||
+      src.ptr->getType()->getPointerAddressSpace() != kGlobalAddressSpace)
+    return false;
+  const Type elem = op->buffer->dtype;
+  const int64_t bytes = element_bytes(elem), total = bytes * lanes;
+  const int64_t aligned = std::min({vector_alignment(dst, dst_base, elem), vector_alignment(src, src_base, elem), int64_t(16)});
+  int64_t chunk = 16;
+  while (chunk > 4 && (chunk > aligned || total % chunk != 0)) chunk /= 2;
+  if (chunk > aligned || total % chunk != 0 || chunk < bytes) return false;
+  const llvm::Intrinsic::ID copy = chunk == 16 ? llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16
+                                   : chunk == 8 ? llvm::Intrinsic::nvvm_cp_async_ca_shared_global_8
+                                                : llvm::Intrinsic::nvvm_cp_async_ca_shared_global_4;
+  llvm::Type* elem_mem = memory_type(elem);
+  Value* d = emit_index(dst_base);
+  Value* s = emit_index(src_base);
+  for (int64_t at = 0; at < total / bytes; at += chunk / bytes) {
+    Value* dp = b_.CreateInBoundsGEP(elem_mem, dst.ptr, b_.CreateAdd(d, b_.getInt64(uint64_t(at))));
+    Value* sp = b_.CreateInBoundsGEP(elem_mem, src.ptr, b_.CreateAdd(s, b_.getInt64(uint64_t(at))));
+    b_.CreateIntrinsic(copy, {}, {dp, sp});
+  }
+  return true;
+}
 
 // `void op(ptr addrspace(1)...)`, ptx_kernel: the base's entry with global pointers.
 llvm::Function* CodeGenNVPTX::emit_function_entry(const LoweredFunc& func) {
@@ -183,6 +246,19 @@ void CodeGenNVPTX::emit_barrier() { b_.CreateIntrinsic(llvm::Intrinsic::nvvm_bar
 Value* CodeGenNVPTX::emit_intrinsic(const Call* op) {
   std::optional<Intrinsic> which = intrinsic_of(op);
   if (which && *which == Intrinsic::ShuffleDown) return emit_shuffle_down(op);
+  if (which && (*which == Intrinsic::AsyncCopyCommit || *which == Intrinsic::AsyncCopyWait)) {
+    if (sm_ >= 80) {
+      if (*which == Intrinsic::AsyncCopyCommit) {
+        b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
+      } else {
+        int64_t pending = 0;
+        TEXC_CHECK(op->args.size() == 1 && is_const_int(op->args[0], &pending))
+            << "async_copy_wait takes a constant number of groups (op " << op_name_ << ")";
+        b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_group, {}, {b_.getInt32(uint32_t(pending))});
+      }
+    }
+    return zero_of(value_type(op->type));
+  }
   return CodeGenLLVM::emit_intrinsic(op);
 }
 

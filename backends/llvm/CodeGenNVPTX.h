@@ -47,8 +47,15 @@ class CodeGenNVPTX : public CodeGenLLVM {
   llvm::Value* emit_math(const Call* op, const std::vector<llvm::Value*>& args) override;
   llvm::Value* thread_index(const std::string& tag) override;
   void emit_barrier() override;
+  void emit_store(const Store* op) override;
+  void emit_attr(const AttrStmt* op) override;
 
  private:
+  /// In a `pragma(async_copy)` fill on sm_80+: the store as cp.async copies (false: not a copy of
+  /// global data into shared memory with at least 4-byte alignment; the caller stores it).
+  bool emit_async_copy(const Store* op);
+  int sm_ = 80;                 // the --arch's number (sm_80: 80), from the target machine's CPU
+  int async_copy_depth_ = 0;    // inside pragma(async_copy) fills
   llvm::Value* emit_shuffle_down(const Call* op);
   llvm::Value* shuffle_down_i32(llvm::Value* value, llvm::Value* offset);
   llvm::Value* emit_f32_math(const std::string& name, const std::vector<llvm::Value*>& args);

@@ -22,6 +22,7 @@ void apply_unroll(ScheduleState& st, const SchedStep& step);        // Unroll.cp
 void apply_tensorize(ScheduleState& st, const SchedStep& step);     // Tensorize.cpp
 void apply_rfactor(ScheduleState& st, const SchedStep& step);       // Rfactor.cpp
 void apply_storage_align(ScheduleState& st, const SchedStep& step); // StorageAlign.cpp
+void apply_double_buffer(ScheduleState& st, const SchedStep& step); // DoubleBuffer.cpp
 
 /// inline(stage) where it can be applied to st as it is (true); otherwise false, st unchanged, and
 /// *why (when given) set to the diagnostic inline would report, located at loc. Never throws for

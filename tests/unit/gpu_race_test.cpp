@@ -299,3 +299,57 @@ TEST_CASE("insert_barriers' kernels (tests/passes/cases/insert_barriers_*) run r
     }
   }
 }
+
+// Async copies (lower/gpu/DoubleBuffer.h): cuda-interp makes each copy of a pragma(async_copy)
+// fill when the thread issues it, so the detector sees its write there; the commit and wait do not
+// order the block's threads. A pipeline whose reads of a half follow the wait without a barrier is
+// a race on the element another thread's copy wrote; with insert_barriers' barriers it runs right.
+namespace {
+const char* kPipelined =
+    "func f(A: f32[256] input, C: f32[64] output) {\n"
+    "  bound(threadIdx.x) t in 0..64 {\n"
+    "    C[t] = 0.0f\n"
+    "  }\n"
+    "  allocate S: f32[128] shared {\n"
+    "    attr pragma(async_copy) = 1 {\n"
+    "      bound(threadIdx.x) tx in 0..64 {\n"
+    "        S[tx] = A[tx]\n"
+    "      }\n"
+    "    }\n"
+    "    async_copy_commit()\n"
+    "    for k in 0..4 {\n"
+    "      if (k < 3) {\n"
+    "        attr pragma(async_copy) = 1 {\n"
+    "          bound(threadIdx.x) tx in 0..64 {\n"
+    "            S[(k + 1)%2*64 + tx] = A[k*64 + tx + 64]\n"
+    "          }\n"
+    "        }\n"
+    "      }\n"
+    "      async_copy_commit()\n"
+    "      async_copy_wait(1i32)\n"
+    "      bound(threadIdx.x) ty in 0..64 {\n"
+    "        C[ty] = C[ty] + S[k%2*64 + 63 - ty]\n"
+    "      }\n"
+    "    }\n"
+    "  }\n"
+    "}\n";
+}  // namespace
+
+TEST_CASE("an async-copy pipeline without barriers: the wait orders only the thread's own copies, a race") {
+  std::string message = run_kernel(kPipelined);
+  CHECK_CONTAINS(message, "data race on shared buffer 'S' element [");
+  CHECK_CONTAINS(message, "writes it in loop 'tx'");
+  CHECK_CONTAINS(message, "reads it in loop 'ty'");
+}
+
+TEST_CASE("the async-copy pipeline with insert_barriers' barriers runs and computes the sums of the reversed rows") {
+  LoweredFunc f = parse_func(kPipelined);
+  f.body = insert_barriers(f.body);
+  std::vector<Tensor> tensors;
+  REQUIRE(run_kernel(f, &tensors) == "");
+  for (int64_t t = 0; t < 64; ++t) {
+    double want = 0;
+    for (int64_t k = 0; k < 4; ++k) want += double(k * 64 + 63 - t);
+    CHECK(tensors[1].get_double(t) == want);
+  }
+}

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Double-buffered shared tiles (docs/cuda.md, "Double buffering"; lower/gpu/DoubleBuffer.h):
+#   - tests/e2e/cuda_double_buffer/*.tex and the stdlib ragged shapes of tests/e2e/cuda_vector_fill
+#     with MMG_DB / BMMG_DB on (and with the fills vectorized and the A tile padded) run on
+#     cuda-interp against the reference (races, barriers, out-of-bounds accesses checked);
+#   - the lowered loops hold the doubled tiles, the prologue and the prefetch;
+#   - the PTX for sm_80 and sm_90 has cp.async copies, commit_group and wait_group, the PTX for sm_75
+#     plain loads and shared stores and no cp.async; ptxas assembles each with no spills, and G1-G6
+#     with MMG_DB=true ($TEXC_PTXAS, /usr/local/cuda/bin/ptxas or PATH; skipped without one).
+#
+# usage: cuda_double_buffer_test.sh TEXC REPO_ROOT
+set -u
+texc=$1
+root=$2
+export TEXC_STDLIB="$root/stdlib"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failed=0
+check() {
+  local what=$1
+  shift
+  if "$@"; then echo "ok   $what"; else
+    echo "FAIL $what"
+    failed=$((failed + 1))
+  fi
+}
+ptxas=${TEXC_PTXAS:-}
+[ -z "$ptxas" ] && [ -x /usr/local/cuda/bin/ptxas ] && ptxas=/usr/local/cuda/bin/ptxas
+[ -z "$ptxas" ] && command -v ptxas > /dev/null 2>&1 && ptxas=ptxas
+[ -z "$ptxas" ] && echo "note: no ptxas: the PTX is generated but not assembled"
+no_spills() {  # $1 PTX, $2 arch: ptxas assembles it and every function spills 0 bytes
+  local out
+  out=$("$ptxas" -arch="$2" -v "$1" -o "$work/x.cubin" 2>&1) || { echo "$out"; return 1; }
+  grep -q "spill" <<<"$out" || { echo "$out"; return 1; }
+  if grep "spill" <<<"$out" | grep -vq "0 bytes spill stores, 0 bytes spill loads"; then echo "$out"; return 1; fi
+}
+
+dir=$root/tests/e2e/cuda_double_buffer
+ragged=$root/tests/e2e/cuda_vector_fill/stdlib_ragged.tex
+for f in "$dir"/*.tex; do
+  check "$(basename "$f") on cuda-interp" "$texc" run "$f" --target cuda-interp
+done
+check "stdlib ragged shapes, double-buffered, on cuda-interp" \
+  "$texc" run "$ragged" --target cuda-interp --knob MMG_DB=true --knob BMMG_DB=true
+check "stdlib ragged shapes, double-buffered, vectorized and padded, on cuda-interp" \
+  "$texc" run "$ragged" --target cuda-interp --knob MMG_DB=true --knob BMMG_DB=true --knob MMG_VEC=4 --knob BMMG_VEC=2 \
+  --knob MMG_PAD=true --knob BMMG_PAD=true
+
+loops=$("$texc" "$dir/matmul_pipelined.tex" --target cuda-interp --emit loops -o - 2>&1)
+check "the tiles have two halves" bash -c 'grep -q "allocate AS: f32\[2048\] shared" <<<"$1" && grep -q "allocate BS: f32\[2048\] shared" <<<"$1"' _ "$loops"
+check "the prefetch fills half (ko + 1)%2 with the tile of ko + 1, before the wait" \
+  bash -c 'grep -q "if (ko < 15)" <<<"$1" && grep -q "AS\[ramp((ko + 1)%2\*1024 + " <<<"$1" && grep -q "async_copy_wait(1i32)" <<<"$1"' _ "$loops"
+check "the block reads half ko%2" grep -q "AS\[ko%2\*1024 + " <<<"$loops"
+
+for arch in sm_80 sm_90 sm_75; do
+  if ! "$texc" "$dir/matmul_pipelined.tex" --target cuda --arch $arch --emit ptx -o "$work/mm_$arch" > /dev/null 2>&1; then
+    check "matmul_pipelined compiles for $arch" false
+    continue
+  fi
+  ptx=$work/mm_$arch.ptx
+  if [ $arch = sm_75 ]; then
+    check "$arch: no cp.async (it needs sm_80), plain 128-bit copies" \
+      bash -c '! grep -q "cp\.async" "$1" && grep -q "ld\.global\.nc\.v4\.f32" "$1" && grep -q "st\.shared\.v4\.f32" "$1"' _ "$ptx"
+  else
+    check "$arch: 16-byte cp.async copies, commit and wait" \
+      bash -c 'grep -q "cp\.async\.cg\.shared\.global \[.*\], \[.*\], 16;" "$1" && grep -q "cp\.async\.commit_group" "$1" && grep -q "cp\.async\.wait_group 1" "$1"' _ "$ptx"
+  fi
+  [ -n "$ptxas" ] && check "matmul_pipelined: ptxas $arch, no spills" no_spills "$ptx" $arch
+done
+for g in G1 G2 G3 G4 G5 G6; do
+  if "$texc" "$root/bench/texc_workloads/$g.tex" --target cuda --knob MMG_DB=true --emit ptx -o "$work/$g" > /dev/null 2>&1; then
+    check "$g with MMG_DB=true: cp.async in its PTX" grep -q "cp\.async\.c[ag]\.shared\.global" "$work/$g.ptx"
+    [ -n "$ptxas" ] && check "$g with MMG_DB=true: ptxas sm_80, no spills" no_spills "$work/$g.ptx" sm_80
+  else
+    check "$g with MMG_DB=true compiles for cuda" false
+  fi
+done
+
+if [ $failed -ne 0 ]; then
+  echo "$failed failure(s)"
+  exit 1
+fi
+echo "all passed"
