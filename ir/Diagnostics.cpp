@@ -58,10 +58,11 @@ namespace detail {
 InternalErrorStream::InternalErrorStream(const char* file, int line, const char* cond) {
   os_ << "texc: internal error at " << file << ":" << line << ": check failed: " << cond << ": ";
 }
-InternalErrorStream::~InternalErrorStream() {
-  std::cerr << os_.str() << "\n(this is a bug in texc, not in your program)" << std::endl;
-  std::abort();
-}
+InternalErrorStream::~InternalErrorStream() noexcept(false) { throw InternalError(os_.str()); }
 }  // namespace detail
+
+void print_internal_error(std::ostream& os, const InternalError& e) {
+  os << e.what() << "\n(this is a bug in texc, not in your program)" << std::endl;
+}
 
 }  // namespace texc

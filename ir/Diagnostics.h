@@ -8,8 +8,11 @@
 //   <caret>
 // and exits 1. Every message format lives in ir/Diagnostics.def.
 //
-// An internal error (a bug in texc) is TEXC_CHECK(cond) << "details"; it prints
-// "texc: internal error" and aborts, so tests can tell the two apart.
+// An internal error (a bug in texc) is TEXC_CHECK(cond) << "details"; it throws InternalError,
+// which is no std::runtime_error or std::logic_error (so code that handles the user's and the
+// machine's failures does not take it for one of them): a program that embeds texc's libraries
+// catches it and goes on; the texc command prints "texc: internal error ... (this is a bug in
+// texc, not in your program)" and aborts, so tests can tell the two apart.
 #pragma once
 #include <fmt/format.h>
 
@@ -69,11 +72,25 @@ void print_diagnostic(std::ostream& os, const Diagnostic& d);
 /// The same, as a string.
 std::string format_diagnostic(const Diagnostic& d);
 
+/// Thrown by TEXC_CHECK and TEXC_UNREACHABLE: a bug in texc. what() is
+/// "texc: internal error at FILE:LINE: check failed: COND: details".
+class InternalError : public std::exception {
+ public:
+  explicit InternalError(std::string message) : message_(std::move(message)) {}
+  const char* what() const noexcept override { return message_.c_str(); }
+
+ private:
+  std::string message_;
+};
+
+/// What the texc command prints for an InternalError before it aborts.
+void print_internal_error(std::ostream& os, const InternalError& e);
+
 namespace detail {
 class InternalErrorStream {
  public:
   InternalErrorStream(const char* file, int line, const char* cond);
-  [[noreturn]] ~InternalErrorStream();
+  [[noreturn]] ~InternalErrorStream() noexcept(false);
   template <typename T>
   InternalErrorStream& operator<<(const T& v) {
     os_ << v;

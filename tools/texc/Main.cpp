@@ -1,9 +1,11 @@
 // texc: the command-line driver (shared/spec/cli.md). Parses the command line, runs the command
 // and maps every failure to its exit code: 1 for a mistake in the input or on the command line
 // (a located diagnostic, or `texc: error: ...`) and for a failed check, 2 when the machine or this
-// build lacks something the command needs. Internal errors abort with "texc: internal error".
+// build lacks something the command needs. Internal errors (InternalError, ir/Diagnostics.h)
+// print "texc: internal error ..." and abort.
 // Standard output is checked at the end: a write to it that failed (a full disk, /dev/full) is
 // `texc: error: cannot write to standard output: REASON` and exit 2 (OutputFile.h).
+#include <cstdlib>
 #include <iostream>
 
 #include "backends/interp/Npy.h"
@@ -51,6 +53,9 @@ int run_texc(int argc, char** argv) {
   } catch (const MissingToolError& e) {  // the arm runner's cross compiler, emulator or runtime
     std::cerr << "texc: error: " << e.what() << "\n";
     return 2;
+  } catch (const InternalError& e) {  // a bug in texc: said so, and an abort (a crash to fuzzers and tests)
+    print_internal_error(std::cerr, e);
+    std::abort();
   }
   return 1;
 }
