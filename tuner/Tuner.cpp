@@ -272,14 +272,17 @@ TuneSummary tune_op(const OpDef& op, Runner& runner, const TuneOptions& options,
   explorer_options.transfer = transfer_set(transfer, base);
   std::unique_ptr<Explorer> explorer = make_explorer(explorer_options, {&space, &features, &visited, &rng});
   if (!resumed.empty()) explorer->update(resumed);
-  std::vector<uint64_t> prior = prior_configurations(transfer, base, space, visited, options.batch);
+  // The first batch: the schedule's defaults (what the op gets without records, so the records
+  // never pick a configuration slower than them), then what other machines found fastest.
+  std::vector<uint64_t> prior = {space.canonical(0)};
+  for (uint64_t index : prior_configurations(transfer, base, space, visited, options.batch - 1)) prior.push_back(index);
 
   Progress progress(progress_out, options.tty, op.name, options.trials, summary.resumed);
   int done = summary.resumed;
   int since_best = 0;
   while (done < options.trials) {
     std::vector<uint64_t> batch;
-    for (uint64_t index : prior)  // the first batch: what other machines found fastest
+    for (uint64_t index : prior)  // the first batch: the defaults and what other machines found fastest
       if (int(batch.size()) < std::min(options.batch, options.trials - done) && visited.insert(index).second)
         batch.push_back(index);
     prior.clear();

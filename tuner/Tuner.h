@@ -1,8 +1,9 @@
 // tune_op: the tuning loop of one op (`texc tune`). Reads the records file first: the op's
 // records of the same workload (op, shapes, target) measured on this device (same_device) count
 // as trials done and their configurations are never measured again (resume); those of another
-// device and the --transfer records warm-start the model, and the configurations other devices
-// found fastest for this workload make the first batch (a re-tune's prior). Records with a record_defect, and those
+// device and the --transfer records warm-start the model. The first batch measures the schedule's
+// defaults (so the best record is never slower than them) and the configurations other devices
+// found fastest for this workload (a re-tune's prior); visited ones are left out. Records with a record_defect, and those
 // whose knob values are not in the op's lists, are skipped with a warning.
 // The records file may be shared with other `texc tune` processes: the file is locked (flock,
 // RecordWriter) while a batch is read, proposed, measured and appended, and after each batch the

@@ -125,11 +125,11 @@ check "another CPU's records: not resumed" grep -q "5 trials (0 resumed, 5 new" 
 check "another CPU's records: 45 in all" test "$(lines "$work/other.jsonl")" -eq 45
 "$texc" run "$tex" --target x86 --records "$work/other.jsonl" >"$work/out" 2>"$work/err"
 check "this CPU's records first" grep -q "from the best record of the same shapes, measured on this machine" "$work/err"
-# A re-tune's prior: with another machine's records of this workload (--transfer), the first trials
-# are that machine's fastest configurations, fastest first.
+# The first batch: the schedule's defaults (so no record picks a configuration slower than them),
+# then, with another machine's records of this workload (--transfer), its fastest configurations.
 grep '"device": "x86 / Some Other CPU' "$work/other.jsonl" >"$work/foreign.jsonl"
-"$texc" tune "$tex" --target x86 --trials 3 --records "$work/prior.jsonl" --transfer "$work/foreign.jsonl" >/dev/null 2>&1
-check "--transfer: the first trials are the other machine's fastest configurations" python3 - "$work/foreign.jsonl" "$work/prior.jsonl" <<'PY'
+"$texc" tune "$tex" --target x86 --trials 4 --records "$work/prior.jsonl" --transfer "$work/foreign.jsonl" >/dev/null 2>&1
+check "the first batch: the defaults, then the other machine's fastest configurations" python3 - "$work/foreign.jsonl" "$work/prior.jsonl" <<'PY'
 import json, sys
 def load(p): return [json.loads(l) for l in open(p) if l.strip()]
 fastest = []
@@ -137,8 +137,16 @@ for r in sorted((r for r in load(sys.argv[1]) if r["status"] == "ok"), key=lambd
     if r["knobs"] not in fastest:
         fastest.append(r["knobs"])
 first = [r["knobs"] for r in sorted(load(sys.argv[2]), key=lambda r: r["trial"])]
-sys.exit(0 if len(first) == 3 and first == fastest[:3] else 1)
+expected = [k for k in fastest if k != first[0]][:3]
+sys.exit(0 if len(first) == 4 and first[1:] == expected else 1)
 PY
+python3 -c "
+import json, sys
+r = min((json.loads(l) for l in open(sys.argv[1])), key=lambda r: r['trial'])
+print(json.dumps(r))" "$work/prior.jsonl" >"$work/first.jsonl"
+"$texc" "$tex" --target x86 --emit loops -o "$work/defaults.loops.txt" >/dev/null 2>&1
+"$texc" "$tex" --target x86 --emit loops --records "$work/first.jsonl" -o "$work/first.loops.txt" >/dev/null 2>&1
+check "the first trial is the defaults" cmp -s "$work/defaults.loops.txt" "$work/first.loops.txt"
 "$texc" tune "$tex" --target x86 --trials 30 --records "$work/early.jsonl" --tuner grid --early-stopping 3 >"$work/out" 2>/dev/null
 check "--early-stopping 3: stopped early" grep -q "stopped early" "$work/out"
 check "--early-stopping 3: fewer than 30 records" test "$(lines "$work/early.jsonl")" -lt 30
