@@ -60,6 +60,16 @@ const Target* find_target(const std::string& name) {
   return nullptr;
 }
 
+bool takes_cpu_schedules(const std::string& name) {
+  const Target* t = find_target(name);
+  return t && std::string(t->schedule_family) == "cpu";
+}
+
+bool is_llvm_cpu_target(const std::string& name) {
+  const Target* t = find_target(name);
+  return t && (t->kind == TargetKind::X86 || t->kind == TargetKind::Arm);
+}
+
 std::string target_names() {
   std::string out;
   for (const Target& t : all_targets()) out += (out.empty() ? "" : ", ") + std::string(t.name);

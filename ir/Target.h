@@ -59,6 +59,11 @@ const std::vector<Target>& all_targets();
 const Target* find_target(const std::string& name);
 /// True for the targets that lower to GPU kernels (cuda, cuda-interp).
 bool is_gpu_target(const std::string& name);
+/// True for the targets whose ops take the `schedule cpu` blocks (interp, x86, arm).
+bool takes_cpu_schedules(const std::string& name);
+/// True for the CPU targets LLVM generates code for (x86, arm): --mcpu, --mattr and the CPU's
+/// features apply to them.
+bool is_llvm_cpu_target(const std::string& name);
 /// "interp, x86, arm, cuda, cuda-interp, vdla": for messages listing the valid values.
 std::string target_names();
 /// The names a `schedule NAME { }` block may use: "cpu" and every target's own name.

@@ -89,11 +89,6 @@ LoweredFunc function_to_verify(const Lowering& l) {
 
 std::set<std::string> stages_named_by(const std::vector<SchedStep>& steps, const ScheduleState& st);
 
-bool is_cpu_target(const std::string& name) {
-  const Target* t = find_target(name);
-  return t && (t->kind == TargetKind::Interp || t->kind == TargetKind::X86 || t->kind == TargetKind::Arm);
-}
-
 // Reads the schedule blocks into l.blocks and l.steps, and the stages they name into
 // l.state.user_named, leaving out the blocks that may give way to the automatic fusion.
 // The name a schedule argument has in the lowered op: an imported op's stages carry the caller's
@@ -146,7 +141,7 @@ std::vector<SchedStep> steps_of_this_half(std::vector<SchedStep> steps, const Op
 }
 
 void read_schedule(Lowering& l) {
-  const bool may_yield = !l.options.no_fuse && is_cpu_target(l.options.target);
+  const bool may_yield = !l.options.no_fuse && takes_cpu_schedules(l.options.target);
   for (const auto& [b, knobs] : choose_schedule_blocks(l.state.op, l.options.target, l.options.knobs,
                                                       &l.options.cpu_features, l.fallback_remarks)) {
     BlockSteps steps{b, steps_of_this_half(instantiate_schedule({b}, knobs), l.state.op, l.split_remarks)};

@@ -17,6 +17,12 @@ expect 0 '^texc [0-9]+\.[0-9]+' -- --version
 expect 0 'texc run  FILE.tex \[--target T\]' -- --help
 expect 1 'no input file' --
 expect 1 "unknown target 'gpu'" -- run "$op" --target gpu
+# --help lists every target the error for an unknown one names (both from ir/Target.h's table).
+targets=$("$texc" run "$op" --target gpu 2>&1 | sed -n "s/.*unknown target 'gpu' (expected host, \(.*\))/\1/p" | tr -d ',')
+[ -n "$targets" ] || { echo "FAIL: the unknown-target message lists no targets"; failures=$((failures + 1)); }
+for t in $targets; do
+  "$texc" --help | grep -qE "^  $t +[^ ]" || { echo "FAIL: --help does not list target '$t'"; failures=$((failures + 1)); }
+done
 expect 1 "unknown option '--frobnicate'" -- run "$op" --target interp --frobnicate
 expect 1 "-D needs NAME=VALUE, not 'M'" -- run "$op" --target interp -D M
 expect 1 "--repeat must be at least 1" -- run "$op" --target interp --repeat 0

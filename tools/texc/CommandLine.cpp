@@ -18,7 +18,7 @@ const std::vector<std::string>& emit_kinds() {
 }
 
 std::string usage_text() {
-  return R"(usage:
+  std::string text = R"(usage:
   texc FILE.tex [--target T] [-o OUT] [--emit KINDS] [--op NAME] [-D NAME=VALUE]... [-I DIR]...
                 [--records R.jsonl [--records-any-machine] | --no-records] [--knob NAME=VALUE]...
                 [--no-fuse] [--remarks]
@@ -32,9 +32,8 @@ std::string usage_text() {
                 [--curve-with R.jsonl]... [--timeout S] [--objective rank|reg] [--remeasure N]
   texc --version | --help
 
-targets: x86, arm, host (the default: x86 on x86-64, arm on aarch64), cuda, vdla,
-         interp (texc's own loop interpreter)
---emit KINDS       comma-separated: obj header llvm asm ptx vdla loops (default obj,header; interp: loops)
+targets (--target; host, the default, is x86 on x86-64 and arm on aarch64):
+@TARGETS@--emit KINDS       comma-separated: obj header llvm asm ptx vdla loops (default obj,header; interp: loops)
 -o OUT             output stem (default: the input file's stem in the current directory); a name
                    ending in an emitted kind's extension is taken as given (-o mm.o: mm.o, mm.h);
                    -o - writes the one text output asked for (header, llvm, asm, loops) to stdout
@@ -83,6 +82,14 @@ targets: x86, arm, host (the default: x86 on x86-64, arm on aarch64), cuda, vdla
 
 exit codes: 0 success, 1 an error in the input or a failed check, 2 a missing tool or device
 )";
+  // One line per registered target (ir/Target.h), so --help lists every one.
+  std::string targets;
+  for (const Target& t : all_targets()) {
+    std::string name = t.name;
+    targets += "  " + name + std::string(name.size() < 12 ? 12 - name.size() : 1, ' ') + t.description + "\n";
+  }
+  text.replace(text.find("@TARGETS@"), 9, targets);
+  return text;
 }
 
 namespace {

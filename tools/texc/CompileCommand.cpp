@@ -31,6 +31,7 @@
 #include "tuner/Records.h"
 #include "tuner/Space.h"
 #include "tools/texc/CompileTimes.h"
+#include "ir/Target.h"
 #include "tools/texc/CpuTarget.h"
 #include "tools/texc/EnvironmentError.h"
 #include "tools/texc/LoadProgram.h"
@@ -256,7 +257,7 @@ int compile_command(const CommandLine& cl) {
   check_emit_kinds(cl, emit);
   check_stdout_output(cl, emit);
   std::optional<CpuTargetOptions> cpu;
-  if (is_cpu_target(cl.target)) cpu = cpu_target_options(cl);  // a bad --mcpu fails before any work
+  if (is_llvm_cpu_target(cl.target)) cpu = cpu_target_options(cl);  // a bad --mcpu fails before any work
 
   CompileTimes times;
   times.file = cl.file;

@@ -6,11 +6,6 @@
 
 namespace texc {
 
-bool is_cpu_target(const std::string& target) {
-  const Target* t = find_target(target);
-  return t && (t->kind == TargetKind::X86 || t->kind == TargetKind::Arm);
-}
-
 CpuTargetOptions cpu_target_options(const CommandLine& cl) {
   CpuTargetOptions options;
   options.arch = cl.target;

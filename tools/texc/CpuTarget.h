@@ -8,9 +8,6 @@
 
 namespace texc {
 
-/// True for the targets compiled through LLVM for a CPU (x86, arm).
-bool is_cpu_target(const std::string& target);
-
 /// The backend options for cl.target (x86 or arm), cl.mcpu and cl.mattr. Throws TargetOptionError
 /// (a user error, exit 1) for an unknown --mcpu, before anything is compiled.
 CpuTargetOptions cpu_target_options(const CommandLine& cl);

@@ -4,6 +4,7 @@
 
 #include "lower/Lower.h"
 #include "lower/SplitPrepare.h"
+#include "ir/Target.h"
 #include "tools/texc/CpuTarget.h"
 #include "tools/texc/TargetPropertiesOf.h"
 #include "tools/texc/KnobOptions.h"
@@ -22,7 +23,7 @@ LoweredFunc lower_for_target(const OpDef& op, const CommandLine& cl, const KnobC
   options.time_passes = cl.time_passes;
   if (cl.verify_each) options.verify = true;
   options.log = &std::cerr;
-  if (is_cpu_target(cl.target)) options.cpu_features = cpu_feature_query(cl, op);  // tensorize's fallback
+  if (is_llvm_cpu_target(cl.target)) options.cpu_features = cpu_feature_query(cl, op);  // tensorize's fallback
   options.target_properties = target_properties_of(cl);  // target.vector_bits etc. in the schedules
   std::vector<Remark> found;
   if (cl.remarks) options.remarks = &found;

@@ -41,6 +41,7 @@
 #include "tools/texc/Commands.h"
 #include "tools/texc/CudaExecutor.h"
 #include "tools/texc/VdlaExecutor.h"
+#include "ir/Target.h"
 #include "tools/texc/CpuTarget.h"
 #include "tools/texc/EnvironmentError.h"
 #include "tools/texc/ExternFunctions.h"
@@ -229,7 +230,7 @@ int run_command(const CommandLine& command_line) {
   CommandLine cl = command_line;
   if (cl.target == "cuda") cl.arch = open_cuda_device(cl.arch).arch;  // "no CUDA device": exit 2 here
   RunTarget target(cl);
-  if (is_cpu_target(cl.target)) target.cpu = cpu_target_options(cl);  // a bad --mcpu fails first
+  if (is_llvm_cpu_target(cl.target)) target.cpu = cpu_target_options(cl);  // a bad --mcpu fails first
   if (cl.target == "vdla") target.vdla_config = vdla_config_of(cl);   // a bad --vdla-config too
   RunOptions options;
   options.target = cl.target;

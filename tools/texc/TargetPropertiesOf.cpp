@@ -1,6 +1,7 @@
 #include "tools/texc/TargetPropertiesOf.h"
 
 #include "backends/llvm/CpuTargetMachine.h"
+#include "ir/Target.h"
 #include "tools/texc/CpuTarget.h"
 
 namespace texc {
@@ -8,7 +9,7 @@ namespace texc {
 TargetProperties target_properties_of(const CommandLine& cl) {
   CpuTargetOptions options;
   std::string arch;
-  if (is_cpu_target(cl.target)) {
+  if (is_llvm_cpu_target(cl.target)) {
     options = cpu_target_options(cl);
     arch = cl.target;
   } else {

@@ -16,6 +16,7 @@
 
 #include "backends/llvm/ArmRunner.h"
 #include "tools/texc/Commands.h"
+#include "ir/Target.h"
 #include "tools/texc/CpuTarget.h"
 #include "tools/texc/TargetPropertiesOf.h"
 #include "tools/texc/CudaRunner.h"
@@ -143,7 +144,7 @@ int tune_command(const CommandLine& cl) {
     std::optional<PreparedOp> split = split_prepare(whole);
     const OpDef& op = split ? split->main : whole;
     options.lower.fixed = knob_options_for(cl, op);
-    if (is_cpu_target(cl.target)) options.lower.cpu_features = cpu_feature_query(cl, op);  // tensorize's instructions
+    if (is_llvm_cpu_target(cl.target)) options.lower.cpu_features = cpu_feature_query(cl, op);  // tensorize's instructions
     options.measure.reference = nullptr;
     options.measure.definition = nullptr;
     for (const OpDef& d : definitions.ops)
