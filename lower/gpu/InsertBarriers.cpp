@@ -76,7 +76,10 @@ class BarrierInserter {
     Accesses out;
     std::set<const Variable*> own;
     for_each_stmt(s, [&](const Stmt& n) {
-      if (const For* f = n->as<For>(); f && f->for_kind != ForKind::ThreadBound) own.insert(f->var.get());
+      // A vectorized loop is one vector access of the thread (its lanes are the thread's span, as
+      // a scalar index is its element): not a loop of its own.
+      if (const For* f = n->as<For>(); f && f->for_kind != ForKind::ThreadBound && f->for_kind != ForKind::Vectorized)
+        own.insert(f->var.get());
       if (const LetStmt* l = n->as<LetStmt>()) own.insert(l->var.get());
     });
     auto uses_own = [&](const std::vector<Expr>& idx) {

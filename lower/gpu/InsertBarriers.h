@@ -11,7 +11,9 @@
 //  - in a serial loop, a write at the top of the body that overwrites what the end of the body
 //    still reads (or the reverse) gets a barrier at the end of the body (before the next iteration);
 //  - none where a thread reads back only the element it wrote itself (same index, no loop of its
-//    own in the index) and none for `local` buffers or buffers no statement shares;
+//    own in the index; a vectorized loop's variable counts as part of the thread's element, its
+//    lanes being one vector access: a fill's vectorized copy repeated by a serial loop needs no
+//    barrier between its iterations) and none for `local` buffers or buffers no statement shares;
 //  - the barrier goes before the outermost statement of the sequence that holds the access, so a
 //    conflict inside an `if` whose condition depends on the thread index is ordered before the
 //    `if` (hoisted); a conflict between two statements that both sit under such a condition cannot
