@@ -1,5 +1,7 @@
 #include "ir/Target.h"
 
+#include <algorithm>
+
 namespace texc {
 
 const std::vector<std::string>& all_thread_tags() {
@@ -40,16 +42,21 @@ const std::vector<Target>& all_targets() {
   // 1024 in all, 512 KiB of local memory per thread); shared memory per --arch is in cuda_archs().
   const TargetLimits kCudaLimits = {1024, 48 * 1024, {2147483647, 65535, 65535}, {1024, 1024, 64}, 512 * 1024};
   // CPUs: `vthread` is accepted and means a serial loop there, as in TVM.
+  // Outputs: interp and cuda-interp run the loops and generate no code; vdla its program.
+  const std::vector<std::string> kCpuOutputs = {"obj", "header", "llvm", "asm", "loops"};
   static const std::vector<Target> targets = {
-      {TargetKind::Interp, "interp", "cpu", "texc's own loop interpreter", {"vthread"}, kCpuScopes, {}, {}},
-      {TargetKind::X86, "x86", "cpu", "x86-64 through LLVM (the host's CPU by default)", {"vthread"}, kCpuScopes, {}, {}},
-      {TargetKind::Arm, "arm", "cpu", "64-bit Arm (AArch64, NEON) through LLVM", {"vthread"}, kCpuScopes, {}, {}},
+      {TargetKind::Interp, "interp", "cpu", "texc's own loop interpreter", {"vthread"}, kCpuScopes, {}, {}, {"loops"},
+       {"loops"}},
+      {TargetKind::X86, "x86", "cpu", "x86-64 through LLVM (the host's CPU by default)", {"vthread"}, kCpuScopes, {}, {},
+       kCpuOutputs, {"obj", "header"}},
+      {TargetKind::Arm, "arm", "cpu", "64-bit Arm (AArch64, NEON) through LLVM", {"vthread"}, kCpuScopes, {}, {},
+       kCpuOutputs, {"obj", "header"}},
       {TargetKind::Cuda, "cuda", "", "NVIDIA GPUs: PTX through LLVM's NVPTX backend", kGpuThreadTags, kGpuScopes, {},
-       kCudaLimits},
+       kCudaLimits, {"obj", "header", "ptx", "llvm", "loops"}, {"obj", "header", "ptx"}},
       {TargetKind::CudaInterp, "cuda-interp", "cuda", "the CUDA-lowered loops run with GPU semantics", kGpuThreadTags,
-       kGpuScopes, {}, kCudaLimits},
+       kGpuScopes, {}, kCudaLimits, {"loops"}, {"loops"}},
       {TargetKind::Vdla, "vdla", "", "the VDLA accelerator (instruction stream + simulator)", {"vthread"}, kVdlaScopes,
-       {"vdla.gemm"}, {}},
+       {"vdla.gemm"}, {}, {"vdla", "loops"}, {"vdla"}},
   };
   return targets;
 }
@@ -68,6 +75,25 @@ bool takes_cpu_schedules(const std::string& name) {
 bool is_llvm_cpu_target(const std::string& name) {
   const Target* t = find_target(name);
   return t && (t->kind == TargetKind::X86 || t->kind == TargetKind::Arm);
+}
+
+std::string output_refusal(const Target& t, const std::string& kind) {
+  auto has = [&](const Target& x) { return std::find(x.outputs.begin(), x.outputs.end(), kind) != x.outputs.end(); };
+  if (has(t)) return "";
+  std::string name = t.name;
+  if (t.outputs.size() == 1)
+    return "target '" + name + "' generates no code (" + t.description + "); the only output it has is --emit " +
+           t.outputs[0] + ", not '" + kind + "'";
+  // An output only one target has (ptx, vdla): name that target.
+  const Target* owner = nullptr;
+  int owners = 0;
+  for (const Target& other : all_targets())
+    if (has(other)) owner = &other, ++owners;
+  if (owners == 1) return "--emit " + kind + " is an output of target '" + owner->name + "', not of '" + name + "'";
+  std::string list;
+  for (size_t i = 0; i < t.outputs.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == t.outputs.size() ? " and " : ", ") + t.outputs[i];
+  return "target '" + name + "' writes --emit " + list + ", not '" + kind + "'";
 }
 
 std::string target_names() {

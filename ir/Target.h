@@ -36,7 +36,13 @@ struct Target {
   std::vector<MemScope> scopes;                    // what cache_read/cache_write may use
   std::vector<std::string> builtin_intrinsics;     // tensorize targets that need no declaration
   TargetLimits limits;
+  std::vector<std::string> outputs;          // what `--emit` may ask of it (docs/cli.md)
+  std::vector<std::string> default_outputs;  // what compiling writes without --emit
 };
+
+/// Why target `t` cannot write output `kind` ("" when it can): which outputs it has, and which
+/// target has `kind` when another one does ("--emit ptx is an output of target 'cuda'").
+std::string output_refusal(const Target& t, const std::string& kind);
 
 /// An NVIDIA GPU architecture `--arch` accepts (cuda, cuda-interp): the PTX target it names and
 /// the shared memory one block may use there (statically 48 KiB; more with an opt-in the launcher

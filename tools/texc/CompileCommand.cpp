@@ -189,30 +189,12 @@ void check_stdout_output(const CommandLine& cl, const std::vector<std::string>& 
                            "'; pick one with --emit header, llvm, asm or loops");
 }
 
-/// The outputs a target can write (cli.md): interp only loops; cuda and vdla are not built yet.
+/// The outputs a target can write: its entry in ir/Target.h (docs/cli.md, "--emit").
 void check_emit_kinds(const CommandLine& cl, const std::vector<std::string>& emit) {
-  for (const std::string& kind : emit) {
-    if (kind == "loops") continue;
-    if (cl.target == "vdla") {
-      if (kind != "vdla")
-        throw CommandLineError("target 'vdla' writes --emit vdla (OUT.vdla and its listing OUT.vdla.txt) and loops, "
-                               "not '" + kind + "'");
-      continue;
-    }
-    if (cl.target == "interp")
-      throw CommandLineError("target 'interp' generates no code; the only output it has is --emit loops, not '" + kind + "'");
-    if (cl.target == "cuda") {
-      if (kind == "asm" || kind == "vdla")
-        throw CommandLineError("target 'cuda' writes --emit obj (the host functions), header, ptx, llvm and loops, not '" +
-                               kind + "'");
-      continue;
-    }
-    if (cl.target == "cuda-interp")
-      throw EnvironmentError("target '" + cl.target + "' is not available yet: this build of texc cannot emit '" + kind + "'");
-    if (kind == "ptx" || kind == "vdla")
-      throw CommandLineError("--emit " + kind + " is an output of target '" + (kind == "ptx" ? "cuda" : "vdla") +
-                             "', not of '" + cl.target + "'");
-  }
+  const Target* target = find_target(cl.target);
+  TEXC_CHECK(target) << "target '" << cl.target << "' passed the command line's check";
+  for (const std::string& kind : emit)
+    if (std::string refusal = output_refusal(*target, kind); !refusal.empty()) throw CommandLineError(refusal);
 }
 
 bool emits(const std::vector<std::string>& emit, const std::string& kind) {
@@ -249,11 +231,7 @@ void write_cuda_outputs(const CommandLine& cl, const std::vector<LoweredFunc>& f
 int compile_command(const CommandLine& cl) {
   PhaseClock whole_command;
   std::vector<std::string> emit = cl.emit;
-  if (emit.empty())
-    emit = cl.target == "interp" ? std::vector<std::string>{"loops"}
-           : cl.target == "vdla" ? std::vector<std::string>{"vdla"}
-           : cl.target == "cuda" ? std::vector<std::string>{"obj", "header", "ptx"}
-                                 : std::vector<std::string>{"obj", "header"};
+  if (emit.empty()) emit = find_target(cl.target)->default_outputs;
   check_emit_kinds(cl, emit);
   check_stdout_output(cl, emit);
   std::optional<CpuTargetOptions> cpu;
