@@ -29,7 +29,19 @@ std::unique_ptr<Explorer> make_explorer(const ExplorerOptions& options, Explorer
   if (options.kind == "ga") return make_genetic_explorer(options, context);
   if (options.kind == "random") return make_random_explorer(context);
   if (options.kind == "grid") return make_grid_explorer(context);
-  throw std::invalid_argument("unknown tuner '" + options.kind + "' (expected xgb, ga, random or grid)");
+  throw std::invalid_argument("unknown tuner '" + options.kind + "' (expected " + explorer_name_list() + ")");
+}
+
+const std::vector<std::string>& explorer_names() {
+  static const std::vector<std::string> names = {"xgb", "ga", "random", "grid"};
+  return names;
+}
+
+std::string explorer_name_list() {
+  const std::vector<std::string>& n = explorer_names();
+  std::string out;
+  for (size_t i = 0; i < n.size(); ++i) out += (i == 0 ? "" : i + 1 == n.size() ? " or " : ", ") + n[i];
+  return out;
 }
 
 }  // namespace texc

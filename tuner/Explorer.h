@@ -74,6 +74,12 @@ struct ExplorerOptions {
 
 std::unique_ptr<Explorer> make_explorer(const ExplorerOptions& options, ExplorerContext context);
 
+/// The explorers make_explorer knows, in the order messages list them: xgb (the default), ga,
+/// random, grid.
+const std::vector<std::string>& explorer_names();
+/// "xgb, ga, random or grid": for messages listing the valid values.
+std::string explorer_name_list();
+
 std::unique_ptr<Explorer> make_model_explorer(const ExplorerOptions& options, ExplorerContext context);
 std::unique_ptr<Explorer> make_genetic_explorer(const ExplorerOptions& options, ExplorerContext context);
 std::unique_ptr<Explorer> make_random_explorer(ExplorerContext context);

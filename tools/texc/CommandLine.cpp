@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "ir/Target.h"
+#include "tuner/Explorer.h"
 #include "runtime/texrt.h"
 
 namespace texc {
@@ -286,8 +287,9 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       cl.extern_srcs.push_back(value());
     } else if (arg == "--tuner") {
       cl.tuner = value();
-      if (cl.tuner != "xgb" && cl.tuner != "ga" && cl.tuner != "random" && cl.tuner != "grid")
-        throw CommandLineError("--tuner takes xgb, ga, random or grid, not '" + cl.tuner + "'");
+      const std::vector<std::string>& explorers = explorer_names();
+      if (std::find(explorers.begin(), explorers.end(), cl.tuner) == explorers.end())
+        throw CommandLineError("--tuner takes " + explorer_name_list() + ", not '" + cl.tuner + "'");
     } else if (arg == "--transfer") {
       cl.transfer.push_back(value());
     } else if (arg == "--early-stopping") {
