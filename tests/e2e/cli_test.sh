@@ -125,7 +125,11 @@ grep -qE 'io in 0\.\.8 ' "$work/k_set.loops.txt" && grep -qE 'jo in 0\.\.4 ' "$w
 expect 0 '^matmul_tuned +interp +PASS' -- run "$knobs" --target interp -D M=16 -D N=24 -D K=8 --knob TJ=6 --knob UK=false
 expect 1 "04_knobs.tex:17:10: error: --knob TI=7: knob 'TI' takes one of 8, 16, 32, 64" \
   -- "$knobs" --target interp --knob TI=7
-expect 1 "04_knobs.tex:19:10: error: --knob UK=1: knob 'UK' takes true or false" -- run "$knobs" --target interp --knob UK=1
+expect 1 "04_knobs.tex:19:10: error: --knob UK=2: knob 'UK' takes true or false \(or 1 or 0\)" -- run "$knobs" --target interp --knob UK=2
+# A bool knob also takes 1 and 0, as records store it.
+expect 0 '' -- "$knobs" --target interp --knob UK=0 -o "$work/k_uk0"
+expect 0 '' -- "$knobs" --target interp --knob UK=false -o "$work/k_ukfalse"
+cmp -s "$work/k_uk0.loops.txt" "$work/k_ukfalse.loops.txt" || { echo "FAIL: --knob UK=0 differs from UK=false"; failures=$((failures + 1)); }
 expect 1 "--knob TJJ: no schedule for target 'interp' declares a knob named 'TJJ'; did you mean 'TJ'\? \(the knobs are matmul_tuned: TI, TJ, UK\)" \
   -- run "$knobs" --target interp --knob TJJ=8
 expect 1 "--knob TI: no schedule for target 'interp' declares a knob named 'TI' \(its schedules for this target declare no knobs\)" \

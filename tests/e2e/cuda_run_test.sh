@@ -157,7 +157,7 @@ TEXC_FAKE_CUDA=kernel-fails expect 1 "kernel mm failed: an illegal memory access
 TEXC_FAKE_CUDA=no-device expect 2 "^texc: error: no CUDA device \(no CUDA-capable device is detected\)" -- \
   tune "$op" --target cuda --trials 2 --records "$work/tune.jsonl"
 rm -f "$work/calls.log" "$work/tune.jsonl"
-TEXC_FAKE_CUDA_CC=90 expect 0 "^mm +cuda +no valid configuration +1 trials \(0 resumed, 1 new, 1 failed\)" -- \
+TEXC_FAKE_CUDA_CC=90 expect 1 "^mm +cuda +no valid configuration +1 trials \(0 resumed, 1 new, 1 failed\)" -- \
   tune "$op" --target cuda --trials 2 --records "$work/tune.jsonl"
 check "the tune record is 'wrong' on the shim's device, PTX for sm_90" \
   grep -q '"device": "cuda / texc recording shim (no GPU) (sm_90)".*"status": "wrong"' "$work/tune.jsonl"

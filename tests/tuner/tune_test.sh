@@ -157,6 +157,11 @@ TEXC_TUNE_TEST_FAULT="crash@TI=8;hang@TI=16" "$texc" tune "$tex" --target x86 --
   --tuner grid --timeout 2 >"$work/out" 2>"$work/err"
 check "faults: tune exits 0 with 8 records" test $? -eq 0 -a "$(lines "$R2")" -eq 8
 check "faults: 4 failed" grep -q "8 trials (0 resumed, 8 new, 4 failed)" "$work/out"
+# Every candidate crashes: no valid configuration, exit 1 with a message that says so.
+TEXC_TUNE_TEST_FAULT="crash@TI=4;crash@TI=8;crash@TI=16;crash@TI=32" "$texc" tune "$tex" --target x86 --trials 3 \
+  --records "$work/none_valid.jsonl" >"$work/out" 2>"$work/err"
+check "no valid configuration: exit 1" test $? -eq 1
+check "no valid configuration: said so" grep -q "texc: error: no valid configuration of op 'mm' on x86" "$work/err"
 check "faults: a crash record with its signal" grep -q '"TI": 8, .*"status": "crash".*SIGSEGV' "$R2"
 check "faults: a timeout record" grep -q '"TI": 16, .*"status": "timeout".*killed after 2 s' "$R2"
 check "faults: the others measured" test "$(grep -c '"status": "ok"' "$R2")" -eq 4

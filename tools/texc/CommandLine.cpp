@@ -46,7 +46,7 @@ targets (--target; host, the default, is x86 on x86-64 and arm on aarch64):
                    machine kind (STDLIB/records/TARGET.jsonl) give knobs to ops of their shapes
 --records-any-machine  also records measured on other machines (a warning says which)
 --no-records       none of the shipped records: the schedules' default knobs (unless --records)
---knob NAME=VALUE  give a schedule knob one of its values (repeatable; bool knobs: true or false)
+--knob NAME=VALUE  give a schedule knob one of its values (repeatable; bool knobs: true or false, or 1 or 0)
 --no-fuse          no automatic fusion of stages by kind
 --remarks          compile/run: say where the schedule was not honoured as written (a vectorized
                    loop left scalar, a parallel loop's tail run apart, a cache larger than L2), at its line

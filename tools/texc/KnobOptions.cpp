@@ -32,9 +32,9 @@ std::string value_list(const SchedKnob& knob) {
 /// `text` as a value of `knob`, if it is one of its values.
 std::optional<int64_t> parse_value(const SchedKnob& knob, const std::string& text) {
   int64_t v;
-  if (knob.is_bool) {
-    if (text != "true" && text != "false") return std::nullopt;
-    v = text == "true";
+  if (knob.is_bool) {  // true/false, or 1/0 as records store them
+    if (text != "true" && text != "false" && text != "1" && text != "0") return std::nullopt;
+    v = text == "true" || text == "1";
   } else {
     char* end = nullptr;
     errno = 0;
@@ -57,7 +57,7 @@ void check_knob_options(const CommandLine& cl, const std::vector<OpDef>& ops) {
       if (const SchedKnob* knob = find_knob(knobs, name)) {
         found = true;
         if (!parse_value(*knob, text)) {
-          std::string allowed = knob->is_bool ? "true or false" : "one of " + value_list(*knob);
+          std::string allowed = knob->is_bool ? "true or false (or 1 or 0)" : "one of " + value_list(*knob);
           throw_error(DiagId::KnobOptionValue, knob->loc, name, text, name, allowed);
         }
       }

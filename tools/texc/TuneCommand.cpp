@@ -138,6 +138,7 @@ int tune_command(const CommandLine& cl) {
   for (const std::string& path : cl.transfer)
     if (!std::filesystem::exists(path)) throw CommandLineError("--transfer " + path + ": no such file");
 
+  std::vector<std::string> without_valid;  // ops none of whose configurations ran and passed
   for (const OpDef& whole : program.ops) {
     // An op with a prepare function (const inputs, lower/SplitPrepare.h) is tuned as what is timed
     // on every call: its main half, on random prepared inputs, checked against itself.
@@ -158,11 +159,19 @@ int tune_command(const CommandLine& cl) {
       throw EnvironmentError(e.what());
     }
     std::cout << (cl.json ? summary_json(op, cl, summary) : summary_line(op, cl, summary, space)) << std::endl;
+    if (!summary.best) without_valid.push_back(op.name);
     if (!cl.curve.empty()) {
       std::vector<CurveSeries> series = {curve_of(cl.records, "--records", op.name, cl.target)};
       for (const std::string& path : cl.curve_with) series.push_back(curve_of(path, "--curve-with", op.name, cl.target));
       write_output_file(cl.curve, "--curve", curve_svg(series, "texc tune " + op.name + " (" + cl.target + ")"));
     }
+  }
+  if (!without_valid.empty()) {  // nothing to use: a failure, like a failed check (the records say why)
+    std::string names;
+    for (const std::string& n : without_valid) names += (names.empty() ? "'" : ", '") + n + "'";
+    std::cerr << "texc: error: no valid configuration of op " << names << " on " << cl.target << " (every candidate "
+              << "was invalid, wrong, crashed or timed out; the records in " << cl.records << " say why)\n";
+    return 1;
   }
   return 0;
 }
