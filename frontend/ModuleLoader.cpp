@@ -48,8 +48,11 @@ std::string ModuleLoader::resolve(const ast::Import& import, const std::string& 
     for (char& ch : relative)
       if (ch == '.') ch = '/';
     relative += ".tex";
-    candidates.push_back((fs::path(stdlib_dir_) / relative).string());
+    // The importing file's folder, each -I directory, then the stdlib: a user's own library next
+    // to their file is found as the stdlib's modules are.
+    candidates.push_back((fs::path(importing_dir) / relative).string());
     for (const std::string& dir : include_dirs_) candidates.push_back((fs::path(dir) / relative).string());
+    candidates.push_back((fs::path(stdlib_dir_) / relative).string());
   } else {
     if (fs::path(import.path).is_absolute()) {
       candidates.push_back(import.path);

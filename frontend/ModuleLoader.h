@@ -1,6 +1,7 @@
 // Loading a .tex file and everything it imports, each file once.
 //
-// `import nn.conv2d` looks for nn/conv2d.tex in the standard library, then in each -I directory;
+// `import nn.conv2d` looks for nn/conv2d.tex in the importing file's folder, then in each -I
+// directory, then in the standard library;
 // `import "my/ops.tex"` looks relative to the importing file's folder, then in each -I directory.
 // A file that imports itself through a chain of imports is an error that shows the chain (file
 // names), located at the import that entered the cycle.

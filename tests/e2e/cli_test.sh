@@ -136,5 +136,36 @@ expect 1 "--knob TI: no schedule for target 'interp' declares a knob named 'TI' 
   -- run "$op" --target interp --knob TI=8
 expect 1 "--knob needs NAME=VALUE, not 'TI'" -- run "$knobs" --target interp --knob TI
 
+# A user's own module: found next to the importing file, then in -I dirs, before the stdlib.
+mkdir -p "$work/proj/mylib" "$work/elsewhere/shared"
+cat >"$work/proj/mylib/ops.tex" <<'TEX'
+op twice(X: f32[N]) -> Y {
+  compute {
+    Y[i] = X[i] * 2.0
+  }
+}
+TEX
+cat >"$work/elsewhere/shared/thrice.tex" <<'TEX'
+op thrice(X: f32[N]) -> Y {
+  compute {
+    Y[i] = X[i] * 3.0
+  }
+}
+TEX
+cat >"$work/proj/main.tex" <<'TEX'
+import mylib.ops
+import shared.thrice
+
+op use(A: f32[16]) -> B {
+  compute {
+    T = twice(A)
+    B = thrice(T)
+  }
+}
+TEX
+expect 0 '^use +interp +PASS' -- run "$work/proj/main.tex" --target interp -I "$work/elsewhere"
+expect 1 "main.tex:2:8: error: cannot find import 'shared.thrice' \(searched: $work/proj/shared/thrice.tex, .*stdlib/shared/thrice.tex\)" \
+  -- run "$work/proj/main.tex" --target interp
+
 echo "$failures failed"
 [ "$failures" -eq 0 ]
