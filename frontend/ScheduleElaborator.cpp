@@ -160,9 +160,13 @@ class ScheduleChecker {
   }
 
   const PrimitiveSignature& signature(const ast::Name& primitive) {
+    // TVM's and Halide's spellings of a primitive that means the same here.
+    static const std::map<std::string, std::string> kOtherSpellings = {{"compute_inline", "inline"}};
+    auto spelled = kOtherSpellings.find(primitive.text);
+    const std::string& name = spelled == kOtherSpellings.end() ? primitive.text : spelled->second;
     std::vector<std::string> names;
     for (const PrimitiveSignature& s : primitive_signatures()) {
-      if (primitive.text == s.name) return s;
+      if (name == s.name) return s;
       names.push_back(s.name);
     }
     std::string suggestion = closest_name(primitive.text, names);
@@ -173,7 +177,7 @@ class ScheduleChecker {
   SchedPrimitive apply(const ast::SchedApply& a) {
     const PrimitiveSignature& sig = signature(a.primitive);
     SchedPrimitive p;
-    p.primitive = a.primitive.text;
+    p.primitive = sig.name;  // compute_inline is inline
     p.loc = a.primitive.loc;
     // Arguments: positional ones by the signature; split also takes `nparts = P` for its factor.
     size_t positional = 0;

@@ -167,5 +167,23 @@ expect 0 '^use +interp +PASS' -- run "$work/proj/main.tex" --target interp -I "$
 expect 1 "main.tex:2:8: error: cannot find import 'shared.thrice' \(searched: $work/proj/shared/thrice.tex, .*stdlib/shared/thrice.tex\)" \
   -- run "$work/proj/main.tex" --target interp
 
+# TVM's spelling compute_inline(T) is inline(T): the same loops.
+for spelling in inline compute_inline; do
+  cat >"$work/$spelling.tex" <<TEX
+op f(X: f32[8]) -> Y {
+  compute {
+    T[i] = X[i] + 1.0
+    Y[i] = T[i] * 2.0
+  }
+  schedule cpu {
+    $spelling(T)
+  }
+}
+TEX
+  expect 0 '' -- "$work/$spelling.tex" --target interp -o "$work/$spelling"
+done
+cmp -s "$work/inline.loops.txt" "$work/compute_inline.loops.txt" ||
+  { echo "FAIL: compute_inline(T) gave other loops than inline(T)"; failures=$((failures + 1)); }
+
 echo "$failures failed"
 [ "$failures" -eq 0 ]
