@@ -1,8 +1,10 @@
 // bind(L, blockIdx.x | threadIdx.y | vthread | ...): L becomes a GPU block/thread index or a
 // virtual thread. A reduction loop can be bound only to threadIdx.* on a GPU target (a
 // cross-thread reduction: lower/gpu/CrossThreadReduction.h), and one thread tag is bound once per
-// nest: a thread tag bound again inside its own loop (TVM's relaxation of a cooperative fill
-// attached inside compute_at(CL, tx)) is an error that spells out the form texc takes instead.
+// nest, except that a loop inside a loop bound to the same threadIdx tag becomes that thread index
+// (thread relaxation: TVM's cooperative fill of a shared tile attached inside compute_at(CL, tx),
+// its loops split by the thread counts and bound again; the tile is sized for the block, as every
+// shared buffer). Such a loop needs a constant extent from 0, at most the threads'.
 //
 // On the CPU targets (x86, arm, interp) there are no GPU indices: binding blockIdx/threadIdx is a
 // diagnostic at the tag that points to `schedule cuda` and to parallel(L). A virtual thread keeps
@@ -22,6 +24,28 @@
 
 namespace texc {
 
+
+namespace {
+
+// Thread relaxation (TVM's cooperative fill inside compute_at(CL, tx)): loop `l`, of constant
+// extent E from 0, bound to the tag of the enclosing thread loop `outer` (extent T >= E), is that
+// thread index: its body runs once, with l's variable replaced by outer's, in the threads below E.
+// A split inner loop whose factor exceeded its extent counts its extent as the factor, as bind
+// does. False (nothing changed) where it does not apply.
+bool relax_into_enclosing_thread(ScheduleState& st, const For* l, const For* outer) {
+  int64_t extent = 0, threads = 0;
+  if (thread_level(outer->thread_tag) != ThreadLevel::Thread || !is_const_int(l->min, int64_t(0)) ||
+      !is_const_int(l->extent, &extent) || !is_const_int(outer->extent, &threads) || extent > threads ||
+      l->for_kind != ForKind::Serial)
+    return false;
+  Stmt body = substitute(l->body, VarMap{{l->var.get(), outer->var}});
+  if (extent < threads) body = add_block_predicate(body, Expr(outer->var) < make_int(extent));
+  st.record_replaced(l->var->name, "bind", {outer->var->name});
+  st.replace(l, body);
+  return true;
+}
+
+}  // namespace
 
 void apply_bind(ScheduleState& st, const SchedStep& step) {
   const SchedPrimitive& p = step.prim;
@@ -53,13 +77,17 @@ void apply_bind(ScheduleState& st, const SchedStep& step) {
     st.path_to(l, &path);
     for (const For* outer : path) {
       if (outer->thread_tag != tag.name) continue;
+      if (relax_into_enclosing_thread(st, l, outer)) return;
       std::string message = "'" + tag.name + "' is already bound to the enclosing loop '" + outer->var->name + "'";
-      if (thread_level(tag.name) == ThreadLevel::Thread)  // TVM's cooperative fill inside compute_at(CL, tx)
-        message += ": a loop inside a thread loop runs in each of its threads, and texc does not relax it into the "
-                   "enclosing threads (TVM's compute_at(CL, tx) idiom). For a cooperative fill, attach the local "
-                   "stage at the block loop instead (compute_at(CL, bx)), split its loops by the thread counts and "
-                   "bind them to the same tags with its k loop outside them, and attach the shared tiles at that k "
-                   "loop (docs/cuda.md, 'Register tiles and cooperative fills')";
+      int64_t extent = 0, threads = 0;
+      if (thread_level(tag.name) == ThreadLevel::Thread && is_const_int(l->extent, &extent) &&
+          is_const_int(outer->extent, &threads) && extent > threads)  // TVM's fill, longer than the threads
+        message += " (" + std::to_string(threads) + " threads): loop '" + l->var->name + "' takes that thread index " +
+                   "only with at most " + std::to_string(threads) + " iterations, and it has " + std::to_string(extent) +
+                   "; split it by " + std::to_string(threads) + " and bind the inner loop";
+      else if (thread_level(tag.name) == ThreadLevel::Thread)
+        message += ": loop '" + l->var->name + "' can take that thread index only as a serial loop of constant extent "
+                   "from 0 (TVM's cooperative fill inside compute_at(CL, tx), docs/cuda.md)";
       throw_error(DiagId::ScheduleError, tag.loc, message);
     }
   }

@@ -6,6 +6,8 @@
 #     BMMG_VEC=2 (vector code on every fill, ragged tails and unaligned rows included);
 #   - fill_copy.tex's PTX has 128-bit global loads and shared stores, and its unaligned op a remark
 #     at the vectorize saying how far the alignment is proven;
+#   - tvm_idiom_relaxed.tex (thread relaxation, TVM's compute_at(CL, tx) idiom): the fill runs in
+#     the thread loops at their indices, two barriers per k step, ptxas;
 #   - storage_align.tex: the padded shared tile (allocation and indices), on interp too, and with
 #     MMG_PAD=true the stdlib matmul's A tile (G4: 64 rows of 12 floats);
 #   - the PTX of workloads G1-G5 (the stdlib matmul's default schedule) has ld.global.nc.v4.f32 and
@@ -57,6 +59,17 @@ check "fill_copy: 128-bit global loads" has "$work/fill.ptx" 'ld\.global(\.nc)?\
 check "fill_copy: 128-bit shared stores" has "$work/fill.ptx" 'st\.shared\.v4\.f32'
 check "fill_copy: the unaligned rows are a remark at the vectorize" \
   has "$work/fill.remarks" "fill_copy.tex:[0-9]+:[0-9]+: remark: vectorized loop 'av': its accesses to 'A' are proven only 8-byte aligned"
+
+relaxed=$("$texc" "$dir/tvm_idiom_relaxed.tex" --target cuda-interp --op mm --emit loops -o - 2>&1)
+check "thread relaxation: the fill of AS runs in the thread loops at their indices" \
+  grep -q "^ *AS\[aoo\*64 + ty\*8 + tx\] = A\[" <<<"$relaxed"
+check "thread relaxation: one barrier after the fills, one after the k step's reads" \
+  bash -c '[ "$(grep -c "thread_barrier()" <<<"$1")" = 2 ]' _ "$relaxed"
+if "$texc" "$dir/tvm_idiom_relaxed.tex" --target cuda --emit ptx -o "$work/relaxed" > /dev/null 2>&1; then
+  [ -n "$ptxas" ] && check "thread relaxation: ptxas sm_80 and sm_90" no_spills "$work/relaxed.ptx"
+else
+  check "tvm_idiom_relaxed.tex compiles for cuda" false
+fi
 
 sa_loops=$("$texc" "$dir/storage_align.tex" --target cuda-interp --emit loops -o - 2>&1)
 check "storage_align: the tile is allocated with rows of 33 floats" grep -q "allocate AS: f32\[528\] shared" <<<"$sa_loops"
