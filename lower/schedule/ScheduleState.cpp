@@ -45,6 +45,16 @@ const For* ScheduleState::loop(const std::string& name, SourceLoc loc) const {
   }
   if (auto it = replaced_loops.find(name); it != replaced_loops.end())
     throw_error(DiagId::LoopReplaced, loc, name, it->second);
+  // A stage's loops are named after the indices it was defined with (a cache_read stage's after
+  // its consumer's): list them.
+  if (dot != std::string::npos) {
+    std::string prefix = name.substr(0, dot + 1), loops;
+    for_each_stmt(func.body, [&](const Stmt& s) {
+      if (const For* f = s->as<For>(); f && f->var->name.rfind(prefix, 0) == 0)
+        loops += (loops.empty() ? "" : ", ") + f->var->name;
+    });
+    if (!loops.empty()) throw_error(DiagId::UnknownLoopOfStage, loc, name, name.substr(0, dot), loops);
+  }
   throw_error(DiagId::UnknownLoop, loc, name);
 }
 
