@@ -262,7 +262,10 @@ ExprElaborator::Typed ExprElaborator::call(const ast::Call& c) {
     candidates.insert(candidates.end(), callables_.ops.begin(), callables_.ops.end());
     std::string suggestion = closest_name(f, candidates);
     if (!suggestion.empty()) throw_error(DiagId::UnknownFunctionSuggest, c.loc, f, suggestion);
-    throw_error(DiagId::UnknownFunction, c.loc, f);
+    std::string math;  // the functions of a value (not the reductions, select or the casts)
+    for (const std::string& name : builtin_function_names())
+      if (kUnaryFloatMath.count(name) || name == "abs" || name == "pow") math += (math.empty() ? "" : ", ") + name;
+    throw_error(DiagId::UnknownFunction, c.loc, f, math);
   }
   for (const ast::CallArg& a : c.args)
     if (!a.keyword.text.empty()) throw_error(DiagId::KeywordNotAllowed, a.keyword.loc, f);
