@@ -11,6 +11,7 @@
 #include "ir/Intrinsics.h"
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
+#include "lower/Remarks.h"
 #include "ir/Bounds.h"
 
 namespace texc {
@@ -76,7 +77,14 @@ Stmt unmarked(const Stmt& s) {
    protected:
     using IRMutator::mutate;
     Stmt mutate(const AttrStmt* op, const Stmt& self) override {
-      if (op->key == AttrKey::Pragma && op->name == "double_buffer") return mutate_stmt(op->body);
+      if (op->key == AttrKey::Pragma && op->name == "double_buffer") {
+        for (const BufferNode* b : stored(op->body))
+          report_remark({PendingRemark::Subject::Buffer, b->name,
+                         "double_buffer(" + b->name + ") not applied: the fill is not the copy of global data into a "
+                         "shared tile allocated in its k loop, ahead of the tile's reads (lower/gpu/DoubleBuffer.h); "
+                         "the tile is filled in place, one k step at a time"});
+        return mutate_stmt(op->body);
+      }
       return IRMutator::mutate(op, self);
     }
   };

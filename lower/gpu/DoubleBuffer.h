@@ -29,7 +29,9 @@
 // on cuda-interp, the copies are plain loads and stores and the commit and wait do nothing. The
 // barriers (a block's threads wait for each other's copies, and finish reading a half before it is
 // refilled) are insert_barriers' RAW and loop-carried WAR barriers.
-// Leaves alone (the attribute dropped, the fill as it was): a marked fill that does not qualify.
+// Leaves alone (the attribute dropped, the fill as it was, a remark at the tile's cache_read): a
+// marked fill that does not qualify, e.g. a tile of TVM's compute_at(CL, tx) form, allocated
+// outside the thread loops and so outside its k loop.
 #pragma once
 #include "ir/IR.h"
 

@@ -3,7 +3,8 @@
 #   - tests/e2e/cuda_double_buffer/*.tex and the stdlib ragged shapes of tests/e2e/cuda_vector_fill
 #     with MMG_DB / BMMG_DB on (and with the fills vectorized and the A tile padded) run on
 #     cuda-interp against the reference (races, barriers, out-of-bounds accesses checked);
-#   - the lowered loops hold the doubled tiles, the prologue and the prefetch;
+#   - the lowered loops hold the doubled tiles, the prologue and the prefetch; a tile the pass
+#     cannot pipeline (relaxed_not_pipelined.tex) gets a remark;
 #   - the PTX for sm_80 and sm_90 has cp.async copies, commit_group and wait_group, the PTX for sm_75
 #     plain loads and shared stores and no cp.async; ptxas assembles each with no spills, and G1-G6
 #     with MMG_DB=true ($TEXC_PTXAS, /usr/local/cuda/bin/ptxas or PATH; skipped without one).
@@ -51,6 +52,10 @@ check "the tiles have two halves" bash -c 'grep -q "allocate AS: f32\[2048\] sha
 check "the prefetch fills half (ko + 1)%2 with the tile of ko + 1, before the wait" \
   bash -c 'grep -q "if (ko < 15)" <<<"$1" && grep -q "AS\[ramp((ko + 1)%2\*1024 + " <<<"$1" && grep -q "async_copy_wait(1i32)" <<<"$1"' _ "$loops"
 check "the block reads half ko%2" grep -q "AS\[ko%2\*1024 + " <<<"$loops"
+
+check "a tile the pass cannot pipeline: a remark at its cache_read" \
+  bash -c '"$1" run "$2" --target cuda-interp --remarks 2>&1 | grep -q "relaxed_not_pipelined.tex:[0-9]*:[0-9]*: remark: double_buffer(AS) not applied"' \
+  _ "$texc" "$dir/relaxed_not_pipelined.tex"
 
 for arch in sm_80 sm_90 sm_75; do
   if ! "$texc" "$dir/matmul_pipelined.tex" --target cuda --arch $arch --emit ptx -o "$work/mm_$arch" > /dev/null 2>&1; then
