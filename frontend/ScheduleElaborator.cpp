@@ -391,7 +391,7 @@ class ScheduleChecker {
     }
   }
 
-  /// target.vector_bits, target.vector_registers (ir/TargetProperties.h).
+  /// target.vector_bits, target.vector_registers, target.l1_bytes, target.l2_bytes (ir/TargetProperties.h).
   Expr target_property(const ast::Name& member) {
     const std::vector<std::string>& names = target_property_names();
     if (contains(names, member.text)) return target_property_var("target." + member.text);
@@ -433,7 +433,8 @@ class ScheduleChecker {
                   fmt::format("unknown target property 'target.{}'; did you mean 'target.{}'?", member, suggestion));
     throw_error(DiagId::ScheduleError, loc,
                 fmt::format("unknown target property 'target.{}' (a schedule may ask target.vector_bits, "
-                            "target.vector_lanes(TYPE), target.vector_registers and target.has(\"FEATURE\"))",
+                            "target.vector_lanes(TYPE), target.vector_registers, target.l1_bytes, "
+                            "target.l2_bytes and target.has(\"FEATURE\"))",
                             member));
   }
 

@@ -24,6 +24,8 @@ class PropertySubstituter : public IRMutator {
   Expr mutate(const Variable* v, const Expr& self) override {
     if (v->name == "target.vector_bits") return IntImm::make(Index(), props_.vector_bits);
     if (v->name == "target.vector_registers") return IntImm::make(Index(), props_.vector_registers);
+    if (v->name == "target.l1_bytes") return IntImm::make(Index(), props_.l1_bytes);
+    if (v->name == "target.l2_bytes") return IntImm::make(Index(), props_.l2_bytes);
     if (v->name.rfind(kHasPrefix, 0) == 0) {
       std::string feature = v->name.substr(std::string(kHasPrefix).size());
       feature.pop_back();  // ')'
@@ -69,7 +71,7 @@ TargetProperties baseline_target_properties(const std::string& target) {
 }
 
 const std::vector<std::string>& target_property_names() {
-  static const std::vector<std::string> names = {"vector_bits", "vector_registers"};
+  static const std::vector<std::string> names = {"vector_bits", "vector_registers", "l1_bytes", "l2_bytes"};
   return names;
 }
 

@@ -42,6 +42,19 @@ fi
 expect 0 'PASS' -- run lanes.tex --target x86
 expect 0 'PASS' -- run lanes.tex --target interp
 
+# Caches: another --mcpu gets 32 KiB and 1 MiB (4096 / 32 = 128 blocks, in groups of 16); the host
+# CPU its own L1 data cache (from /sys, as texc reads it).
+expect 0 'for tc_oi in 0\.\.16 ' -- caches.tex --target x86 --mcpu x86-64-v3 --emit loops -o -
+expect 0 'for tc_i in 0\.\.32 ' -- caches.tex --target x86 --mcpu x86-64-v3 --emit loops -o -
+l1=
+for d in /sys/devices/system/cpu/cpu0/cache/index*; do
+  [ "$(cat "$d/level" 2>/dev/null)" = 1 ] && [ "$(cat "$d/type" 2>/dev/null)" = Data ] && l1=$(cat "$d/size")
+done
+case $l1 in
+  *K) expect 0 "for tc_i in 0\.\.${l1%K} " -- caches.tex --target x86 --emit loops -o - ;;
+esac
+expect 0 'PASS' -- run caches.tex --target x86
+
 # Mistakes: located errors, exit 1.
 expect 1 "unknown_property.tex:6:[0-9]+: error: unknown target property 'target.vector_lane'; did you mean 'target.vector_lanes'\?" \
   -- unknown_property.tex --target x86 --emit loops -o -

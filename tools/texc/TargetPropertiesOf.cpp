@@ -2,6 +2,7 @@
 
 #include "backends/llvm/CpuTargetMachine.h"
 #include "ir/Target.h"
+#include "lower/analysis/CacheInfo.h"
 #include "tools/texc/CpuTarget.h"
 
 namespace texc {
@@ -35,6 +36,19 @@ TargetProperties target_properties_of(const CommandLine& cl) {
   } else {
     p.vector_bits = 128;
     p.vector_registers = 32;
+  }
+  // Caches: the host's when the code is for the host's CPU (/sys, lower/analysis/CacheInfo.h), else
+  // the baseline's: LLVM's CPU tables do not give a CPU's cache sizes.
+  bool host_cpu = options.mcpu.empty() || options.mcpu == "native" || options.mcpu == "host";
+#if defined(__aarch64__)
+  bool host_arch = arch == "arm";
+#else
+  bool host_arch = arch == "x86";
+#endif
+  if (host_cpu && host_arch) {
+    CacheSizes host = CacheSizes::host();
+    p.l1_bytes = host.l1;
+    p.l2_bytes = host.l2;
   }
   p.has = [options, arch](const std::string& feature, std::string* message) -> std::optional<bool> {
     if (std::optional<std::string> closest = unknown_cpu_feature(arch, feature)) {
