@@ -10,7 +10,7 @@
 #     the thread loops at their indices, two barriers per k step, ptxas;
 #   - storage_align.tex: the padded shared tile (allocation and indices), on interp too, and with
 #     MMG_PAD=true the stdlib matmul's A tile (G4: 64 rows of 12 floats);
-#   - the PTX of workloads G1-G5 (the stdlib matmul's default schedule) has ld.global.nc.v4.f32 and
+#   - the PTX of workloads G1-G5 (the stdlib matmul's schedule, MMG_DB=false) has ld.global.nc.v4.f32 and
 #     st.shared.v4.f32, G6's (rows of 511 and 255 elements) none, and G6 with MMG_VEC=4 the
 #     alignment remark; ptxas (sm_80, sm_90) reports no spills for G1-G6 ($TEXC_PTXAS,
 #     /usr/local/cuda/bin/ptxas or PATH; that part is skipped without one).
@@ -81,17 +81,21 @@ if "$texc" "$dir/storage_align.tex" --target cuda --emit ptx -o "$work/sa" > /de
 else
   check "storage_align.tex compiles for cuda" false
 fi
-"$texc" "$root/bench/texc_workloads/G4.tex" --target cuda-interp --emit loops -o - --knob MMG_PAD=true > "$work/G4pad" 2>&1
+"$texc" "$root/bench/texc_workloads/G4.tex" --target cuda-interp --emit loops -o - --knob MMG_PAD=true --knob MMG_DB=false > "$work/G4pad" 2>&1
 check "G4 with MMG_PAD=true: the A tile's rows are 12 floats apart" grep -q "allocate C_mm_AS: f32\[768\] shared" "$work/G4pad"
 check "stdlib_ragged.tex on cuda-interp with the A tile padded" \
   "$texc" run "$dir/stdlib_ragged.tex" --target cuda-interp --knob MMG_PAD=true --knob BMMG_PAD=true --knob MMG_VEC=4
 
 for g in G1 G2 G3 G4 G5 G6; do
-  "$texc" "$root/bench/texc_workloads/$g.tex" --target cuda --emit ptx -o "$work/$g" > /dev/null 2>&1 ||
+  # The fills as loads and stores (MMG_DB=false); by default they are 16-byte cp.async copies (the
+  # double-buffered pipeline, tests/e2e/cuda_double_buffer_test.sh).
+  "$texc" "$root/bench/texc_workloads/$g.tex" --target cuda --emit ptx -o "$work/$g" --knob MMG_DB=false > /dev/null 2>&1 ||
     { check "$g compiles for cuda" false; continue; }
   if [ $g != G6 ]; then
     check "$g: ld.global.v4.f32 in the fills" has "$work/$g.ptx" 'ld\.global(\.nc)?\.v4\.f32'
     check "$g: st.shared.v4.f32 in the fills" has "$work/$g.ptx" 'st\.shared\.v4\.f32'
+    "$texc" "$root/bench/texc_workloads/$g.tex" --target cuda --emit ptx -o "$work/$g-default" > /dev/null 2>&1
+    check "$g by default: 16-byte cp.async fills" has "$work/$g-default.ptx" 'cp\.async\.cg\.shared\.global.*, 16;'
   else
     check "G6 (rows of 511 and 255): no 128-bit global loads by default" hasnt "$work/$g.ptx" 'ld\.global(\.nc)?\.v4\.f32'
   fi
