@@ -16,19 +16,8 @@ root=$2
 export TEXC_STDLIB="$root/stdlib"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failed=0
-check() {
-  local what=$1
-  shift
-  if "$@"; then echo "ok   $what"; else
-    echo "FAIL $what"
-    failed=$((failed + 1))
-  fi
-}
-ptxas=${TEXC_PTXAS:-}
-[ -z "$ptxas" ] && [ -x /usr/local/cuda/bin/ptxas ] && ptxas=/usr/local/cuda/bin/ptxas
-[ -z "$ptxas" ] && command -v ptxas > /dev/null 2>&1 && ptxas=ptxas
-[ -z "$ptxas" ] && echo "note: no ptxas: the PTX is generated but not assembled"
+# shellcheck source=ptx_test_setup.sh
+. "$root/tests/e2e/ptx_test_setup.sh"
 no_spills() {  # $1 PTX, $2 arch: ptxas assembles it and every function spills 0 bytes
   local out
   out=$("$ptxas" -arch="$2" -v "$1" -o "$work/x.cubin" 2>&1) || { echo "$out"; return 1; }

@@ -22,19 +22,8 @@ root=$2
 export TEXC_STDLIB="$root/stdlib"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failed=0
-check() {
-  local what=$1
-  shift
-  if "$@"; then echo "ok   $what"; else
-    echo "FAIL $what"
-    failed=$((failed + 1))
-  fi
-}
-ptxas=${TEXC_PTXAS:-}
-[ -z "$ptxas" ] && [ -x /usr/local/cuda/bin/ptxas ] && ptxas=/usr/local/cuda/bin/ptxas
-[ -z "$ptxas" ] && command -v ptxas > /dev/null 2>&1 && ptxas=ptxas
-[ -z "$ptxas" ] && echo "note: no ptxas: the PTX is generated but not assembled"
+# shellcheck source=ptx_test_setup.sh
+. "$root/tests/e2e/ptx_test_setup.sh"
 
 dir=$root/tests/e2e/cuda_vector_fill
 for f in "$dir"/*.tex; do
