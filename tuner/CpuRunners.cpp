@@ -55,6 +55,11 @@ Machine machine_of_legacy_x86_record(const Record& r) {
   }
 }
 
+void name_legacy_x86_machines(std::vector<Record>& records) {
+  for (Record& r : records)
+    if (!r.machine.known() && r.target == "x86") r.machine = machine_of_legacy_x86_record(r);
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;

@@ -34,6 +34,8 @@ Machine x86_machine(const CpuTargetOptions& target);
 /// ("x86 / AMD EPYC (znver5)": that model, and LLVM's CPU znver5 with the features LLVM gives it);
 /// unknown when the device names no LLVM CPU, as the first records did.
 Machine machine_of_legacy_x86_record(const Record& r);
+/// Gives every x86 record of `records` that names no machine the one its device names.
+void name_legacy_x86_machines(std::vector<Record>& records);
 
 std::unique_ptr<Runner> make_x86_runner(const CpuTargetOptions& target, std::map<std::string, void*> extern_symbols = {});
 std::unique_ptr<Runner> make_interp_runner();

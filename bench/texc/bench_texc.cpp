@@ -74,9 +74,9 @@ TunedRecords tuned_records(int threads) {
     bool parallel = true;
     for (const auto &[name, value] : r.knobs)
       if (threads > 1 && name.size() > 4 && name.compare(name.size() - 4, 4, "_PAR") == 0 && value == 0) parallel = false;
-    if (!r.machine.known()) r.machine = texc::machine_of_legacy_x86_record(r);  // written before records named it
     if (parallel) t.records.push_back(std::move(r));
   }
+  texc::name_legacy_x86_machines(t.records);  // records written before records named their machine
   t.from = threads > 1 ? "bench/records/x86-t1.jsonl, parallel knobs on" : "bench/records/x86-t1.jsonl";
   return t;
 }

@@ -60,12 +60,6 @@ std::string shipped_records(const std::string& target) {
   return std::filesystem::is_regular_file(path, ec) ? path : "";
 }
 
-/// Records of x86 records without a machine get the one their device names (legacy records).
-void name_legacy_machines(std::vector<Record>& records) {
-  for (Record& r : records)
-    if (!r.machine.known() && r.target == "x86") r.machine = machine_of_legacy_x86_record(r);
-}
-
 }  // namespace
 
 KnobConfig knobs_from_records(const CommandLine& cl, const OpDef& op) {
@@ -76,7 +70,7 @@ KnobConfig knobs_from_records(const CommandLine& cl, const OpDef& op) {
   if (path.empty()) return {};
   if (!std::filesystem::exists(path)) throw CommandLineError("--records " + path + ": no such file");
   RecordFile file = read_records(path, shipped ? "the shipped records" : "--records");
-  name_legacy_machines(file.records);
+  name_legacy_x86_machines(file.records);
   Space space(op, cl.target);
   RecordQuery query;
   query.op = op.name;
