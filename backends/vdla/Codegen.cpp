@@ -1014,6 +1014,14 @@ class Generator {
 }  // namespace
 
 VdlaProgram generate_program(const LoweredFunc& func, const VdlaConfig& config, SourceLoc loc) {
+  // VDLA has no floating point anywhere (int8 inputs and weights, int32 accumulators): say that
+  // first, rather than what a float stage's stores or loops would have needed.
+  for (const Buffer& b : func.args)
+    if (b->dtype.is_float())
+      throw_error(DiagId::VdlaCannotMap, loc, func.name,
+                  "its tensor '" + b->name + "' is " + b->dtype.str() +
+                      ", and VDLA computes in integers only (int8 inputs and weights, int32 accumulators, "
+                      "int8 outputs; docs/vdla.md): write the op in i8/i32, or run it on another target");
   // Epilogues in chunks need a few more micro-op kernels; an op whose kernels then overflow the
   // UOP buffer is generated with whole-tile epilogues (and reported if even those do not fit).
   Generator chunked(func, config, loc, true);
