@@ -149,8 +149,12 @@ std::optional<StageSite> movable_stage_site(const ScheduleState& st, const std::
       }
     });
     if (!read_inside) {
-      *problem = make_diagnostic(DiagId::StageHasInnerStage, loc, primitive, stage,
-                                 other.empty() ? "a tensorized call" : other, l->var->name);
+      std::string inner = other.empty() ? "a tensorized call" : other;
+      // rfactor moves the reading of S's inputs into the new stage: what is attached inside S
+      // belongs inside it, after the rfactor.
+      *problem = primitive == "rfactor"
+                     ? make_diagnostic(DiagId::StageHasInnerStageRfactor, loc, stage, inner, l->var->name)
+                     : make_diagnostic(DiagId::StageHasInnerStage, loc, primitive, stage, inner, l->var->name);
       return std::nullopt;
     }
   }
