@@ -303,11 +303,11 @@ void OpElaborator::bind_signature(const ast::OpDecl& decl, const CallSite* call,
         if (call && value != arg_extent) {
           const std::string& arg_name = call->tensor_names[tensor_index];
           throw_with_note(make_diagnostic(DiagId::CallShapeMismatch, call->tensor_locs[tensor_index], decl.name.text,
-                                          d + 1, arg_name, arg_extent, name, value),
+                                          d, arg_name, arg_extent, name, value),
                           dim.loc, fmt::format("the shape of '{}' is declared here", name));
         }
       }
-      if (value <= 0) throw_error(DiagId::NonPositiveDimension, dim.loc, d + 1, name, value);
+      if (value <= 0) throw_error(DiagId::NonPositiveDimension, dim.loc, d, name, value);
       shape.push_back(IntImm::make(Index(), value));
       extents.push_back(value);
     }

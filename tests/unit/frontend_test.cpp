@@ -463,7 +463,7 @@ TEST_CASE("calls of ops") {
   CHECK_ERROR_AT("import nn.conv2d\nop g(X: f32[1, 2, 5, 5], W: f32[3, 4, 3, 3]) -> Y {\n"
                  "  compute { Y = conv2d(X, W) }\n}\n",
                  CallShapeMismatch, "W)", 1,
-                 "shape mismatch in call of 'conv2d': dimension 2 of 'W' has extent 4 but 'Wt' needs 2 there");
+                 "shape mismatch in call of 'conv2d': axis 1 of 'W' has extent 4 but 'Wt' needs 2 there (axes count from 0)");
   CHECK_ERROR_AT("import nn.conv2d\nop g(X: f32[1, 2, 5, 5]) -> Y {\n  compute { Y = conv2d(X) }\n}\n",
                  CallTensorArity, "conv2d(", 1, "'conv2d' takes 2 tensor argument(s) but 1 were given");
   CHECK_ERROR_AT("op a(X: f32[4]) -> Y { compute { Y = a(X) } }", RecursiveCall, "a(X)", 1,
