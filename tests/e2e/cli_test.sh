@@ -37,7 +37,7 @@ expect 1 "unknown --arch 'sm_100' \(expected one of sm_70, sm_72, sm_75, sm_80, 
   -- run "$op" --target cuda --arch sm_100
 expect 1 "--arch chooses the GPU architecture of --target cuda or cuda-interp, not of 'x86' \(for CPUs: --mcpu\)" \
   -- run "$op" --target x86 --arch sm_80
-expect 1 "'C' cannot run on VDLA: it writes 'C' in DRAM from A\[.*\] \+ B\[.*\], but only a store of a vdla.acc tile" -- run "$op" --target vdla
+expect 1 "'ew_add' cannot run on VDLA: its tensor 'A' is f32, and VDLA computes in integers only" -- run "$op" --target vdla
 expect 0 "1 trials \(0 resumed, 1 new, 0 failed\), space exhausted" -- tune "$op" --target x86 --trials 2 --records "$work/r.jsonl"
 
 expect 0 '^ew_add +interp +PASS +max_rel_err 0.00e\+00 .* 1536 points checked \(all\)' -- run "$op" --target interp
