@@ -14,15 +14,8 @@ set -u
 texc=$1
 root=$2
 export TEXC_STDLIB="$root/stdlib"
-failed=0
-check() {
-  local what=$1
-  shift
-  if "$@"; then echo "ok   $what"; else
-    echo "FAIL $what"
-    failed=$((failed + 1))
-  fi
-}
+# shellcheck source=ptx_test_setup.sh
+. "$root/tests/e2e/ptx_test_setup.sh"
 dir=$root/tests/e2e/cuda_ragged
 for f in "$dir"/*.tex; do
   check "$(basename "$f") on cuda-interp" "$texc" run "$f" --target cuda-interp

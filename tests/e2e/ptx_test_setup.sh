@@ -1,4 +1,4 @@
-# Sourced by the GPU e2e tests that assemble PTX (cuda_vector_fill_test.sh,
+# Sourced by the GPU e2e tests that check PTX (cuda_vector_fill_test.sh, cuda_ragged_test.sh,
 # cuda_double_buffer_test.sh): `check WHAT COMMAND...` prints "ok   WHAT" or "FAIL WHAT" and counts
 # failures in $failed; $ptxas is $TEXC_PTXAS, else /usr/local/cuda/bin/ptxas, else ptxas on PATH,
 # else empty (then the PTX is generated but not assembled, said once).
