@@ -199,7 +199,8 @@ struct ScheduleBlock {
 // ---------------------------------------------------------------------------------------------
 // top level
 
-/// A parameter of an op: a tensor `X: f32[N, C]` or an int attribute `stride: int = 1`.
+/// A parameter of an op: a tensor `X: f32[N, C]`, an int attribute `stride: int = 1` or a float
+/// attribute `eps: f32 = 1e-5` (a float type without a shape).
 struct OpParam {
   Name name;
   Name type;                  // "f32", "int", ...
@@ -210,6 +211,12 @@ struct OpParam {
   ExprPtr default_value;      // attributes only; may be null
   ExprPtr domain_lo, domain_hi;  // `in LO..HI`: the values the op is defined for; may be null
   SourceLoc domain_loc;          // of `in`
+
+  bool is_float_attribute() const {
+    return !has_shape && (type.text == "f16" || type.text == "f32" || type.text == "f64");
+  }
+  /// A compile-time constant rather than a tensor.
+  bool is_attribute() const { return type.text == "int" || is_float_attribute(); }
 };
 
 /// `compute TARGET { ... }`: an op's implementation on the targets a `schedule TARGET` block

@@ -74,6 +74,46 @@ void check_tensor_size(const std::string& name, Type dtype, const std::vector<in
   throw_error(DiagId::TensorTooLarge, loc, name, shape_text + "]", count, element_bytes);
 }
 
+namespace {
+
+/// Whether e is a float number: a float literal or float attribute appears in it.
+bool has_float(const ast::Expr& e, const Scope& scope) {
+  if (e.as<ast::FloatLit>()) return true;
+  if (auto* n = e.as<ast::NameRef>()) {
+    const Symbol* s = scope.lookup(n->name);
+    return s && s->kind == Symbol::Kind::FloatAttribute;
+  }
+  if (auto* u = e.as<ast::Unary>()) return has_float(*u->operand, scope);
+  if (auto* b = e.as<ast::Binary>()) return has_float(*b->lhs, scope) || has_float(*b->rhs, scope);
+  return false;
+}
+
+}  // namespace
+
+int64_t define_as_int(const std::string& name, const DefineValue& value) {
+  if (!value.is_integer) throw_error(DiagId::DefineNotInteger, SourceLoc{}, name, value.text, name);
+  return value.integer;
+}
+
+double eval_const_number(const ast::Expr& e, const Scope& scope) {
+  if (auto* n = e.as<ast::NameRef>()) {
+    const Symbol* s = scope.lookup(n->name);
+    if (s && s->kind == Symbol::Kind::Tensor) throw_error(DiagId::TensorIsNotANumber, e.loc, n->name);
+  }
+  if (!has_float(e, scope)) return double(eval_const_int(e, scope));  // integer arithmetic: floor division, checks
+  if (auto* f = e.as<ast::FloatLit>()) return f->value;
+  if (auto* n = e.as<ast::NameRef>()) return scope.lookup(n->name)->real;
+  if (auto* u = e.as<ast::Unary>(); u && u->op == "-") return -eval_const_number(*u->operand, scope);
+  if (auto* b = e.as<ast::Binary>(); b && (b->op == "+" || b->op == "-" || b->op == "*" || b->op == "/")) {
+    double x = eval_const_number(*b->lhs, scope), y = eval_const_number(*b->rhs, scope);
+    if (b->op == "+") return x + y;
+    if (b->op == "-") return x - y;
+    if (b->op == "*") return x * y;
+    return x / y;
+  }
+  throw_error(DiagId::NotAConstNumber, e.loc);
+}
+
 int64_t eval_const_int(const ast::Expr& e, const Scope& scope) {
   switch (e.kind) {
     case ast::ExprKind::IntLit: return e.as<ast::IntLit>()->value;
@@ -83,6 +123,7 @@ int64_t eval_const_int(const ast::Expr& e, const Scope& scope) {
       if (!s) scope.throw_unknown(name, e.loc);
       if (s->kind == Symbol::Kind::Tensor) throw_error(DiagId::TensorIsNotASize, e.loc, name);
       if (s->kind == Symbol::Kind::Index) throw_error(DiagId::IndexVarIsNotASize, e.loc, name);
+      if (s->kind == Symbol::Kind::FloatAttribute) throw_error(DiagId::FloatAttributeIsNotASize, e.loc, name, s->type.str());
       return s->value;
     }
     case ast::ExprKind::Unary: {

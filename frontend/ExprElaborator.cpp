@@ -151,6 +151,7 @@ ExprElaborator::Typed ExprElaborator::name(const ast::NameRef& n) {
   if (!s) scope_->throw_unknown(n.name, n.loc);
   switch (s->kind) {
     case Symbol::Kind::Size: return int_lit(s->value);
+    case Symbol::Kind::FloatAttribute: return typed(FloatImm::make(s->type, s->real));
     case Symbol::Kind::Tensor: {
       const Buffer& b = s->buffer;
       throw_error(DiagId::TensorNotIndexed, n.loc, n.name, b->ndim(), n.name);
@@ -167,6 +168,10 @@ ExprElaborator::Typed ExprElaborator::name(const ast::NameRef& n) {
 ExprElaborator::Typed ExprElaborator::index(const ast::Index& i) {
   const Symbol* s = scope_->lookup(i.tensor);
   if (!s) scope_->throw_unknown(i.tensor, i.loc);
+  if (s->kind == Symbol::Kind::FloatAttribute) {
+    std::string type = s->type.str();
+    throw_error(DiagId::FloatAttributeNotTensor, i.loc, i.tensor, type, i.tensor, type);
+  }
   if (s->kind != Symbol::Kind::Tensor) throw_error(DiagId::NotATensor, i.loc, i.tensor);
   const Buffer& buffer = s->buffer;
   if (i.indices.size() != buffer->ndim()) {

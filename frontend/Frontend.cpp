@@ -19,7 +19,7 @@ std::set<std::string> definable_names(const std::vector<const ast::File*>& files
     for (const ast::ParamDecl& p : f->params) names.insert(p.name.text);
   for (const ast::OpDecl& op : main.ops) {
     for (const ast::OpParam& p : op.params) {
-      if (p.type.text == "int") names.insert(p.name.text);
+      if (p.is_attribute()) names.insert(p.name.text);
       for (const ast::ExprPtr& d : p.dims)
         if (auto* n = d->as<ast::NameRef>()) names.insert(n->name);
     }
@@ -33,7 +33,7 @@ std::set<std::string> definable_names(const std::vector<const ast::File*>& files
 /// same name (in that file and the files importing it); two imported files that both declare it
 /// are an error where both become visible. Files come in dependency order, so each file's
 /// imports have their params evaluated before its own.
-void declare_params(const ModuleLoader& loader, const std::map<std::string, int64_t>& defines,
+void declare_params(const ModuleLoader& loader, const std::map<std::string, DefineValue>& defines,
                     ProgramSymbols& program) {
   std::map<const ast::File*, std::vector<const ast::ParamDecl*>> visible;  // own params and imported ones
   for (const ast::File* f : loader.files_in_dependency_order()) {
@@ -51,7 +51,7 @@ void declare_params(const ModuleLoader& loader, const std::map<std::string, int6
     }
     for (const ast::ParamDecl& p : f->params) {
       auto d = defines.find(p.name.text);
-      int64_t value = d != defines.end() ? d->second : eval_const_int(*p.value, scope);
+      int64_t value = d != defines.end() ? define_as_int(d->first, d->second) : eval_const_int(*p.value, scope);
       scope.define(p.name.text, p.name.loc, Symbol::size(value, p.name.loc));
       mine.push_back(&p);
     }

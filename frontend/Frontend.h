@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "frontend/DefineValue.h"
 #include "ir/Diagnostics.h"
 #include "ir/Op.h"
 
@@ -18,8 +19,9 @@ namespace texc {
 
 struct FrontendOptions {
   std::vector<std::string> include_dirs;    // -I DIR, searched after the importing file's folder
-  std::map<std::string, int64_t> defines;   // -D NAME=VALUE: overrides params (and binds dimension
-                                            // variables of entry ops that are otherwise unbound)
+  std::map<std::string, DefineValue> defines;  // -D NAME=VALUE: overrides params and entry ops'
+                                               // attributes (and binds dimension variables of entry
+                                               // ops that are otherwise unbound)
   std::string stdlib_dir;                   // "" = default_stdlib_dir()
   std::string only_op;                      // --op NAME: elaborate only this entry op ("" = all)
   /// The --target compiled for: ops with a `compute TARGET` block that applies to it are

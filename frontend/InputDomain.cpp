@@ -11,24 +11,6 @@ namespace texc {
 
 namespace {
 
-/// A compile-time number: a float literal, or + - * / and unary - over numbers; anything else is an
-/// integer expression (eval_const_int, which locates what it cannot evaluate).
-double eval_const_number(const ast::Expr& e, const Scope& scope) {
-  if (auto* f = e.as<ast::FloatLit>()) return f->value;
-  if (auto* u = e.as<ast::Unary>(); u && u->op == "-") return -eval_const_number(*u->operand, scope);
-  if (auto* b = e.as<ast::Binary>(); b && (b->op == "+" || b->op == "-" || b->op == "*" || b->op == "/")) {
-    double x = eval_const_number(*b->lhs, scope), y = eval_const_number(*b->rhs, scope);
-    bool is_float = std::fmod(x, 1.0) != 0 || std::fmod(y, 1.0) != 0 || b->lhs->as<ast::FloatLit>() ||
-                    b->rhs->as<ast::FloatLit>();
-    if (!is_float) return double(eval_const_int(e, scope));  // integer arithmetic: floor division, checks
-    if (b->op == "+") return x + y;
-    if (b->op == "-") return x - y;
-    if (b->op == "*") return x * y;
-    return x / y;
-  }
-  return double(eval_const_int(e, scope));
-}
-
 std::string number_text(double v) { return fmt::format("{}", v); }
 
 }  // namespace

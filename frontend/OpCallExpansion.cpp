@@ -65,7 +65,7 @@ ExpandedCall expand_op_call(const OpCall& call, const std::function<bool(const s
   std::map<std::string, std::string> renames;
   size_t arg = 0;
   for (const ast::OpParam& p : callee.params)
-    if (p.type.text != "int") renames[p.name.text] = call.args.at(arg++);
+    if (!p.is_attribute()) renames[p.name.text] = call.args.at(arg++);
   std::set<std::string> callee_outputs;
   for (size_t k = 0; k < callee.outputs.size(); ++k) {
     renames[callee.outputs[k].text] = call.results.at(k);

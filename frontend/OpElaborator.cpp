@@ -21,6 +21,7 @@ struct OpElaborator::CallSite {
   std::vector<std::string> tensor_names;  // as written by the caller
   std::vector<SourceLoc> tensor_locs;
   std::map<std::string, int64_t> attributes;
+  std::map<std::string, double> float_attributes;
 };
 
 /// Everything known while one op is being elaborated.
@@ -241,27 +242,47 @@ OpDef OpElaborator::elaborate_compute(const ast::OpDecl& decl, const CallSite* c
   return std::move(state.def);
 }
 
+namespace {
+
+/// A float attribute's value as C source: the shortest text that reads back as `v`, with a '.' or
+/// an exponent so that it is a floating-point literal ("2.0", "1e-05").
+std::string float_text(double v) {
+  std::string text = fmt::format("{}", v);
+  if (text.find_first_of(".eEn") == std::string::npos) text += ".0";
+  return text;
+}
+
+}  // namespace
+
 void OpElaborator::bind_signature(const ast::OpDecl& decl, const CallSite* call, OpState& state) {
   size_t tensor_index = 0;
   for (const ast::OpParam& param : decl.params) {
     const std::string& name = param.name.text;
-    if (param.type.text == "int") {
+    if (param.is_attribute()) {
       if (param.has_shape) throw_error(DiagId::AttributeWithShape, param.name.loc, name);
       if (param.is_const) throw_error(DiagId::ConstAttribute, param.const_loc, name);
       if (param.domain_lo) throw_error(DiagId::AttributeDomain, param.domain_loc, name);
-      int64_t value;
-      if (call && call->attributes.count(name)) {
-        value = call->attributes.at(name);
-      } else if (!call && defines_.count(name)) {
-        value = defines_.at(name);
-      } else if (param.default_value) {
-        value = eval_const_int(*param.default_value, state.scope);
-      } else if (call) {
-        throw_error(DiagId::CallMissingAttribute, call->loc, decl.name.text, name);
-      } else {
+      if (!param.default_value && !(call ? call->attributes.count(name) || call->float_attributes.count(name)
+                                         : defines_.count(name) > 0)) {
+        if (call) throw_error(DiagId::CallMissingAttribute, call->loc, decl.name.text, name);
         throw_error(DiagId::MissingAttributeEntry, param.name.loc, name, decl.name.text, name);
       }
+      if (param.is_float_attribute()) {
+        Type type = *Type::parse(param.type.text);
+        double value;
+        if (call && call->float_attributes.count(name)) value = call->float_attributes.at(name);
+        else if (!call && defines_.count(name)) value = defines_.at(name).number;
+        else value = eval_const_number(*param.default_value, state.scope);
+        state.scope.define(name, param.name.loc, Symbol::float_attribute(value, type, param.name.loc));
+        state.def.attributes.push_back({name, type, float_text(value)});
+        continue;
+      }
+      int64_t value;
+      if (call && call->attributes.count(name)) value = call->attributes.at(name);
+      else if (!call && defines_.count(name)) value = define_as_int(name, defines_.at(name));
+      else value = eval_const_int(*param.default_value, state.scope);
       state.scope.define(name, param.name.loc, Symbol::size(value, param.name.loc));
+      state.def.attributes.push_back({name, Index(), std::to_string(value)});
       continue;
     }
     std::optional<Type> type = Type::parse(param.type.text);
@@ -293,7 +314,7 @@ void OpElaborator::bind_signature(const ast::OpDecl& decl, const CallSite* call,
         if (call) {
           value = arg_extent;
         } else if (defines_.count(dim_name->name)) {
-          value = defines_.at(dim_name->name);
+          value = define_as_int(dim_name->name, defines_.at(dim_name->name));
         } else {
           throw_error(DiagId::UnboundDimension, dim.loc, dim_name->name, decl.name.text, dim_name->name);
         }
@@ -324,7 +345,8 @@ void OpElaborator::bind_signature(const ast::OpDecl& decl, const CallSite* call,
   }
   for (const ast::Name& out : decl.outputs) {
     if (state.outputs.count(out.text)) throw_error(DiagId::Redefinition, out.loc, out.text);
-    if (const Symbol* s = state.scope.lookup(out.text); s && s->kind == Symbol::Kind::Tensor) {
+    if (const Symbol* s = state.scope.lookup(out.text);
+        s && (s->kind == Symbol::Kind::Tensor || s->kind == Symbol::Kind::FloatAttribute)) {
       throw_error(DiagId::OutputIsParameter, out.loc, out.text, decl.name.text);
     }
     state.outputs.insert(out.text);
@@ -443,7 +465,7 @@ void OpElaborator::op_call(const ast::Assign& assign, const ast::Call& c, OpStat
   std::vector<const ast::OpParam*> tensor_params;
   std::vector<std::string> attribute_names;
   for (const ast::OpParam& p : callee.params) {
-    if (p.type.text == "int")
+    if (p.is_attribute())
       attribute_names.push_back(p.name.text);
     else
       tensor_params.push_back(&p);
@@ -473,11 +495,15 @@ void OpElaborator::op_call(const ast::Assign& assign, const ast::Call& c, OpStat
         }
         throw_error(DiagId::CallUnknownAttribute, arg.keyword.loc, c.callee, arg.keyword.text);
       }
-      if (param->type.text != "int") throw_error(DiagId::CallTensorByKeyword, arg.keyword.loc, param->name.text, c.callee);
+      if (!param->is_attribute()) throw_error(DiagId::CallTensorByKeyword, arg.keyword.loc, param->name.text, c.callee);
       arg_loc = arg.keyword.loc;
     }
     if (given.count(param->name.text)) throw_error(DiagId::CallDuplicateAttribute, arg_loc, param->name.text);
     given[param->name.text] = arg_loc;
+    if (param->is_float_attribute()) {
+      site.float_attributes[param->name.text] = eval_const_number(*arg.value, state.scope);
+      continue;
+    }
     if (param->type.text == "int") {
       if (const ast::FloatLit* f = find_float_literal(*arg.value))
         throw_error(DiagId::CallAttributeNotInt, f->loc, param->name.text, c.callee, f->text);
@@ -595,7 +621,7 @@ void OpElaborator::schedules(const ast::OpDecl& decl, const ast::ComputeVariant*
   }
   // The op's own names for its inputs (when it is being called, its input buffers are the caller's).
   for (const ast::OpParam& p : decl.params)
-    if (p.type.text != "int") context.inputs.insert(p.name.text);
+    if (!p.is_attribute()) context.inputs.insert(p.name.text);
   for (const auto& [name, intrinsic] : program_.intrinsics) context.intrinsics.insert(name);
   context.sizes = &state.scope;
   std::vector<CheckedSchedule> own;

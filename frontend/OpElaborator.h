@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "frontend/Ast.h"
+#include "frontend/DefineValue.h"
 #include "frontend/ExprElaborator.h"
 #include "frontend/Scope.h"
 #include "ir/Op.h"
@@ -40,7 +41,7 @@ class OpElaborator {
   /// `defines` (-D) bind the dimension variables and attributes of entry ops. `target` (the
   /// --target being compiled for, "" for none) selects the ops' `compute TARGET` implementations:
   /// with "" every op is its definition (what the reference interpreter evaluates).
-  OpElaborator(const ProgramSymbols& program, const std::map<std::string, int64_t>& defines,
+  OpElaborator(const ProgramSymbols& program, const std::map<std::string, DefineValue>& defines,
                const std::string& target = "")
       : program_(program), defines_(defines), target_(target) {}
 
@@ -69,7 +70,7 @@ class OpElaborator {
   void schedules(const ast::OpDecl& decl, const ast::ComputeVariant* variant, OpState& state);
 
   const ProgramSymbols& program_;
-  const std::map<std::string, int64_t>& defines_;
+  const std::map<std::string, DefineValue>& defines_;
   std::string target_;
   struct Caller {
     std::string name;

@@ -14,7 +14,7 @@
 namespace texc {
 
 struct Symbol {
-  enum class Kind { Size, Tensor, Index };
+  enum class Kind { Size, Tensor, Index, FloatAttribute };
   Kind kind = Kind::Size;
   SourceLoc loc;       // where it was defined
   int64_t value = 0;   // Size: its value
@@ -22,11 +22,21 @@ struct Symbol {
   Var var;             // Index: an axis of the tensor being defined, or a reduction variable
   int64_t offset = 0;  // Index: the name stands for var + offset (`r in LO..HI` has offset LO)
   int axis = -1;       // Index: position among the defined tensor's axes; -1 for reduction variables
+  double real = 0;     // FloatAttribute: its value (`eps: f32 = 1e-5`), a constant of type `type`
+  Type type;           // FloatAttribute: its declared float type
 
   static Symbol size(int64_t v, SourceLoc l) {
     Symbol s;
     s.kind = Kind::Size;
     s.value = v;
+    s.loc = l;
+    return s;
+  }
+  static Symbol float_attribute(double v, Type t, SourceLoc l) {
+    Symbol s;
+    s.kind = Kind::FloatAttribute;
+    s.real = v;
+    s.type = t;
     s.loc = l;
     return s;
   }

@@ -25,6 +25,14 @@ struct LaunchAttributes {
   int64_t dynamic_shared_bytes = 0;
 };
 
+/// An attribute of an op as compiled: `stride: int = 2` or `eps: f32 = 1e-5`. Attributes are
+/// compile-time constants, folded into the code; the C header defines OP_ATTR_NAME to each value.
+struct AttributeValue {
+  std::string name;
+  Type type;         // Index() for an int attribute, else the declared float type
+  std::string text;  // the value as C source: "2", "1e-05" (the double that the source's value gives)
+};
+
 struct LoweredFunc {
   std::string name;
   std::vector<Buffer> args;  // inputs (role Input) then outputs (role Output)
@@ -37,6 +45,7 @@ struct LoweredFunc {
   /// Comment lines the C header prints with the function (how the two halves of an op with
   /// `const` inputs are called: tools/texc/LowerForTarget.h).
   std::vector<std::string> doc = {};
+  std::vector<AttributeValue> attributes = {};  // the op's attributes, in parameter order
 };
 
 }  // namespace texc

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/Function.h"
 #include "ir/IR.h"
 #include "ir/Schedule.h"
 
@@ -58,6 +59,9 @@ struct OpDef {
   /// (integers: LO to HI - 1), or inherited from the op it is passed to whole. `texc run` and
   /// `texc tune` draw random inputs there (language.md "Input domains").
   std::map<std::string, std::pair<double, double>> input_domains;
+  /// The values the op's attributes were elaborated with, in parameter order (entry ops: defaults or
+  /// -D; called ops: the call's).
+  std::vector<AttributeValue> attributes;
 
   const Stage* find_stage(const std::string& name) const;
 };

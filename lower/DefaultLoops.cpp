@@ -45,6 +45,7 @@ LoweredFunc build_default_loops(const OpDef& op) {
   f.name = op.name;
   f.args = op.inputs;
   f.args.insert(f.args.end(), op.outputs.begin(), op.outputs.end());
+  f.attributes = op.attributes;
   std::vector<Stmt> nests;
   for (const Stage& s : op.stages) nests.push_back(build_stage_nest(s));
   f.body = Seq::make(std::move(nests));

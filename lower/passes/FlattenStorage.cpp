@@ -69,10 +69,9 @@ class Flattener : public IRMutator {
 
 LoweredFunc flatten_storage(const LoweredFunc& f) {
   Flattener flattener;
-  LoweredFunc out;
-  out.name = f.name;
-  out.kind = f.kind;
-  out.launch = f.launch;
+  LoweredFunc out = f;  // name, kind, launch, doc and attributes as they are
+  out.args.clear();
+  out.arg_dims.clear();
   for (const Buffer& b : f.args) {
     std::vector<int64_t> dims;
     for (const Expr& e : b->shape) {

@@ -27,7 +27,7 @@ expect 1 "unknown option '--frobnicate'" -- run "$op" --target interp --frobnica
 expect 1 "-D needs NAME=VALUE, not 'M'" -- run "$op" --target interp -D M
 expect 1 "--repeat must be at least 1" -- run "$op" --target interp --repeat 0
 expect 1 "--emit: unknown output kind 'exe'" -- "$op" --target interp --emit exe
-expect 1 "there is no param or dimension variable named 'Q'" -- run "$op" --target interp -D Q=3
+expect 1 "there is no param, attribute or dimension variable named 'Q'" -- run "$op" --target interp -D Q=3
 expect 1 "cannot open file" -- run "$work/missing.tex" --target interp
 if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then  # where a driver is installed the op runs
   expect 2 "no CUDA device" -- run "$op" --target cuda

@@ -147,7 +147,18 @@ void add_define(CommandLine& cl, const std::string& text) {
   bool is_identifier = std::isalpha(uint8_t(name[0])) || name[0] == '_';
   for (char c : name) is_identifier = is_identifier && (std::isalnum(uint8_t(c)) || c == '_');
   if (!is_identifier) throw CommandLineError("-D " + text + ": '" + name + "' is not a name");
-  cl.defines[name] = parse_int("-D " + name, text.substr(eq + 1));
+  // A whole number, else a float with a fraction or an exponent (only float attributes take one).
+  std::string value = text.substr(eq + 1);
+  if (value.find_first_of(".eE") == std::string::npos) {
+    cl.defines[name] = parse_int("-D " + name, value);
+    return;
+  }
+  char* end = nullptr;
+  errno = 0;
+  double v = std::strtod(value.c_str(), &end);
+  if (*end != '\0' || errno == ERANGE || !std::isfinite(v) || value.find_first_of("xXnN") != std::string::npos)
+    throw CommandLineError("-D " + name + " needs a number, not '" + value + "'");
+  cl.defines[name] = DefineValue::real(v, value);
 }
 
 }  // namespace

@@ -20,6 +20,8 @@
 #include <utility>
 #include <vector>
 
+#include "frontend/DefineValue.h"
+
 namespace texc {
 
 class CommandLineError : public std::runtime_error {
@@ -37,7 +39,7 @@ struct CommandLine {
                                             // "-" = stdout (one text output)
   std::vector<std::string> emit;            // --emit, split at commas; empty = the target's default
   std::string op;                           // --op
-  std::map<std::string, int64_t> defines;   // -D
+  std::map<std::string, DefineValue> defines;  // -D
   std::vector<std::string> include_dirs;    // -I
   std::string records;                      // --records
   bool records_any_machine = false;         // --records-any-machine
