@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The one benchmark command (issue 5): builds the bench targets, measures the machine's fp32 FMA
 peak, runs every peer (and texc, once bench_texc exists) on the workloads of
-shared/spec/workloads.md at 1 and 2 threads, and writes docs/performance.md. The int8 convolutions
+docs/workloads.md at 1 and 2 threads, and writes docs/performance.md. The int8 convolutions
 Q2-Q12 (C2-C12 as u8 x s8 -> u8, issue 14) are among them: texc and oneDNN only, on a CPU with
 AVX-512 VNNI (without it both skip them with a line on stderr).
 
@@ -595,7 +595,7 @@ def ratio_tables(run, out):
             out.append("| **geomean** | " + " | ".join(f"**{fmt(geomean(per_col[i]), 2)}**" for i in range(len(cols))) + " |")
 
 
-# ---- agreement with the reference measurements (shared/reference/peers-measured-here.md) ------
+# ---- agreement with the reference measurements (--reference: a report kept outside the repository) ------
 
 REF_COLUMNS = {  # our column -> the reference file's column
     "openblas sgemm": "openblas",
@@ -653,8 +653,10 @@ def reference_section(run, ref_path, out):
     peaks = peak_by_threads(run)
     ref_peaks = reference_peaks(ref_path)
     out.append("\n## Agreement with the reference measurements\n")
-    out.append(f"`{os.path.relpath(ref_path, ROOT)}` measured the same peers on a machine of the same description "
-               "(\"AMD EPYC, 2 cores, KVM guest\"). Measured fp32 peak there: "
+    out.append("The reference measurements are a report of the same peers measured by the project's authors on a "
+               f"machine of the same description, kept outside this repository (`{os.path.basename(ref_path)}`, read by "
+               "`bench/run_bench.py --reference FILE`; without it this section is left out). They were taken on "
+               "\"AMD EPYC, 2 cores, KVM guest\". Measured fp32 peak there: "
                + ", ".join(f"{t} thread{'s' if t > 1 else ''} {g:.1f} GFLOP/s" for t, g in sorted(ref_peaks.items()))
                + "; here: " + ", ".join(f"{t} thread{'s' if t > 1 else ''} {g:.1f} GFLOP/s" for t, (g, _) in sorted(peaks.items()))
                + ". Where they differ the host CPU behind the VM differs (e.g. AVX-512 executed at half width vs full "
@@ -834,7 +836,8 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "performance.md"), help="the markdown report")
     ap.add_argument("--no-doc", action="store_true", help="do not write the markdown report")
     ap.add_argument("--reference", default=DEFAULT_REFERENCE,
-                    help="reference measurements to compare with (shared/reference/peers-measured-here.md)")
+                    help="reference measurements to compare with: a report of the same peers measured elsewhere "
+                         "(default: the project's peers-measured-here.md beside the repository; absent, the section is left out)")
     args = ap.parse_args()
     if args.quick and args.workloads == "all":
         args.workloads = QUICK_WORKLOADS

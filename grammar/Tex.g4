@@ -1,4 +1,4 @@
-// Tex.g4 — the grammar of the .tex language (shared/spec/language.md), for ANTLR 4.
+// Tex.g4 — the grammar of the .tex language (docs/language.md), for ANTLR 4.
 //
 // The parser only recognises the shape of a file; every meaning (names, types, shapes, which
 // calls are ops, which names are loops) is decided by frontend/ on texc's own AST. Newlines are

@@ -1,4 +1,4 @@
-// The benchmark shapes of shared/spec/workloads.md (G1-G6, C1-C12, D1-D9) and their FLOP counts,
+// The benchmark shapes of docs/workloads.md (G1-G6, C1-C12, D1-D9) and their FLOP counts,
 // and Q2-Q12: the convolutions C2-C12 quantized (u8 activations x s8 weights -> u8, issue 14).
 // Every bench_* executable takes its shapes from here, so texc and the peers run the same problems.
 #pragma once

@@ -1,4 +1,4 @@
-// bench_texc: texc on the workloads of shared/spec/workloads.md, per the contract in bench/README.md.
+// bench_texc: texc on the workloads of docs/workloads.md, per the contract in bench/README.md.
 //
 // Per workload W: bench/texc_workloads/W.tex (the stdlib op instantiated at W's exact shape) is
 // elaborated by the front end, lowered for x86 and JIT-compiled for the host CPU once, outside the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""ResNet-18 C2-C12 in int8 on the VDLA simulator (shared/spec/workloads.md, "VDLA").
+"""ResNet-18 C2-C12 in int8 on the VDLA simulator (docs/workloads.md, "int8 convolutions").
 
 For each layer, writes a .tex that calls nn.int8's conv2d_int8 at the layer's shape (blocked layout:
 input 1,IC/16,H,W,16; weights OC/16,IC/16,K,K,16,16; padding K/2; then >> shift and a clip to int8),

@@ -62,7 +62,7 @@ targets (--target; host, the default, is x86 on x86-64 and arm on aarch64):
 --threads N        run: worker threads of parallel loops (default: TEXC_NUM_THREADS, else every core)
 --seed S           run/tune: the seed of random inputs and samples (default 0)
 --mcpu CPU, --mattr FEATURES, --arch SM    code generation options of the LLVM targets
---vdla-config F    vdla: the accelerator's configuration (JSON; shared/spec/vdla.md defaults)
+--vdla-config F    vdla: the accelerator's configuration (JSON; keys and defaults: docs/vdla.md)
 --trace F.json     run --target vdla: the simulator's timeline in the Trace Event Format
 --print-after-each, --print-changed, --time-passes    lowering pass logs (to stderr)
 --time-compile     per-phase compile times of each file (frontend, lowering, LLVM codegen,
