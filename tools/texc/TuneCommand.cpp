@@ -7,7 +7,7 @@
 // R.jsonl take turns batch by batch (tuner/Tuner.h).
 //   x86     JIT in the measuring child (tuner/CpuRunners.h); interp: the loop interpreter;
 //   arm     the qemu arm runner (times labelled emulated); vdla: the simulator's cycles
-//           (tuner/VdlaRunner.h); cuda: CUDA-event times on device 0 (tools/texc/CudaRunner.h; exit 2
+//           (tuner/VdlaRunner.h); cuda: CUDA-event times on device 0 (tools/driver/CudaRunner.h; exit 2
 //           without a device).
 #include <unistd.h>
 
@@ -17,15 +17,16 @@
 #include "backends/llvm/ArmRunner.h"
 #include "tools/texc/Commands.h"
 #include "ir/Target.h"
-#include "tools/texc/CpuTarget.h"
-#include "tools/texc/TargetPropertiesOf.h"
-#include "tools/texc/CudaRunner.h"
-#include "tools/texc/EnvironmentError.h"
-#include "tools/texc/KnobOptions.h"
+#include "tools/driver/CpuTarget.h"
+#include "tools/driver/TargetPropertiesOf.h"
+#include "tools/driver/CudaRunner.h"
+#include "tools/driver/EnvironmentError.h"
+#include "tools/driver/KnobOptions.h"
 #include "lower/SplitPrepare.h"
-#include "tools/texc/LoadProgram.h"
-#include "tools/texc/OutputFile.h"
-#include "tools/texc/VdlaExecutor.h"
+#include "tools/driver/LoadProgram.h"
+#include "tools/driver/RecordKnobs.h"
+#include "tools/driver/OutputFile.h"
+#include "tools/driver/VdlaExecutor.h"
 #include "tuner/CpuRunners.h"
 #include "tuner/Curve.h"
 #include "tuner/Json.h"

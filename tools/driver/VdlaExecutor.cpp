@@ -1,4 +1,4 @@
-#include "tools/texc/VdlaExecutor.h"
+#include "tools/driver/VdlaExecutor.h"
 
 #include <cstring>
 
@@ -6,14 +6,14 @@
 #include "backends/vdla/Codegen.h"
 #include "backends/vdla/RunProgram.h"
 #include "backends/vdla/Trace.h"
-#include "tools/texc/EnvironmentError.h"
+#include "tools/driver/EnvironmentError.h"
 #include "tuner/VdlaRunner.h"
-#include "tools/texc/OutputFile.h"
+#include "tools/driver/OutputFile.h"
 
 namespace texc {
 
-vdla::VdlaConfig vdla_config_of(const CommandLine& cl) {
-  return cl.vdla_config.empty() ? vdla::VdlaConfig{} : vdla::load_vdla_config(cl.vdla_config);
+vdla::VdlaConfig vdla_config_of(const CompileOptions& opts) {
+  return opts.vdla_config.empty() ? vdla::VdlaConfig{} : vdla::load_vdla_config(opts.vdla_config);
 }
 
 OpExecutor make_vdla_executor(const LoweredFunc& func, const vdla::VdlaConfig& config, SourceLoc loc,

@@ -8,12 +8,12 @@
 #include "backends/vdla/Program.h"
 #include "backends/vdla/Simulator.h"
 #include "ir/Function.h"
-#include "tools/texc/CommandLine.h"
+#include "tools/driver/CompileOptions.h"
 
 namespace texc {
 
 /// The configuration --vdla-config names, or the spec's defaults.
-vdla::VdlaConfig vdla_config_of(const CommandLine& cl);
+vdla::VdlaConfig vdla_config_of(const CompileOptions& opts);
 
 /// What the last simulated run of an op reported.
 struct VdlaRunStats {

@@ -3,7 +3,7 @@
 //  - a file the run reads is never replaced: a destination that is the same file (device and
 //    inode: a hard link or a symbolic link counts) as an input of the run (ir/InputFile.h: the
 //    .tex, its imports, --records, --transfer, --curve-with, --vdla-config, --extern-src, ...) is
-//    refused before anything is written (CommandLineError, exit 1);
+//    refused before anything is written (OptionError, exit 1);
 //  - a regular destination is written whole or not at all: the text goes to a temporary file in
 //    the same folder, which is flushed to the disk (fsync) and renamed over the destination; a
 //    failed write (a full disk) leaves the old file as it was and is an EnvironmentError naming
@@ -13,22 +13,11 @@
 #pragma once
 #include <string>
 
-#include "tools/texc/CommandLine.h"
+#include "tools/driver/CompileOptions.h"
 
 namespace texc {
 
-/// Remembers the files the command line names as inputs of this run (ir/InputFile.h), before they
-/// are read: the .tex, --vdla-config, --extern-src, --extern-lib, --transfer, --curve-with and
-/// --records (its imports are added as the front end reads them).
-void note_command_line_inputs(const CommandLine& cl);
-/// Checks the files the command line names, before any work (CommandLineError, exit 1): --records
-/// is no other input of the run (the .tex, an import, a --transfer file: texc tune appends to it);
-/// --curve and --trace are no input, and --curve is not the --records file, even one tune has not
-/// created yet. Call after note_command_line_inputs and the front end (compile's -o outputs are
-/// checked by compile_command, once it knows them all).
-void check_command_line_files(const CommandLine& cl);
-
-/// Refuses `path` when it is a file this run reads (CommandLineError: "--curve 'r.jsonl' is the
+/// Refuses `path` when it is a file this run reads (OptionError: "--curve 'r.jsonl' is the
 /// --records file of this run; texc does not overwrite its inputs"). `what` names the output.
 void refuse_input_as_output(const std::string& path, const std::string& what);
 

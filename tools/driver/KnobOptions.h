@@ -10,14 +10,14 @@
 
 #include "ir/Op.h"
 #include "ir/Schedule.h"
-#include "tools/texc/CommandLine.h"
+#include "tools/driver/CompileOptions.h"
 
 namespace texc {
 
-/// Checks every --knob against the knobs of `ops` for cl.target. Throws UserError.
-void check_knob_options(const CommandLine& cl, const std::vector<OpDef>& ops);
+/// Checks every --knob against the knobs of `ops` for opts.target. Throws UserError.
+void check_knob_options(const CompileOptions& opts, const std::vector<OpDef>& ops);
 
-/// The --knob values of the knobs `op` declares for cl.target (checked by check_knob_options).
-KnobConfig knob_options_for(const CommandLine& cl, const OpDef& op);
+/// The --knob values of the knobs `op` declares for opts.target (checked by check_knob_options).
+KnobConfig knob_options_for(const CompileOptions& opts, const OpDef& op);
 
 }  // namespace texc

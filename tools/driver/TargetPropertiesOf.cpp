@@ -1,18 +1,18 @@
-#include "tools/texc/TargetPropertiesOf.h"
+#include "tools/driver/TargetPropertiesOf.h"
 
 #include "backends/llvm/CpuTargetMachine.h"
 #include "ir/Target.h"
 #include "lower/analysis/CacheInfo.h"
-#include "tools/texc/CpuTarget.h"
+#include "tools/driver/CpuTarget.h"
 
 namespace texc {
 
-TargetProperties target_properties_of(const CommandLine& cl) {
+TargetProperties target_properties_of(const CompileOptions& opts) {
   CpuTargetOptions options;
   std::string arch;
-  if (is_llvm_cpu_target(cl.target)) {
-    options = cpu_target_options(cl);
-    arch = cl.target;
+  if (is_llvm_cpu_target(opts.target)) {
+    options = cpu_target_options(opts);
+    arch = opts.target;
   } else {
 #if defined(__aarch64__)
     arch = "arm";

@@ -14,7 +14,7 @@
 // with a floating-point argument or more than 6 arguments cannot be called from there.
 //
 // Errors: a C file that does not compile, a library that cannot be loaded, or an extern symbol that
-// nothing provides is a CommandLineError (exit 1) naming the file or the op and symbol; a missing C
+// nothing provides is a OptionError (exit 1) naming the file or the op and symbol; a missing C
 // compiler is an EnvironmentError (exit 2).
 #pragma once
 #include <map>
@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "ir/Function.h"
-#include "tools/texc/CommandLine.h"
+#include "tools/driver/CompileOptions.h"
 
 namespace texc {
 
@@ -39,19 +39,19 @@ std::vector<ExternCall> extern_calls(const std::vector<LoweredFunc>& funcs);
 
 class ExternFunctions {
  public:
-  /// Loads or compiles the libraries of cl.extern_libs and cl.extern_srcs for cl.target.
-  explicit ExternFunctions(const CommandLine& cl);
+  /// Loads or compiles the libraries of opts.extern_libs and opts.extern_srcs for opts.target.
+  explicit ExternFunctions(const CompileOptions& opts);
   ~ExternFunctions();
   ExternFunctions(const ExternFunctions&) = delete;
   ExternFunctions& operator=(const ExternFunctions&) = delete;
 
   /// x86: the address of every extern symbol `func` calls, from the libraries or else from this
-  /// process (the C library); throws CommandLineError for a symbol nobody provides.
+  /// process (the C library); throws OptionError for a symbol nobody provides.
   std::map<std::string, void*> jit_symbols(const LoweredFunc& func) const;
   /// interp: registers every extern symbol `func` calls that a library provides with the loop
   /// interpreter (others keep the interpreter's built-in implementation, if it has one).
   void register_with_loop_interpreter(const LoweredFunc& func) const;
-  /// arm: the objects and archives to link into the driver; throws CommandLineError if `func`
+  /// arm: the objects and archives to link into the driver; throws OptionError if `func`
   /// calls an extern symbol and there are none (unless the C library has the symbol).
   std::vector<std::string> arm_link_inputs(const LoweredFunc& func) const;
 

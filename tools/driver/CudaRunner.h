@@ -1,5 +1,5 @@
 // CudaRunner: the tuner's Runner (tuner/Measure.h) for `texc tune --target cuda`: a candidate's
-// kernel on CUDA device 0, timed by CUDA events (tools/texc/CudaExecutor.h: one checked launch, then
+// kernel on CUDA device 0, timed by CUDA events (tools/driver/CudaExecutor.h: one checked launch, then
 // `repeat` timed launches, each the elapsed time between two events).
 //
 // The CUDA driver cannot be used across fork(), and the tuner measures every candidate in a forked

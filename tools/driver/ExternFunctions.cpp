@@ -1,4 +1,4 @@
-#include "tools/texc/ExternFunctions.h"
+#include "tools/driver/ExternFunctions.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 #include "backends/interp/ExternRegistry.h"
 #include "ir/IRVisitor.h"
 #include "ir/Intrinsics.h"
-#include "tools/texc/EnvironmentError.h"
+#include "tools/driver/EnvironmentError.h"
 
 namespace texc {
 
@@ -44,11 +44,11 @@ void compile_c(const std::string& compiler, const std::string& flags, const std:
                const std::string& output) {
   if (!program_exists(compiler))
     throw EnvironmentError("--extern-src " + source + ": the C compiler '" + compiler + "' is not on PATH");
-  if (!fs::exists(source)) throw CommandLineError("--extern-src: cannot open file '" + source + "'");
+  if (!fs::exists(source)) throw OptionError("--extern-src: cannot open file '" + source + "'");
   std::string log;
   std::string command = shell_quote(compiler) + " " + flags + " -o " + shell_quote(output) + " " + shell_quote(source);
   if (run_capturing(command, &log) != 0)
-    throw CommandLineError("--extern-src " + source + " does not compile (" + command + "):\n" + log);
+    throw OptionError("--extern-src " + source + " does not compile (" + command + "):\n" + log);
 }
 
 /// Calls `fn` with every argument passed in a 64-bit integer register (see the file comment).
@@ -111,17 +111,17 @@ std::vector<ExternCall> extern_calls(const std::vector<LoweredFunc>& funcs) {
   return calls;
 }
 
-ExternFunctions::ExternFunctions(const CommandLine& cl) : target_(cl.target) {
-  if (cl.extern_libs.empty() && cl.extern_srcs.empty()) return;
-  if (!cl.extern_srcs.empty()) {
+ExternFunctions::ExternFunctions(const CompileOptions& opts) : target_(opts.target) {
+  if (opts.extern_libs.empty() && opts.extern_srcs.empty()) return;
+  if (!opts.extern_srcs.empty()) {
     std::string pattern = (fs::temp_directory_path() / "texc-extern-XXXXXX").string();
     if (!mkdtemp(pattern.data())) throw EnvironmentError("cannot create a temporary directory " + pattern);
     work_dir_ = pattern;
   }
   // A failure leaves nothing behind: the destructor does not run for a constructor that throws.
   try {
-    for (size_t i = 0; i < cl.extern_srcs.size(); ++i) {
-      const std::string& source = cl.extern_srcs[i];
+    for (size_t i = 0; i < opts.extern_srcs.size(); ++i) {
+      const std::string& source = opts.extern_srcs[i];
       std::string stem = fs::path(source).stem().string() + "." + std::to_string(i);
       if (target_ == "arm") {
         std::string object = (fs::path(work_dir_) / (stem + ".o")).string();
@@ -132,12 +132,12 @@ ExternFunctions::ExternFunctions(const CommandLine& cl) : target_(cl.target) {
         std::string library = (fs::path(work_dir_) / ("lib" + stem + ".so")).string();
         compile_c(cc && *cc ? cc : "cc", "-O2 -fPIC -shared", source, library);
         void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (!handle) throw CommandLineError("--extern-src " + source + ": cannot load the compiled library: " + dlerror());
+        if (!handle) throw OptionError("--extern-src " + source + ": cannot load the compiled library: " + dlerror());
         handles_.push_back(handle);
       }
     }
-    for (const std::string& library : cl.extern_libs) {
-      if (!fs::exists(library)) throw CommandLineError("--extern-lib: cannot open file '" + library + "'");
+    for (const std::string& library : opts.extern_libs) {
+      if (!fs::exists(library)) throw OptionError("--extern-lib: cannot open file '" + library + "'");
       if (target_ == "arm") {
         link_inputs_.push_back(fs::absolute(library).string());
         continue;
@@ -145,7 +145,7 @@ ExternFunctions::ExternFunctions(const CommandLine& cl) : target_(cl.target) {
       // dlopen searches the library path for a name without '/': name the file itself.
       std::string path = fs::absolute(library).string();
       void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (!handle) throw CommandLineError("--extern-lib: cannot load '" + library + "': " + dlerror());
+      if (!handle) throw OptionError("--extern-lib: cannot load '" + library + "': " + dlerror());
       handles_.push_back(handle);
     }
   } catch (...) {
@@ -173,7 +173,7 @@ std::map<std::string, void*> ExternFunctions::jit_symbols(const LoweredFunc& fun
   for (const ExternCall& call : extern_calls({func})) {
     void* address = find_in_libraries(call.symbol);
     if (!address) address = dlsym(RTLD_DEFAULT, call.symbol.c_str());
-    if (!address) throw CommandLineError(nobody_provides(call));
+    if (!address) throw OptionError(nobody_provides(call));
     symbols[call.symbol] = address;
   }
   return symbols;
@@ -184,7 +184,7 @@ void ExternFunctions::register_with_loop_interpreter(const LoweredFunc& func) co
     void* address = find_in_libraries(call.symbol);
     if (!address) continue;
     if (call.arg_kinds.find('f') != std::string::npos || call.arg_kinds.size() > 6)
-      throw CommandLineError("op '" + call.op + "' calls the extern function '" + call.symbol + "' with " +
+      throw OptionError("op '" + call.op + "' calls the extern function '" + call.symbol + "' with " +
                              (call.arg_kinds.size() > 6 ? "more than 6 arguments"
                                                         : std::string("a floating-point argument")) +
                              ", which the loop interpreter cannot pass to a library function");
@@ -199,7 +199,7 @@ void ExternFunctions::register_with_loop_interpreter(const LoweredFunc& func) co
 std::vector<std::string> ExternFunctions::arm_link_inputs(const LoweredFunc& func) const {
   if (link_inputs_.empty())
     for (const ExternCall& call : extern_calls({func}))
-      if (!dlsym(RTLD_DEFAULT, call.symbol.c_str())) throw CommandLineError(nobody_provides(call));
+      if (!dlsym(RTLD_DEFAULT, call.symbol.c_str())) throw OptionError(nobody_provides(call));
   return link_inputs_;
 }
 

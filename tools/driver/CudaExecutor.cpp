@@ -1,4 +1,4 @@
-#include "tools/texc/CudaExecutor.h"
+#include "tools/driver/CudaExecutor.h"
 
 #include <algorithm>
 #include <cstring>
@@ -8,7 +8,7 @@
 #include "ir/SymbolNames.h"
 #include "ir/Target.h"
 #include "runtime/CudaDriver.h"
-#include "tools/texc/EnvironmentError.h"
+#include "tools/driver/EnvironmentError.h"
 
 namespace texc {
 

@@ -1,4 +1,4 @@
-#include "tools/texc/ChildProcess.h"
+#include "tools/driver/ChildProcess.h"
 
 #include <sys/mman.h>
 #include <sys/wait.h>

@@ -1,4 +1,4 @@
-#include "tools/texc/JitExecutor.h"
+#include "tools/driver/JitExecutor.h"
 
 #include <algorithm>
 #include <chrono>
@@ -7,8 +7,8 @@
 #include "backends/interp/InterpError.h"
 #include "backends/llvm/CpuTargetMachine.h"
 #include "backends/llvm/WarmUp.h"
-#include "tools/texc/ChildProcess.h"
-#include "tools/texc/EnvironmentError.h"
+#include "tools/driver/ChildProcess.h"
+#include "tools/driver/EnvironmentError.h"
 
 namespace texc {
 

@@ -22,7 +22,7 @@
 
 #include "backends/interp/RunOp.h"
 #include "backends/llvm/CudaBackend.h"
-#include "tools/texc/JitExecutor.h"
+#include "tools/driver/JitExecutor.h"
 
 namespace texc {
 

@@ -1,12 +1,12 @@
-#include "tools/texc/CudaRunner.h"
+#include "tools/driver/CudaRunner.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
 
-#include "tools/texc/CudaExecutor.h"
-#include "tools/texc/EnvironmentError.h"
+#include "tools/driver/CudaExecutor.h"
+#include "tools/driver/EnvironmentError.h"
 
 namespace texc {
 

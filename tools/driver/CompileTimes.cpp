@@ -1,4 +1,4 @@
-#include "tools/texc/CompileTimes.h"
+#include "tools/driver/CompileTimes.h"
 
 #include <fmt/format.h>
 

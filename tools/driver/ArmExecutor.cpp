@@ -1,10 +1,10 @@
-#include "tools/texc/ArmExecutor.h"
+#include "tools/driver/ArmExecutor.h"
 
 #include <cstring>
 
 #include "backends/interp/InterpError.h"
 #include "backends/llvm/CpuTargetMachine.h"
-#include "tools/texc/EnvironmentError.h"
+#include "tools/driver/EnvironmentError.h"
 
 namespace texc {
 

@@ -4,7 +4,7 @@
 // "Target properties").
 #pragma once
 #include "ir/TargetProperties.h"
-#include "tools/texc/CommandLine.h"
+#include "tools/driver/CompileOptions.h"
 
 namespace texc {
 
@@ -16,6 +16,6 @@ namespace texc {
 /// for a feature of the other architecture; an F that LLVM knows for neither is an error at the
 /// schedule.
 /// Throws TargetOptionError for an unknown --mcpu (as cpu_target_options).
-TargetProperties target_properties_of(const CommandLine& cl);
+TargetProperties target_properties_of(const CompileOptions& opts);
 
 }  // namespace texc

@@ -1,4 +1,4 @@
-#include "tools/texc/KnobOptions.h"
+#include "tools/driver/KnobOptions.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -47,13 +47,13 @@ std::optional<int64_t> parse_value(const SchedKnob& knob, const std::string& tex
 
 }  // namespace
 
-void check_knob_options(const CommandLine& cl, const std::vector<OpDef>& ops) {
-  for (const auto& [name, text] : cl.knobs) {
+void check_knob_options(const CompileOptions& opts, const std::vector<OpDef>& ops) {
+  for (const auto& [name, text] : opts.knobs) {
     std::vector<std::string> names;
     std::string listing;  // "matmul: TI, TJ, UK; softmax: SM_VW"
     bool found = false;
     for (const OpDef& op : ops) {
-      std::vector<SchedKnob> knobs = knobs_of(op, cl.target);
+      std::vector<SchedKnob> knobs = knobs_of(op, opts.target);
       if (const SchedKnob* knob = find_knob(knobs, name)) {
         found = true;
         if (!parse_value(*knob, text)) {
@@ -73,16 +73,16 @@ void check_knob_options(const CommandLine& cl, const std::vector<OpDef>& ops) {
     else listing = "the knobs are " + listing;
     std::string suggestion = closest_name(name, names);
     if (!suggestion.empty())
-      throw_error(DiagId::UnknownKnobOptionSuggest, SourceLoc{}, name, cl.target, name, suggestion, listing);
-    throw_error(DiagId::UnknownKnobOption, SourceLoc{}, name, cl.target, name, listing);
+      throw_error(DiagId::UnknownKnobOptionSuggest, SourceLoc{}, name, opts.target, name, suggestion, listing);
+    throw_error(DiagId::UnknownKnobOption, SourceLoc{}, name, opts.target, name, listing);
   }
 }
 
-KnobConfig knob_options_for(const CommandLine& cl, const OpDef& op) {
+KnobConfig knob_options_for(const CompileOptions& opts, const OpDef& op) {
   KnobConfig config;
-  if (cl.knobs.empty()) return config;
-  std::vector<SchedKnob> knobs = knobs_of(op, cl.target);
-  for (const auto& [name, text] : cl.knobs) {
+  if (opts.knobs.empty()) return config;
+  std::vector<SchedKnob> knobs = knobs_of(op, opts.target);
+  for (const auto& [name, text] : opts.knobs) {
     const SchedKnob* knob = find_knob(knobs, name);
     if (!knob) continue;
     std::optional<int64_t> v = parse_value(*knob, text);
