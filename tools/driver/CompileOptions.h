@@ -42,4 +42,7 @@ struct CompileOptions {
   std::vector<std::string> extern_srcs;     // C files compiled into such a library
 };
 
+/// The target of the machine texc runs on: "x86" on x86-64, "arm" on aarch64, "" elsewhere.
+std::string host_target();
+
 }  // namespace texc

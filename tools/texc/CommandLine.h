@@ -63,9 +63,6 @@ CommandLine parse_command_line(int argc, const char* const* argv);
 /// The --help text.
 std::string usage_text();
 
-/// The target of the machine texc runs on: "x86" on x86-64, "arm" on aarch64, "" elsewhere.
-std::string host_target();
-
 /// The output kinds --emit accepts.
 const std::vector<std::string>& emit_kinds();
 
