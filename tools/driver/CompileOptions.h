@@ -26,6 +26,7 @@ struct CompileOptions {
   std::string op;                           // only this op ("" = every op the file defines)
   std::map<std::string, int64_t> defines;   // -D NAME=VALUE: params
   std::vector<std::string> include_dirs;    // -I: where imports are looked for (after the file's folder)
+  std::string stdlib_dir;                   // the standard library ("" = default_stdlib_dir(), Frontend.h)
   std::string records;                      // tuning records to choose knobs from ("" = the shipped ones)
   bool records_any_machine = false;         // use x86 records measured on another machine kind
   bool no_records = false;                  // not the shipped records: every knob's first value

@@ -10,6 +10,7 @@ namespace texc {
 FrontendOptions frontend_options(const CompileOptions& opts) {
   FrontendOptions o;
   o.include_dirs = opts.include_dirs;
+  o.stdlib_dir = opts.stdlib_dir;
   o.defines = opts.defines;
   o.only_op = opts.op;
   o.target = opts.target;
