@@ -2,6 +2,7 @@
 // control — JIT-compiled kernels, extern functions from --extern-lib / --extern-src — can fault
 // without taking texc down.
 //
+// The fork, the wait and the exception's way back are tuner/ChildRun.h's run_in_child.
 // The child starts as a copy of texc (copy-on-write: the tensors are not copied up front), runs
 // `body`, copies every tensor in `results` into memory shared with the parent, and exits with
 // _exit (no atexit handlers, nothing of texc's flushed twice). The parent waits and copies

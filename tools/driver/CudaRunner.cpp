@@ -1,12 +1,8 @@
 #include "tools/driver/CudaRunner.h"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstring>
-
 #include "tools/driver/CudaExecutor.h"
 #include "tools/driver/EnvironmentError.h"
+#include "tuner/ChildRun.h"
 
 namespace texc {
 
@@ -31,41 +27,19 @@ class CudaRunner : public Runner {
   std::string name_, arch_;
 };
 
-/// Writes all of `text` to `fd`.
-void write_all(int fd, const std::string& text) {
-  for (size_t done = 0; done < text.size();) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n <= 0) return;
-    done += size_t(n);
-  }
-}
-
 }  // namespace
 
 std::unique_ptr<Runner> make_cuda_runner(const std::string& requested_arch) {
-  int fds[2];
-  if (::pipe(fds) != 0) throw EnvironmentError(std::string("cannot make a pipe: ") + std::strerror(errno));
-  pid_t pid = ::fork();
-  if (pid < 0) throw EnvironmentError(std::string("cannot fork: ") + std::strerror(errno));
-  if (pid == 0) {  // the probe: "ok\nNAME\nARCH" or "error\nMESSAGE"
-    ::close(fds[0]);
-    std::string answer;
+  ChildOutcome probe = run_in_child([&](ChildChannel& parent) {  // "ok\nNAME\nARCH" or "error\nMESSAGE"
     try {
       CudaDeviceInfo info = open_cuda_device(requested_arch);
-      answer = "ok\n" + info.name + "\n" + info.arch;
+      parent.send("ok\n" + info.name + "\n" + info.arch);
     } catch (const std::exception& e) {
-      answer = std::string("error\n") + e.what();
+      parent.send(std::string("error\n") + e.what());
     }
-    write_all(fds[1], answer);
-    ::_exit(0);
-  }
-  ::close(fds[1]);
-  std::string answer;
-  char buf[4096];
-  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) answer.append(buf, size_t(n));
-  ::close(fds[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
+  });
+  if (probe.end == ChildOutcome::End::CannotStart) throw EnvironmentError(probe.message);
+  const std::string& answer = probe.data;
   auto line_end = answer.find('\n');
   std::string verdict = answer.substr(0, line_end);
   std::string rest = line_end == std::string::npos ? "" : answer.substr(line_end + 1);
