@@ -9,7 +9,7 @@
 
 #include "backends/interp/LoopInterpreter.h"
 #include "backends/llvm/CpuTargetMachine.h"
-#include "backends/llvm/WarmUp.h"
+#include "backends/llvm/TimeCalls.h"
 
 namespace texc {
 
@@ -79,18 +79,7 @@ class X86Runner : public Runner {
     std::vector<void*> pointers;
     for (Tensor* t : args) pointers.push_back(t->data());
     packed(pointers.data());  // the checked call
-    warm_up([&] { packed(pointers.data()); });
-    auto start = Clock::now();
-    packed(pointers.data());
-    double first = ms_since(start);
-    int number = first >= 1.0 ? 1 : int(std::min(1000.0, std::ceil(1.0 / std::max(first, 1e-4))));
-    std::vector<double> times;
-    for (int r = 0; r < repeat; ++r) {
-      start = Clock::now();
-      for (int k = 0; k < number; ++k) packed(pointers.data());
-      times.push_back(ms_since(start) / number);
-    }
-    return times;
+    return time_calls([&] { packed(pointers.data()); }, repeat).times_ms;  // rounds of >= 1 ms (TimeCalls.h)
   }
 
  private:

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "backends/interp/RunOp.h"
+#include "backends/llvm/TimeCalls.h"
 #include "tuner/ChildRun.h"
 
 namespace texc {
@@ -122,12 +123,9 @@ Measurement measure(const OpDef& op, const Candidate& candidate, Runner& runner,
     }
   }
   if (!m.times.empty()) {
-    std::vector<double> sorted = m.times;
-    std::sort(sorted.begin(), sorted.end());
-    size_t n = sorted.size();
-    m.median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-    m.min = sorted.front();
-    m.max = sorted.back();
+    m.median = median_of(m.times);
+    m.min = *std::min_element(m.times.begin(), m.times.end());
+    m.max = *std::max_element(m.times.begin(), m.times.end());
   }
   return m;
 }

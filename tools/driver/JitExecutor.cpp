@@ -1,12 +1,11 @@
 #include "tools/driver/JitExecutor.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 
 #include "backends/interp/InterpError.h"
 #include "backends/llvm/CpuTargetMachine.h"
-#include "backends/llvm/WarmUp.h"
+#include "backends/llvm/TimeCalls.h"
 #include "tools/driver/ChildProcess.h"
 #include "tools/driver/EnvironmentError.h"
 
@@ -60,21 +59,14 @@ OpExecutor make_jit_executor(const LoweredFunc& func, const CpuTargetOptions& ta
         const char* data = static_cast<const char*>(t->data());
         first_outputs.emplace_back(data, data + t->num_bytes());
       }
-      warm_up([&] { packed(pointers.data()); });
-      for (int k = 0; k < repeat; ++k) {
-        auto start = std::chrono::steady_clock::now();
-        packed(pointers.data());
-        times->ms[k] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-        times->count = k + 1;
-      }
+      CallTimes timed = time_calls([&] { packed(pointers.data()); }, repeat);  // rounds of >= 1 ms (TimeCalls.h)
+      std::copy(timed.times_ms.begin(), timed.times_ms.end(), times->ms);
+      times->count = int(timed.times_ms.size());
       for (size_t o = 0; o < outputs.size(); ++o)
         std::memcpy(outputs[o]->data(), first_outputs[o].data(), first_outputs[o].size());
     });
     timing->times_ms.assign(times->ms, times->ms + times->count);
-    std::vector<double> sorted = timing->times_ms;
-    std::sort(sorted.begin(), sorted.end());
-    size_t n = sorted.size();
-    timing->median_ms = n == 0 ? 0 : n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+    timing->median_ms = median_of(timing->times_ms);
   };
 }
 

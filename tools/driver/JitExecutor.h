@@ -4,7 +4,8 @@
 // The op is compiled (and linked, so a missing extern symbol is reported here) in texc's process
 // when the executor is made. Each execution runs in a child process (ChildProcess.h): the child
 // calls the op once on the tensors (op.inputs then op.outputs, LoweredFunc::args order) and then
-// `repeat` more times under its own clock; the outputs of that first call come back to the parent
+// times `repeat` rounds of calls (backends/llvm/TimeCalls.h: rounds of at least 1 ms, the median
+// of the time of one call in each); the outputs of that first call come back to the parent
 // (what run_op checks: a kernel wrong on its first call only fails), the child's times are left in
 // *timing. So compiled code that faults (an out-of-bounds access the reference could
 // not see, e.g. at an unchecked point) kills the child, never texc: it is an InterpError naming

@@ -7,6 +7,7 @@
 #include "backends/interp/ReferenceInterpreter.h"
 #include "backends/interp/RunOp.h"
 #include "backends/llvm/CudaBackend.h"
+#include "backends/llvm/TimeCalls.h"
 #include "backends/vdla/Codegen.h"
 #include "backends/vdla/Listing.h"
 #include "backends/vdla/ProgramFile.h"
@@ -209,10 +210,7 @@ HostRunTiming Module::run(const std::string& name, std::vector<Tensor*> args, in
     execute(timed_args);
     timing.times_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
-  std::vector<double> sorted = timing.times_ms;
-  std::sort(sorted.begin(), sorted.end());
-  size_t n = sorted.size();
-  timing.median_ms = n == 0 ? 0 : n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  timing.median_ms = median_of(timing.times_ms);
   return timing;
 }
 
