@@ -1,7 +1,7 @@
 // CompileOptions: what the library (tools/driver/Compile.h) needs to compile a .tex file for a
 // target: the front end's -D/-I/--op, the target and its CPU or GPU (mcpu, mattr, arch, vdla_config),
 // the knobs (fixed ones, and which tuning records choose the others), the lowering's switches and
-// the C functions that tensorized ops call. A plain struct: the command line (tools/driver/CompileOptions.h)
+// the C functions that tensorized ops call. A plain struct: the command line (tools/texc/CommandLine.h)
 // is one with the CLI's own fields added, and a program calling the library fills one in.
 // OptionError: an option the library cannot use (a --records file that does not exist, an extern
 // library that cannot be loaded, a --knob no op declares ...); the CLI prints it as a command-line

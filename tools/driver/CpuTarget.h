@@ -1,5 +1,5 @@
-// cpu_target_options: the LLVM CPU target that the command line asks for (x86 or arm, with --mcpu
-// and --mattr), for every command that generates code for a CPU.
+// cpu_target_options: the LLVM CPU target the compile options ask for (x86 or arm, with mcpu and
+// mattr: --mcpu, --mattr), for everything that generates code for a CPU.
 #pragma once
 #include "backends/llvm/LLVMBackend.h"
 #include "ir/Op.h"

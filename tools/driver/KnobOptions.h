@@ -1,4 +1,5 @@
-// --knob NAME=VALUE (cli.md): fixing a schedule knob from the command line, without the tuner.
+// Fixed knobs (CompileOptions::knobs; `--knob NAME=VALUE`, cli.md): a schedule knob's value given
+// by the caller, without the tuner.
 //
 // A knob is looked up in the schedule blocks that apply to the target, in every op of the file
 // (imported ops' knobs included); it applies to every op that declares it. A name no op declares is
@@ -14,10 +15,10 @@
 
 namespace texc {
 
-/// Checks every --knob against the knobs of `ops` for opts.target. Throws UserError.
+/// Checks every fixed knob (opts.knobs) against the knobs of `ops` for opts.target. Throws UserError.
 void check_knob_options(const CompileOptions& opts, const std::vector<OpDef>& ops);
 
-/// The --knob values of the knobs `op` declares for opts.target (checked by check_knob_options).
+/// The fixed values of the knobs `op` declares for opts.target (checked by check_knob_options).
 KnobConfig knob_options_for(const CompileOptions& opts, const OpDef& op);
 
 }  // namespace texc

@@ -1,6 +1,7 @@
-// lower_for_target: the one place where the driver calls the lowering (lower/Lower.h), with the
-// options of the command line (target, --knob, --no-fuse, --print-after-each, --print-changed,
-// --time-passes). Every command (compile, run, tune) lowers through it.
+// lower_for_target: the one place where the library calls the lowering (lower/Lower.h), with the
+// compile options (CompileOptions.h: target, arch, knobs, no_fuse, print_after_each, print_changed,
+// time_passes, verify_each, remarks). compile() (Module.h) and every command (compile, run, tune)
+// lower through it.
 #pragma once
 #include "ir/Function.h"
 #include "ir/Op.h"

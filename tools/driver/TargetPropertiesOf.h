@@ -1,6 +1,6 @@
 // target_properties_of: the values of the schedule language's target properties
 // (target.vector_bits, target.vector_registers, target.has("F"); ir/TargetProperties.h) for the
-// command line's target, read from LLVM's description of the CPU (docs/language.md
+// compile options' target, read from LLVM's description of the CPU (docs/language.md
 // "Target properties").
 #pragma once
 #include "ir/TargetProperties.h"

@@ -12,7 +12,7 @@
 
 namespace texc {
 
-/// The configuration --vdla-config names, or the spec's defaults.
+/// The configuration file opts.vdla_config names (--vdla-config), or the spec's defaults.
 vdla::VdlaConfig vdla_config_of(const CompileOptions& opts);
 
 /// What the last simulated run of an op reported.
