@@ -36,6 +36,9 @@ grep -q 'broken.tex:2:.*error' "$tmp/run.log" || fail "the UserError's diagnosti
 grep -q 'int scaled_matmul(' "$tmp/out/scaled_matmul.h" || grep -q 'scaled_matmul(' "$tmp/out/scaled_matmul.h" \
   || fail "the header declares no scaled_matmul"
 
+cmp -s "$tmp/out/ti4.loops.txt" "$tmp/out/ti8.loops.txt" && fail "the fixed knob TI=4 did not change the loops"
+grep -q 'for ii in 0..4' "$tmp/out/ti4.loops.txt" || { cat "$tmp/out/ti4.loops.txt"; fail "TI=4: no loop ii of 4"; }
+
 # The installed command, with the installed standard library.
 (cd "$tmp" && TEXC_STDLIB= "$tmp/prefix/bin/texc" run "$tmp/src/scaled_matmul.tex" --target x86 --repeat 1) > "$tmp/texc.log" 2>&1 \
   || { cat "$tmp/texc.log"; fail "the installed texc run"; }

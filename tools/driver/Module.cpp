@@ -17,6 +17,7 @@
 #include "tools/driver/CpuTarget.h"
 #include "tools/driver/CudaExecutor.h"
 #include "tools/driver/EnvironmentError.h"
+#include "tools/driver/KnobOptions.h"
 #include "tools/driver/LowerForTarget.h"
 #include "tools/driver/OutputFile.h"
 #include "tools/driver/RecordKnobs.h"
@@ -243,6 +244,8 @@ Module compile_program(const Program& program, const ProgramSource& source, cons
     CompiledOp compiled;
     compiled.op = op;
     compiled.record_knobs = knobs_from_records(options, op);
+    compiled.knobs = compiled.record_knobs;
+    for (const auto& [name, value] : knob_options_for(options, op)) compiled.knobs[name] = value;  // as lower_for_target
     compiled.functions = lower_op_functions(op, options, compiled.record_knobs, &compiled.remarks);
     for (size_t i = 0; i < compiled.functions.size(); ++i) module.function_locs_.push_back(op.loc);
     module.ops_.push_back(std::move(compiled));

@@ -38,8 +38,10 @@ namespace texc {
 struct CompiledOp {
   OpDef op;                            // as elaborated for the target (a `compute TARGET` block applied)
   std::vector<LoweredFunc> functions;  // the op, or <op>_prepare then <op>; each says its kind
-                                       // (FunctionKind::Host or Device) and its knobs
-  KnobConfig record_knobs;             // the knobs chosen from tuning records (fixed knobs win over them)
+                                       // (FunctionKind::Host or Device)
+  KnobConfig knobs;                    // the knobs it was lowered with: the records' choice, the fixed
+                                       // knobs (options.knobs) over it; a knob not here took its first value
+  KnobConfig record_knobs;             // the part chosen from tuning records
   std::vector<Remark> remarks;         // the lowering's remarks (with options.remarks)
 };
 

@@ -69,10 +69,20 @@ int main(int argc, char** argv) {
     const texc::CompiledOp& op = x86.op("scaled_matmul");
     check(op.functions.size() == 2 && op.functions[0].name == "scaled_matmul_prepare",
           "the const input's stage is split into scaled_matmul_prepare");
+    check(op.knobs.empty(), "no records, no fixed knob: every knob takes its first value");
     run_and_check(x86, "scaled_matmul");
     x86.write("header", out + "/scaled_matmul.h");
     x86.write("obj", out + "/scaled_matmul.o");
     check(std::filesystem::file_size(out + "/scaled_matmul.o") > 0, "the object file is written");
+
+    // A fixed knob (texc's --knob TI=4) is in the op's knobs and changes the loops.
+    texc::CompileOptions fixed = options;
+    fixed.knobs = {{"TI", "4"}};
+    texc::Module x86_ti4 = texc::compile(texc::ProgramSource::file(file), fixed);
+    check(x86_ti4.op("scaled_matmul").knobs == texc::KnobConfig{{"TI", 4}}, "the fixed knob TI=4 is recorded");
+    run_and_check(x86_ti4, "scaled_matmul");
+    x86_ti4.write("loops", out + "/ti4.loops.txt");
+    x86.write("loops", out + "/ti8.loops.txt");
 
     options.target = "interp";
     texc::Module interp = texc::compile(texc::ProgramSource::file(file), options);
