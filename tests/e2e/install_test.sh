@@ -4,9 +4,9 @@
 # alone — not the build or source tree — compiles install/scaled_matmul.tex with the library API,
 # runs it on x86 and interp against the reference interpreter, and sees texc's errors as C++
 # exceptions (UserError, OptionError, InternalError). The installed texc runs the same op.
-# usage: install_test.sh CMAKE BUILD_DIR SOURCE_DIR
+# usage: install_test.sh CMAKE BUILD_DIR SOURCE_DIR [FLAGS]   (FLAGS: the sanitizer flags of the build, if any)
 set -euo pipefail
-CMAKE=$1 BUILD=$(cd "$2" && pwd) SRC=$(cd "$3" && pwd)
+CMAKE=$1 BUILD=$(cd "$2" && pwd) SRC=$(cd "$3" && pwd) FLAGS=${4:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -21,6 +21,7 @@ cp -r "$SRC/tests/e2e/install" "$tmp/src"
 launcher=()
 command -v ccache > /dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 "$CMAKE" -S "$tmp/src" -B "$tmp/build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$tmp/prefix" "${launcher[@]}" \
+  -DCMAKE_CXX_FLAGS="$FLAGS" -DCMAKE_EXE_LINKER_FLAGS="$FLAGS" \
   > "$tmp/configure.log" 2>&1 || { cat "$tmp/configure.log"; fail "configuring against the prefix"; }
 "$CMAKE" --build "$tmp/build" > "$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; fail "building against the prefix"; }
 # Built from the prefix: no include directory or library of the build or source tree.
