@@ -52,7 +52,7 @@ Program compile_file(const std::string& path, const FrontendOptions& options);
 Program compile_source(const std::string& name, const std::string& text, const FrontendOptions& options);
 
 /// Where `import nn.conv2d` looks: $TEXC_STDLIB if set, else <texc executable>/../stdlib or
-/// <texc executable>/../../stdlib if present, else the source tree's stdlib/ (compiled in).
+/// <texc executable>/../../stdlib or <texc executable>/../share/texc/stdlib (installed) if present, else the source tree's stdlib/ (compiled in).
 std::string default_stdlib_dir();
 
 }  // namespace texc

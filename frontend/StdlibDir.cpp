@@ -16,7 +16,7 @@ std::string default_stdlib_dir() {
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
-    for (const char* relative : {"../stdlib", "../../stdlib"}) {
+    for (const char* relative : {"../stdlib", "../../stdlib", "../share/texc/stdlib"}) {
       fs::path candidate = exe.parent_path() / relative;
       if (fs::is_regular_file(candidate / "nn" / "conv2d.tex", ec)) return fs::weakly_canonical(candidate, ec).string();
     }

@@ -43,7 +43,7 @@ struct LoweredFunc {
   FunctionKind kind = FunctionKind::Host;
   LaunchAttributes launch = {};  // device functions only
   /// Comment lines the C header prints with the function (how the two halves of an op with
-  /// `const` inputs are called: tools/texc/LowerForTarget.h).
+  /// `const` inputs are called: tools/driver/LowerForTarget.h).
   std::vector<std::string> doc = {};
   std::vector<AttributeValue> attributes = {};  // the op's attributes, in parameter order
 };

@@ -9,7 +9,7 @@
 //  - every file read, and every file noted with note_input_file (one texc hands to another program:
 //    an --extern-src given to the C compiler), is remembered by identity (device and inode, so a
 //    hard link or a symbolic link is the same file), for the outputs of the run to refuse to
-//    replace it (tools/texc/OutputFile.h).
+//    replace it (tools/driver/OutputFile.h).
 // A mistake is a UserError (exit 1): "--records '/dev/urandom' is a character device, not a
 // regular file", "... is 20971520 bytes, more than the 16 MiB texc reads for ...".
 #pragma once

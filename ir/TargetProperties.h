@@ -3,7 +3,7 @@
 // `target.vector_registers`, `target.l1_bytes`, `target.l2_bytes`, `target.has("FEATURE")`. The front end turns each into a variable
 // named after the property (target_property_var); lowering replaces those variables by the
 // values of the target being compiled for (with_target_properties) before the schedule is read.
-// The values come from the driver (tools/texc/TargetPropertiesOf.h: the LLVM target machine of
+// The values come from the driver (tools/driver/TargetPropertiesOf.h: the LLVM target machine of
 // --mcpu/--mattr or the host); nothing here knows LLVM.
 #pragma once
 #include <functional>

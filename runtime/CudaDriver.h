@@ -1,6 +1,6 @@
 // CudaDriver: the CUDA driver API (libcuda.so.1) loaded with dlopen, so that nothing links against
 // CUDA. Shared by texrt_cuda_launch (CudaLaunch.cpp, what compiled cuda host functions call) and
-// `texc run --target cuda` (tools/texc/CudaExecutor.h). C++, internal to texc: programs that use
+// `texc run --target cuda` (tools/driver/CudaExecutor.h). C++, internal to texc: programs that use
 // compiled ops see only the C API of texrt_cuda.h.
 //
 // cuda_driver() loads the library once per process (thread-safe): dlopen("libcuda.so.1") — the

@@ -9,7 +9,7 @@
 
 #include "backends/interp/LoopInterpreter.h"
 #include "backends/llvm/CpuTargetMachine.h"
-#include "backends/llvm/WarmUp.h"
+#include "backends/llvm/TimeCalls.h"
 
 namespace texc {
 
@@ -79,18 +79,7 @@ class X86Runner : public Runner {
     std::vector<void*> pointers;
     for (Tensor* t : args) pointers.push_back(t->data());
     packed(pointers.data());  // the checked call
-    warm_up([&] { packed(pointers.data()); });
-    auto start = Clock::now();
-    packed(pointers.data());
-    double first = ms_since(start);
-    int number = first >= 1.0 ? 1 : int(std::min(1000.0, std::ceil(1.0 / std::max(first, 1e-4))));
-    std::vector<double> times;
-    for (int r = 0; r < repeat; ++r) {
-      start = Clock::now();
-      for (int k = 0; k < number; ++k) packed(pointers.data());
-      times.push_back(ms_since(start) / number);
-    }
-    return times;
+    return time_calls([&] { packed(pointers.data()); }, repeat).times_ms;  // rounds of >= 1 ms (TimeCalls.h)
   }
 
  private:
@@ -126,25 +115,9 @@ class ArmRunner : public Runner {
 #endif
   }
   std::vector<double> run(const LoweredFunc& func, std::vector<Tensor*>& args, int repeat) override {
-    std::vector<std::vector<uint8_t>> inputs;
-    std::vector<Tensor*> outputs;
-    for (size_t i = 0; i < args.size() && i < func.args.size(); ++i) {
-      if (func.args[i]->role == BufferRole::Input) {
-        const uint8_t* data = static_cast<const uint8_t*>(args[i]->data());
-        inputs.emplace_back(data, data + args[i]->num_bytes());
-      } else {
-        outputs.push_back(args[i]);
-      }
-    }
     ArmRunOptions options = options_;
     options.repeat = repeat;
-    ArmRunResult result = run_on_arm({func}, func.name, inputs, target_, options);
-    if (result.outputs.size() != outputs.size()) throw std::runtime_error("arm: wrong number of outputs");
-    for (size_t o = 0; o < outputs.size(); ++o) {
-      if (result.outputs[o].size() != outputs[o]->num_bytes()) throw std::runtime_error("arm: wrong output size");
-      std::memcpy(outputs[o]->data(), result.outputs[o].data(), result.outputs[o].size());
-    }
-    return result.times_ms;
+    return run_on_arm_with_tensors(func, args, target_, options).times_ms;
   }
 
  private:
@@ -160,6 +133,33 @@ std::unique_ptr<Runner> make_x86_runner(const CpuTargetOptions& target, std::map
 std::unique_ptr<Runner> make_interp_runner() { return std::make_unique<InterpRunner>(); }
 std::unique_ptr<Runner> make_arm_runner(const CpuTargetOptions& target, const ArmRunOptions& options) {
   return std::make_unique<ArmRunner>(target, options);
+}
+
+ArmRunResult run_on_arm_with_tensors(const LoweredFunc& func, std::vector<Tensor*>& args, const CpuTargetOptions& target,
+                                     const ArmRunOptions& options) {
+  std::vector<std::vector<uint8_t>> inputs;
+  std::vector<Tensor*> outputs;
+  for (size_t i = 0; i < args.size() && i < func.args.size(); ++i) {
+    if (func.args[i]->role == BufferRole::Input) {
+      const uint8_t* data = static_cast<const uint8_t*>(args[i]->data());
+      inputs.emplace_back(data, data + args[i]->num_bytes());
+    } else {
+      outputs.push_back(args[i]);
+    }
+  }
+  ArmRunResult result = run_on_arm({func}, func.name, inputs, target, options);
+  if (result.outputs.size() != outputs.size())
+    throw std::runtime_error("op " + func.name + " returned " + std::to_string(result.outputs.size()) +
+                             " outputs, expected " + std::to_string(outputs.size()));
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    if (result.outputs[o].size() != outputs[o]->num_bytes())
+      throw std::runtime_error("output " + std::to_string(o) + " of op " + func.name + " has " +
+                               std::to_string(result.outputs[o].size()) + " bytes, expected " +
+                               std::to_string(outputs[o]->num_bytes()));
+    std::memcpy(outputs[o]->data(), result.outputs[o].data(), result.outputs[o].size());
+  }
+  result.outputs.clear();
+  return result;
 }
 
 }  // namespace texc

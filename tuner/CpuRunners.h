@@ -41,4 +41,12 @@ std::unique_ptr<Runner> make_x86_runner(const CpuTargetOptions& target, std::map
 std::unique_ptr<Runner> make_interp_runner();
 std::unique_ptr<Runner> make_arm_runner(const CpuTargetOptions& target, const ArmRunOptions& options);
 
+/// `func` run by the arm runner (run_on_arm) on tensors, as the arm runner above and `texc run
+/// --target arm` (tools/driver/ArmExecutor.h) run it: the inputs (func's Input arguments) are
+/// written out, the outputs read back into the other tensors; the result keeps the times and drops
+/// the outputs. A failed link or run, or outputs of the wrong count or size, throw
+/// std::runtime_error; a missing tool MissingToolError.
+ArmRunResult run_on_arm_with_tensors(const LoweredFunc& func, std::vector<Tensor*>& args, const CpuTargetOptions& target,
+                                     const ArmRunOptions& options);
+
 }  // namespace texc

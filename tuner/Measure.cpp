@@ -1,9 +1,5 @@
 #include "tuner/Measure.h"
 
-#include <sys/mman.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <csignal>
@@ -13,6 +9,8 @@
 #include <thread>
 
 #include "backends/interp/RunOp.h"
+#include "backends/llvm/TimeCalls.h"
+#include "tuner/ChildRun.h"
 
 namespace texc {
 
@@ -20,7 +18,7 @@ namespace {
 
 constexpr int kMaxTimes = 256;
 
-/// What the child reports, in shared memory.
+/// What the measuring child sends its parent.
 struct ChildReport {
   int verdict;  // 0 ok, 1 wrong, 2 error
   int count;
@@ -28,13 +26,6 @@ struct ChildReport {
   double times[kMaxTimes];
   char message[4096];
 };
-
-std::string signal_description(int sig) {
-  const char* abbrev = sigabbrev_np(sig);
-  std::string name = abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
-  const char* text = strsignal(sig);
-  return text ? name + ", " + text : name;
-}
 
 /// The fault TEXC_TUNE_TEST_FAULT asks for `config`: "crash", "hang" or "".
 std::string injected_fault(const KnobConfig& config) {
@@ -65,8 +56,9 @@ std::string injected_fault(const KnobConfig& config) {
   return "";
 }
 
-[[noreturn]] void child_main(const OpDef& op, const Candidate& candidate, Runner& runner, const MeasureOptions& options,
-                             ChildReport* report) {
+/// The measuring child: runs and checks the candidate, and sends its ChildReport.
+void child_main(const OpDef& op, const Candidate& candidate, Runner& runner, const MeasureOptions& options,
+                ChildChannel& parent) {
   std::string fault = injected_fault(candidate.config);
   if (fault == "crash") std::raise(SIGSEGV);
   if (fault == "hang")
@@ -88,84 +80,52 @@ std::string injected_fault(const KnobConfig& config) {
     result.passed = false;
     result.message = e.what();
   }
-  report->verdict = result.passed ? 0 : executed ? 1 : 2;
-  report->max_rel_err = result.max_rel_err;
-  report->count = int(std::min<size_t>(times.size(), kMaxTimes));
-  std::copy(times.begin(), times.begin() + report->count, report->times);
-  std::snprintf(report->message, sizeof report->message, "%s", result.message.c_str());
-  std::fflush(nullptr);
-  _exit(0);
+  ChildReport report{};
+  report.verdict = result.passed ? 0 : executed ? 1 : 2;
+  report.max_rel_err = result.max_rel_err;
+  report.count = int(std::min<size_t>(times.size(), kMaxTimes));
+  std::copy(times.begin(), times.begin() + report.count, report.times);
+  std::snprintf(report.message, sizeof report.message, "%s", result.message.c_str());
+  parent.send(&report, sizeof report);
 }
 
 }  // namespace
 
 Measurement measure(const OpDef& op, const Candidate& candidate, Runner& runner, const MeasureOptions& options) {
   Measurement m;
-  void* shared = mmap(nullptr, sizeof(ChildReport), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (shared == MAP_FAILED) {
+  ChildOutcome child = run_in_child(
+      [&](ChildChannel& parent) { child_main(op, candidate, runner, options, parent); }, options.timeout_s);
+  if (child.end == ChildOutcome::End::CannotStart) {
     m.status = "error";
-    m.message = std::string("cannot map memory for the measurement: ") + std::strerror(errno);
-    return m;
-  }
-  auto* report = new (shared) ChildReport{};
-  std::fflush(nullptr);
-  pid_t pid = fork();
-  if (pid < 0) {
-    munmap(shared, sizeof(ChildReport));
-    m.status = "error";
-    m.message = std::string("cannot start a process to measure the candidate: ") + std::strerror(errno);
-    return m;
-  }
-  if (pid == 0) child_main(op, candidate, runner, options, report);
-
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(options.timeout_s);
-  int status = 0;
-  bool timed_out = false;
-  auto nap = std::chrono::microseconds(200);
-  for (;;) {
-    pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid) break;
-    if (r < 0 && errno != EINTR) break;
-    if (std::chrono::steady_clock::now() >= deadline) {
-      kill(pid, SIGKILL);
-      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-      }
-      timed_out = true;
-      break;
-    }
-    std::this_thread::sleep_for(nap);
-    nap = std::min(nap * 2, std::chrono::microseconds(20000));
-  }
-
-  if (timed_out) {
+    m.message = "cannot start a process to measure the candidate: " + child.message;
+  } else if (child.end == ChildOutcome::End::TimedOut) {
     m.status = "timeout";
     char buf[64];
     std::snprintf(buf, sizeof buf, "timeout: killed after %g s", options.timeout_s);
     m.message = buf;
-  } else if (WIFSIGNALED(status)) {
+  } else if (child.end == ChildOutcome::End::Signaled) {
     m.status = "crash";
-    m.message = "crash (" + signal_description(WTERMSIG(status)) + ") in the child process that measured it";
-  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    m.message = "crash (" + signal_description(child.signal) + ") in the child process that measured it";
+  } else if (child.end != ChildOutcome::End::Returned || child.data.size() != sizeof(ChildReport)) {
     m.status = "crash";
-    m.message = "the child process that measured it exited with status " + std::to_string(WEXITSTATUS(status));
+    m.message = "the child process that measured it " +
+                (child.end == ChildOutcome::End::Returned ? std::string("sent no report") : child.describe());
   } else {
-    m.status = report->verdict == 0 ? "ok" : report->verdict == 1 ? "wrong" : "error";
-    m.message = report->message;
-    m.max_rel_err = report->max_rel_err;
-    m.times.assign(report->times, report->times + report->count);
+    ChildReport report;
+    std::memcpy(&report, child.data.data(), sizeof report);
+    m.status = report.verdict == 0 ? "ok" : report.verdict == 1 ? "wrong" : "error";
+    m.message = report.message;
+    m.max_rel_err = report.max_rel_err;
+    m.times.assign(report.times, report.times + report.count);
     if (m.status == "ok" && m.times.empty()) {
       m.status = "error";
       m.message = "the runner returned no times";
     }
   }
-  munmap(shared, sizeof(ChildReport));
   if (!m.times.empty()) {
-    std::vector<double> sorted = m.times;
-    std::sort(sorted.begin(), sorted.end());
-    size_t n = sorted.size();
-    m.median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-    m.min = sorted.front();
-    m.max = sorted.back();
+    m.median = median_of(m.times);
+    m.min = *std::min_element(m.times.begin(), m.times.end());
+    m.max = *std::max_element(m.times.begin(), m.times.end());
   }
   return m;
 }

@@ -1,6 +1,6 @@
 // Measure: timing one candidate for real, isolated in a child process with a time limit.
 //
-// measure() forks (the child is a copy-on-write copy of texc with the lowered function in it);
+// measure() forks through run_in_child (ChildRun.h; the child is a copy-on-write copy of texc with the lowered function in it);
 // the child runs run_op (backends/interp/RunOp.h): seeded random inputs, the reference
 // interpreter at the points it checks (every point, or a sample for large outputs), one checked
 // call through the target's Runner, then `repeat` timed rounds; it writes its verdict and times

@@ -1,6 +1,6 @@
 // Running a VdlaProgram on host tensors: the inputs copied into a fresh DRAM image at their
 // offsets, the simulator run, the outputs copied back. Shared by `texc run --target vdla`
-// (tools/texc/VdlaExecutor.h) and the tuner's VDLA runner (tuner/VdlaRunner.h).
+// (tools/driver/VdlaExecutor.h) and the tuner's VDLA runner (tuner/VdlaRunner.h).
 #pragma once
 #include <cstddef>
 #include <string>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `texc run --target cuda` without a GPU: the host side (tools/texc/CudaExecutor.cpp,
+# `texc run --target cuda` without a GPU: the host side (tools/driver/CudaExecutor.cpp,
 # runtime/CudaDriver.cpp).
 #  1. Where no CUDA driver is installed: exit 2 with "no CUDA device" (cli.md), nothing compiled.
 #  2. With the recording shim fake_libcuda.c first on LD_LIBRARY_PATH (a stand-in for libcuda.so.1
@@ -151,7 +151,7 @@ TEXC_FAKE_CUDA=launch-fails expect 1 "launch of kernel mm \(grid $grid, block $b
 check "a refused launch frees the device memory" test "$(grep -c '^cuMemFree_v2' "$work/calls.log")" = 3
 TEXC_FAKE_CUDA=kernel-fails expect 1 "kernel mm failed: an illegal memory access was encountered" -- run "$op" --target cuda
 
-# texc tune --target cuda (tools/texc/CudaRunner.h): the device found in a probe child, each
+# texc tune --target cuda (tools/driver/CudaRunner.h): the device found in a probe child, each
 # candidate measured in its own child through the driver; the shim computes nothing, so every
 # candidate is a "wrong" record, with the shim's device in it.
 TEXC_FAKE_CUDA=no-device expect 2 "^texc: error: no CUDA device \(no CUDA-capable device is detected\)" -- \

@@ -1,5 +1,5 @@
 /* A recording stand-in for libcuda.so.1, for cuda_run_test.sh: a test of the HOST code of
-   `texc run --target cuda` (tools/texc/CudaExecutor.cpp, runtime/CudaDriver.cpp) on a machine
+   `texc run --target cuda` (tools/driver/CudaExecutor.cpp, runtime/CudaDriver.cpp) on a machine
    without a GPU -- the driver-API calls it makes, in which order, with which sizes and launch
    dimensions, and what it does when a call fails.
 

@@ -21,9 +21,6 @@
 // cuda-interp, whose race detector makes a data race a failure. A generated schedule the lowering
 // rejects with a located error (too many threads per block, a tag bound to two extents...) is
 // skipped, not a failure; the skips are counted by message.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -45,6 +42,7 @@
 #include "tests/schedule/ScheduleCheck.h"
 #include "tests/schedule/GpuScheduleGenerator.h"
 #include "tests/schedule/ScheduleGenerator.h"
+#include "tuner/ChildRun.h"
 
 #ifndef TEXC_SCHEDULE_TEST_DIR
 #define TEXC_SCHEDULE_TEST_DIR "."
@@ -155,17 +153,9 @@ struct CaseReport {
   bool vector_code = false;
 };
 
-// Records on the pipe: "<tag> <length>\n<payload>".
-void send(int fd, const std::string& tag, const std::string& payload) {
-  std::string rec = tag + " " + std::to_string(payload.size()) + "\n" + payload;
-  const char* p = rec.data();
-  size_t left = rec.size();
-  while (left > 0) {
-    ssize_t n = write(fd, p, left);
-    if (n <= 0) return;
-    p += n;
-    left -= size_t(n);
-  }
+// Records sent by the child (tuner/ChildRun.h): "<tag> <length>\n<payload>".
+void send(ChildChannel& parent, const std::string& tag, const std::string& payload) {
+  parent.send(tag + " " + std::to_string(payload.size()) + "\n" + payload);
 }
 
 void apply_record(CaseReport& r, const std::string& tag, const std::string& payload) {
@@ -241,29 +231,12 @@ CaseReport run_isolated(const Flags& flags, const std::function<void(const Emit&
     work([&](const std::string& tag, const std::string& payload) { apply_record(report, tag, payload); });
     return report;
   }
-  int fds[2];
-  if (pipe(fds) != 0) {
-    *crash = "pipe() failed";
-    return report;
-  }
-  std::cout.flush();
-  std::cerr.flush();
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    alarm(60);
-    work([&](const std::string& tag, const std::string& payload) { send(fds[1], tag, payload); });
-    close(fds[1]);
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string data;
-  char buf[65536];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof buf)) > 0) data.append(buf, size_t(n));
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  ChildOutcome child = run_in_child(
+      [&](ChildChannel& parent) {
+        work([&](const std::string& tag, const std::string& payload) { send(parent, tag, payload); });
+      },
+      60);
+  const std::string& data = child.data;
   size_t pos = 0;
   while (pos < data.size()) {
     size_t space = data.find(' ', pos), nl = data.find('\n', pos);
@@ -275,11 +248,11 @@ CaseReport run_isolated(const Flags& flags, const std::function<void(const Emit&
     pos = nl + 1 + len;
   }
   if (!report.finished) {
-    if (WIFSIGNALED(status))
-      *crash = WTERMSIG(status) == SIGALRM ? "timed out (60 s)"
-                                           : std::string("crashed with signal ") + strsignal(WTERMSIG(status));
-    else
-      *crash = "exited with status " + std::to_string(WEXITSTATUS(status)) + " before finishing";
+    if (child.end == ChildOutcome::End::TimedOut) *crash = "timed out (60 s)";
+    else if (child.end == ChildOutcome::End::Signaled) *crash = std::string("crashed with signal ") + strsignal(child.signal);
+    else if (child.end == ChildOutcome::End::Exited || child.end == ChildOutcome::End::Returned)
+      *crash = "exited with status " + std::to_string(child.exit_status) + " before finishing";
+    else *crash = child.describe();
   }
   return report;
 }

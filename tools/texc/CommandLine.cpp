@@ -163,16 +163,6 @@ void add_define(CommandLine& cl, const std::string& text) {
 
 }  // namespace
 
-std::string host_target() {
-#if defined(__x86_64__) || defined(_M_X64)
-  return "x86";
-#elif defined(__aarch64__)
-  return "arm";
-#else
-  return "";
-#endif
-}
-
 CommandLine parse_command_line(int argc, const char* const* argv) {
   CommandLine cl;
   std::vector<std::string> args(argv + 1, argv + argc);

@@ -20,35 +20,23 @@
 #include <utility>
 #include <vector>
 
-#include "frontend/DefineValue.h"
+#include "tools/driver/CompileOptions.h"
 
 namespace texc {
 
-class CommandLineError : public std::runtime_error {
- public:
-  explicit CommandLineError(const std::string& message) : std::runtime_error(message) {}
-};
+/// A mistake on the command line; the library's OptionError is one too (the same message, exit 1).
+using CommandLineError = OptionError;
 
 enum class Command { Compile, Run, Tune, Version, Help };
 
-struct CommandLine {
+/// The compile options (CompileOptions.h: the target, --op, -D, -I, --records, --knob, --mcpu ...)
+/// and the command line's own.
+struct CommandLine : CompileOptions {
   Command command = Command::Compile;
   std::string file;
-  std::string target;                       // --target; default: the host (host_target())
   std::string output_stem;                  // -o; "" = the input file's stem in the current directory,
                                             // "-" = stdout (one text output)
   std::vector<std::string> emit;            // --emit, split at commas; empty = the target's default
-  std::string op;                           // --op
-  std::map<std::string, DefineValue> defines;  // -D
-  std::vector<std::string> include_dirs;    // -I
-  std::string records;                      // --records
-  bool records_any_machine = false;         // --records-any-machine
-  bool no_records = false;                  // --no-records: not the shipped records
-  std::vector<std::pair<std::string, std::string>> knobs;  // --knob NAME=VALUE, in order (checked
-                                                           // against the ops' knobs: KnobOptions.h)
-  bool no_fuse = false;
-  bool remarks = false;                     // --remarks: print the lowering's remarks (ir/Remark.h)
-  bool verify_each = false;                 // --verify-each
   int repeat = 0;                           // --repeat; 0 = the target's default
   bool json = false;
   std::string inputs_dir;                   // --inputs
@@ -57,15 +45,8 @@ struct CommandLine {
   int threads = 0;                          // --threads; 0 = every core
   int trials = 0;                           // --trials (tune)
   uint64_t seed = 0;                        // --seed
-  std::string mcpu, mattr, arch;            // --mcpu, --mattr, --arch
-  std::string vdla_config;                  // --vdla-config FILE.json (vdla)
   std::string trace;                        // --trace FILE.json (run, vdla): the simulator's timeline
-  bool print_after_each = false;
-  bool print_changed = false;
-  bool time_passes = false;
   bool time_compile = false;                // --time-compile: per-phase compile times (to stderr)
-  std::vector<std::string> extern_libs;     // --extern-lib: libraries providing `lower extern` symbols
-  std::vector<std::string> extern_srcs;     // --extern-src: C files compiled into such a library
   std::string tuner;                        // --tuner xgb|ga|random|grid (tune; "" = xgb)
   std::vector<std::string> transfer;        // --transfer R.jsonl (tune; repeatable)
   int early_stopping = 0;                   // --early-stopping N (tune; 0 = none)
@@ -81,9 +62,6 @@ CommandLine parse_command_line(int argc, const char* const* argv);
 
 /// The --help text.
 std::string usage_text();
-
-/// The target of the machine texc runs on: "x86" on x86-64, "arm" on aarch64, "" elsewhere.
-std::string host_target();
 
 /// The output kinds --emit accepts.
 const std::vector<std::string>& emit_kinds();

@@ -12,11 +12,10 @@ int compile_command(const CommandLine& cl);
 int run_command(const CommandLine& cl);
 int tune_command(const CommandLine& cl);
 
-/// The front end's options from the command line (-I, -D, --op).
-FrontendOptions frontend_options(const CommandLine& cl);
-/// The knob configuration to compile with: from --records when given (the best valid record of
-/// the same op, shapes and target, else of the nearest shapes, else the defaults; a note on stderr
-/// says which), else empty (every knob takes its first value).
-KnobConfig knobs_from_records(const CommandLine& cl, const OpDef& op);
+/// The ops of the command line's file (tools/driver/LoadProgram.h), with the files the command line
+/// names noted as inputs before and checked after the front end (CommandLineFiles.h).
+Program load_program(const CommandLine& cl);
+/// The ops as defined, the reference's view (tools/driver/LoadProgram.h).
+Program load_definitions(const CommandLine& cl);
 
 }  // namespace texc

@@ -7,143 +7,25 @@
 // NVVM IR) for --arch (default sm_80); ops not lowered for a GPU are an EnvironmentError (exit 2).
 // cuda-interp has no code generator: asking it for code is an EnvironmentError (exit 2). -o OUT
 // is the stem of the output files (output_path: `-o mm.o` is taken as given, `-o -` is stdout). --time-compile prints the
-// time of each phase (CompileTimes.h).
+// time of each phase (CompileTimes.h). The compiling and writing are the library's (tools/driver/Module.h).
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <functional>
 #include <iostream>
 #include <map>
-#include <set>
 
-#include "backends/interp/Npy.h"
-#include "backends/llvm/CudaBackend.h"
-#include "backends/llvm/LLVMBackend.h"
-#include "ir/IRPrinter.h"
-#include "backends/vdla/Codegen.h"
-#include "backends/vdla/Listing.h"
-#include "backends/vdla/ProgramFile.h"
-#include "frontend/Frontend.h"
+#include "ir/Target.h"
+#include "tools/driver/CpuTarget.h"
+#include "tools/driver/Module.h"
+#include "tools/driver/OutputFile.h"
 #include "tools/texc/CommandLine.h"
 #include "tools/texc/Commands.h"
-#include "tuner/CpuRunners.h"
-#include "tuner/Records.h"
-#include "tuner/Space.h"
-#include "tools/texc/CompileTimes.h"
-#include "ir/Target.h"
-#include "tools/texc/CpuTarget.h"
-#include "tools/texc/EnvironmentError.h"
-#include "tools/texc/LoadProgram.h"
-#include "lower/SplitPrepare.h"
-#include "tools/texc/LowerForTarget.h"
-#include "tools/texc/OutputFile.h"
-#include "tools/texc/VdlaExecutor.h"
 
 namespace texc {
-
-FrontendOptions frontend_options(const CommandLine& cl) {
-  FrontendOptions o;
-  o.include_dirs = cl.include_dirs;
-  o.defines = cl.defines;
-  o.only_op = cl.op;
-  o.target = cl.target;
-  return o;
-}
-
-namespace {
-
-/// The records texc ships for `target` (stdlib/records/TARGET.jsonl), or "" when there are none.
-std::string shipped_records(const std::string& target) {
-  std::string path = default_stdlib_dir() + "/records/" + target + ".jsonl";
-  std::error_code ec;
-  return std::filesystem::is_regular_file(path, ec) ? path : "";
-}
-
-}  // namespace
-
-KnobConfig knobs_from_records(const CommandLine& cl, const OpDef& op) {
-  // --records, else the shipped records of this target (only on their machine kind, only for
-  // their shapes, and silent when none applies: TVM's TopHub); --no-records: the defaults.
-  bool shipped = cl.records.empty();
-  std::string path = shipped ? (cl.no_records ? "" : shipped_records(cl.target)) : cl.records;
-  if (path.empty()) return {};
-  if (!std::filesystem::exists(path)) throw CommandLineError("--records " + path + ": no such file");
-  RecordFile file = read_records(path, shipped ? "the shipped records" : "--records");
-  name_legacy_x86_machines(file.records);
-  Space space(op, cl.target);
-  RecordQuery query;
-  query.op = op.name;
-  query.target = cl.target;
-  std::set<std::string> knob_names;
-  for (const SchedKnob& k : space.knobs()) knob_names.insert(k.name);
-  query.knob_names = knob_names;
-  // Records of an op with a prepare function describe its main half (what texc tune times).
-  std::optional<PreparedOp> split = split_prepare(op);
-  query.shapes = op_shapes(split ? split->main : op);
-  // x86 knobs depend on the machine (registers, caches); vdla's cycles and arm's emulated times do not.
-  if (cl.target == "x86") query.here = x86_machine(cpu_target_options(cl));
-  query.any_machine = cl.records_any_machine;
-  query.same_template = query.exact_shapes = shipped;
-  RecordChoice choice = choose_record(file.records, query);
-  if (shipped && !choice.record) return {};
-  if (choice.defective)
-    std::cerr << "texc: warning: skipped " << choice.defective << " record" << (choice.defective > 1 ? "s" : "")
-              << " of op '" << op.name << "' on " << cl.target << " in " << path
-              << " that cannot be measurements (" << choice.first_defect << (choice.defective > 1 ? ", ..." : "")
-              << ")\n";
-  bool foreign = choice.record && (choice.machine == MachineMatch::Other || choice.machine == MachineMatch::Unknown);
-  std::cerr << "texc: " << (foreign ? "warning" : "note") << ": op '" << op.name << "': ";
-  if (!choice.record) {
-    std::cerr << choice.how << " (" << path << ")\n";
-    return {};
-  }
-  // Only knobs this op declares, with values in its lists (a nearer shape's factors may differ).
-  KnobConfig knobs;
-  std::string dropped;
-  for (const SchedKnob& k : space.knobs()) {
-    auto it = choice.record->knobs.find(k.name);
-    if (it == choice.record->knobs.end()) continue;
-    if (std::find(k.values.begin(), k.values.end(), it->second) != k.values.end()) knobs[k.name] = it->second;
-    else dropped += " " + k.name + "=" + std::to_string(it->second);
-  }
-  char figures[64];
-  std::snprintf(figures, sizeof figures, "%.4g ms, %.2f GFLOP/s", choice.record->median_ms, choice.record->gflops);
-  std::string timing = figures;
-  if (choice.measurements > 1) timing += ", the median of " + std::to_string(choice.measurements) + " measurements";
-  std::cerr << "knobs " << space.describe(knobs) << " from " << choice.how << " in "
-            << (shipped ? "the records shipped with texc, " : "") << path << " (trial " << choice.record->trial << ", "
-            << timing << ")";
-  if (!dropped.empty()) std::cerr << "; not in this op's lists, so defaults:" << dropped;
-  if (shipped) std::cerr << "; --no-records for the defaults";
-  std::cerr << "\n";
-  return knobs;
-}
 
 namespace {
 
 /// How every output names itself in messages (OutputFile.h).
 constexpr const char* kOutput = "output";
-
-void write_text(const std::string& path, const std::string& text) { write_output_file(path, kOutput, text); }
-
-/// Writes the output file `path` with `write` (a backend's function that writes a named file and
-/// throws std::runtime_error when it cannot), through an OutputFile: whole or not at all. A
-/// failure is an EnvironmentError naming `path` (not the temporary file).
-void write_through(const std::string& path, const std::function<void(const std::string&)>& write) {
-  OutputFile out(path, kOutput);
-  try {
-    write(out.write_path());
-  } catch (const TargetOptionError&) {  // a CPU the code cannot be generated for (exit 1)
-    throw;
-  } catch (const std::runtime_error& e) {
-    std::string message = e.what();
-    for (size_t at; (at = message.find(out.write_path())) != std::string::npos;)
-      message.replace(at, out.write_path().size(), path);
-    throw EnvironmentError(message);
-  }
-  out.commit();
-}
 
 /// The file name extension of each output kind (cli.md).
 const std::map<std::string, std::string>& output_extensions() {
@@ -195,31 +77,6 @@ bool emits(const std::vector<std::string>& emit, const std::string& kind) {
   return std::find(emit.begin(), emit.end(), kind) != emit.end();
 }
 
-/// The cuda outputs: obj (the host functions, PTX embedded), header, ptx, llvm (the kernels' IR).
-/// Ops the lowering left as host functions (no thread binding) cannot run on a GPU: exit 2.
-void write_cuda_outputs(const CommandLine& cl, const std::vector<LoweredFunc>& funcs,
-                        const std::vector<std::string>& emit, const std::function<std::string(const std::string&)>& path) {
-  if (!emits(emit, "obj") && !emits(emit, "header") && !emits(emit, "ptx") && !emits(emit, "llvm")) return;
-  for (const LoweredFunc& func : funcs)
-    if (func.kind != FunctionKind::Device)
-      throw EnvironmentError("target 'cuda' needs the GPU lowering, which this build of texc lacks: op '" + func.name +
-                             "' was lowered to host loops with no thread binding");
-  CudaTargetOptions target;
-  if (!cl.arch.empty()) target.arch = cl.arch;
-  if (emits(emit, "ptx")) write_text(path("ptx"), emit_ptx(funcs, target));
-  if (emits(emit, "llvm")) write_text(path("llvm"), emit_cuda_llvm_ir(funcs, target));
-  if (emits(emit, "header")) write_text(path("header"), emit_cuda_host_header(funcs));
-  if (emits(emit, "obj")) {
-    try {
-      write_through(path("obj"), [&](const std::string& file) { write_cuda_host_object(funcs, target, file); });
-    } catch (const CommandLineError&) {
-      throw;
-    } catch (const std::runtime_error& e) {  // the object file could not be written
-      throw EnvironmentError(e.what());
-    }
-  }
-}
-
 }  // namespace
 
 int compile_command(const CommandLine& cl) {
@@ -228,78 +85,23 @@ int compile_command(const CommandLine& cl) {
   if (emit.empty()) emit = find_target(cl.target)->default_outputs;
   check_emit_kinds(cl, emit);
   check_stdout_output(cl, emit);
-  std::optional<CpuTargetOptions> cpu;
-  if (is_llvm_cpu_target(cl.target)) cpu = cpu_target_options(cl);  // a bad --mcpu fails before any work
+  if (is_llvm_cpu_target(cl.target)) cpu_target_options(cl);  // a bad --mcpu fails before any work
 
-  CompileTimes times;
-  times.file = cl.file;
-  times.target = cl.target;
   PhaseClock frontend;
   Program program = load_program(cl);
-  times.frontend = frontend.elapsed();
+  PhaseTime frontend_time = frontend.elapsed();
+  Module module = compile_program(program, ProgramSource::file(cl.file), cl);
   auto path = [&](const std::string& kind) { return output_path(cl, emit, kind); };
-  std::vector<LoweredFunc> funcs;
-  std::vector<SourceLoc> func_locs;  // each function's op
-  for (const OpDef& op : program.ops) {
-    PhaseClock lowering;
-    for (LoweredFunc& f : lower_op_functions(op, cl, knobs_from_records(cl, op))) {  // <op>_prepare too
-      funcs.push_back(std::move(f));
-      func_locs.push_back(op.loc);
-    }
-    times.lowering.emplace_back(op.name, lowering.elapsed());
-  }
 
   // Every output is checked before the first is written: none may be a file the run read.
-  std::vector<std::string> vdla_stems;  // one op: OUT; several: OUT.OP each
-  if (emits(emit, "vdla")) {
-    std::string stem = path("vdla");
-    stem = stem.substr(0, stem.size() - std::string(".vdla").size());
-    for (const LoweredFunc& func : funcs) vdla_stems.push_back(funcs.size() == 1 ? stem : stem + "." + func.name);
-  }
   for (const std::string& kind : emit)
-    if (kind != "vdla" && path(kind) != "-") refuse_input_as_output(path(kind), kOutput);
-  for (const std::string& stem : vdla_stems) {
-    refuse_input_as_output(stem + ".vdla", kOutput);
-    refuse_input_as_output(stem + ".vdla.txt", kOutput);
-  }
+    for (const std::string& file : module.output_files(kind, path(kind)))
+      if (file != "-") refuse_input_as_output(file, kOutput);
+  for (const char* kind : {"loops", "vdla", "ptx", "obj", "asm", "llvm", "header"})
+    if (emits(emit, kind)) module.write(kind, path(kind));
 
-  if (emits(emit, "loops")) {
-    std::string loops;
-    for (const LoweredFunc& func : funcs) loops += to_string(func) + "\n";
-    write_text(path("loops"), loops);
-  }
-  if (emits(emit, "vdla")) {
-    vdla::VdlaConfig config = vdla_config_of(cl);
-    for (size_t i = 0; i < funcs.size(); ++i) {
-      vdla::VdlaProgram prog = vdla::generate_program(funcs[i], config, func_locs[i]);
-      write_through(vdla_stems[i] + ".vdla", [&](const std::string& file) {
-        if (!vdla::write_vdla_file(file, prog)) throw std::runtime_error("cannot write '" + file + "'");
-      });
-      write_through(vdla_stems[i] + ".vdla.txt", [&](const std::string& file) {
-        if (!vdla::write_vdla_listing(file, prog)) throw std::runtime_error("cannot write '" + file + "'");
-      });
-    }
-  }
-  if (cpu) {
-    try {
-      if (emits(emit, "obj"))
-        write_through(path("obj"), [&](const std::string& file) { write_object(funcs, *cpu, file, &times.llvm.emplace()); });
-      if (emits(emit, "asm") && path("asm") == "-") write_text("-", emit_assembly(funcs, *cpu));
-      else if (emits(emit, "asm"))
-        write_through(path("asm"), [&](const std::string& file) { write_assembly(funcs, *cpu, file); });
-    } catch (const TargetOptionError&) {
-      throw;
-    } catch (const CommandLineError&) {
-      throw;
-    } catch (const EnvironmentError&) {
-      throw;
-    } catch (const std::runtime_error& e) {  // the backend could not write a file
-      throw EnvironmentError(e.what());
-    }
-    if (emits(emit, "llvm")) write_text(path("llvm"), emit_llvm_ir(funcs, *cpu));
-    if (emits(emit, "header")) write_text(path("header"), emit_c_header(funcs));
-  }
-  if (cl.target == "cuda") write_cuda_outputs(cl, funcs, emit, path);
+  CompileTimes times = module.times();
+  times.frontend = frontend_time;
   times.total = whole_command.elapsed();
   if (cl.time_compile) print_compile_times(std::cerr, times);
   return 0;

@@ -13,8 +13,8 @@
 #include "ir/Diagnostics.h"
 #include "tools/texc/CommandLine.h"
 #include "tools/texc/Commands.h"
-#include "tools/texc/EnvironmentError.h"
-#include "tools/texc/OutputFile.h"
+#include "tools/driver/EnvironmentError.h"
+#include "tools/driver/OutputFile.h"
 
 namespace {
 

@@ -22,6 +22,7 @@
 //           run, deterministic; the time is the simulated one (cycles at the nominal clock of
 //           tuner/VdlaRunner.h, as `texc tune` records it, labelled "simulated"), and a second line
 //           reports cycles, that clock, the simulator's host wall time and GEMM utilization.
+// How each target executes an op is the library's (tools/driver/TargetExecutors.h).
 // The timed runs follow one checked (warm-up) run: --repeat, default 10 (3 under emulation).
 // Extern functions of tensorized ops come from --extern-lib / --extern-src (ExternFunctions.h).
 #include <iostream>
@@ -30,26 +31,22 @@
 
 #include <fmt/format.h>
 
-#include "backends/interp/CudaInterpreter.h"
 #include "backends/interp/InterpError.h"
-#include "backends/interp/LoopInterpreter.h"
 #include "backends/interp/RunOp.h"
 #include "backends/llvm/ArmRunner.h"
 #include "runtime/texrt.h"
-#include "tools/texc/ArmExecutor.h"
-#include "tools/texc/ChildProcess.h"
 #include "tools/texc/Commands.h"
-#include "tools/texc/CudaExecutor.h"
-#include "tools/texc/VdlaExecutor.h"
+#include "tools/driver/CudaExecutor.h"
+#include "tools/driver/VdlaExecutor.h"
 #include "ir/Target.h"
-#include "tools/texc/CpuTarget.h"
-#include "tools/texc/EnvironmentError.h"
-#include "tools/texc/ExternFunctions.h"
-#include "tools/texc/JitExecutor.h"
-#include "tools/texc/LoadProgram.h"
-#include "tools/texc/LowerForTarget.h"
+#include "tools/driver/CpuTarget.h"
+#include "tools/driver/EnvironmentError.h"
+#include "tools/driver/JitExecutor.h"
+#include "tools/driver/LoadProgram.h"
+#include "tools/driver/RecordKnobs.h"
+#include "tools/driver/TargetExecutors.h"
+#include "tools/driver/LowerForTarget.h"
 #include "ir/Diagnostics.h"
-#include "lower/SplitPrepare.h"
 #include "tuner/VdlaRunner.h"
 
 namespace texc {
@@ -89,95 +86,6 @@ std::string with_remarks_json(const std::string& object, const std::vector<Remar
   }
   return object.substr(0, object.rfind('}')) + ", \"remarks\": [" + list + "]}";
 }
-
-/// Everything `texc run` needs to execute the ops of one file on cl.target.
-struct RunTarget {
-  const CommandLine& cl;
-  std::optional<CpuTargetOptions> cpu;
-  ExternFunctions externs;
-  ArmRunOptions arm;
-  std::shared_ptr<ArmRunResult> arm_timing = std::make_shared<ArmRunResult>();
-  int jit_repeat = 10;
-  std::shared_ptr<JitTiming> jit_timing = std::make_shared<JitTiming>();
-
-  std::optional<vdla::VdlaConfig> vdla_config;
-  std::shared_ptr<VdlaRunStats> vdla_stats = std::make_shared<VdlaRunStats>();
-  std::vector<Remark> remarks;  // --remarks: those of the op last lowered
-
-  explicit RunTarget(const CommandLine& command_line) : cl(command_line), externs(command_line) {}
-
-  /// cuda-interp: the kernel's threads run phase by phase between barriers on the loop
-  /// interpreter, checked for data races (backends/interp/CudaInterpreter.h); a race, or a barrier
-  /// part of a block misses, is a FAIL line.
-  static OpExecutor make_cuda_interp_executor(const LoweredFunc& func) {
-    auto interp = std::make_shared<CudaInterpreter>(func);
-    return [interp](std::vector<Tensor*>& args) { interp->run(args); };
-  }
-
-  /// Lowers and prepares `op`; returns how to execute it on its arguments (its inputs, then its
-  /// outputs). An op with `const` inputs that feed stages of their own compiles to <op>_prepare
-  /// and <op> (lower/SplitPrepare.h): the executor runs the prepare function once, untimed, into
-  /// fresh buffers, then the op, timed as usual.
-  OpExecutor make_executor(const OpDef& op) {
-    std::vector<LoweredFunc> funcs = lower_op_functions(op, cl, knobs_from_records(cl, op), &remarks);
-    if (funcs.size() == 1) return make_function_executor(funcs[0], op);
-    std::shared_ptr<PreparedOp> split = std::make_shared<PreparedOp>(*split_prepare(op));
-    const int timed_repeat = jit_repeat, arm_repeat = arm.repeat;
-    jit_repeat = 0;  // the prepare function: its checked call only
-    arm.repeat = 1;
-    OpExecutor prepare = make_function_executor(funcs[0], split->prepare);
-    jit_repeat = timed_repeat;
-    arm.repeat = arm_repeat;
-    OpExecutor main = make_function_executor(funcs[1], split->main);
-    return [split, prepare, main, op](std::vector<Tensor*>& args) {
-      std::map<std::string, Tensor*> by_name;
-      for (size_t i = 0; i < op.inputs.size() && i < args.size(); ++i) by_name[op.inputs[i]->name] = args[i];
-      std::vector<Tensor> prepared;
-      prepared.reserve(split->prepare.outputs.size());
-      std::vector<Tensor*> prepare_args;
-      for (const Buffer& b : split->prepare.inputs) prepare_args.push_back(by_name.at(b->name));
-      for (const Buffer& b : split->prepare.outputs) {
-        prepared.emplace_back(b->dtype, buffer_shape(b));
-        prepared.back().fill_poison();
-        prepare_args.push_back(&prepared.back());
-        by_name[b->name] = &prepared.back();
-      }
-      prepare(prepare_args);
-      std::vector<Tensor*> main_args;
-      for (const Buffer& b : split->main.inputs) main_args.push_back(by_name.at(b->name));
-      main_args.insert(main_args.end(), args.begin() + std::min(op.inputs.size(), args.size()), args.end());
-      main(main_args);
-    };
-  }
-
-  /// How to execute one lowered function of `op` (the op itself, or one half of it).
-  OpExecutor make_function_executor(const LoweredFunc& func, const OpDef& op) {
-    if (cl.target == "interp") {
-      externs.register_with_loop_interpreter(func);
-      auto interp = std::make_shared<LoopInterpreter>(func);
-      bool calls_libraries = !extern_calls({func}).empty() && (!cl.extern_libs.empty() || !cl.extern_srcs.empty());
-      if (!calls_libraries) return [interp](std::vector<Tensor*>& args) { interp->run(args); };
-      // C functions from --extern-lib/--extern-src can fault: the interpreter runs in a child.
-      std::string what = "op '" + op.name + "' (with its extern functions)";
-      size_t num_inputs = op.inputs.size();
-      return [interp, what, num_inputs](std::vector<Tensor*>& args) {
-        std::vector<Tensor*> outputs(args.begin() + std::min(num_inputs, args.size()), args.end());
-        run_in_child_process(what, outputs, [&] { interp->run(args); });
-      };
-    }
-    if (cl.target == "cuda-interp") return make_cuda_interp_executor(func);
-    if (cl.target == "vdla") return make_vdla_executor(func, *vdla_config, op.loc, vdla_stats, cl.trace);
-    if (cl.target == "x86") return make_jit_executor(func, *cpu, externs.jit_symbols(func), jit_repeat, jit_timing);
-    if (cl.target == "cuda") {
-      CudaTargetOptions cuda;
-      cuda.arch = cl.arch;  // open_cuda_device chose it when --arch was not given
-      return make_cuda_executor(func, cuda, jit_repeat, jit_timing);
-    }
-    ArmRunOptions options = arm;
-    options.extra_link_inputs = externs.arm_link_inputs(func);
-    return make_arm_executor(func, *cpu, options, arm_timing);
-  }
-};
 
 /// The table line or JSON object of an arm result, with its timing labelled (cli.md: times under
 /// emulation are not performance figures).
@@ -229,9 +137,9 @@ void check_input_ranges(const CommandLine& cl, const Program& program) {
 int run_command(const CommandLine& command_line) {
   CommandLine cl = command_line;
   if (cl.target == "cuda") cl.arch = open_cuda_device(cl.arch).arch;  // "no CUDA device": exit 2 here
-  RunTarget target(cl);
-  if (is_llvm_cpu_target(cl.target)) target.cpu = cpu_target_options(cl);  // a bad --mcpu fails first
-  if (cl.target == "vdla") target.vdla_config = vdla_config_of(cl);   // a bad --vdla-config too
+  TargetExecutors target(cl);  // a bad --mcpu or --vdla-config fails first
+  target.trace_path = cl.trace;
+  std::vector<Remark> remarks;  // --remarks: those of the op last lowered
   RunOptions options;
   options.target = cl.target;
   options.repeat = cl.repeat ? cl.repeat : (cl.target == "interp" || cl.target == "vdla" || cl.target == "cuda-interp" ? 1 : 10);
@@ -273,7 +181,8 @@ int run_command(const CommandLine& command_line) {
       if (d.name == op.name) defined = &d;
     options.reference = defined;
     try {
-      result = run_op(op, target.make_executor(op), options);
+      result = run_op(op, target.make_executor(op, lower_op_functions(op, cl, knobs_from_records(cl, op), &remarks)),
+                      options);
     } catch (const InterpError& e) {  // the loop AST cannot be executed: a lowering bug
       result.op = op.name;
       result.target = cl.target;
@@ -314,8 +223,8 @@ int run_command(const CommandLine& command_line) {
       text = label_vdla_timing(cl.json ? format_result_json(result) : format_result_line(result), cl.json,
                                *target.vdla_stats);
     }
-    if (cl.json && cl.remarks) text = with_remarks_json(text, target.remarks);
-    target.remarks.clear();
+    if (cl.json && cl.remarks) text = with_remarks_json(text, remarks);
+    remarks.clear();
     std::cout << text << std::endl;
     if (cl.target == "vdla" && target.vdla_stats->ran && !cl.json)
       std::cout << format_vdla_stats(*target.vdla_stats) << std::endl;

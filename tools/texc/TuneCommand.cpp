@@ -7,7 +7,7 @@
 // R.jsonl take turns batch by batch (tuner/Tuner.h).
 //   x86     JIT in the measuring child (tuner/CpuRunners.h); interp: the loop interpreter;
 //   arm     the qemu arm runner (times labelled emulated); vdla: the simulator's cycles
-//           (tuner/VdlaRunner.h); cuda: CUDA-event times on device 0 (tools/texc/CudaRunner.h; exit 2
+//           (tuner/VdlaRunner.h); cuda: CUDA-event times on device 0 (tools/driver/CudaRunner.h; exit 2
 //           without a device).
 #include <unistd.h>
 
@@ -17,15 +17,17 @@
 #include "backends/llvm/ArmRunner.h"
 #include "tools/texc/Commands.h"
 #include "ir/Target.h"
-#include "tools/texc/CpuTarget.h"
-#include "tools/texc/TargetPropertiesOf.h"
-#include "tools/texc/CudaRunner.h"
-#include "tools/texc/EnvironmentError.h"
-#include "tools/texc/KnobOptions.h"
+#include "tools/driver/CpuTarget.h"
+#include "tools/driver/TargetPropertiesOf.h"
+#include "tools/driver/CudaRunner.h"
+#include "tools/driver/EnvironmentError.h"
+#include "tools/driver/KnobOptions.h"
 #include "lower/SplitPrepare.h"
-#include "tools/texc/LoadProgram.h"
-#include "tools/texc/OutputFile.h"
-#include "tools/texc/VdlaExecutor.h"
+#include "tools/driver/LoadProgram.h"
+#include "tools/driver/RecordKnobs.h"
+#include "tools/driver/OutputFile.h"
+#include "tools/driver/TuningRunner.h"
+#include "tools/driver/VdlaExecutor.h"
 #include "tuner/CpuRunners.h"
 #include "tuner/Curve.h"
 #include "tuner/Json.h"
@@ -37,20 +39,6 @@
 namespace texc {
 
 namespace {
-
-std::unique_ptr<Runner> make_runner(const CommandLine& cl) {
-  if (cl.target == "x86") return make_x86_runner(cpu_target_options(cl));
-  if (cl.target == "interp") return make_interp_runner();
-  if (cl.target == "arm") {
-    ArmRunOptions options;
-    check_arm_tools(options);
-    return make_arm_runner(cpu_target_options(cl), options);
-  }
-  if (cl.target == "vdla")
-    return make_vdla_runner(vdla_config_of(cl), cl.vdla_config.empty() ? "default" : std::filesystem::path(cl.vdla_config).filename().string());
-  if (cl.target == "cuda") return make_cuda_runner(cl.arch);
-  throw EnvironmentError("'texc tune --target " + cl.target + "' is not available yet: this build has no runner for it");
-}
 
 /// Best GFLOP/s so far after each record of `op` in `path` (named by the flag `what`), in file
 /// order; records with a record_defect are left out (tune_op warned of those of --records).
@@ -113,7 +101,7 @@ std::string summary_json(const OpDef& op, const CommandLine& cl, const TuneSumma
 }  // namespace
 
 int tune_command(const CommandLine& cl) {
-  std::unique_ptr<Runner> runner = make_runner(cl);
+  std::unique_ptr<Runner> runner = make_tuning_runner(cl);
   Program program = load_program(cl);
   Program definitions = load_definitions(cl);  // what candidates are checked against
   TuneOptions options;

@@ -1,0 +1,194 @@
+#include "tools/driver/CudaExecutor.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "backends/interp/InterpError.h"
+#include "ir/SymbolNames.h"
+#include "ir/Target.h"
+#include "runtime/CudaDriver.h"
+#include "tools/driver/EnvironmentError.h"
+
+namespace texc {
+
+using namespace texrt;
+
+namespace {
+
+/// The driver with device 0's primary context current on this thread, or EnvironmentError.
+const CudaDriver& current_driver() {
+  const CudaDriverStatus& status = cuda_driver();
+  if (status.code != TEXRT_CUDA_SUCCESS) throw EnvironmentError(status.message);
+  const CudaDriver& d = *status.driver;
+  if (CUresult r = d.cuCtxSetCurrent(d.context); r != kCudaSuccess)
+    throw EnvironmentError("cannot make the context of CUDA device 0 current: " + d.error_string(r));
+  return d;
+}
+
+/// A failed driver call while running an op: its FAIL line.
+[[noreturn]] void fail(const CudaDriver& d, CUresult r, const std::string& what) {
+  throw InterpError(what + ": " + d.error_string(r));
+}
+
+std::string dims_text(const std::array<uint32_t, 3>& dims) {
+  return std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + "x" + std::to_string(dims[2]);
+}
+
+/// The kernel loaded on the device; the module is unloaded with the last executor that uses it.
+struct LoadedKernel {
+  const CudaDriver* driver = nullptr;
+  CUmodule module = nullptr;
+  CUfunction function = nullptr;
+  ~LoadedKernel() {
+    if (module) driver->cuModuleUnload(module);
+  }
+};
+
+/// Device memory for one execution's arguments, freed at the end of it (also when it fails).
+struct DeviceBuffers {
+  const CudaDriver& driver;
+  std::vector<CUdeviceptr> pointers;
+  explicit DeviceBuffers(const CudaDriver& d) : driver(d) {}
+  ~DeviceBuffers() {
+    for (CUdeviceptr p : pointers) driver.cuMemFree(p);
+  }
+};
+
+/// CUDA events, destroyed at the end of an execution.
+struct Events {
+  const CudaDriver& driver;
+  std::vector<CUevent> events;
+  explicit Events(const CudaDriver& d) : driver(d) {}
+  ~Events() {
+    for (CUevent e : events) driver.cuEventDestroy(e);
+  }
+};
+
+std::shared_ptr<LoadedKernel> load_kernel(const std::string& ptx, const LoweredFunc& func, uint32_t shared_bytes) {
+  const CudaDriver& d = current_driver();
+  auto kernel = std::make_shared<LoadedKernel>();
+  kernel->driver = &d;
+  char log[8192] = {0};
+  int options[] = {kCuJitErrorLogBuffer, kCuJitErrorLogBufferSizeBytes};
+  void* values[] = {log, reinterpret_cast<void*>(uintptr_t(sizeof log))};
+  if (CUresult r = d.cuModuleLoadDataEx(&kernel->module, ptx.c_str(), 2, options, values); r != kCudaSuccess) {
+    kernel->module = nullptr;
+    std::string message = "the CUDA driver rejected the PTX of op '" + func.name + "': " + d.error_string(r);
+    if (log[0]) message += "\n" + std::string(log, strnlen(log, sizeof log));
+    throw InterpError(message);
+  }
+  if (CUresult r = d.cuModuleGetFunction(&kernel->function, kernel->module, op_symbol(func.name).c_str()); r != kCudaSuccess)
+    fail(d, r, "kernel " + func.name + " not found in its PTX");
+  if (shared_bytes > kStaticSharedLimit) {
+    CUresult r = d.cuFuncSetAttribute(kernel->function, kCuFuncAttributeMaxDynamicSharedBytes, int(shared_bytes));
+    if (r != kCudaSuccess)
+      fail(d, r, "kernel " + func.name + " cannot have " + std::to_string(shared_bytes) + " bytes of shared memory");
+  }
+  return kernel;
+}
+
+double median_of(std::vector<double> times) {
+  std::sort(times.begin(), times.end());
+  size_t n = times.size();
+  return n == 0 ? 0 : n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
+}
+
+}  // namespace
+
+CudaDeviceInfo open_cuda_device(const std::string& requested_arch) {
+  const CudaDriver& d = current_driver();
+  CudaDeviceInfo info;
+  char name[256] = {0};
+  if (d.cuDeviceGetName(name, int(sizeof name) - 1, d.device) == kCudaSuccess) info.name = name;
+  int major = 0, minor = 0;
+  CUresult r = d.cuDeviceGetAttribute(&major, kCuDeviceAttributeComputeMajor, d.device);
+  if (r == kCudaSuccess) r = d.cuDeviceGetAttribute(&minor, kCuDeviceAttributeComputeMinor, d.device);
+  if (r != kCudaSuccess) throw EnvironmentError("cannot read the compute capability of CUDA device 0: " + d.error_string(r));
+  info.compute_capability = major * 10 + minor;
+  std::string device = "CUDA device 0 (" + info.name + ", compute capability " + std::to_string(major) + "." +
+                       std::to_string(minor) + ")";
+  if (!requested_arch.empty()) {
+    const CudaArch* arch = find_cuda_arch(requested_arch);
+    if (arch && arch->compute_capability > info.compute_capability)
+      throw EnvironmentError("--arch " + requested_arch + " is newer than " + device + "; use an older --arch or none");
+    info.arch = requested_arch;  // an unknown one is reported by the code generator
+    return info;
+  }
+  for (const CudaArch& arch : cuda_archs())
+    if (arch.compute_capability <= info.compute_capability) info.arch = arch.name;
+  if (info.arch.empty())
+    throw EnvironmentError(device + " is older than every architecture texc generates PTX for (" + cuda_arch_names() + ")");
+  return info;
+}
+
+OpExecutor make_cuda_executor(const LoweredFunc& func, const CudaTargetOptions& target, int repeat,
+                              std::shared_ptr<JitTiming> timing) {
+  if (func.kind != FunctionKind::Device)
+    throw EnvironmentError("target 'cuda' needs the GPU lowering, which this build of texc lacks: op '" + func.name +
+                           "' was lowered to host loops with no thread binding");
+  CudaLaunchConfig launch = cuda_launch_config(func);
+  std::shared_ptr<LoadedKernel> kernel = load_kernel(emit_ptx({func}, target), func, launch.shared_bytes);
+  size_t num_inputs = 0;
+  for (const Buffer& b : func.args) num_inputs += b->role == BufferRole::Input;
+  std::string name = func.name;
+  repeat = std::max(repeat, 0);
+  return [kernel, launch, num_inputs, name, repeat, timing](std::vector<Tensor*>& args) {
+    const CudaDriver& d = current_driver();
+    DeviceBuffers buffers(d);
+    for (Tensor* t : args) {
+      CUdeviceptr p = 0;
+      if (CUresult r = d.cuMemAlloc(&p, std::max<size_t>(t->num_bytes(), 1)); r != kCudaSuccess)
+        fail(d, r, "cannot allocate " + std::to_string(t->num_bytes()) + " bytes of device memory for op '" + name + "'");
+      buffers.pointers.push_back(p);
+      if (CUresult r = d.cuMemcpyHtoD(p, t->data(), t->num_bytes()); r != kCudaSuccess)
+        fail(d, r, "cannot copy an argument of op '" + name + "' to the device");
+    }
+    std::vector<void*> params;
+    for (CUdeviceptr& p : buffers.pointers) params.push_back(&p);
+    auto launch_once = [&] {
+      CUresult r = d.cuLaunchKernel(kernel->function, launch.grid[0], launch.grid[1], launch.grid[2], launch.block[0],
+                                    launch.block[1], launch.block[2], launch.shared_bytes, nullptr, params.data(),
+                                    nullptr);
+      if (r != kCudaSuccess)
+        fail(d, r, "launch of kernel " + name + " (grid " + dims_text(launch.grid) + ", block " +
+                       dims_text(launch.block) + ", " + std::to_string(launch.shared_bytes) +
+                       " bytes of dynamic shared memory) failed");
+    };
+    launch_once();  // the checked call, which also warms up
+    if (CUresult r = d.cuCtxSynchronize(); r != kCudaSuccess) fail(d, r, "kernel " + name + " failed");
+    // Its outputs are the ones checked (a kernel wrong only on its first launch fails): copied back
+    // before the timed launches overwrite them.
+    for (size_t i = num_inputs; i < args.size(); ++i)
+      if (CUresult r = d.cuMemcpyDtoH(args[i]->data(), buffers.pointers[i], args[i]->num_bytes()); r != kCudaSuccess)
+        fail(d, r, "cannot copy an output of op '" + name + "' from the device");
+
+    Events events(d);
+    for (int k = 0; k <= repeat && repeat > 0; ++k) {
+      CUevent e = nullptr;
+      if (CUresult r = d.cuEventCreate(&e, 0); r != kCudaSuccess) fail(d, r, "cannot create a CUDA event");
+      events.events.push_back(e);
+    }
+    timing->times_ms.clear();
+    if (repeat > 0) {
+      if (CUresult r = d.cuEventRecord(events.events[0], nullptr); r != kCudaSuccess) fail(d, r, "cannot record a CUDA event");
+      for (int k = 1; k <= repeat; ++k) {
+        launch_once();
+        if (CUresult r = d.cuEventRecord(events.events[size_t(k)], nullptr); r != kCudaSuccess)
+          fail(d, r, "cannot record a CUDA event");
+      }
+      if (CUresult r = d.cuEventSynchronize(events.events.back()); r != kCudaSuccess)
+        fail(d, r, "kernel " + name + " failed in a timed launch");
+      for (int k = 1; k <= repeat; ++k) {
+        float ms = 0;
+        if (CUresult r = d.cuEventElapsedTime(&ms, events.events[size_t(k - 1)], events.events[size_t(k)]);
+            r != kCudaSuccess)
+          fail(d, r, "cannot read the time of a launch");
+        timing->times_ms.push_back(double(ms));
+      }
+    }
+    timing->median_ms = median_of(timing->times_ms);
+  };
+}
+
+}  // namespace texc

@@ -1,0 +1,42 @@
+// `texc run --target cuda`: the op's kernel on CUDA device 0 through the driver API
+// (runtime/CudaDriver.h: libcuda.so.1 loaded with dlopen; texc does not link against CUDA).
+//
+// open_cuda_device loads the driver and finds device 0, or throws EnvironmentError (exit 2) with
+// "no CUDA device: ..." (cli.md); it also chooses the PTX architecture: --arch when given (an arch
+// newer than the device is an EnvironmentError), else the newest of ir/Target.h's that the device
+// runs (an sm_100 device gets sm_90 PTX, which its driver compiles).
+//
+// make_cuda_executor compiles the op (a device function of the cuda lowering) to PTX and loads it
+// into device 0's primary context (cuModuleLoadDataEx; a PTX the driver rejects is an InterpError
+// carrying the driver's log: a FAIL line). Each execution allocates device memory for every
+// argument, copies all of them in (the outputs too: run_op fills them with NaN, so an element the
+// kernel does not write fails the check), launches the kernel once (the checked call, also the
+// warm-up) and copies its outputs back (those are checked: a kernel wrong only on its first launch
+// fails), then launches it `repeat` more times with a CUDA event recorded after each launch. The time of a launch is the elapsed time between its events
+// (cuEventElapsedTime: GPU time, no host overhead); *timing gets those times and their median. A
+// refused launch or a kernel that fails while running (an illegal address) is an InterpError; a
+// kernel fault leaves the context unusable, so the ops after it fail too.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "backends/interp/RunOp.h"
+#include "backends/llvm/CudaBackend.h"
+#include "tools/driver/JitExecutor.h"
+
+namespace texc {
+
+struct CudaDeviceInfo {
+  std::string name;  // "NVIDIA H100 80GB HBM3"
+  int compute_capability = 0;  // 90
+  std::string arch;  // the PTX target to use: "sm_90"
+};
+
+/// Device 0, and the architecture to compile for (`requested_arch`, "" = the device's own).
+CudaDeviceInfo open_cuda_device(const std::string& requested_arch);
+
+/// JitTiming (JitExecutor.h) holds the times of the timed launches.
+OpExecutor make_cuda_executor(const LoweredFunc& func, const CudaTargetOptions& target, int repeat,
+                              std::shared_ptr<JitTiming> timing);
+
+}  // namespace texc

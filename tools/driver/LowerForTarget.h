@@ -1,0 +1,28 @@
+// lower_for_target: the one place where the library calls the lowering (lower/Lower.h), with the
+// compile options (CompileOptions.h: target, arch, knobs, no_fuse, print_after_each, print_changed,
+// time_passes, verify_each, remarks). compile() (Module.h) and every command (compile, run, tune)
+// lower through it.
+#pragma once
+#include "ir/Function.h"
+#include "ir/Op.h"
+#include "ir/Remark.h"
+#include "ir/Schedule.h"
+#include "tools/driver/CompileOptions.h"
+
+namespace texc {
+
+/// Lowers `op` for opts.target with the knob configuration `knobs` (empty: every knob's first value),
+/// overridden by the --knob values of the knobs `op` declares.
+/// Throws UserError for a schedule mistake.
+/// With --remarks, the lowering's remarks are printed on stderr and, when `remarks` is given,
+/// also returned there (run --json lists them).
+LoweredFunc lower_for_target(const OpDef& op, const CompileOptions& opts, const KnobConfig& knobs = {},
+                             std::vector<Remark>* remarks = nullptr);
+
+/// An op as the functions it compiles to: one, or, for an op whose `const` inputs feed stages of
+/// their own (lower/SplitPrepare.h), `<op>_prepare` then `<op>`, each with the header comment that
+/// says how they are called. Both halves lower with the same knobs.
+std::vector<LoweredFunc> lower_op_functions(const OpDef& op, const CompileOptions& opts, const KnobConfig& knobs = {},
+                                            std::vector<Remark>* remarks = nullptr);
+
+}  // namespace texc

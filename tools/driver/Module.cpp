@@ -1,0 +1,273 @@
+#include "tools/driver/Module.h"
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+
+#include "backends/interp/ReferenceInterpreter.h"
+#include "backends/interp/RunOp.h"
+#include "backends/llvm/CudaBackend.h"
+#include "backends/llvm/TimeCalls.h"
+#include "backends/vdla/Codegen.h"
+#include "backends/vdla/Listing.h"
+#include "backends/vdla/ProgramFile.h"
+#include "ir/Diagnostics.h"
+#include "ir/IRPrinter.h"
+#include "ir/Target.h"
+#include "tools/driver/CpuTarget.h"
+#include "tools/driver/CudaExecutor.h"
+#include "tools/driver/EnvironmentError.h"
+#include "tools/driver/KnobOptions.h"
+#include "tools/driver/LowerForTarget.h"
+#include "tools/driver/OutputFile.h"
+#include "tools/driver/RecordKnobs.h"
+#include "tools/driver/TargetExecutors.h"
+#include "tools/driver/VdlaExecutor.h"
+
+namespace texc {
+
+namespace {
+
+/// How every output names itself in messages (OutputFile.h).
+constexpr const char* kOutput = "output";
+
+void write_text(const std::string& path, const std::string& text) { write_output_file(path, kOutput, text); }
+
+/// Writes the output file `path` with `write` (a backend's function that writes a named file and
+/// throws std::runtime_error when it cannot), through an OutputFile: whole or not at all. A
+/// failure is an EnvironmentError naming `path` (not the temporary file).
+void write_through(const std::string& path, const std::function<void(const std::string&)>& write) {
+  OutputFile out(path, kOutput);
+  try {
+    write(out.write_path());
+  } catch (const TargetOptionError&) {  // a CPU the code cannot be generated for (exit 1)
+    throw;
+  } catch (const OptionError&) {
+    throw;
+  } catch (const std::runtime_error& e) {
+    std::string message = e.what();
+    for (size_t at; (at = message.find(out.write_path())) != std::string::npos;)
+      message.replace(at, out.write_path().size(), path);
+    throw EnvironmentError(message);
+  }
+  out.commit();
+}
+
+bool is_cuda_output(const std::string& kind) {
+  return kind == "obj" || kind == "header" || kind == "ptx" || kind == "llvm";
+}
+
+}  // namespace
+
+const CompiledOp& Module::op(const std::string& name) const {
+  std::string names;
+  for (const CompiledOp& c : ops_) {
+    if (c.op.name == name) return c;
+    names += (names.empty() ? "'" : ", '") + c.op.name + "'";
+  }
+  throw OptionError("the module has no op named '" + name + "' (its ops: " + names + ")");
+}
+
+std::vector<LoweredFunc> Module::functions() const {
+  std::vector<LoweredFunc> funcs;
+  for (const CompiledOp& c : ops_) funcs.insert(funcs.end(), c.functions.begin(), c.functions.end());
+  return funcs;
+}
+
+std::vector<std::string> Module::output_files(const std::string& kind, const std::string& path) const {
+  if (kind != "vdla") return {path};
+  std::vector<LoweredFunc> funcs = functions();
+  std::string stem = path;
+  if (stem.size() > 5 && stem.compare(stem.size() - 5, 5, ".vdla") == 0) stem.resize(stem.size() - 5);
+  std::vector<std::string> files;
+  for (const LoweredFunc& func : funcs) {
+    std::string file = (funcs.size() == 1 ? stem : stem + "." + func.name) + ".vdla";
+    files.push_back(file);
+    files.push_back(file + ".txt");
+  }
+  return files;
+}
+
+void Module::write(const std::string& kind, const std::string& path) {
+  const Target* target = find_target(options_.target);
+  TEXC_CHECK(target) << "compile() checked target '" << options_.target << "'";
+  if (std::string refusal = output_refusal(*target, kind); !refusal.empty()) throw OptionError(refusal);
+  std::vector<LoweredFunc> funcs = functions();
+  if (kind == "loops") {
+    std::string loops;
+    for (const LoweredFunc& func : funcs) loops += to_string(func) + "\n";
+    write_text(path, loops);
+    return;
+  }
+  if (kind == "vdla") {
+    std::vector<std::string> files = output_files(kind, path);
+    vdla::VdlaConfig config = vdla_config_of(options_);
+    for (size_t i = 0; i < funcs.size(); ++i) {
+      vdla::VdlaProgram prog = vdla::generate_program(funcs[i], config, function_locs_[i]);
+      write_through(files[2 * i], [&](const std::string& file) {
+        if (!vdla::write_vdla_file(file, prog)) throw std::runtime_error("cannot write '" + file + "'");
+      });
+      write_through(files[2 * i + 1], [&](const std::string& file) {
+        if (!vdla::write_vdla_listing(file, prog)) throw std::runtime_error("cannot write '" + file + "'");
+      });
+    }
+    return;
+  }
+  if (cpu_) {
+    if (kind == "llvm") return write_text(path, emit_llvm_ir(funcs, *cpu_));
+    if (kind == "header") return write_text(path, emit_c_header(funcs));
+    try {
+      if (kind == "obj")
+        write_through(path, [&](const std::string& file) { write_object(funcs, *cpu_, file, &times_.llvm.emplace()); });
+      else if (kind == "asm" && path == "-")
+        write_text("-", emit_assembly(funcs, *cpu_));
+      else if (kind == "asm")
+        write_through(path, [&](const std::string& file) { write_assembly(funcs, *cpu_, file); });
+    } catch (const TargetOptionError&) {
+      throw;
+    } catch (const OptionError&) {
+      throw;
+    } catch (const EnvironmentError&) {
+      throw;
+    } catch (const std::runtime_error& e) {  // the backend could not write a file
+      throw EnvironmentError(e.what());
+    }
+    return;
+  }
+  // cuda: obj (the host functions, PTX embedded), header, ptx, llvm (the kernels' IR). Ops the
+  // lowering left as host functions (no thread binding) cannot run on a GPU.
+  TEXC_CHECK(options_.target == "cuda" && is_cuda_output(kind)) << "output '" << kind << "' of '" << options_.target
+                                                                 << "' passed output_refusal";
+  for (const LoweredFunc& func : funcs)
+    if (func.kind != FunctionKind::Device)
+      throw EnvironmentError("target 'cuda' needs the GPU lowering, which this build of texc lacks: op '" + func.name +
+                             "' was lowered to host loops with no thread binding");
+  CudaTargetOptions cuda;
+  if (!options_.arch.empty()) cuda.arch = options_.arch;
+  if (kind == "ptx") return write_text(path, emit_ptx(funcs, cuda));
+  if (kind == "llvm") return write_text(path, emit_cuda_llvm_ir(funcs, cuda));
+  if (kind == "header") return write_text(path, emit_cuda_host_header(funcs));
+  try {
+    write_through(path, [&](const std::string& file) { write_cuda_host_object(funcs, cuda, file); });
+  } catch (const OptionError&) {
+    throw;
+  } catch (const std::runtime_error& e) {  // the object file could not be written
+    throw EnvironmentError(e.what());
+  }
+}
+
+std::vector<Tensor> Module::arguments(const std::string& name) const {
+  const OpDef& def = op(name).op;
+  std::vector<Tensor> args;
+  for (const Buffer& b : def.inputs) args.emplace_back(b->dtype, buffer_shape(b));
+  for (const Buffer& b : def.outputs) {
+    args.emplace_back(b->dtype, buffer_shape(b));
+    args.back().fill_poison();
+  }
+  return args;
+}
+
+HostRunTiming Module::run(const std::string& name, std::vector<Tensor*> args, int repeat) const {
+  const CompiledOp& compiled = op(name);
+  const OpDef& def = compiled.op;
+  TEXC_CHECK(args.size() == def.inputs.size() + def.outputs.size())
+      << "Module::run of op '" << name << "' with " << args.size() << " tensors; it takes "
+      << def.inputs.size() + def.outputs.size() << " (its inputs, then its outputs)";
+  for (size_t i = 0; i < args.size(); ++i) {
+    const Buffer& b = i < def.inputs.size() ? def.inputs[i] : def.outputs[i - def.inputs.size()];
+    TEXC_CHECK(args[i] && args[i]->dtype() == b->dtype && args[i]->shape() == buffer_shape(b))
+        << "Module::run of op '" << name << "': tensor " << i << " is not " << b->dtype.str() << " of the shape of '"
+        << b->name << "'";
+  }
+  CompileOptions options = options_;
+  if (options.target == "cuda") options.arch = open_cuda_device(options.arch).arch;
+  TargetExecutors executors(options);
+  repeat = std::max(repeat, 0);
+  executors.jit_repeat = repeat;
+  executors.arm.repeat = std::max(repeat, 1);
+  OpExecutor execute = executors.make_executor(def, compiled.functions);
+  HostRunTiming timing;
+  if (options.target == "x86" || options.target == "cuda") {  // the executor times its own calls
+    execute(args);
+    timing.times_ms = executors.jit_timing->times_ms;
+    timing.median_ms = executors.jit_timing->median_ms;
+    return timing;
+  }
+  if (options.target == "arm") {
+    execute(args);
+    timing.times_ms = executors.arm_timing->times_ms;
+    timing.median_ms = executors.arm_timing->median_ms;
+    return timing;
+  }
+  // The interpreters and the simulator: the checked call, then `repeat` calls timed here on copies
+  // of the outputs (so the outputs returned are the first call's).
+  execute(args);
+  std::vector<Tensor> scratch;
+  std::vector<Tensor*> timed_args(args.begin(), args.begin() + def.inputs.size());
+  for (size_t i = def.inputs.size(); i < args.size(); ++i) scratch.push_back(*args[i]);
+  for (Tensor& t : scratch) timed_args.push_back(&t);
+  for (int k = 0; k < repeat; ++k) {
+    auto start = std::chrono::steady_clock::now();
+    execute(timed_args);
+    timing.times_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  timing.median_ms = median_of(timing.times_ms);
+  return timing;
+}
+
+std::vector<Tensor> Module::reference(const std::string& name, const std::vector<const Tensor*>& inputs) const {
+  op(name);  // an op the module has
+  if (!definitions_) definitions_ = std::make_shared<Program>(load_definitions(source_, options_));
+  const OpDef* defined = nullptr;
+  for (const OpDef& d : definitions_->ops)
+    if (d.name == name) defined = &d;
+  TEXC_CHECK(defined) << "op '" << name << "' has no definition";
+  TEXC_CHECK(inputs.size() == defined->inputs.size())
+      << "Module::reference of op '" << name << "' with " << inputs.size() << " inputs; it takes "
+      << defined->inputs.size();
+  ReferenceInterpreter interpreter(*defined, inputs);
+  std::vector<Tensor> outputs;
+  for (const Buffer& b : defined->outputs) outputs.push_back(interpreter.evaluate_all(b->name));
+  return outputs;
+}
+
+Module compile_program(const Program& program, const ProgramSource& source, const CompileOptions& options) {
+  PhaseClock whole;
+  Module module;
+  module.options_ = options;
+  module.source_ = source;
+  if (is_llvm_cpu_target(options.target)) module.cpu_ = cpu_target_options(options);
+  module.times_.file = source.path;
+  module.times_.target = options.target;
+  for (const OpDef& op : program.ops) {
+    PhaseClock lowering;
+    CompiledOp compiled;
+    compiled.op = op;
+    compiled.record_knobs = knobs_from_records(options, op);
+    compiled.knobs = compiled.record_knobs;
+    for (const auto& [name, value] : knob_options_for(options, op)) compiled.knobs[name] = value;  // as lower_for_target
+    compiled.functions = lower_op_functions(op, options, compiled.record_knobs, &compiled.remarks);
+    for (size_t i = 0; i < compiled.functions.size(); ++i) module.function_locs_.push_back(op.loc);
+    module.ops_.push_back(std::move(compiled));
+    module.times_.lowering.emplace_back(op.name, lowering.elapsed());
+  }
+  module.times_.total = whole.elapsed();
+  return module;
+}
+
+Module compile(const ProgramSource& source, CompileOptions options) {
+  PhaseClock whole;
+  if (options.target.empty()) options.target = host_target();
+  if (!find_target(options.target))
+    throw OptionError("unknown target '" + options.target + "' (expected " + target_names() + ")");
+  if (is_llvm_cpu_target(options.target)) cpu_target_options(options);  // a bad mcpu fails before any work
+  PhaseClock frontend;
+  Program program = load_program(source, options);
+  PhaseTime frontend_time = frontend.elapsed();
+  Module module = compile_program(program, source, options);
+  module.times_.frontend = frontend_time;
+  module.times_.total = whole.elapsed();
+  return module;
+}
+
+}  // namespace texc

@@ -1,0 +1,56 @@
+// TargetExecutors: how the lowered functions of an op are executed on the host, for each target —
+// the OpExecutor (backends/interp/RunOp.h) that `texc run` hands to run_op and that Module::run
+// (Module.h) calls on a program's own tensors.
+//
+//   interp       the loop AST on the loop interpreter; in a child process (ChildProcess.h) when it
+//                calls extern functions from the options' extern libraries or sources, which may fault.
+//   x86          JIT-compiled (JitExecutor.h) and run in a child process, which times its own calls
+//                (jit_repeat of them after the checked one; jit_timing gets their times).
+//   arm          the arm runner (ArmExecutor.h): natively on aarch64, else under qemu-aarch64.
+//   cuda         CUDA device 0 through the driver API (CudaExecutor.h), timed by CUDA events.
+//   cuda-interp  the GPU-lowered kernel on the loop interpreter, checked for races (CudaInterpreter.h).
+//   vdla         the op's VDLA program on the simulator (VdlaExecutor.h).
+// An op with `const` inputs that feed stages of their own compiles to <op>_prepare and <op>
+// (lower/SplitPrepare.h): its executor runs the prepare function once, untimed, into fresh buffers,
+// then the op, timed as usual. Extern functions come from the options (ExternFunctions.h).
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/interp/RunOp.h"
+#include "backends/llvm/ArmRunner.h"
+#include "backends/llvm/LLVMBackend.h"
+#include "backends/vdla/VdlaConfig.h"
+#include "tools/driver/CompileOptions.h"
+#include "tools/driver/ExternFunctions.h"
+#include "tools/driver/JitExecutor.h"
+#include "tools/driver/VdlaExecutor.h"
+
+namespace texc {
+
+struct TargetExecutors {
+  /// Loads the extern libraries; for x86 and arm, the CPU (a bad mcpu throws TargetOptionError);
+  /// for vdla, the configuration. For cuda, opts.arch must be set (open_cuda_device chooses it).
+  explicit TargetExecutors(const CompileOptions& opts);
+
+  /// How to execute `op` (its inputs, then its outputs), compiled to `funcs`
+  /// (lower_op_functions: one function, or <op>_prepare then <op>).
+  OpExecutor make_executor(const OpDef& op, const std::vector<LoweredFunc>& funcs);
+  /// How to execute one lowered function of `op` (the op itself, or one half of it).
+  OpExecutor make_function_executor(const LoweredFunc& func, const OpDef& op);
+
+  CompileOptions options;
+  std::optional<CpuTargetOptions> cpu;
+  ExternFunctions externs;
+  ArmRunOptions arm;
+  std::shared_ptr<ArmRunResult> arm_timing = std::make_shared<ArmRunResult>();
+  int jit_repeat = 10;  // x86 and cuda: the timed calls after the checked one
+  std::shared_ptr<JitTiming> jit_timing = std::make_shared<JitTiming>();
+  std::optional<vdla::VdlaConfig> vdla_config;
+  std::shared_ptr<VdlaRunStats> vdla_stats = std::make_shared<VdlaRunStats>();
+  std::string trace_path;  // vdla: the simulator's timeline of the last run goes there ("" = none)
+};
+
+}  // namespace texc
