@@ -9,15 +9,11 @@
 #include <unordered_set>
 
 #include "ir/IRVisitor.h"
+#include "ir/MathFunctions.h"
 
 namespace texc {
 
-bool is_math_function(const std::string& name) {
-  static const std::unordered_set<std::string> names = {"exp",   "log",   "sqrt", "tanh", "sigmoid",
-                                                         "abs",   "pow",   "floor", "ceil", "sin",
-                                                         "cos",   "erf",   "round", "rsqrt"};
-  return names.count(name) > 0;
-}
+bool is_math_function(const std::string& name) { return find_math_function_info(name) != nullptr; }
 
 bool is_reserved_word(const std::string& name) {
   static const std::unordered_set<std::string> words = {

@@ -4,6 +4,7 @@
 #include <llvm/IR/Module.h>
 
 #include "ir/Diagnostics.h"
+#include "ir/MathFunctions.h"
 
 namespace texc {
 
@@ -71,6 +72,16 @@ Value* emit_float_math(llvm::IRBuilder<>& b, const std::string& name, const std:
     if (is_f32_vector(t)) return tanh_f32_polynomial(b, args[0]);
     return call_libm(b, t.bits == 32 ? "tanhf" : "tanh", args);
   }
+  if (name == "exp2") return call_intrinsic(b, llvm::Intrinsic::exp2, args);
+  if (name == "log2") return call_intrinsic(b, llvm::Intrinsic::log2, args);
+  if (name == "sin") return call_intrinsic(b, llvm::Intrinsic::sin, args);
+  if (name == "cos") return call_intrinsic(b, llvm::Intrinsic::cos, args);
+  if (name == "round") return call_intrinsic(b, llvm::Intrinsic::round, args);  // halves away from zero
+  if (name == "trunc") return call_intrinsic(b, llvm::Intrinsic::trunc, args);
+  if (name == "fmod") return b.CreateFRem(args[0], args[1]);  // C's fmod: the sign of the dividend
+  if (name == "rsqrt") return b.CreateFDiv(splat_f(b, type, 1.0), call_intrinsic(b, llvm::Intrinsic::sqrt, args));
+  for (const char* libm : {"erf", "erfc", "log1p", "expm1", "atan2"})
+    if (name == libm) return call_libm(b, t.bits == 32 ? name + "f" : name, args);
   TEXC_UNREACHABLE() << "unknown math function " << name;
 }
 
@@ -241,9 +252,23 @@ Value* tanh_f64_polynomial(llvm::IRBuilder<>& b, Value* x) {
   return b.CreateIntrinsic(llvm::Intrinsic::copysign, {type}, {magnitude, x});
 }
 
+namespace {
+
+/// isnan, isinf: a bool (i1, or a vector of i1) per lane, of a float of any width.
+Value* emit_float_class_test(llvm::IRBuilder<>& b, const std::string& name, Value* x) {
+  if (name == "isnan") return b.CreateFCmpUNO(x, x);
+  TEXC_CHECK(name == "isinf") << "math function " << name;
+  Value* magnitude = b.CreateIntrinsic(llvm::Intrinsic::fabs, {x->getType()}, {x});
+  return b.CreateFCmpOEQ(magnitude, llvm::ConstantFP::getInfinity(x->getType()));
+}
+
+}  // namespace
+
 Value* emit_math_function(llvm::IRBuilder<>& b, const std::string& name, const std::vector<Value*>& args, Type t) {
-  size_t arity = name == "pow" ? 2 : 1;
-  TEXC_CHECK(args.size() == arity) << name << " takes " << arity << " argument(s), got " << args.size();
+  const MathFunctionInfo* info = find_math_function_info(name);
+  TEXC_CHECK(info) << "unknown math function " << name;
+  TEXC_CHECK(args.size() == size_t(info->arity)) << name << " takes " << info->arity << " argument(s), got " << args.size();
+  if (info->returns_bool) return emit_float_class_test(b, name, args[0]);
   if (t.is_integer() || t.is_bool()) {
     TEXC_CHECK(name == "abs") << "math function " << name << " on " << t.str();
     if (t.is_int()) return b.CreateIntrinsic(llvm::Intrinsic::abs, {args[0]->getType()}, {args[0], b.getFalse()});
