@@ -284,6 +284,8 @@ class Printer {
 
   void call(const Call* c) {
     Type default_type = c->call_kind == CallKind::Extern || c->args.empty() ? Int(32) : c->args[0]->type;
+    const MathFunctionInfo* math = c->call_kind == CallKind::Math ? find_math_function_info(c->name) : nullptr;
+    if (math && math->returns_bool && !c->args.empty()) default_type = Bool(c->args[0]->type.lanes);  // isnan, isinf
     bool plain = c->call_kind == CallKind::Math ? is_math_function(c->name)
                                                 : (c->call_kind == CallKind::Intrinsic && !is_math_function(c->name) &&
                                                    !is_reserved_word(c->name) && !Type::parse(c->name));
