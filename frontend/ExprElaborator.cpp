@@ -261,8 +261,8 @@ ExprElaborator::Typed ExprElaborator::call(const ast::Call& c) {
   if (!known) {
     std::vector<std::string> candidates = builtin_function_names();
     candidates.insert(candidates.end(), callables_.ops.begin(), callables_.ops.end());
-    std::string suggestion = closest_name(f, candidates);
-    if (!suggestion.empty()) throw_error(DiagId::UnknownFunctionSuggest, c.loc, f, suggestion);
+    std::vector<std::string> suggestions = closest_names(f, candidates);
+    if (!suggestions.empty()) throw_error(DiagId::UnknownFunctionSuggest, c.loc, f, quoted_alternatives(suggestions));
     std::string math;  // the functions of a value (not the reductions, select or the casts)
     for (const MathFunctionInfo& m : math_functions()) math += (math.empty() ? "" : ", ") + std::string(m.name);
     throw_error(DiagId::UnknownFunction, c.loc, f, math);
