@@ -7,12 +7,12 @@
 #include "frontend/ConstExpr.h"
 #include "frontend/Suggest.h"
 #include "ir/IROperators.h"
+#include "ir/MathFunctions.h"
 
 namespace texc {
 
 namespace {
 
-const std::set<std::string> kUnaryFloatMath = {"exp", "log", "sqrt", "tanh", "sigmoid", "floor", "ceil"};
 const std::set<std::string> kReductions = {"sum", "max", "min", "prod"};
 
 bool is_arithmetic(const std::string& op) { return op == "+" || op == "-" || op == "*" || op == "/" || op == "%"; }
@@ -42,9 +42,11 @@ bool fits(int64_t v, Type t) {
 }
 
 std::vector<std::string> builtin_function_names() {
-  std::vector<std::string> names = {"exp",  "log", "sqrt", "tanh", "sigmoid", "floor", "ceil", "abs", "pow",
-                                    "select", "sum", "max",  "min",  "prod",    "f16",   "f32",  "f64", "i8",
-                                    "i16",  "i32", "i64",  "u8",   "u16",     "u32",   "bool"};
+  std::vector<std::string> names;
+  for (const MathFunctionInfo& f : math_functions()) names.push_back(f.name);
+  for (const char* n : {"select", "sum", "max", "min", "prod", "f16", "f32", "f64", "i8", "i16", "i32", "i64", "u8",
+                        "u16", "u32", "bool"})
+    names.push_back(n);
   return names;
 }
 
@@ -256,8 +258,7 @@ ExprElaborator::Typed ExprElaborator::call(const ast::Call& c) {
   const std::string& f = c.callee;
   bool is_reduction_name = kReductions.count(f) > 0;
   if (!c.fors.empty() && !is_reduction_name) throw_error(DiagId::ForNotAllowed, c.fors.front().var.loc, f);
-  bool known = is_reduction_name || f == "select" || f == "abs" || f == "pow" || kUnaryFloatMath.count(f) ||
-               Type::parse(f).has_value();
+  bool known = is_reduction_name || f == "select" || find_math_function_info(f) || Type::parse(f).has_value();
   // Inside an expression an op can never be called, so a built-in function wins over an op that
   // shares its name (an op called `tanh` does not hide tanh(x)).
   if (!known && callables_.ops.count(f)) throw_error(DiagId::OpCallInExpression, c.loc, f, f);
@@ -265,11 +266,10 @@ ExprElaborator::Typed ExprElaborator::call(const ast::Call& c) {
   if (!known) {
     std::vector<std::string> candidates = builtin_function_names();
     candidates.insert(candidates.end(), callables_.ops.begin(), callables_.ops.end());
-    std::string suggestion = closest_name(f, candidates);
-    if (!suggestion.empty()) throw_error(DiagId::UnknownFunctionSuggest, c.loc, f, suggestion);
+    std::vector<std::string> suggestions = closest_names(f, candidates);
+    if (!suggestions.empty()) throw_error(DiagId::UnknownFunctionSuggest, c.loc, f, quoted_alternatives(suggestions));
     std::string math;  // the functions of a value (not the reductions, select or the casts)
-    for (const std::string& name : builtin_function_names())
-      if (kUnaryFloatMath.count(name) || name == "abs" || name == "pow") math += (math.empty() ? "" : ", ") + name;
+    for (const MathFunctionInfo& m : math_functions()) math += (math.empty() ? "" : ", ") + std::string(m.name);
     throw_error(DiagId::UnknownFunction, c.loc, f, math);
   }
   for (const ast::CallArg& a : c.args)
@@ -325,11 +325,12 @@ ExprElaborator::Typed ExprElaborator::cast(const ast::Call& c, Type t) {
 
 ExprElaborator::Typed ExprElaborator::math(const ast::Call& c) {
   const std::string& f = c.callee;
-  size_t arity = f == "pow" ? 2 : 1;
+  const MathFunctionInfo* info = find_math_function_info(f);
+  TEXC_CHECK(info) << "math function " << f;
+  size_t arity = size_t(info->arity);
   if (c.args.size() != arity) throw_error(DiagId::WrongArgCount, c.loc, f, arity, c.args.size());
   Typed x = elaborate(*c.args[0].value);
-  Expr e;
-  if (f == "pow") {
+  if (arity == 2) {
     Typed y = elaborate(*c.args[1].value);
     if (x.lit != Typed::Lit::None && y.lit != Typed::Lit::None) {
       x = typed(adapt(x, Float(32), f, c.loc));
@@ -338,17 +339,19 @@ ExprElaborator::Typed ExprElaborator::math(const ast::Call& c) {
     if (!a->type.is_float()) throw_error(DiagId::NeedsFloat, c.loc, f, a->type.str());
     return typed(Call::make(a->type, f, {a, b}, CallKind::Math));
   }
+  Expr e;
   if (x.lit != Typed::Lit::None) {
     e = adapt(x, Float(32), f, c.loc);  // exp(1) is exp(1.0f)
   } else {
     e = x.e;
   }
-  if (f == "abs") {
+  if (info->integer_ok) {
     if (e->type.is_bool()) throw_error(DiagId::BoolArithmetic, c.loc, f);
   } else if (!e->type.is_float()) {
     throw_error(DiagId::NeedsFloat, c.loc, f, e->type.str());
   }
-  return typed(Call::make(e->type, f, {e}, CallKind::Math));
+  Type result = info->returns_bool ? Bool(e->type.lanes) : e->type;
+  return typed(Call::make(result, f, {e}, CallKind::Math));
 }
 
 ExprElaborator::Typed ExprElaborator::reduction(const ast::Call& c) {

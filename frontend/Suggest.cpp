@@ -36,4 +36,24 @@ std::string closest_name(const std::string& name, const std::vector<std::string>
   return best;
 }
 
+std::vector<std::string> closest_names(const std::string& name, const std::vector<std::string>& candidates,
+                                       size_t max_count) {
+  std::string best = closest_name(name, candidates);
+  if (best.empty()) return {};
+  size_t best_distance = edit_distance(name, best);
+  std::vector<std::string> names;
+  for (const std::string& c : candidates)
+    if (c != name && names.size() < max_count && edit_distance(name, c) == best_distance &&
+        std::find(names.begin(), names.end(), c) == names.end())
+      names.push_back(c);
+  return names;
+}
+
+std::string quoted_alternatives(const std::vector<std::string>& names) {
+  std::string text;
+  for (size_t i = 0; i < names.size(); ++i)
+    text += (i == 0 ? "'" : i + 1 == names.size() ? " or '" : ", '") + names[i] + "'";
+  return text;
+}
+
 }  // namespace texc

@@ -8,6 +8,7 @@
 
 #include "ir/Diagnostics.h"
 #include "ir/IRPrinter.h"
+#include "ir/MathFunctions.h"
 
 namespace texc {
 
@@ -428,6 +429,8 @@ class Parser {
     }
     std::vector<Expr> args = call_args();
     Type default_type = kind == CallKind::Extern || args.empty() ? Int(32) : args[0]->type;
+    const MathFunctionInfo* math = kind == CallKind::Math ? find_math_function_info(name) : nullptr;
+    if (math && math->returns_bool && !args.empty()) default_type = Bool(args[0]->type.lanes);  // isnan, isinf
     return Call::make(type ? *type : default_type, name, std::move(args), kind);
   }
 

@@ -9,15 +9,11 @@
 #include <unordered_set>
 
 #include "ir/IRVisitor.h"
+#include "ir/MathFunctions.h"
 
 namespace texc {
 
-bool is_math_function(const std::string& name) {
-  static const std::unordered_set<std::string> names = {"exp",   "log",   "sqrt", "tanh", "sigmoid",
-                                                         "abs",   "pow",   "floor", "ceil", "sin",
-                                                         "cos",   "erf",   "round", "rsqrt"};
-  return names.count(name) > 0;
-}
+bool is_math_function(const std::string& name) { return find_math_function_info(name) != nullptr; }
 
 bool is_reserved_word(const std::string& name) {
   static const std::unordered_set<std::string> words = {
@@ -288,6 +284,8 @@ class Printer {
 
   void call(const Call* c) {
     Type default_type = c->call_kind == CallKind::Extern || c->args.empty() ? Int(32) : c->args[0]->type;
+    const MathFunctionInfo* math = c->call_kind == CallKind::Math ? find_math_function_info(c->name) : nullptr;
+    if (math && math->returns_bool && !c->args.empty()) default_type = Bool(c->args[0]->type.lanes);  // isnan, isinf
     bool plain = c->call_kind == CallKind::Math ? is_math_function(c->name)
                                                 : (c->call_kind == CallKind::Intrinsic && !is_math_function(c->name) &&
                                                    !is_reserved_word(c->name) && !Type::parse(c->name));

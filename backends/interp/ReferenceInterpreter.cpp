@@ -288,13 +288,27 @@ double math_magnitude(const std::string& name, const std::vector<double>& x, con
   if (name == "tanh") return std::fabs(r) + (1 - r * r) * ma;
   if (name == "sigmoid") return std::fabs(r) + r * (1 - r) * ma;
   if (name == "abs") return std::max(std::fabs(r), ma);
+  if (name == "exp2") return std::fabs(r) * (1 + 0.69314718055994531 * ma);
+  if (name == "expm1") return std::fabs(r) + std::fabs(r + 1) * ma;
+  if (name == "log2") return std::fabs(r) + ma / (0.69314718055994531 * std::fabs(a));
+  if (name == "log1p") return std::fabs(r) + ma / std::fabs(1 + a);
+  if (name == "rsqrt") return std::fabs(r) + (ma == 0 ? 0 : 0.5 * std::fabs(r) * ma / std::fabs(a));
+  if (name == "erf" || name == "erfc") return std::fabs(r) + 1.1283791670955126 * std::exp(-a * a) * ma;
+  if (name == "sin") return std::fabs(r) + std::fabs(std::cos(a)) * ma;
+  if (name == "cos") return std::fabs(r) + std::fabs(std::sin(a)) * ma;
+  if (name == "atan2" && x.size() == 2) {  // atan2(y = a, x = b)
+    double b = x[1], mb = m[1];
+    double r2 = a * a + b * b;
+    return std::fabs(r) + (r2 == 0 ? 0 : (std::fabs(b) * ma + std::fabs(a) * mb) / r2);
+  }
+  if (name == "fmod" && x.size() == 2) return std::fabs(r) + ma + std::fabs(std::trunc(a / x[1])) * m[1];
   if (name == "pow" && x.size() == 2) {
     double b = x[1], mb = m[1];
     double da = b == 0 ? 0 : std::fabs(b * std::pow(a, b - 1)) * ma;
     double db = mb == 0 ? 0 : std::fabs(r * std::log(std::fabs(a))) * mb;
     return std::fabs(r) + da + db;
   }
-  return std::fabs(r);  // floor, ceil: piecewise constant
+  return std::fabs(r);  // floor, ceil, round, trunc: piecewise constant
 }
 
 }  // namespace
@@ -375,6 +389,10 @@ ReferenceInterpreter::Evaluated ReferenceInterpreter::eval(const Expr& e) {
         args.push_back(a->type.is_float() ? v.v.f : cast_to_float(Float(64), a->type, v.v.i, 0));
         magnitudes.push_back(a->type.is_float() ? v.m : 0);  // an integer argument is exact
       }
+      // isnan and isinf classify the argument as its type holds it: an f16 product past 65504 is
+      // inf there though not in double.
+      if ((c->name == "isnan" || c->name == "isinf") && c->args[0]->type.is_float())
+        args[0] = round_float(c->args[0]->type, args[0]);
       MathFunction f = find_math_function(c->name, args.size());
       if (!f) fail("unknown math function '" + c->name + "' with " + std::to_string(args.size()) + " argument(s)");
       double r = f(args.data());

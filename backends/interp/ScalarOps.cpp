@@ -101,6 +101,21 @@ MathFunction find_math_function(const std::string& name, size_t num_args) {
       {"floor", 1, [](const double* x) { return std::floor(x[0]); }},
       {"ceil", 1, [](const double* x) { return std::ceil(x[0]); }},
       {"pow", 2, [](const double* x) { return std::pow(x[0], x[1]); }},
+      {"exp2", 1, [](const double* x) { return std::exp2(x[0]); }},
+      {"expm1", 1, [](const double* x) { return std::expm1(x[0]); }},
+      {"log2", 1, [](const double* x) { return std::log2(x[0]); }},
+      {"log1p", 1, [](const double* x) { return std::log1p(x[0]); }},
+      {"rsqrt", 1, [](const double* x) { return 1.0 / std::sqrt(x[0]); }},
+      {"erf", 1, [](const double* x) { return std::erf(x[0]); }},
+      {"erfc", 1, [](const double* x) { return std::erfc(x[0]); }},
+      {"sin", 1, [](const double* x) { return std::sin(x[0]); }},
+      {"cos", 1, [](const double* x) { return std::cos(x[0]); }},
+      {"atan2", 2, [](const double* x) { return std::atan2(x[0], x[1]); }},
+      {"round", 1, [](const double* x) { return std::round(x[0]); }},  // halves away from zero
+      {"trunc", 1, [](const double* x) { return std::trunc(x[0]); }},
+      {"fmod", 2, [](const double* x) { return std::fmod(x[0], x[1]); }},  // the sign of x[0]
+      {"isnan", 1, [](const double* x) { return std::isnan(x[0]) ? 1.0 : 0.0; }},
+      {"isinf", 1, [](const double* x) { return std::isinf(x[0]) ? 1.0 : 0.0; }},
   };
   for (const auto& e : table)
     if (name == e.name && num_args == e.num_args) return e.function;

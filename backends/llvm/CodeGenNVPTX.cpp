@@ -335,8 +335,37 @@ Value* CodeGenNVPTX::emit_f64_math(const std::string& name, const std::vector<Va
   return exp_f64_polynomial(b_, b_.CreateFMul(args[1], log_f64_polynomial(b_, args[0])));
 }
 
+// libdevice's __nv_NAMEf (f32) or __nv_NAME (f64), lane by lane for vectors; link_libdevice brings
+// in the definitions after code generation.
+Value* CodeGenNVPTX::emit_libdevice_call(const std::string& name, const std::vector<Value*>& args) {
+  llvm::Type* type = args[0]->getType();
+  llvm::Type* scalar_type = type->getScalarType();
+  std::string symbol = "__nv_" + name + (scalar_type->isFloatTy() ? "f" : "");
+  std::vector<llvm::Type*> params(args.size(), scalar_type);
+  llvm::FunctionCallee fn = module_->getOrInsertFunction(symbol, llvm::FunctionType::get(scalar_type, params, false));
+  auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(type);
+  if (!vt) return b_.CreateCall(fn, args);
+  Value* result = llvm::PoisonValue::get(vt);
+  for (unsigned i = 0; i < vt->getNumElements(); ++i) {
+    std::vector<Value*> lane;
+    for (Value* a : args) lane.push_back(b_.CreateExtractElement(a, uint64_t(i)));
+    result = b_.CreateInsertElement(result, b_.CreateCall(fn, lane), uint64_t(i));
+  }
+  return result;
+}
+
 Value* CodeGenNVPTX::emit_math(const Call* op, const std::vector<Value*>& args) {
   const std::string& name = op->name;
+  if (is_libdevice_math_function(name) && op->type.is_float()) {
+    if (op->type.bits != 16) return emit_libdevice_call(name, args);
+    llvm::Type* half_type = args[0]->getType();
+    llvm::Type* f32_type = b_.getFloatTy();
+    if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(half_type))
+      f32_type = llvm::FixedVectorType::get(b_.getFloatTy(), vt->getNumElements());
+    std::vector<Value*> widened;
+    for (Value* a : args) widened.push_back(b_.CreateFPExt(a, f32_type));
+    return b_.CreateFPTrunc(emit_libdevice_call(name, widened), half_type);
+  }
   bool needs_libm = name == "exp" || name == "log" || name == "tanh" || name == "sigmoid" || name == "pow";
   Type t = op->type;
   if (!needs_libm || !t.is_float()) return CodeGenLLVM::emit_math(op, args);

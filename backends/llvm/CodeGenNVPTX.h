@@ -23,6 +23,9 @@
 //                                                about 2^-22 relative; pow(x<0, y) is NaN
 //         exp log tanh sigmoid pow on f64        Cephes exp/log/tanh without libm (MathLLVM.h), within
 //                                                3 ulp; pow(x, y) = exp(y log x), NaN for x < 0
+//         erf erfc log1p expm1 exp2 log2 sin    libdevice's __nv_ functions (CUDA's own math library, in
+//         cos atan2 fmod (f16 in f32)            LLVM bitcode), linked into the module (LinkLibdevice.h)
+//         rsqrt round trunc isnan isinf          1 / sqrt.rn, LLVM intrinsics and compares (native)
 //   the kernel's name                            op_symbol (ir/SymbolNames.h): `texc_op_WARP_SZ` for WARP_SZ
 // A global-scope Allocate, a parallel loop or a buffer of non-constant size inside a kernel is an
 // internal error: the cuda lowering leaves none (make_device_function rejects parallel loops).
@@ -31,6 +34,7 @@
 #include <vector>
 
 #include "backends/llvm/CodeGenLLVM.h"
+#include "backends/llvm/LinkLibdevice.h"
 
 namespace texc {
 
@@ -61,6 +65,7 @@ class CodeGenNVPTX : public CodeGenLLVM {
   llvm::Value* emit_f32_math(const std::string& name, const std::vector<llvm::Value*>& args);
   llvm::Value* emit_f64_math(const std::string& name, const std::vector<llvm::Value*>& args);
   llvm::Value* log_f32(llvm::Value* x);
+  llvm::Value* emit_libdevice_call(const std::string& name, const std::vector<llvm::Value*>& args);
 
   llvm::GlobalVariable* dynamic_shared_ = nullptr;  // of the kernel being emitted, when it uses one
   int64_t dynamic_shared_offset_ = 0;               // where the next shared buffer starts in it

@@ -12,6 +12,7 @@
 
 #include "backends/llvm/CodeGenNVPTX.h"
 #include "backends/llvm/CpuTargetMachine.h"
+#include "backends/llvm/LinkLibdevice.h"
 #include "backends/llvm/LLVMBackend.h"
 #include "backends/llvm/OptimizeModule.h"
 #include "ir/Diagnostics.h"
@@ -48,6 +49,7 @@ std::unique_ptr<CompiledModule> compile(const std::vector<LoweredFunc>& funcs, c
   auto compiled = std::make_unique<CompiledModule>();
   compiled->target_machine = make_nvptx_target_machine(target);
   compiled->module = codegen_nvptx(funcs, compiled->context, *compiled->target_machine);
+  link_libdevice(*compiled->module);
   optimize_module(*compiled->module, *compiled->target_machine, target.opt_level);
   return compiled;
 }

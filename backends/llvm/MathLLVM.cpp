@@ -4,6 +4,7 @@
 #include <llvm/IR/Module.h>
 
 #include "ir/Diagnostics.h"
+#include "ir/MathFunctions.h"
 
 namespace texc {
 
@@ -71,6 +72,17 @@ Value* emit_float_math(llvm::IRBuilder<>& b, const std::string& name, const std:
     if (is_f32_vector(t)) return tanh_f32_polynomial(b, args[0]);
     return call_libm(b, t.bits == 32 ? "tanhf" : "tanh", args);
   }
+  if (name == "exp2") return call_intrinsic(b, llvm::Intrinsic::exp2, args);
+  if (name == "log2") return call_intrinsic(b, llvm::Intrinsic::log2, args);
+  if (name == "sin") return call_intrinsic(b, llvm::Intrinsic::sin, args);
+  if (name == "cos") return call_intrinsic(b, llvm::Intrinsic::cos, args);
+  if (name == "round") return call_intrinsic(b, llvm::Intrinsic::round, args);  // halves away from zero
+  if (name == "trunc") return call_intrinsic(b, llvm::Intrinsic::trunc, args);
+  if (name == "fmod") return b.CreateFRem(args[0], args[1]);  // C's fmod: the sign of the dividend
+  if (name == "rsqrt") return b.CreateFDiv(splat_f(b, type, 1.0), call_intrinsic(b, llvm::Intrinsic::sqrt, args));
+  if (name == "erf" && is_f32_vector(t)) return erf_f32_polynomial(b, args[0]);
+  for (const char* libm : {"erf", "erfc", "log1p", "expm1", "atan2"})
+    if (name == libm) return call_libm(b, t.bits == 32 ? name + "f" : name, args);
   TEXC_UNREACHABLE() << "unknown math function " << name;
 }
 
@@ -140,6 +152,39 @@ Value* tanh_f32_polynomial(llvm::IRBuilder<>& b, Value* x) {
   Value* small = b.CreateFAdd(b.CreateFMul(b.CreateFMul(p, z2), z), z);
   Value* magnitude = b.CreateSelect(b.CreateFCmpOGE(z, f(0.625)), large, small);
   return b.CreateIntrinsic(llvm::Intrinsic::copysign, {type}, {magnitude, x});
+}
+
+/// erf on f32 (scalars or vectors), odd in x. |x| < 0.9: |x| + |x| R(x^2), R a degree-6 polynomial
+/// (Chebyshev interpolation of erf(a)/a - 1 in a^2). 0.9 <= |x|: 1 - e^-x^2 Q(u), Q a degree-11
+/// polynomial of erfc(a) e^(a^2) on [0.9, 4] in u = (2a - 4.9) / 3.1, and e^-x^2 as e^-hi e^-lo with
+/// hi = a^2 exact (a cut to its upper 12 bits) so that x^2's rounding does not reach the result.
+/// |x| is clamped to 4, where erf is 1 in f32. Within 2 ulp; NaN propagates, erf(-0) = -0.
+Value* erf_f32_polynomial(llvm::IRBuilder<>& b, Value* x) {
+  llvm::Type* type = x->getType();
+  llvm::Type* int_type = b.getInt32Ty();
+  if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(type)) int_type = llvm::FixedVectorType::get(int_type, vt->getNumElements());
+  auto f = [&](double v) { return splat_f(b, type, v); };
+  Value* a = b.CreateIntrinsic(llvm::Intrinsic::fabs, {type}, {x});
+  Value* t = b.CreateFMul(a, a);
+  Value* r_small = polynomial(b, t, {8.5294013233847592e-05, -0.00081796321810237984, 0.0052042266937649133,
+                                     -0.026860664791136277, 0.11283718049594003, -0.37612635193967834,
+                                     0.1283791667892224});
+  Value* small = b.CreateFAdd(a, b.CreateFMul(a, r_small));
+
+  Value* clamped = b.CreateIntrinsic(llvm::Intrinsic::minnum, {type}, {a, f(4.0)});
+  Value* hi = b.CreateBitCast(b.CreateAnd(b.CreateBitCast(clamped, int_type), llvm::ConstantInt::get(int_type, 0xfffff000u)), type);
+  Value* lo = b.CreateFMul(b.CreateFSub(clamped, hi), b.CreateFAdd(clamped, hi));
+  Value* e = b.CreateFMul(exp_f32_polynomial(b, b.CreateFNeg(b.CreateFMul(hi, hi))), exp_f32_polynomial(b, b.CreateFNeg(lo)));
+  Value* u = b.CreateFMul(b.CreateFSub(b.CreateFMul(clamped, f(2.0)), f(4.9)), f(1.0 / 3.1));
+  Value* q = polynomial(b, u, {-6.1559611777632986e-05, 0.00015966843023041781, -0.00022053482180598967,
+                               0.00052608517826806227, -0.0014257008656806093, 0.0032675271999093324,
+                               -0.007154715398762067, 0.0153361030068379, -0.031704842105507226,
+                               0.062889076675471272, -0.11919873922478885, 0.21458708089030982});
+  Value* large = b.CreateFSub(f(1.0), b.CreateFMul(e, q));
+
+  Value* magnitude = b.CreateSelect(b.CreateFCmpOLT(a, f(0.9)), small, large);
+  Value* result = b.CreateIntrinsic(llvm::Intrinsic::copysign, {type}, {magnitude, x});
+  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, result);
 }
 
 namespace {
@@ -241,9 +286,23 @@ Value* tanh_f64_polynomial(llvm::IRBuilder<>& b, Value* x) {
   return b.CreateIntrinsic(llvm::Intrinsic::copysign, {type}, {magnitude, x});
 }
 
+namespace {
+
+/// isnan, isinf: a bool (i1, or a vector of i1) per lane, of a float of any width.
+Value* emit_float_class_test(llvm::IRBuilder<>& b, const std::string& name, Value* x) {
+  if (name == "isnan") return b.CreateFCmpUNO(x, x);
+  TEXC_CHECK(name == "isinf") << "math function " << name;
+  Value* magnitude = b.CreateIntrinsic(llvm::Intrinsic::fabs, {x->getType()}, {x});
+  return b.CreateFCmpOEQ(magnitude, llvm::ConstantFP::getInfinity(x->getType()));
+}
+
+}  // namespace
+
 Value* emit_math_function(llvm::IRBuilder<>& b, const std::string& name, const std::vector<Value*>& args, Type t) {
-  size_t arity = name == "pow" ? 2 : 1;
-  TEXC_CHECK(args.size() == arity) << name << " takes " << arity << " argument(s), got " << args.size();
+  const MathFunctionInfo* info = find_math_function_info(name);
+  TEXC_CHECK(info) << "unknown math function " << name;
+  TEXC_CHECK(args.size() == size_t(info->arity)) << name << " takes " << info->arity << " argument(s), got " << args.size();
+  if (info->returns_bool) return emit_float_class_test(b, name, args[0]);
   if (t.is_integer() || t.is_bool()) {
     TEXC_CHECK(name == "abs") << "math function " << name << " on " << t.str();
     if (t.is_int()) return b.CreateIntrinsic(llvm::Intrinsic::abs, {args[0]->getType()}, {args[0], b.getFalse()});

@@ -1,11 +1,15 @@
-// MathLLVM: the math functions of the language (exp log sqrt tanh sigmoid abs pow floor ceil) on
-// scalar and vector LLVM values.
+// MathLLVM: the math functions of the language (ir/MathFunctions.h: exp log sqrt tanh sigmoid abs pow
+// floor ceil, exp2 expm1 log2 log1p rsqrt erf erfc sin cos atan2 round trunc fmod isnan isinf) on
+// scalar and vector LLVM values, for the CPU targets.
 //
-// sqrt floor ceil abs map to LLVM intrinsics (native instructions). exp, tanh and sigmoid on f32 vectors
-// use vectorizable Cephes-style polynomials (about 2 ulp; exp overflows to +inf above 88.72, underflows
-// to 0 below -103.97; NaN propagates); on scalars and f64 they call libm (llvm.exp / llvm.log /
-// llvm.pow intrinsics, which the backend turns into per-lane expf/logf/powf calls for vectors; tanh
-// per lane). f16 is computed in f32. sigmoid(x) = 1 / (1 + exp(-x)).
+// sqrt floor ceil round trunc abs map to LLVM intrinsics (native instructions), rsqrt is 1 / sqrt, isnan
+// and isinf are compares. exp, tanh and sigmoid on f32 vectors use vectorizable Cephes-style
+// polynomials (about 2 ulp; exp overflows to +inf above 88.72, underflows to 0 below -103.97; NaN
+// propagates); on scalars and f64 they call libm (llvm.exp / llvm.log / llvm.pow intrinsics, which the
+// backend turns into per-lane expf/logf/powf calls for vectors; tanh per lane). exp2 log2 sin cos are
+// the llvm.exp2/log2/sin/cos intrinsics and fmod LLVM's frem: libm (exp2f, sinf, fmodf, ...) per lane.
+// erf on f32 vectors is a polynomial (erf_f32_polynomial, within 2 ulp); erf on scalars and f64, erfc
+// log1p expm1 atan2 call libm per lane. f16 is computed in f32. sigmoid(x) = 1 / (1 + exp(-x)).
 #pragma once
 #include <llvm/IR/IRBuilder.h>
 
@@ -27,6 +31,10 @@ llvm::Value* emit_math_function(llvm::IRBuilder<>& builder, const std::string& n
 llvm::Value* exp_f32_polynomial(llvm::IRBuilder<>& builder, llvm::Value* x);
 /// tanh on f32 scalars or vectors without libm (Cephes tanhf, built on exp_f32_polynomial).
 llvm::Value* tanh_f32_polynomial(llvm::IRBuilder<>& builder, llvm::Value* x);
+
+/// erf on f32 scalars or vectors without libm: polynomials below 0.9, 1 - e^-x^2 Q(x) above (within
+/// 2 ulp; NaN propagates). Used for f32 vectors on the CPU (gelu).
+llvm::Value* erf_f32_polynomial(llvm::IRBuilder<>& builder, llvm::Value* x);
 
 /// exp, log and tanh on f64 scalars or vectors without libm (Cephes exp, log, tanh: rational
 /// approximations, within a few ulp; exp +inf above 709.78 and 0 below -745.13, log -inf at 0 and NaN

@@ -1022,6 +1022,16 @@ VdlaProgram generate_program(const LoweredFunc& func, const VdlaConfig& config, 
                   "its tensor '" + b->name + "' is " + b->dtype.str() +
                       ", and VDLA computes in integers only (int8 inputs and weights, int32 accumulators, "
                       "int8 outputs; docs/vdla.md): write the op in i8/i32, or run it on another target");
+  // Nor a math function (exp, round, abs, ...): its ALU has +, *, >>, min and max of integers.
+  std::string math_call;
+  for_each_expr(func.body, [&](const Expr& e) {
+    if (auto* c = e->as<Call>(); c && c->call_kind == CallKind::Math && math_call.empty()) math_call = c->name;
+  });
+  if (!math_call.empty())
+    throw_error(DiagId::VdlaCannotMap, loc, func.name,
+                "it calls the math function '" + math_call +
+                    "', and VDLA's ALU computes only +, *, >>, min and max of integers (docs/vdla.md): "
+                    "leave it out, or run the op on another target");
   // Epilogues in chunks need a few more micro-op kernels; an op whose kernels then overflow the
   // UOP buffer is generated with whole-tile epilogues (and reported if even those do not fit).
   Generator chunked(func, config, loc, true);

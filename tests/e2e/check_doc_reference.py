@@ -3,7 +3,8 @@
 
   what                      the code's table                                the docs' list
   built-in functions        builtin_function_names() in                    the first column of the table under
-                            frontend/ExprElaborator.cpp                    "## Built-in functions" in docs/language.md
+                            frontend/ExprElaborator.cpp (with the table    "## Built-in functions" in docs/language.md
+                            of ir/MathFunctions.cpp it reads)
   schedule primitives       primitive_signatures() and kOtherSpellings in  the first column of the table under
                             frontend/ScheduleElaborator.cpp                "## Schedule primitives" in docs/language.md
   memory scopes             mem_scope_name() in ir/IR.cpp                  the table under "### Memory scopes"
@@ -103,9 +104,17 @@ def code_builtin_functions(root):
         if not m:
             raise Failure('builtin_function_names() uses %s, whose definition the test cannot find' % table)
         names |= set(string_literals(braced_body(text, m.end(), table)))
-    # ... and from functions of the file it calls (`for (auto& f : math_functions()) ...`).
+    # ... and from functions it calls (`for (auto& f : math_functions()) ...`), defined in this file
+    # or in ir/MathFunctions.cpp (the one table of math functions).
+    math_text = strip_cpp_comments(read(root, 'ir/MathFunctions.cpp'))
     for fn in set(re.findall(r'\b(\w+)\s*\(\s*\)', body)):
         m = re.search(r'\b%s\s*\(\s*\)\s*(?=\{)' % fn, text)
+        if not m and fn == 'math_functions':
+            m = re.search(r'\b%s\s*\(\s*\)\s*(?=\{)' % fn, math_text)
+            if not m:
+                raise Failure('builtin_function_names() calls math_functions(), which ir/MathFunctions.cpp does not define')
+            names |= set(string_literals(braced_body(math_text, m.end(), fn)))
+            continue
         if m:
             fn_body = braced_body(text, m.end(), fn)
             names |= set(string_literals(fn_body))

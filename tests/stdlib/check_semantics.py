@@ -206,6 +206,11 @@ def sigmoid(v):
     return 1.0 / (1.0 + math.exp(-v))
 
 
+def gelu(v):
+    """The exact GELU (PyTorch's approximate='none'): x times the standard normal CDF at x."""
+    return 0.5 * v * (1.0 + math.erf(v / math.sqrt(2.0)))
+
+
 # Each case: test file (tests/stdlib/NAME.tex), op, output name, reference(inputs by name).
 CASES = [
     ('conv2d', 'conv2d_pad1_small', 'Y', lambda t: conv2d(t['X'], t['W'], pad=1)),
@@ -263,6 +268,10 @@ CASES = [
         t['X'].shape, lambda *p: t['X'][p] if t['X'][p] > 0 else t['X'][p] * 0.2)),
     ('sigmoid_act', 'sigmoid_act_small', 'Y', lambda t: build(t['X'].shape, lambda *p: sigmoid(t['X'][p]))),
     ('tanh_act', 'tanh_act_small', 'Y', lambda t: build(t['X'].shape, lambda *p: math.tanh(t['X'][p]))),
+    ('gelu', 'gelu_small', 'Y', lambda t: build(t['X'].shape, lambda *p: gelu(t['X'][p]))),
+    ('gelu', 'gelu_wide_small', 'Y', lambda t: build(t['X'].shape, lambda *p: gelu(t['X'][p]))),
+    ('softplus', 'softplus_small', 'Y', lambda t: build(t['X'].shape, lambda *p: math.log(1 + math.exp(t['X'][p])))),
+    ('softplus', 'softplus_wide_small', 'Y', lambda t: build(t['X'].shape, lambda *p: math.log(1 + math.exp(t['X'][p])))),
     ('softmax', 'softmax_small', 'Y', lambda t: softmax_rows(t['X'], log=False)),
     ('log_softmax', 'log_softmax_small', 'Y', lambda t: softmax_rows(t['X'], log=True)),
     ('batch_norm', 'batch_norm_small', 'Y', lambda t: build(

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "frontend/Suggest.h"
 #include "frontend/Frontend.h"
 #include "ir/ConstEval.h"
 #include "ir/Diagnostics.h"
@@ -544,4 +545,17 @@ TEST_CASE("a carried schedule names the callee's own inputs, whatever the caller
     if (auto* prim = std::get_if<SchedPrimitive>(&item); prim && !prim->stage_renames.empty())
       renamed = prim->stage_renames.at("A") == "B" && prim->stage_renames.at("B") == "A";
   CHECK(renamed);
+}
+
+TEST_CASE("did-you-mean: every name as close as the closest, at most three, quoted as alternatives") {
+  std::vector<std::string> names = {"exp", "exp2", "expm1", "erf", "erfc", "log", "log2", "log1p"};
+  CHECK(closest_names("expp", names) == std::vector<std::string>{"exp", "exp2"});
+  CHECK(closest_names("erff", names) == std::vector<std::string>{"erf", "erfc"});
+  CHECK(closest_names("lg", names) == std::vector<std::string>{"log"});
+  CHECK(closest_names("log3", names, 1) == std::vector<std::string>{"log"});
+  CHECK(closest_names("log3", names) == std::vector<std::string>{"log", "log2"});
+  CHECK(closest_names("tangent", names).empty());
+  CHECK(quoted_alternatives({"a"}) == "'a'");
+  CHECK(quoted_alternatives({"a", "b"}) == "'a' or 'b'");
+  CHECK(quoted_alternatives({"a", "b", "c"}) == "'a', 'b' or 'c'");
 }

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <functional>
 
 #include "backends/interp/Half.h"
 #include "backends/interp/InterpError.h"
@@ -233,6 +234,60 @@ TEST_CASE("select reads only the chosen branch; math functions") {
     double want = 1 / (1 + std::exp(-v)) + std::pow(std::fabs(v), double(float(1.5))) + std::floor(v) + std::ceil(v) +
                   std::tanh(v) + std::exp(v) + std::sqrt(std::fabs(v)) + std::log(std::fabs(v) + 1);
     CHECK(ref.evaluate_point("M", {p}).f == doctest::Approx(want).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("erf, log1p, atan2, fmod, round, isnan ...: values in double and their condition magnitudes") {
+  Buffer A = input("A", Float(64), {4}), B = input("B", Float(64), {4});
+  Var i = Variable::make("i");
+  Expr x = Load::make(A, {i}), y = Load::make(B, {i});
+  auto math = [&](const char* name, std::vector<Expr> args) { return Call::make(Float(64), name, args, CallKind::Math); };
+  struct Case {
+    const char* name;
+    Expr body;
+    std::function<double(double, double)> value, magnitude;  // of a = A[i] (magnitude |a|), b = B[i]
+  };
+  const double k2_sqrt_pi = 1.1283791670955126;
+  std::vector<Case> cases = {
+      {"erf", math("erf", {x}), [](double a, double) { return std::erf(a); },
+       [&](double a, double) { return std::fabs(std::erf(a)) + k2_sqrt_pi * std::exp(-a * a) * std::fabs(a); }},
+      {"erfc", math("erfc", {x}), [](double a, double) { return std::erfc(a); },
+       [&](double a, double) { return std::fabs(std::erfc(a)) + k2_sqrt_pi * std::exp(-a * a) * std::fabs(a); }},
+      {"log1p", math("log1p", {x}), [](double a, double) { return std::log1p(a); },
+       [](double a, double) { return std::fabs(std::log1p(a)) + std::fabs(a) / std::fabs(1 + a); }},
+      {"expm1", math("expm1", {x}), [](double a, double) { return std::expm1(a); },
+       [](double a, double) { return std::fabs(std::expm1(a)) + std::exp(a) * std::fabs(a); }},
+      {"sin", math("sin", {x}), [](double a, double) { return std::sin(a); },
+       [](double a, double) { return std::fabs(std::sin(a)) + std::fabs(std::cos(a) * a); }},
+      {"rsqrt", math("rsqrt", {math("abs", {x})}), [](double a, double) { return 1 / std::sqrt(std::fabs(a)); },
+       [](double a, double) { return 1.5 / std::sqrt(std::fabs(a)); }},  // |r| + |r| |a| / (2 |a|)
+      {"atan2", math("atan2", {x, y}), [](double a, double b) { return std::atan2(a, b); },
+       [](double a, double b) { return std::fabs(std::atan2(a, b)) + 2 * std::fabs(a * b) / (a * a + b * b); }},
+      {"fmod", math("fmod", {x, y}), [](double a, double b) { return std::fmod(a, b); },
+       [](double a, double b) { return std::fabs(std::fmod(a, b)) + std::fabs(a) + std::fabs(std::trunc(a / b) * b); }},
+      {"round", math("round", {x}), [](double a, double) { return std::round(a); },
+       [](double a, double) { return std::fabs(std::round(a)); }},  // piecewise constant: its own rounding only
+  };
+  std::vector<Stage> stages;
+  for (const Case& c : cases) stages.push_back(stage(std::string("S_") + c.name, Float(64), {i}, {4}, c.body));
+  stages.push_back(stage("N", Bool(), {i}, {4}, Call::make(Bool(), "isnan", {math("log", {x})}, CallKind::Math)));
+  stages.push_back(stage("I", Bool(), {i}, {4}, Call::make(Bool(), "isinf", {math("exp2", {y})}, CallKind::Math)));
+  OpDef op = make_op("math_magnitudes", {A, B}, stages);
+  Tensor a = tensor(Float(64), {4}, {0.5, -0.75, 7.25, -0.125});
+  Tensor b = tensor(Float(64), {4}, {3.0, 0.75, -2.0, 2000.0});
+  ReferenceInterpreter ref(op, {&a, &b});
+  for (const Case& c : cases) {
+    for (int p = 0; p < 4; ++p) {
+      CAPTURE(c.name);
+      CAPTURE(p);
+      double av = a.get_double(p), bv = b.get_double(p), m = 0;
+      CHECK(ref.evaluate_point(std::string("S_") + c.name, {p}, &m).f == c.value(av, bv));
+      CHECK(m == doctest::Approx(c.magnitude(av, bv)).epsilon(1e-12));
+    }
+  }
+  for (int p = 0; p < 4; ++p) {
+    CHECK(ref.evaluate_point("N", {p}).i == (a.get_double(p) < 0));
+    CHECK(ref.evaluate_point("I", {p}).i == (p == 3));  // 2^2000 overflows
   }
 }
 

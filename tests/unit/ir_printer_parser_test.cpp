@@ -96,6 +96,11 @@ TEST_CASE("operators with minimal parentheses") {
   check_expr_round_trip(Ramp::make(x * 8, i64(1), 8), "ramp(x*8, 1, 8)");
   check_expr_round_trip(Broadcast::make(make_float(0.0), 4), "broadcast(0.0f, 4)");
   check_expr_round_trip(Call::make(Float(32), "exp", {make_float(1.0)}, CallKind::Math), "exp(1.0f)");
+  check_expr_round_trip(Call::make(Float(32), "atan2", {make_float(1.0), make_float(2.0)}, CallKind::Math),
+                        "atan2(1.0f, 2.0f)");
+  check_expr_round_trip(Call::make(Bool(), "isnan", {make_float(1.0)}, CallKind::Math), "isnan(1.0f)");  // bool by default
+  check_expr_round_trip(Call::make(Bool(4), "isinf", {Broadcast::make(make_float(1.0), 4)}, CallKind::Math),
+                        "isinf(broadcast(1.0f, 4))");
   check_expr_round_trip(Call::make(Int(64), "likely", {x}, CallKind::Intrinsic), "likely(x)");
   check_expr_round_trip(Call::make(Int(32), "my_fn", {x}, CallKind::Extern), "call my_fn(x)");
   check_expr_round_trip(Call::make(UInt(64), "handle_of", {x}, CallKind::Intrinsic), "handle_of:u64(x)");

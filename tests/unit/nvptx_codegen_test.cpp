@@ -8,6 +8,9 @@
 #include "backends/llvm/CodeGenNVPTX.h"
 #include "backends/llvm/CudaBackend.h"
 #include "backends/llvm/LLVMBackend.h"
+#include "backends/llvm/LinkLibdevice.h"
+
+#include <cstdlib>
 #include "tests/unit/cuda_test_kernels.h"
 
 using namespace texc;
@@ -52,6 +55,50 @@ TEST_CASE("an elementwise kernel: global pointers, block and thread indices, mat
   CHECK(has(ptx, "lg2.approx.f32"));
   CHECK(has(ptx, "sqrt.rn.f32"));
   CHECK(!has(ptx, "call"));
+}
+
+TEST_CASE("libdevice math: erf sin atan2 fmod ... linked in and inlined, f16 through f32, isnan/isinf compares") {
+  if (find_libdevice().empty()) {
+    MESSAGE("SKIP: no libdevice (set TEXC_LIBDEVICE)");
+    return;
+  }
+  std::vector<LoweredFunc> funcs{kernel_file("math_functions")};
+  std::string ir = emit_cuda_llvm_ir(funcs, {});
+  // Every __nv_ function the kernel called is defined (internal) or gone, none left to link.
+  for (const char* f : {"erf", "erfc", "log1p", "expm1", "log2", "exp2", "sin", "cos", "atan2", "fmod"}) {
+    CAPTURE(f);
+    CHECK(!has(ir, std::string("declare float @__nv_") + f + "f("));
+    CHECK(!has(ir, std::string("declare double @__nv_") + f + "("));
+  }
+  CHECK(!has(ir, "define float @__nv_"));  // internalized: no exported libdevice function
+  CHECK(!has(ir, "__nvvm_reflect"));       // the reflect queries are answered
+  std::string ptx = emit_ptx(funcs, {});
+  CAPTURE(ptx);
+  CHECK(count(ptx, ".entry") == 1);
+  CHECK(!has(ptx, ".extern"));
+  CHECK(!has(ptx, "__nv_"));
+  CHECK(has(ptx, "sqrt.rn.f32"));  // rsqrt is 1 / sqrt.rn, not rsqrt.approx
+  CHECK(has(ptx, "sqrt.rn.f64"));
+  CHECK(has(ptx, "cvt.rzi.f32.f32"));  // trunc
+  CHECK(has(ptx, "cvt.rzi.f64.f64"));
+}
+
+TEST_CASE("a kernel calling libdevice functions without libdevice is an error naming them and where it looked") {
+  setenv("TEXC_LIBDEVICE", "/nonexistent/libdevice.10.bc", 1);
+  std::string message;
+  try {
+    emit_ptx({kernel_file("math_functions")}, {});
+  } catch (const TargetOptionError& e) {
+    message = e.what();
+  }
+  unsetenv("TEXC_LIBDEVICE");
+  CHECK(has(message, "__nv_erff"));
+  CHECK(has(message, "__nv_atan2"));
+  CHECK(has(message, "looked at /nonexistent/libdevice.10.bc"));
+  // A kernel without those functions needs no libdevice.
+  setenv("TEXC_LIBDEVICE", "/nonexistent/libdevice.10.bc", 1);
+  CHECK_NOTHROW(emit_ptx({kernel_file("elementwise")}, {}));
+  unsetenv("TEXC_LIBDEVICE");
 }
 
 TEST_CASE("a shared-memory tile: addrspace(3) buffers, barriers, a local accumulator, 2-D indices") {

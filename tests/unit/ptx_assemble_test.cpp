@@ -45,7 +45,8 @@ int main() {
     std::printf("skipped: no ptxas (set TEXC_PTXAS or install the CUDA toolkit)\n");
     return 77;
   }
-  const char* kernels[] = {"elementwise", "shared_tile_matmul", "shuffle_reduction", "shuffle_types", "big_shared"};
+  const char* kernels[] = {"elementwise", "shared_tile_matmul", "shuffle_reduction", "shuffle_types", "big_shared",
+                           "math_functions"};
   std::string dir = "/tmp/texc_ptx_assemble_" + std::to_string(getpid());
   std::system(("mkdir -p " + dir).c_str());
   int failures = 0, assembled = 0;
