@@ -1,5 +1,6 @@
 #include "lower/gpu/InferScopes.h"
 
+#include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
 #include "ir/Target.h"
 #include "lower/schedule/Primitives.h"
@@ -25,7 +26,20 @@ void infer_gpu_scopes(ScheduleState& st) {
     if (st.blocks_of(name).size() != 1) continue;
     std::optional<StageSite> site = find_stage_site(st, name);
     if (!site) continue;
-    MemScope scope = gpu_scope_of_attach(site->attach_loops);
+    // Only the loops under which a consumer reads the stage place it: an enclosing loop that holds
+    // no reader is one of the stage's own loops with other stages computed inside it (a called
+    // op's `bind(Y.i, blockIdx.x)` with its row statistics at Y.i), and the stage is computed for
+    // its readers outside that loop, as at the root.
+    std::vector<const For*> attach;
+    for (const For* l : site->attach_loops) {
+      bool read_inside = false;
+      for_each_stmt(l->body, [&](const Stmt& s) {
+        if (s.get() != site->block && (s->as<Block>() || s->as<Evaluate>()) && reads_buffer(s, stage.buffer.get()))
+          read_inside = true;
+      });
+      if (read_inside) attach.push_back(l);
+    }
+    MemScope scope = gpu_scope_of_attach(attach);
     if (scope == MemScope::Global) continue;
     const Buffer& b = stage.buffer;
     scoped[b.get()] = BufferNode::make(b->name, b->dtype, b->shape, scope, b->role);

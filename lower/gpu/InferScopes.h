@@ -8,7 +8,9 @@
 // the block. Without this, a `global` stage's region is relaxed over every thread and block
 // (lower/analysis/Region.h) and every thread computes all of it, racing with the others on the same
 // elements. Stages at the root (their own nests bound to threads: the stages of one block, ordered
-// by barriers), op outputs and stages with an explicit `local`/`shared` scope are left alone, as is
+// by barriers; also a stage whose enclosing bound loops hold none of its readers: they are its own
+// loops, with other stages computed inside them), op outputs and stages with an explicit
+// `local`/`shared` scope are left alone, as is
 // every CPU target. gpu_scope_of_attach gives compute_at the same scope for its bound inference.
 #pragma once
 #include <vector>
