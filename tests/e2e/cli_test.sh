@@ -29,6 +29,8 @@ expect 1 "--repeat must be at least 1" -- run "$op" --target interp --repeat 0
 expect 1 "--emit: unknown output kind 'exe'" -- "$op" --target interp --emit exe
 expect 1 "there is no param, attribute or dimension variable named 'Q'" -- run "$op" --target interp -D Q=3
 expect 1 "cannot open file" -- run "$work/missing.tex" --target interp
+# An output in a folder that does not exist: the reason, exit 2 (a file that cannot be written).
+expect 2 "cannot write '$work/no-such-folder/ew.o': No such file or directory" -- "$op" --target x86 -o "$work/no-such-folder/ew"
 if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then  # where a driver is installed the op runs
   expect 2 "no CUDA device" -- run "$op" --target cuda
   expect 2 "no CUDA device" -- run "$op" --target cuda --arch sm_90
