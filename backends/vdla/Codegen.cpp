@@ -8,7 +8,9 @@
 #include <unordered_map>
 
 #include "backends/vdla/Simulator.h"
-#include "backends/vdla/Tokens.h"
+#include "backends/vdla/lowering/FoldUopLoops.h"
+#include "backends/vdla/lowering/InjectDmaCopies.h"
+#include "backends/vdla/lowering/InsertDependencyTokens.h"
 #include "ir/ConstEval.h"
 #include "ir/Diagnostics.h"
 #include "ir/IRPrinter.h"
@@ -100,59 +102,18 @@ class Generator {
   Generator(const LoweredFunc& func, const VdlaConfig& config, SourceLoc loc, bool chunk_store_out)
       : func_(func), config_(config), derived_(derive(config)), loc_(loc), chunk_store_out_(chunk_store_out) {}
 
-  /// Walks the op into instructions and micro-ops; whether the micro-ops fit the UOP buffer.
-  bool generate() {
+  /// The first step of the VDLA pipeline: walks the op into the stream, one entry per piece of
+  /// accelerator work, copies and micro-op nests still pending (lowering/Stream.h).
+  std::vector<StreamEntry> walk_op() {
     program_.config = config_;
     place_arguments(program_);
     check_reductions_tensorized(func_.body);
     walk(func_.body);
-    return int64_t(uops_.size()) <= derived_.uop_depth;
+    return std::move(emitted_);
   }
 
-  /// Places the tokens and checks the program (after generate()).
-  VdlaProgram finish() {
-    VdlaProgram program = std::move(program_);
-    std::vector<ThreadedInsn> stream;
-    if (!uops_.empty()) {
-      if (int64_t(uops_.size()) > derived_.uop_depth)
-        cannot_map(func_.name, "its micro-op kernels need " + std::to_string(uops_.size()) +
-                                   " micro-ops, more than the UOP buffer's " + std::to_string(derived_.uop_depth) +
-                                   "; use smaller tiles");
-      MemFields m;
-      m.buffer = MemBuffer::Uop;
-      m.dram_base = program.uop_dram_offset / uint64_t(derived_.uop_elem_bytes);
-      m.y_size = 1;
-      m.x_size = m.x_stride = uops_.size();
-      stream.push_back({Insn::load(m), -1, "the micro-op kernels, once"});
-    }
-    stream.insert(stream.end(), emitted_.begin(), emitted_.end());
-    // The micro-op table sits at UOP row 0: what each instruction touches follows from it.
-    auto uop_at = [&](uint64_t u) { return u < uops_.size() ? uops_[u] : Uop{}; };
-    for (ThreadedInsn& ti : stream)
-      if (ti.thread >= 0) ti.footprint = footprint(ti.insn, uop_at);
-    place_tokens(stream);
-    for (const ThreadedInsn& ti : stream) {
-      if (auto problem = check_insn_fields(ti.insn, derived_))
-        throw_error(DiagId::VdlaFieldOverflow, loc_, problem->insn, problem->field, problem->value, problem->width,
-                    problem->range + (ti.comment.empty() ? "" : "; for " + ti.comment));
-      program.insns.push_back(ti.insn);
-      program.comments.push_back(ti.comment + (ti.thread > 0 ? " [vthread " + std::to_string(ti.thread) + "]" : ""));
-    }
-    program.uops = uops_;
-    program.dram_bytes = uop_offset_ + uops_.size() * uint64_t(derived_.uop_elem_bytes);
-    for (const Uop& u : uops_)
-      if (auto problem = check_uop_fields(u, derived_))
-        throw_error(DiagId::VdlaFieldOverflow, loc_, problem->insn, problem->field, problem->value, problem->width,
-                    problem->range);
-
-    // The stream must balance and never deadlock: the simulator's token model, without data.
-    std::vector<uint8_t> dram = make_dram_image(program);
-    SimOptions options;
-    options.execute_datapath = false;
-    SimResult check = simulate(program, dram, options);
-    TEXC_CHECK(check.ok()) << "the VDLA stream of " << func_.name << " is not valid: " << check.error.message;
-    return program;
-  }
+  /// The program so far: configuration, arguments and where the micro-op table goes in DRAM.
+  const VdlaProgram& layout() const { return program_; }
 
  private:
   // ---- DRAM: the arguments, then the micro-op table
@@ -174,7 +135,6 @@ class Generator {
       program.args.push_back(arg);
     }
     program.uop_dram_offset = offset;
-    uop_offset_ = offset;
   }
  private:
   // ---- on-chip buffers
@@ -479,99 +439,29 @@ class Generator {
     thread_ = 0;
   }
 
-  void push(const Insn& insn, const std::string& comment) { emitted_.push_back({insn, thread_, comment}); }
+  void push(const Insn& insn, const std::string& comment) { emitted_.push_back({insn, thread_, comment, {}, {}}); }
+
+  // A GEMM or ALU instruction whose micro-ops fold_uop_loops decides from `instances`, the
+  // micro-ops of the nest `s` in nest order.
+  void push_nest(const Insn& insn, const std::string& comment, const Stmt& s, std::vector<Uop> instances) {
+    std::vector<int64_t> extents;
+    for (const For* f : perfect_loops(s)) {
+      auto v = eval_int(f->extent, env_);
+      extents.push_back(v ? *v : 0);
+    }
+    emitted_.push_back({insn, thread_, comment, {}, PendingUopNest{std::move(instances), std::move(extents)}});
+  }
+
+  // A LOAD or STORE of `buffer` whose DMAs inject_dma_copies fits to `elems`.
+  void push_copy(Opcode op, MemBuffer buffer, const std::string& comment, std::map<int64_t, CopyElem> elems,
+                 bool allow_pad, const std::string& stage, const std::string& not_a_2d) {
+    MemFields m;
+    m.buffer = buffer;
+    emitted_.push_back({op == Opcode::Load ? Insn::load(m) : Insn::store(m), thread_, comment,
+                        PendingCopy{std::move(elems), allow_pad, stage, not_a_2d}, {}});
+  }
 
   // ---- 2-D copies
-
-  // One element of a copy: its SRAM element and its DRAM element, or padding.
-  struct CopyElem {
-    bool pad = false;
-    int64_t dram = 0;
-    int64_t lanes = 0;
-  };
-
-  // The 2-D DMAs that move `elems`: one if it can, else one per dense run of SRAM elements (a
-  // tail tile leaves gaps between the rows of its channel blocks); nullopt if a run is no pattern.
-  std::optional<std::vector<MemFields>> fit_copies(const std::map<int64_t, CopyElem>& elems, bool allow_pad) {
-    if (auto m = fit_2d(elems, allow_pad)) return std::vector<MemFields>{*m};
-    std::vector<MemFields> out;
-    std::map<int64_t, CopyElem> run;
-    auto flush = [&]() {
-      if (run.empty()) return true;
-      auto m = fit_2d(run, allow_pad);
-      if (!m) return false;
-      out.push_back(*m);
-      run.clear();
-      return true;
-    };
-    for (auto& [sram, e] : elems) {
-      if (!run.empty() && sram != run.rbegin()->first + 1 && !flush()) return std::nullopt;
-      run.emplace(sram, e);
-    }
-    if (!flush()) return std::nullopt;
-    return out;
-  }
-
-  // The 2-D DMA that moves `elems` (SRAM element -> DRAM element or padding, a dense SRAM range),
-  // or nullopt if they are no such pattern.
-  std::optional<MemFields> fit_2d(const std::map<int64_t, CopyElem>& elems, bool allow_pad) {
-    std::vector<const CopyElem*> p;
-    int64_t first = elems.begin()->first;
-    for (auto& [sram, e] : elems) {
-      if (sram != first + int64_t(p.size())) return std::nullopt;  // not dense
-      p.push_back(&e);
-    }
-    int64_t n = int64_t(p.size());
-    std::vector<int64_t> widths;
-    for (int64_t w = n; w >= 1; --w)
-      if (n % w == 0) widths.push_back(w);
-    for (int64_t w : widths) {
-      int64_t rows = n / w;
-      auto at = [&](int64_t r, int64_t c) { return p[size_t(r * w + c)]; };
-      // Rows entirely padding at the top and bottom; the valid columns of the other rows.
-      int64_t yb = 0, ya = 0, xb = -1, xa = -1;
-      bool ok = true;
-      std::vector<bool> all_pad(size_t(rows), true);
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t c = 0; c < w; ++c) all_pad[size_t(r)] = all_pad[size_t(r)] && at(r, c)->pad;
-      while (yb < rows && all_pad[size_t(yb)]) ++yb;
-      if (yb == rows) return std::nullopt;  // nothing but padding
-      while (all_pad[size_t(rows - 1 - ya)]) ++ya;
-      for (int64_t r = yb; r < rows - ya && ok; ++r) {
-        int64_t b = 0, a = 0;
-        while (b < w && at(r, b)->pad) ++b;
-        while (a < w && at(r, w - 1 - a)->pad) ++a;
-        if (b + a >= w) ok = false;
-        for (int64_t c = b; c < w - a && ok; ++c) ok = !at(r, c)->pad;
-        if (xb < 0) xb = b, xa = a;
-        ok = ok && b == xb && a == xa;
-      }
-      if (!ok) continue;
-      if (!allow_pad && (yb || ya || xb || xa)) continue;
-      const int64_t max_pad = (int64_t(1) << VdlaDerived::field(derived_.mem_fields, "x_pad_before").width) - 1;
-      const int64_t max_ypad = (int64_t(1) << VdlaDerived::field(derived_.mem_fields, "y_pad_before").width) - 1;
-      if (xb > max_pad || xa > max_pad || yb > max_ypad || ya > max_ypad) continue;  // try narrower rows
-      int64_t base = at(yb, xb)->dram;
-      int64_t x_size = w - xb - xa, y_size = rows - yb - ya;
-      int64_t stride = y_size > 1 ? at(yb + 1, xb)->dram - base : x_size;
-      if (stride < 0 || base < 0) continue;
-      for (int64_t r = 0; r < y_size && ok; ++r)
-        for (int64_t c = 0; c < x_size && ok; ++c) ok = at(yb + r, xb + c)->dram == base + r * stride + c;
-      if (!ok) continue;
-      MemFields m;
-      m.sram_base = uint64_t(first);
-      m.dram_base = uint64_t(base);
-      m.y_size = uint64_t(y_size);
-      m.x_size = uint64_t(x_size);
-      m.x_stride = uint64_t(stride);
-      m.y_pad_before = uint64_t(yb);
-      m.y_pad_after = uint64_t(ya);
-      m.x_pad_before = uint64_t(xb);
-      m.x_pad_after = uint64_t(xa);
-      return m;
-    }
-    return std::nullopt;
-  }
 
   // The DRAM element and lane of argument `b`'s scalar `i` in units of `elem_scalars` scalars.
   int64_t dram_scalar(const BufferNode* b, int64_t i) {
@@ -620,98 +510,19 @@ class Generator {
       if (ce.lanes != E)
         cannot_map(stage, "it fills " + std::to_string(ce.lanes) + " of the " + std::to_string(E) +
                               " elements of a row of " + std::string(mem_scope_name(target->scope)) + "; copy whole rows");
-    auto copies = fit_copies(elems, true);
-    if (!copies)
-      cannot_map(stage, "its copy of '" + std::string(source ? source->name : "?") +
-                            "' is not a 2-D pattern (rows of contiguous elements at a constant pitch, zero padding "
-                            "only around them)");
     // An accumulator tile loads int32 rows (ACC) or int8 rows sign-extended (ACC8).
     if (target->scope == MemScope::VdlaAcc && target->dtype != Int(32) && target->dtype != Int(8))
       cannot_map(stage, "it copies " + target->dtype.str() + " into vdla.acc, which loads i32 rows or i8 rows (sign-extended)");
-    for (MemFields& m : *copies) {
-      m.buffer = target->scope == MemScope::VdlaInp   ? MemBuffer::Inp
-                 : target->scope == MemScope::VdlaWgt ? MemBuffer::Wgt
-                 : target->dtype == Int(8)            ? MemBuffer::Acc8
-                                                      : MemBuffer::Acc;
-      push(Insn::load(m), "load " + stage);
-    }
+    MemBuffer buffer = target->scope == MemScope::VdlaInp   ? MemBuffer::Inp
+                       : target->scope == MemScope::VdlaWgt ? MemBuffer::Wgt
+                       : target->dtype == Int(8)            ? MemBuffer::Acc8
+                                                            : MemBuffer::Acc;
+    push_copy(Opcode::Load, buffer, "load " + stage, std::move(elems), true, stage,
+              "its copy of '" + std::string(source ? source->name : "?") +
+                  "' is not a 2-D pattern (rows of contiguous elements at a constant pitch, zero padding only around them)");
   }
 
   // ---- GEMM and its reset
-
-  uint64_t kernel(const std::vector<Uop>& uops) {
-    std::vector<uint64_t> key;
-    for (const Uop& u : uops) key.insert(key.end(), {u.acc, u.inp, u.wgt});
-    auto it = kernels_.find(key);
-    if (it != kernels_.end()) return it->second;
-    uint64_t begin = uops_.size();
-    uops_.insert(uops_.end(), uops.begin(), uops.end());
-    kernels_.emplace(std::move(key), begin);
-    return begin;
-  }
-
-  // Folds the two outermost loops of a nest into (iter_out, iter_in) when every field of the
-  // instances is affine in them; `inst` is in nest order. Returns the micro-ops of one iteration.
-  struct Folded {
-    std::vector<Uop> uops;
-    uint64_t iter_out = 1, iter_in = 1;
-    Uop out, in;  // factors
-  };
-  static Folded fold(const std::vector<Uop>& inst, const std::vector<const For*>& loops, const VarValues& env) {
-    auto extent_of = [&](const For* f) {
-      auto v = eval_int(f->extent, env);
-      return v ? *v : 0;
-    };
-    for (int levels = std::min<int>(2, int(loops.size())); levels > 0 && !inst.empty(); --levels) {
-      int64_t e1 = extent_of(loops[0]), e2 = levels == 2 ? extent_of(loops[1]) : 1;
-      if (e1 < 1 || e2 < 1 || int64_t(inst.size()) % (e1 * e2) != 0) continue;
-      int64_t k = int64_t(inst.size()) / (e1 * e2);
-      auto diff = [&](size_t a) {
-        Uop d;
-        d.acc = inst[a].acc - inst[0].acc;
-        d.inp = inst[a].inp - inst[0].inp;
-        d.wgt = inst[a].wgt - inst[0].wgt;
-        return d;
-      };
-      auto nonneg = [&](size_t a) {
-        return inst[a].acc >= inst[0].acc && inst[a].inp >= inst[0].inp && inst[a].wgt >= inst[0].wgt;
-      };
-      if ((e1 > 1 && !nonneg(size_t(e2 * k))) || (e2 > 1 && !nonneg(size_t(k)))) continue;
-      Uop fo = e1 > 1 ? diff(size_t(e2 * k)) : Uop{}, fi = e2 > 1 ? diff(size_t(k)) : Uop{};
-      bool ok = true;
-      for (int64_t o = 0; o < e1 && ok; ++o)
-        for (int64_t i = 0; i < e2 && ok; ++i)
-          for (int64_t u = 0; u < k && ok; ++u) {
-            const Uop& x = inst[size_t((o * e2 + i) * k + u)];
-            ok = x.acc == inst[size_t(u)].acc + o * fo.acc + i * fi.acc &&
-                 x.inp == inst[size_t(u)].inp + o * fo.inp + i * fi.inp &&
-                 x.wgt == inst[size_t(u)].wgt + o * fo.wgt + i * fi.wgt;
-          }
-      if (!ok) continue;
-      Folded f;
-      f.uops.assign(inst.begin(), inst.begin() + k);
-      f.iter_out = uint64_t(e1);
-      f.iter_in = uint64_t(e2);
-      f.out = fo;
-      f.in = fi;
-      return f;
-    }
-    Folded f;
-    f.uops = inst;
-    return f;
-  }
-
-  // The micro-op range (the kernel placed in the table) and loops of a folded nest.
-  UopLoop uop_loop(const Folded& f) {
-    UopLoop l;
-    l.uop_begin = kernel(f.uops);
-    l.uop_end = l.uop_begin + f.uops.size();
-    l.iter_out = f.iter_out;
-    l.iter_in = f.iter_in;
-    l.acc_factor_out = f.out.acc;
-    l.acc_factor_in = f.in.acc;
-    return l;
-  }
 
   void emit_reset(const Stmt& s, const BufferNode* target) {
     std::map<int64_t, int64_t> lanes;
@@ -730,11 +541,9 @@ class Generator {
       if (n != elem_scalars(MemScope::VdlaAcc))
         cannot_map(stage, "its zero init covers " + std::to_string(n) + " of the " +
                               std::to_string(elem_scalars(MemScope::VdlaAcc)) + " lanes of an accumulator row");
-    Folded f = fold(inst, perfect_loops(s), env_);
     GemmFields g;
-    g.loop = uop_loop(f);
     g.loop.reset = true;
-    push(Insn::gemm_op(g), "reset " + stage);
+    push_nest(Insn::gemm_op(g), "reset " + stage, s, std::move(inst));
   }
 
   // The accumulator, input and weight element of one tensorized vdla.gemm nest at the current loop
@@ -791,14 +600,7 @@ class Generator {
           if (auto u = gemm_instance(f, &stage)) inst.push_back(*u);
         });
     if (inst.empty()) return;
-    Folded f = fold(inst, perfect_loops(s), env_);
-    GemmFields g;
-    g.loop = uop_loop(f);
-    g.inp_factor_out = f.out.inp;
-    g.inp_factor_in = f.in.inp;
-    g.wgt_factor_out = f.out.wgt;
-    g.wgt_factor_in = f.in.wgt;
-    push(Insn::gemm_op(g), "gemm " + stage);
+    push_nest(Insn::gemm_op(GemmFields{}), "gemm " + stage, s, std::move(inst));
   }
 
   // ---- elementwise on the accumulator, then the store
@@ -968,27 +770,19 @@ class Generator {
       if (ce.lanes != E)
         cannot_map(stage, "it stores " + std::to_string(ce.lanes) + " of the " + std::to_string(E) +
                               " lanes of an accumulator row; store whole rows");
-    Folded f = fold(touched, perfect_loops(s), env_);
     for (size_t k = 0; k < steps.size(); ++k) {
       const AluStep& step = steps[k];
-      Folded fk = step.tile ? fold(tile_rows[k], perfect_loops(s), env_) : f;
       AluFields a;
-      a.loop = uop_loop(fk);
-      a.src_factor_out = fk.out.inp;
-      a.src_factor_in = fk.in.inp;
       a.op = step.op;
       a.use_imm = !step.tile;
       a.imm = step.imm;
-      push(Insn::alu_op(a), std::string("alu ") + alu_op_name(step.op) + " " +
-                                (step.tile ? step.tile->buffer->name : std::to_string(step.imm)) + " " + stage);
+      push_nest(Insn::alu_op(a),
+                std::string("alu ") + alu_op_name(step.op) + " " +
+                    (step.tile ? step.tile->buffer->name : std::to_string(step.imm)) + " " + stage,
+                s, step.tile ? tile_rows[k] : touched);
     }
-    auto copies = fit_copies(elems, false);
-    if (!copies)
-      cannot_map(stage, "its accumulator tile is not stored as a 2-D pattern (whole rows at a constant pitch)");
-    for (MemFields& m : *copies) {
-      m.buffer = MemBuffer::Out;
-      push(Insn::store(m), "store " + stage);
-    }
+    push_copy(Opcode::Store, MemBuffer::Out, "store " + stage, std::move(elems), false, stage,
+              "its accumulator tile is not stored as a 2-D pattern (whole rows at a constant pitch)");
   }
 
   const LoweredFunc& func_;
@@ -999,17 +793,40 @@ class Generator {
   bool chunk_store_out_;
   VarValues env_;
   std::unordered_map<const BufferNode*, uint64_t> args_;  // argument -> DRAM byte offset
-  uint64_t uop_offset_ = 0;
   std::unordered_map<const BufferNode*, Sram> sram_;
   std::map<MemScope, int64_t> used_;
   std::unordered_map<const StmtNode*, LeafInfo> leaf_cache_;
   int vthreads_ = 1;
   const Variable* vthread_var_ = nullptr;
   int thread_ = 0;
-  std::vector<ThreadedInsn> emitted_;
-  std::vector<Uop> uops_;
-  std::map<std::vector<uint64_t>, uint64_t> kernels_;  // a kernel's (acc, inp, wgt)s -> its first micro-op
+  std::vector<StreamEntry> emitted_;
 };
+
+// The program of a placed stream: each instruction and micro-op checked against its fields' widths
+// (a UserError at `loc` naming the instruction), then the whole stream run through the simulator's
+// token model (it must balance and never deadlock; else an internal error).
+VdlaProgram emit_program(VdlaProgram program, const std::vector<ThreadedInsn>& stream, const std::vector<Uop>& uops,
+                         const VdlaDerived& derived, SourceLoc loc, const std::string& name) {
+  for (const ThreadedInsn& ti : stream) {
+    if (auto problem = check_insn_fields(ti.insn, derived))
+      throw_error(DiagId::VdlaFieldOverflow, loc, problem->insn, problem->field, problem->value, problem->width,
+                  problem->range + (ti.comment.empty() ? "" : "; for " + ti.comment));
+    program.insns.push_back(ti.insn);
+    program.comments.push_back(ti.comment + (ti.thread > 0 ? " [vthread " + std::to_string(ti.thread) + "]" : ""));
+  }
+  program.uops = uops;
+  program.dram_bytes = program.uop_dram_offset + uops.size() * uint64_t(derived.uop_elem_bytes);
+  for (const Uop& u : uops)
+    if (auto problem = check_uop_fields(u, derived))
+      throw_error(DiagId::VdlaFieldOverflow, loc, problem->insn, problem->field, problem->value, problem->width,
+                  problem->range);
+  std::vector<uint8_t> dram = make_dram_image(program);
+  SimOptions options;
+  options.execute_datapath = false;
+  SimResult check = simulate(program, dram, options);
+  TEXC_CHECK(check.ok()) << "the VDLA stream of " << name << " is not valid: " << check.error.message;
+  return program;
+}
 
 }  // namespace
 
@@ -1022,13 +839,31 @@ VdlaProgram generate_program(const LoweredFunc& func, const VdlaConfig& config, 
                   "its tensor '" + b->name + "' is " + b->dtype.str() +
                       ", and VDLA computes in integers only (int8 inputs and weights, int32 accumulators, "
                       "int8 outputs; docs/vdla.md): write the op in i8/i32, or run it on another target");
-  // Epilogues in chunks need a few more micro-op kernels; an op whose kernels then overflow the
-  // UOP buffer is generated with whole-tile epilogues (and reported if even those do not fit).
-  Generator chunked(func, config, loc, true);
-  if (chunked.generate()) return chunked.finish();
-  Generator whole(func, config, loc, false);
-  whole.generate();
-  return whole.finish();
+  // The VDLA pipeline. Epilogues in chunks need a few more micro-op kernels; an op whose kernels
+  // then overflow the UOP buffer is lowered again with whole-tile epilogues (and reported if even
+  // those do not fit).
+  const VdlaDerived derived = derive(config);
+  for (bool chunk_store_out : {true, false}) {
+    // 1. loop AST -> stream: on-chip buffers placed, virtual threads expanded (each block of one
+    //    engine's work once per thread), GEMM/ALU intrinsics and copies recognised (Generator).
+    Generator walker(func, config, loc, chunk_store_out);
+    std::vector<StreamEntry> stream = walker.walk_op();
+    // 2. copies -> 2-D LOAD/STORE DMAs (lowering/InjectDmaCopies.h).
+    inject_dma_copies(stream, derived, loc);
+    // 3. micro-op nests -> GEMM/ALU loops over a shared micro-op table (lowering/FoldUopLoops.h).
+    std::vector<Uop> uops = fold_uop_loops(stream, walker.layout().uop_dram_offset, derived);
+    if (int64_t(uops.size()) > derived.uop_depth) {
+      if (chunk_store_out) continue;
+      throw_error(DiagId::VdlaCannotMap, loc, func.name,
+                  "its micro-op kernels need " + std::to_string(uops.size()) + " micro-ops, more than the UOP buffer's " +
+                      std::to_string(derived.uop_depth) + "; use smaller tiles");
+    }
+    // 4. dependency tokens (lowering/InsertDependencyTokens.h).
+    std::vector<ThreadedInsn> placed = insert_dependency_tokens(std::move(stream), uops);
+    // Emission: fields checked, the program checked by the simulator's token model.
+    return emit_program(walker.layout(), placed, uops, derived, loc, func.name);
+  }
+  TEXC_UNREACHABLE();
 }
 
 }  // namespace texc::vdla
