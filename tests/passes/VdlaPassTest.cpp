@@ -3,8 +3,10 @@
 //   vdla_pass_test FILE_OR_DIR...
 //
 // The case files look like tests/passes (PassTest.cpp): `// pass: NAME`, `// before`, `// expected`.
-// These passes work on the instruction stream (lowering/Stream.h), so `before` and `expected` are
-// streams written one entry per line (the default configuration, backends/vdla/VdlaConfig.h):
+// walk_loops (loop AST -> stream, with inject_intrinsics at each leaf) takes a func (ir/IRParser.h)
+// as `before`; the other passes work on the instruction stream (lowering/Stream.h), so their
+// `before`, and every `expected`, are streams written one entry per line (the default
+// configuration, backends/vdla/VdlaConfig.h):
 //
 //   t0 LOAD INP sram=0 dram=4 y=2 x=3 stride=8 pad=0,0,0,0 ; load XL    a finished instruction
 //   t0 LOAD INP copy=0:4,1:5,2:pad ; load XL     a copy before inject_dma_copies (on-chip:DRAM)
@@ -32,7 +34,10 @@
 #include "backends/vdla/lowering/FoldUopLoops.h"
 #include "backends/vdla/lowering/InjectDmaCopies.h"
 #include "backends/vdla/lowering/InsertDependencyTokens.h"
+#include "backends/vdla/lowering/WalkLoops.h"
 #include "ir/Diagnostics.h"
+#include "ir/IRParser.h"
+#include "ir/Verifier.h"
 
 namespace {
 
@@ -240,12 +245,14 @@ std::string print_entry(const StreamEntry& e) {
       out += (first ? "" : ",") + std::to_string(sram) + ":" + (ce.pad ? std::string("pad") : std::to_string(ce.dram));
       first = false;
     }
+  } else if (e.nest) {  // what is decided so far: the opcode, reset, the ALU operation and immediate
+    if (e.insn.opcode == Opcode::Gemm) out += e.insn.gemm.loop.reset ? "GEMM reset" : "GEMM";
+    else out += std::string("ALU ") + alu_op_name(e.insn.alu.op) + (e.insn.alu.use_imm ? " imm=" + std::to_string(e.insn.alu.imm) : "");
   } else {
     out += format_insn(e.insn);
   }
   if (e.nest) {
-    out += " nest=";
-    for (size_t i = 0; i < e.nest->extents.size(); ++i) out += (i ? "x" : "") + std::to_string(e.nest->extents[i]);
+    for (size_t i = 0; i < e.nest->extents.size(); ++i) out += (i ? "x" : " nest=") + std::to_string(e.nest->extents[i]);
     out += " inst=";
     for (size_t i = 0; i < e.nest->instances.size(); ++i) out += (i ? "," : "") + uop_text(e.nest->instances[i]);
   }
@@ -268,23 +275,31 @@ std::string print_stream(const std::vector<StreamEntry>& entries, const std::vec
 // Runs the named pass on `before`; the stream it leaves as text.
 std::string run_pass(const std::string& pass, const std::string& before) {
   const VdlaDerived derived = derive(VdlaConfig{});
-  Stream s = parse_stream(before);
   if (pass == "inject_dma_copies") {
+    Stream s = parse_stream(before);
     inject_dma_copies(s.entries, derived, SourceLoc{});
     return print_stream(s.entries, nullptr);
   }
   if (pass == "fold_uop_loops") {
+    Stream s = parse_stream(before);
     // The table's DRAM place: right after a 1 KiB argument area, as a real program might put it.
     std::vector<Uop> uops = fold_uop_loops(s.entries, 1024, derived);
     return print_stream(s.entries, &uops);
   }
+  if (pass == "walk_loops") {
+    LoweredFunc func = parse_func(before, "before");
+    if (auto problem = verify(func)) throw ParseError{"the `before` func is invalid IR: " + *problem};
+    WalkedOp walked = walk_loops(func, VdlaConfig{}, SourceLoc{}, true);
+    return print_stream(walked.stream, nullptr);
+  }
   if (pass == "insert_dependency_tokens") {
+    Stream s = parse_stream(before);
     std::vector<ThreadedInsn> placed = insert_dependency_tokens(s.entries, s.uops);
     std::vector<StreamEntry> out;
     for (const ThreadedInsn& ti : placed) out.push_back({ti.insn, ti.thread, ti.comment, {}, {}});
     return print_stream(out, nullptr);
   }
-  throw ParseError{"unknown pass '" + pass + "' (inject_dma_copies, fold_uop_loops, insert_dependency_tokens)"};
+  throw ParseError{"unknown pass '" + pass + "' (walk_loops, inject_dma_copies, fold_uop_loops, insert_dependency_tokens)"};
 }
 
 std::vector<Case> split_cases(const std::string& text, std::string& error) {
