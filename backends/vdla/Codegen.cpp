@@ -1,6 +1,7 @@
 #include "backends/vdla/Codegen.h"
 
 #include "backends/vdla/Simulator.h"
+#include "backends/vdla/lowering/ExpandVirtualThreads.h"
 #include "backends/vdla/lowering/FoldUopLoops.h"
 #include "backends/vdla/lowering/InjectDmaCopies.h"
 #include "backends/vdla/lowering/InsertDependencyTokens.h"
@@ -52,14 +53,17 @@ VdlaProgram generate_program(const LoweredFunc& func, const VdlaConfig& config, 
   // then overflow the UOP buffer is lowered again with whole-tile epilogues (and reported if even
   // those do not fit).
   const VdlaDerived derived = derive(config);
+  // 1. loop AST -> loop AST: each vthread loop sunk to the runs of one engine's leaves under it
+  //    (lowering/ExpandVirtualThreads.h).
+  const LoweredFunc expanded = expand_virtual_threads(func, loc);
   for (bool chunk_store_out : {true, false}) {
-    // 1. loop AST -> stream: on-chip buffers placed, virtual threads expanded (each block of one
-    //    engine's work once per thread) (lowering/WalkLoops.h), GEMM/ALU intrinsics and copies
-    //    recognised at each leaf (lowering/InjectIntrinsics.h).
-    auto [layout, stream] = walk_loops(func, config, loc, chunk_store_out);
-    // 2. copies -> 2-D LOAD/STORE DMAs (lowering/InjectDmaCopies.h).
+    // 2. loop AST -> stream: on-chip buffers placed, each leaf run with concrete loop values, once
+    //    per virtual thread in a row (lowering/WalkLoops.h), its GEMM/ALU intrinsics and copies
+    //    recognised (lowering/InjectIntrinsics.h).
+    auto [layout, stream] = walk_loops(expanded, config, loc, chunk_store_out);
+    // 3. copies -> 2-D LOAD/STORE DMAs (lowering/InjectDmaCopies.h).
     inject_dma_copies(stream, derived, loc);
-    // 3. micro-op nests -> GEMM/ALU loops over a shared micro-op table (lowering/FoldUopLoops.h).
+    // 4. micro-op nests -> GEMM/ALU loops over a shared micro-op table (lowering/FoldUopLoops.h).
     std::vector<Uop> uops = fold_uop_loops(stream, layout.uop_dram_offset, derived);
     if (int64_t(uops.size()) > derived.uop_depth) {
       if (chunk_store_out) continue;
@@ -67,7 +71,7 @@ VdlaProgram generate_program(const LoweredFunc& func, const VdlaConfig& config, 
                   "its micro-op kernels need " + std::to_string(uops.size()) + " micro-ops, more than the UOP buffer's " +
                       std::to_string(derived.uop_depth) + "; use smaller tiles");
     }
-    // 4. dependency tokens (lowering/InsertDependencyTokens.h).
+    // 5. dependency tokens (lowering/InsertDependencyTokens.h).
     std::vector<ThreadedInsn> placed = insert_dependency_tokens(std::move(stream), uops);
     // Emission: fields checked, the program checked by the simulator's token model.
     return emit_program(std::move(layout), placed, uops, derived, loc, func.name);

@@ -3,8 +3,9 @@
 //   vdla_pass_test FILE_OR_DIR...
 //
 // The case files look like tests/passes (PassTest.cpp): `// pass: NAME`, `// before`, `// expected`.
-// walk_loops (loop AST -> stream, with inject_intrinsics at each leaf) takes a func (ir/IRParser.h)
-// as `before`; the other passes work on the instruction stream (lowering/Stream.h), so their
+// expand_virtual_threads (loop AST -> loop AST) takes and gives funcs (ir/IRParser.h), compared
+// structurally as in tests/passes; walk_loops (loop AST -> stream, with inject_intrinsics at each
+// leaf) takes a func as `before`; the other passes work on the instruction stream (lowering/Stream.h), so their
 // `before`, and every `expected`, are streams written one entry per line (the default
 // configuration, backends/vdla/VdlaConfig.h):
 //
@@ -31,12 +32,15 @@
 
 #include "backends/vdla/Listing.h"
 #include "backends/vdla/VdlaConfig.h"
+#include "backends/vdla/lowering/ExpandVirtualThreads.h"
 #include "backends/vdla/lowering/FoldUopLoops.h"
 #include "backends/vdla/lowering/InjectDmaCopies.h"
 #include "backends/vdla/lowering/InsertDependencyTokens.h"
 #include "backends/vdla/lowering/WalkLoops.h"
 #include "ir/Diagnostics.h"
 #include "ir/IRParser.h"
+#include "ir/IRPrinter.h"
+#include "ir/StructuralEqual.h"
 #include "ir/Verifier.h"
 
 namespace {
@@ -272,6 +276,8 @@ std::string print_stream(const std::vector<StreamEntry>& entries, const std::vec
   return out;
 }
 
+LoweredFunc parse_valid_func(const std::string& text, const std::string& what);
+
 // Runs the named pass on `before`; the stream it leaves as text.
 std::string run_pass(const std::string& pass, const std::string& before) {
   const VdlaDerived derived = derive(VdlaConfig{});
@@ -287,9 +293,7 @@ std::string run_pass(const std::string& pass, const std::string& before) {
     return print_stream(s.entries, &uops);
   }
   if (pass == "walk_loops") {
-    LoweredFunc func = parse_func(before, "before");
-    if (auto problem = verify(func)) throw ParseError{"the `before` func is invalid IR: " + *problem};
-    WalkedOp walked = walk_loops(func, VdlaConfig{}, SourceLoc{}, true);
+    WalkedOp walked = walk_loops(parse_valid_func(before, "before"), VdlaConfig{}, SourceLoc{}, true);
     return print_stream(walked.stream, nullptr);
   }
   if (pass == "insert_dependency_tokens") {
@@ -325,8 +329,39 @@ std::vector<Case> split_cases(const std::string& text, std::string& error) {
   return cases;
 }
 
+LoweredFunc parse_valid_func(const std::string& text, const std::string& what) {
+  LoweredFunc func = parse_func(text, what);
+  if (auto problem = verify(func)) throw ParseError{"the `" + what + "` func is invalid IR: " + *problem};
+  return func;
+}
+
+// expand_virtual_threads, loop AST -> loop AST: compared structurally, as tests/passes does.
+bool run_ast_case(const Case& c, const std::string& where) {
+  try {
+    LoweredFunc after = expand_virtual_threads(parse_valid_func(c.before, "before"), SourceLoc{});
+    if (auto problem = verify(after)) {
+      std::cout << "FAIL " << where << ": '" << c.pass << "' produced invalid IR: " << *problem << "\n" << to_string(after);
+      return false;
+    }
+    LoweredFunc expected = parse_valid_func(c.expected, "expected");
+    if (!structurally_equal(after, expected)) {
+      std::cout << "FAIL " << where << ": '" << c.pass << "' gave\n" << to_string(after) << "but expected\n" << to_string(expected);
+      return false;
+    }
+  } catch (const ParseError& e) {
+    std::cout << "FAIL " << where << ": " << e.message << "\n";
+    return false;
+  } catch (const std::exception& e) {
+    std::cout << "FAIL " << where << ": " << e.what() << "\n";
+    return false;
+  }
+  std::cout << "PASS " << where << " (" << c.pass << ")\n";
+  return true;
+}
+
 bool run_case(const Case& c, const std::string& path) {
   std::string where = path + ":" + std::to_string(c.line);
+  if (c.pass == "expand_virtual_threads") return run_ast_case(c, where);
   std::string actual;
   try {
     actual = run_pass(c.pass, c.before);

@@ -103,6 +103,15 @@ LeafInfo classify_leaf(const Stmt& s) {
 }
 
 // The loops of a perfect nest from s down (not entering tensorized loops).
+int leaf_engine(const LeafInfo& info) {
+  switch (info.kind) {
+    case LeafKind::Load: return int(Engine::Load);
+    case LeafKind::Reset:
+    case LeafKind::Gemm: return int(Engine::Compute);
+    default: return -1;
+  }
+}
+
 std::vector<const For*> perfect_loops(const Stmt& s) {
   std::vector<const For*> loops;
   const StmtNode* x = s.get();

@@ -45,6 +45,10 @@ struct LeafInfo {
 
 LeafInfo classify_leaf(const Stmt& s);
 
+/// The engine of a leaf that is one engine's work (LOAD for copies, COMPUTE for resets and GEMMs),
+/// else -1 (a store-out leaf is COMPUTE and STORE work).
+int leaf_engine(const LeafInfo& info);
+
 /// A loop of a `tensorize(L, vdla.gemm)` nest.
 bool is_gemm_loop(const For* f);
 

@@ -1,6 +1,8 @@
 #include "backends/vdla/lowering/WalkLoops.h"
 
+#include <algorithm>
 #include <map>
+#include <utility>
 #include <optional>
 #include <unordered_map>
 
@@ -104,10 +106,10 @@ class Walker : public OnChipPlaces {
     }
   }
 
-  void allocate(const Buffer& b) {
+  void allocate(const Buffer& b, int copies) {
     auto scalars = eval_int(b->shape[0]);
     TEXC_CHECK(scalars) << "buffer " << b->name << " has no constant size";
-    Sram s{b->scope, used_[b->scope], 0, vthreads_, elem_scalars(b->scope)};
+    Sram s{b->scope, used_[b->scope], 0, copies, elem_scalars(b->scope)};
     s.elems = (*scalars + s.elem_scalars - 1) / s.elem_scalars;
     int64_t need = s.elems * s.copies;
     if (s.base + need > depth(b->scope)) {
@@ -167,9 +169,13 @@ class Walker : public OnChipPlaces {
         walk(eval(i->cond) ? i->then_case : i->else_case);
         return;
       }
-      case StmtKind::AttrStmt:
-        walk(s->as<AttrStmt>()->body);
+      case StmtKind::AttrStmt: {
+        const AttrStmt* a = s->as<AttrStmt>();
+        // expand_virtual_threads marks a buffer of a virtual thread: one copy per thread.
+        if (a->key == AttrKey::VirtualThread && a->body->as<Allocate>()) copies_ = int(eval(a->value));
+        walk(a->body);
         return;
+      }
       case StmtKind::Allocate: {
         const Allocate* a = s->as<Allocate>();
         if (!is_sram(a->buffer->scope))
@@ -178,7 +184,7 @@ class Walker : public OnChipPlaces {
                                       "for VDLA is one accelerator kernel: layout transforms such as "
                                       "nchw_to_nchwc_int8 before or after it run as ops of their own, on the host)");
         auto saved = used_;
-        allocate(a->buffer);
+        allocate(a->buffer, std::exchange(copies_, 1));
         walk(a->body);
         used_ = saved;
         return;
@@ -197,7 +203,14 @@ class Walker : public OnChipPlaces {
         }
         if (kind != LeafKind::Mixed && kind != LeafKind::Nothing) return emit_leaf(s);
         if (f->for_kind == ForKind::ThreadBound) {
-          if (vthreads_ > 1) cannot_map(f->var->name, "virtual threads inside virtual threads are not supported");
+          // expand_virtual_threads has sunk the loop to one leaf or one run of leaves of one engine.
+          const Seq* run = f->body->as<Seq>();
+          bool leaves = run ? std::all_of(run->stmts.begin(), run->stmts.end(),
+                                          [&](const Stmt& x) { return leaf_engine(x) >= 0; })
+                            : classify(f->body).kind != LeafKind::Mixed && classify(f->body).kind != LeafKind::Nothing;
+          TEXC_CHECK(vthreads_ == 1 && leaves) << "walk_loops meets a vthread loop that expand_virtual_threads has not "
+                                                  "sunk to its leaves, in "
+                                               << func_.name;
           vthreads_ = int(eval(f->extent));
           vthread_var_ = f->var.get();
           env_[vthread_var_] = 0;
@@ -229,16 +242,7 @@ class Walker : public OnChipPlaces {
     throw_error(DiagId::VdlaCannotMap, loc_, what, why);
   }
 
-  // The engine of a leaf that is one engine's work (LOAD for copies, COMPUTE for resets and GEMMs),
-  // else -1.
-  int leaf_engine(const Stmt& s) {
-    switch (classify(s).kind) {
-      case LeafKind::Load: return int(Engine::Load);
-      case LeafKind::Reset:
-      case LeafKind::Gemm: return int(Engine::Compute);
-      default: return -1;
-    }
-  }
+  int leaf_engine(const Stmt& s) { return vdla::leaf_engine(classify(s)); }
 
   void emit_leaf(const Stmt& s) { emit_leaves({s}); }
 
@@ -312,7 +316,8 @@ class Walker : public OnChipPlaces {
   std::unordered_map<const BufferNode*, Sram> sram_;
   std::map<MemScope, int64_t> used_;
   std::unordered_map<const StmtNode*, LeafInfo> leaf_cache_;
-  int vthreads_ = 1;
+  int vthreads_ = 1;  // in a vthread loop (around one leaf or one run of leaves)
+  int copies_ = 1;    // of the next buffer allocated
   const Variable* vthread_var_ = nullptr;
   int thread_ = 0;
   std::vector<StreamEntry> emitted_;

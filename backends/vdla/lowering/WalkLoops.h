@@ -1,27 +1,26 @@
-// walk_loops — the first step of the VDLA pipeline (backends/vdla/Codegen.cpp): loop AST ->
-// instruction stream (lowering/Stream.h). It places the arguments in DRAM and the on-chip buffers
-// in INP, WGT and ACC, runs the loops with concrete values (every extent is a constant), and hands
-// each leaf — a statement that is one kind of accelerator work (InjectIntrinsics.h's classify_leaf)
-// — to inject_intrinsics. It is also where virtual threads are expanded (VTA's
-// InjectVirtualThread): the expansion is decided by the walk's grouping of leaves, so it lives here
-// and not in a pass of its own.
+// walk_loops — step 2 of the VDLA pipeline (backends/vdla/Codegen.cpp): loop AST -> instruction
+// stream (lowering/Stream.h). It places the arguments in DRAM and the on-chip buffers in INP, WGT
+// and ACC, runs the loops with concrete values (every extent is a constant), and hands each leaf —
+// a statement that is one kind of accelerator work (InjectIntrinsics.h's classify_leaf) — to
+// inject_intrinsics, once per virtual thread.
 //
-// Assumes: `func` is lowered for `--target vdla` (lower/Lower.h) with constant extents and
-// allocation sizes; every reduction into vdla.acc is tensorized (checked first: a UserError).
+// Assumes: `func` is lowered for `--target vdla` (lower/Lower.h) and has been through
+// expand_virtual_threads (each vthread loop holds one leaf or one run of leaves of one engine:
+// else an internal error); constant extents and allocation sizes; every reduction into vdla.acc is
+// tensorized (checked first: a UserError).
 // Guarantees:
 //   - arguments in parameter order in DRAM, each aligned to the largest element of any buffer; the
 //     micro-op table's DRAM place after them (`layout.uop_dram_offset`);
-//   - each on-chip buffer at the next free element of its scope while it is allocated, one copy per
-//     virtual thread when allocated under a `vthread` loop (a buffer that does not fit is a
-//     UserError, VdlaBufferFull, counting the copies);
-//   - under a `bound(vthread)` loop of n threads (the loops and conditions around the leaves are
-//     evaluated with the thread at 0), each maximal run of consecutive leaves of one engine (LOAD:
-//     copies; COMPUTE: resets and GEMMs) and each other leaf is injected n times in a row, once per
-//     thread, each time with the thread's value and buffer copies, so thread 1's loads overlap
-//     thread 0's GEMMs; nested virtual threads are a UserError;
+//   - each on-chip buffer at the next free element of its scope while it is allocated, with n
+//     copies when marked `attr virtual_thread(v) = n` (a buffer that does not fit is a UserError,
+//     VdlaBufferFull, counting the copies);
+//   - a `bound(vthread) v in 0..n` loop runs its leaves for thread 0, then thread 1, ..., each with
+//     v and the buffers' copies of that thread, the entries tagged with the thread;
+//   - a consecutive run of one engine's leaves is injected as one block per thread (as the loops
+//     expand_virtual_threads made);
 //   - a StoreOut leaf whose outermost loop has 2..16 iterations over whole accumulator and output
 //     rows is injected one iteration at a time when `chunk_store_out` is set (the store of one chunk
-//     overlaps the ALU work of the next);
+//     overlaps the ALU work of the next; in a vthread loop, each chunk for every thread in turn);
 //   - an intermediate tensor in DRAM, a call, or a store none of the leaves accepts is a UserError
 //     (VdlaCannotMap) at `loc` naming the stage.
 // Leaves alone: everything inject_intrinsics and the later passes decide.
