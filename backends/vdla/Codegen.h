@@ -2,24 +2,32 @@
 // lower_blocks, plan_storage, flatten_storage, simplify, remove_no_ops) becomes a VdlaProgram: the
 // instruction stream, its micro-op table and the tensor arguments' place in DRAM.
 //
-// The loops are walked with concrete values (every extent is a constant), and each statement that
-// maps to accelerator work is emitted as instructions where the walk meets it:
-//   - a copy nest into a vdla.inp / vdla.wgt buffer from an argument (a cache_read), with a
-//     `select(c, X[...], 0)` for zero padding: 2-D LOADs whose padding fields do the padding;
-//   - a nest of stores of 0 into a vdla.acc buffer (a reduction's init): a GEMM with reset;
-//   - a nest of `tensorized(vdla.gemm)` loops (tensorize(L, vdla.gemm)): one GEMM instruction, the
-//     two outermost loops of the nest folded into its iter_out/iter_in when the accesses are affine
-//     in them, the rest enumerated as micro-ops (micro-op kernels deduplicated, the table loaded
-//     once at the start);
-//   - a nest storing an argument from a vdla.acc buffer through `>>`, `<<`, `+`, `*`, `min`, `max`
-//     with constants and an int8 cast: ALU instructions in place on the accumulator tile, then a
-//     2-D STORE of its low 8 bits;
-//   - a loop bound to `vthread` with n threads: each on-chip buffer allocated inside it gets n
-//     copies, and every instruction-producing statement under it is emitted n times in a row, once
-//     per thread (VTA's InjectVirtualThread), so thread 1's loads overlap thread 0's GEMMs.
-// Dependency tokens are then placed per virtual thread (place_tokens, VdlaTokens.h) and the
-// stream is checked by the simulator's token model before it is returned; a stream that would
-// deadlock or leave a token behind is an internal error with the instruction index.
+// The VDLA pipeline (generate_program in Codegen.cpp lists its steps in order; the passes are in
+// lowering/, each with a text test in tests/passes/vdla/):
+//   1. expand_virtual_threads (loop AST -> loop AST, VTA's InjectVirtualThread): each loop bound
+//      to `vthread` with n threads is sunk to the leaves under it, one loop per run of one
+//      engine's work; the buffers allocated under it are marked for n copies;
+//   2. walk_loops (loop AST -> instruction stream): the loops are run with concrete values (every
+//      extent is a constant), on-chip buffers placed, and each leaf — a statement that is one kind
+//      of accelerator work — becomes pending stream entries, once per virtual thread in a row, by
+//      inject_intrinsics (VTA's InjectALUIntrin and the GEMM tensorize lowering):
+//      - a copy nest into a vdla.inp / vdla.wgt / vdla.acc buffer from an argument (a cache_read),
+//        with a `select(c, X[...], 0)` for zero padding: a pending LOAD (its elements);
+//      - a nest of stores of 0 into a vdla.acc buffer (a reduction's init): a GEMM reset nest;
+//      - a nest of `tensorized(vdla.gemm)` loops (tensorize(L, vdla.gemm)): a GEMM nest (the
+//        micro-op instance of each iteration);
+//      - a nest storing an argument from a vdla.acc buffer through `>>`, `<<`, `+`, `*`, `min`,
+//        `max` with constants or a second vdla.acc tile and an int8 cast: ALU nests in place on
+//        the accumulator tile, then a pending STORE of its low 8 bits;
+//   3. inject_dma_copies (VTA's InjectDMAIntrin): each pending copy -> 2-D LOAD/STORE DMAs;
+//   4. fold_uop_loops (VTA's FoldUopLoop): each GEMM/ALU nest -> iter_out/iter_in loops over a
+//      micro-op kernel, kernels deduplicated in one table loaded once at the start;
+//   5. insert_dependency_tokens (VTA's InjectCoProcSync): tokens placed per virtual thread
+//      (Tokens.h), syncs and FINISH appended;
+//   then emission: fields checked against their widths, and the stream checked by the simulator's
+//   token model; a stream that would deadlock or leave a token behind is an internal error.
+// Steps 3-5 work on the instruction stream, not the loop AST: what they decide (DMA shapes,
+// micro-op loops, waits) follows from the concrete rows each instruction touches.
 //
 // What does not map (a stage computed in DRAM, an elementwise stage the ALU cannot do, a tile
 // bigger than its buffer, a copy that is not a 2-D pattern, a field too wide) is a UserError
