@@ -1,4 +1,4 @@
-// The VDLA cycle model (shared/spec/vdla.md, "The simulator"): how long each instruction occupies
+// The VDLA cycle model (docs/vdla.md, "The instruction set"): how long each instruction occupies
 // its engine, and which instructions use the one shared DRAM port.
 //
 //   LOAD/STORE   y_size * (dram_latency_cycles + ceil(x_size * element bytes / dram_bytes_per_cycle)),

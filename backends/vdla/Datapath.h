@@ -1,5 +1,5 @@
 // The VDLA datapath: the on-chip buffers and what one instruction does to them and to DRAM,
-// bit-exactly (shared/spec/vdla.md, "Instructions"). No notion of time: Simulator.h decides when
+// bit-exactly (docs/vdla.md, "The instruction set"). No notion of time: Simulator.h decides when
 // each instruction runs.
 //
 // - LOAD fills a dense SRAM region of (y_pad_before + y_size + y_pad_after) rows of

@@ -1,5 +1,5 @@
 // What one VDLA instruction reads and writes on chip: the rows of INP, WGT, ACC and UOP it touches
-// (shared/spec/vdla.md, "Instructions"). Two users: the compiler's token placement (Tokens.h), which
+// (docs/vdla.md, "The instruction set"). Two users: the compiler's token placement (Tokens.h), which
 // links two instructions of neighbouring engines only when their footprints conflict, and the
 // simulator's hazard check, which reports two instructions in flight at once on different engines
 // that touch the same row, one of them writing: a dependency token the stream is missing.

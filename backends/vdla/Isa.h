@@ -1,4 +1,4 @@
-// The VDLA instruction set (shared/spec/vdla.md, "Instructions"): 128-bit instructions
+// The VDLA instruction set (docs/vdla.md, "The instruction set"): 128-bit instructions
 // (LOAD/STORE, GEMM, ALU, FINISH) and 32-bit micro-ops, as plain structs, with encode/decode to
 // exactly the spec's bit layout. Field widths come from the configuration (VdlaDerived), never
 // from constants here.

@@ -1,5 +1,5 @@
 // Dependency-token placement for a VDLA instruction stream whose instructions each belong to one
-// virtual thread (shared/spec/vdla.md, "Dependency tokens"; VTA's CoProcSync, on a stream that is
+// virtual thread (docs/vdla.md, "Dependency tokens"; VTA's CoProcSync, on a stream that is
 // already unrolled).
 //
 // In the order of the interleaved stream: an instruction X of engine E waits for the latest

@@ -1,4 +1,4 @@
-// VdlaConfig: the parameters of one VDLA accelerator (shared/spec/vdla.md, "Configuration"), and
+// VdlaConfig: the parameters of one VDLA accelerator (docs/vdla.md, "The configuration"), and
 // everything derived from them: element sizes, buffer depths, and the width and position of every
 // instruction and micro-op field.
 //

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks the texc command line (shared/spec/cli.md) on the interp target: exit codes (0 success,
+# Checks the texc command line (docs/cli.md) on the interp target: exit codes (0 success,
 # 1 user error or failed check, 2 missing target/tool), messages of bad command lines, --json,
 # --save-io / --inputs round trips (and partial --inputs), a wrong input file, --emit loops, --op
 # suggestions, files without ops, skipped helper ops, --input-range (and the warning when the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks the code-generating half of the texc command line (shared/spec/cli.md, docs/cli.md) for the
+# Checks the code-generating half of the texc command line (docs/cli.md) for the
 # CPU targets: every --emit output of x86 and arm and what is in it, the default output stem, a bad
 # --mcpu (exit 1), --time-compile, `texc run --target x86` (JIT: --json, --threads,
 # TEXC_NUM_THREADS), `texc run --target arm` (emulated timing label; a missing aarch64 runtime is

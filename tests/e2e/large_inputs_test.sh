@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Generated large inputs: texc must answer each within a time and memory limit, either compiling
 # it (exit 0) or with a located diagnostic (exit 1, `FILE:LINE:COL: error: ...`), and never crash,
-# abort, hang or report an internal error (shared/spec/cli.md). The inputs are the ones that once
+# abort, hang or report an internal error (docs/cli.md). The inputs are the ones that once
 # took minutes or gigabytes: long elementwise chains (2048 stages per op at most), a chain whose inlined expression doubles per
 # stage, huge unrolls, a thousand chained splits (of a spatial and of a reduction loop), rank-800 tensors, huge shapes, nesting at and
 # past the limit (docs/language.md "Limits"), long operator chains and `else if` chains.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# texc must survive whatever it is given (shared/spec/cli.md: a user error is a message and exit 1,
+# texc must survive whatever it is given (docs/cli.md: a user error is a message and exit 1,
 # a missing environment piece exit 2, a crash, abort, hang or "internal error" a bug). Generates
 # inputs that used to kill texc — compiled code that faults, sizes that overflow 64 bits or cannot
 # be allocated, thread counts and CPU options that abort, a long f32 sum the check used to reject,

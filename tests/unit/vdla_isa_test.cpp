@@ -1,5 +1,5 @@
 // Unit tests of backends/vdla/Isa.h: the 128-bit instruction and 32-bit micro-op encodings (bit
-// positions of shared/spec/vdla.md), round trips at boundary values, field range errors, and
+// positions of docs/vdla.md), round trips at boundary values, field range errors, and
 // field widths that follow the configuration.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
