@@ -1,6 +1,6 @@
 // Features: a fixed-length description of a lowered loop nest for the cost model, computed from
 // the loop AST (not from knob indices), so a model learns across shapes and ops (AutoTVM's
-// "itervar" features of the AutoTVM paper, Chen et al., NeurIPS 2018, §2.1, made fixed-length).
+// "itervar" features, Chen et al., NeurIPS 2018, §2.1, made fixed-length).
 //
 // Input: a LoweredFunc after the common function passes (flattened, simplified; the tuner takes it
 // from LowerOptions::after_pass at "simplify"), where loops still carry their annotations
