@@ -70,21 +70,9 @@ class Hoister {
 
 // s without the Allocate nodes of `buffers` (their bodies kept).
 Stmt drop_allocates(const Stmt& s, const std::set<const BufferNode*>& buffers) {
-  class Drop : public IRMutator {
-   public:
-    explicit Drop(const std::set<const BufferNode*>& b) : buffers_(b) {}
-
-   protected:
-    using IRMutator::mutate;
-    Stmt mutate(const Allocate* op, const Stmt& self) override {
-      if (buffers_.count(op->buffer.get())) return mutate_stmt(op->body);
-      return IRMutator::mutate(op, self);
-    }
-
-   private:
-    const std::set<const BufferNode*>& buffers_;
-  };
-  return Drop(buffers).mutate_stmt(s);
+  return mutate_with<Allocate>(s, [&](auto& m, const Allocate* op, const Stmt& self) {
+    return buffers.count(op->buffer.get()) ? m.mutate_stmt(op->body) : m.descend(op, self);
+  });
 }
 
 // The accesses of one buffer, each with the loops around it (outermost first).
