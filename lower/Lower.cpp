@@ -67,12 +67,14 @@ struct Lowering {
   bool storage_planned = false;
   std::vector<Remark> split_remarks;  // steps left out because they cross a prepare split
   std::vector<Remark> fallback_remarks;  // tensorizes left out: the CPU lacks their instruction
+  std::optional<PassContext> context;    // what the function passes know of the schedule, once it is applied
 };
 
-// A pass over the scheduling state (stages, Blocks, the schedule's steps): the common prefix.
+// A pass over the scheduling state (stages, Blocks, the schedule's steps), run for `targets`.
 struct SchedulePass {
   const char* name;
   const char* summary;
+  PassTargets targets;
   std::function<void(Lowering&)> run;
 };
 
@@ -192,44 +194,36 @@ void restore_unfused_schedules(Lowering& l) {
   }
 }
 
-// The schedule passes, in order (every target).
+// The schedule passes, in order.
 const std::vector<SchedulePass>& schedule_passes() {
   static const std::vector<SchedulePass> list = {
       {"auto_inline", "inline the elementwise stages the schedule does not name, drop the carried schedules of imported injective ops that fuse (not with --no-fuse)",
+       kAllPasses,
        [](Lowering& l) {
          if (!l.options.no_fuse) inline_injective_stages(l.state);
          yield_imported_schedules(l);
        }},
-      {"apply_schedule", "apply the schedule block's primitives in order (lower/schedule/)",
+      {"apply_schedule", "apply the schedule block's primitives in order (lower/schedule/)", kAllPasses,
        [](Lowering& l) { apply_schedule(l.state, l.steps); }},
       {"attach_hidden_reductions", "compute unnamed hidden reduction stages at their scheduled consumer's loop (not with --no-fuse)",
+       kAllPasses,
        [](Lowering& l) {
          if (!l.options.no_fuse) attach_hidden_reductions(l.state);
        }},
       {"fuse_into_reductions", "compute unnamed elementwise consumers in their reduction's loops (not with --no-fuse); an imported injective op that did not fuse gets its schedule back",
+       kAllPasses,
        [](Lowering& l) {
          if (!l.options.no_fuse) fuse_into_reductions(l.state);
          restore_unfused_schedules(l);
        }},
       {"gpu_default_schedule", "GPU targets: an op whose schedule binds no loop gets fused loops bound to blockIdx.x/threadIdx.x (lower/gpu/DefaultSchedule.h)",
-       [](Lowering& l) {
-         if (is_gpu_target(l.options.target)) gpu_default_schedule(l.state);
-       }},
+       kGpuPasses, [](Lowering& l) { gpu_default_schedule(l.state); }},
       {"infer_gpu_scopes", "GPU targets: a global stage computed inside thread loops becomes local, inside a block loop shared (lower/gpu/InferScopes.h)",
-       [](Lowering& l) {
-         if (is_gpu_target(l.options.target)) infer_gpu_scopes(l.state);
-       }},
+       kGpuPasses, [](Lowering& l) { infer_gpu_scopes(l.state); }},
       {"drop_register_tile_guards", "GPU targets: a thread computes its whole register tile; the edge guards stay on the stores that leave it (lower/gpu/RegisterTileGuards.h)",
-       [](Lowering& l) {
-         if (is_gpu_target(l.options.target)) drop_register_tile_guards(l.state);
-       }},
+       kGpuPasses, [](Lowering& l) { drop_register_tile_guards(l.state); }},
   };
   return list;
-}
-
-// The schedule passes only GPU targets run (and list).
-bool gpu_only_pass(const std::string& name) {
-  return name == "gpu_default_schedule" || name == "infer_gpu_scopes" || name == "drop_register_tile_guards";
 }
 
 LoweredFunc on_body(LoweredFunc f, Stmt (*pass)(const Stmt&)) {
@@ -246,92 +240,80 @@ std::vector<Buffer> planned_arguments(const LoweredFunc& f) {
   return args;
 }
 
-// The function passes every target runs once the schedule is applied.
-const std::vector<FunctionPass>& common_function_passes() {
-  static const std::vector<FunctionPass> list = {
-      {"lower_blocks", "replace Blocks by stores: substitute bindings, guard predicates, hoist reduction inits",
-       [](LoweredFunc f) { return on_body(std::move(f), lower_blocks); }},
-      {"plan_storage", "allocate each intermediate where it is used, sized by the region it needs",
-       [](LoweredFunc f) {
-         f.body = plan_storage(f.body, planned_arguments(f));
-         return f;
-       }},
-      {"flatten_storage", "make every buffer one-dimensional (row-major offsets)",
-       [](LoweredFunc f) { return flatten_storage(f); }},
-      {"simplify", "fold constants and provable conditions, drop trivial loops",
-       [](LoweredFunc f) { return on_body(std::move(f), simplify); }},
-  };
-  return list;
+// A function pass that rewrites the body and needs no context.
+FunctionPass body_pass(const char* name, const char* summary, PassTargets targets, Stmt (*pass)(const Stmt&)) {
+  return {name, summary, targets, [pass](LoweredFunc f, const PassContext&) { return on_body(std::move(f), pass); }};
 }
 
-// The CPU targets' passes (x86, arm, interp): reduction guards hoisted, loop partitioning for guard-free steady states,
-// vector code, unrolling, clean-up.
-const std::vector<FunctionPass>& cpu_function_passes() {
-  static const std::vector<FunctionPass> list = {
-      {"hoist_reduction_guards", "a loop that only adds select(c, e, 0) terms tests c's shared part once per iteration, in an if that partition_loops can split on (padding rows skipped)",
-       [](LoweredFunc f) { return on_body(std::move(f), hoist_reduction_guards); }},
-      {"partition_loops", "split loops into a guard-free steady part and guarded tails",
-       [](LoweredFunc f) { return on_body(std::move(f), partition_loops); }},
-      {"unswitch_ragged_vectors", "give vectorized loops with a tail guard a full-vector and a tail version",
-       [](LoweredFunc f) { return on_body(std::move(f), unswitch_ragged_vectors); }},
-      {"vectorize_loops", "turn vectorized loops into Ramp/Broadcast vector code (or serial loops)",
-       [](LoweredFunc f) { return on_body(std::move(f), vectorize_loops); }},
-      {"unroll_loops", "replace unrolled loops of small constant extent by copies of their body",
-       [](LoweredFunc f) { return on_body(std::move(f), unroll_loops); }},
-      {"remove_no_ops", "drop dead allocations, self-stores, empty loops, ifs and seqs",
-       [](LoweredFunc f) { return on_body(std::move(f), remove_no_ops); }},
-      {"simplify_final", "fold what unrolling and partitioning exposed",
-       [](LoweredFunc f) { return on_body(std::move(f), simplify); }},
-  };
-  return list;
-}
+// The function passes once the schedule is applied, in order, each with the targets that run it:
+// the common ones, then the CPU targets' (reduction guards hoisted, loop partitioning for
+// guard-free steady states, vector code, unrolling, clean-up), VDLA's (only the clean-up: its
+// code generator walks the loops into an instruction stream) and the GPU targets' (bound loops
+// stay loops, which the code generator and cuda-interp turn into thread indices, so no
+// partitioning or unrolling; vectorized loops become vector code last). A pass two families run
+// at different points has an entry at each.
+const std::vector<FunctionPass>& function_pass_list() {
+  static const std::vector<FunctionPass> list = [] {
+    FunctionPass lower_blocks_pass = body_pass("lower_blocks", "replace Blocks by stores: substitute bindings, guard predicates, hoist reduction inits",
+                                               kAllPasses, lower_blocks);
+    lower_blocks_pass.lowers_blocks = true;
+    FunctionPass plan_storage_pass{"plan_storage", "allocate each intermediate where it is used, sized by the region it needs", kAllPasses,
+                                   [](LoweredFunc f, const PassContext& ctx) {
+                                     f.body = plan_storage(f.body, planned_arguments(f), ctx.storage_aligns);
+                                     return f;
+                                   }};
+    plan_storage_pass.plans_storage = true;
+    return std::vector<FunctionPass>{
+        lower_blocks_pass,
+        plan_storage_pass,
+        {"flatten_storage", "make every buffer one-dimensional (row-major offsets)", kAllPasses,
+         [](LoweredFunc f, const PassContext&) { return flatten_storage(f); }},
+        body_pass("simplify", "fold constants and provable conditions, drop trivial loops", kAllPasses, simplify),
 
-// The VDLA target's passes: its loops stay loops (the code generator walks them into an
-// instruction stream: DMA copy nests, tensorized GEMM nests, ALU nests), so only the clean-up.
-const std::vector<FunctionPass>& vdla_function_passes() {
-  static const std::vector<FunctionPass> list = {
-      {"remove_no_ops", "drop dead allocations, self-stores, empty loops, ifs and seqs",
-       [](LoweredFunc f) { return on_body(std::move(f), remove_no_ops); }},
-  };
-  return list;
-}
+        body_pass("hoist_reduction_guards", "a loop that only adds select(c, e, 0) terms tests c's shared part once per iteration, in an if that partition_loops can split on (padding rows skipped)",
+                  kCpuPasses, hoist_reduction_guards),
+        body_pass("partition_loops", "split loops into a guard-free steady part and guarded tails", kCpuPasses, partition_loops),
+        body_pass("unswitch_ragged_vectors", "give vectorized loops with a tail guard a full-vector and a tail version", kCpuPasses,
+                  unswitch_ragged_vectors),
+        body_pass("vectorize_loops", "turn vectorized loops into Ramp/Broadcast vector code (or serial loops)", kCpuPasses, vectorize_loops),
+        body_pass("unroll_loops", "replace unrolled loops of small constant extent by copies of their body", kCpuPasses, unroll_loops),
 
-// The GPU targets' passes (cuda, cuda-interp): bound loops stay loops (the code generator and
-// cuda-interp turn them into thread indices), so no partitioning or unrolling; vectorized loops
-// become vector code last.
-const std::vector<FunctionPass>& gpu_function_passes() {
-  static const std::vector<FunctionPass> list = {
-      {"remove_no_ops", "drop dead allocations, self-stores, empty loops, ifs and seqs",
-       [](LoweredFunc f) { return on_body(std::move(f), remove_no_ops); }},
-      {"hoist_invariant_guards", "an if that does not depend on its serial or unrolled loop moves outside it (lower/gpu/RegisterTileGuards.h)",
-       [](LoweredFunc f) { return on_body(std::move(f), hoist_invariant_guards); }},
-      {"simplify_final", "fold what the passes before exposed",
-       [](LoweredFunc f) { return on_body(std::move(f), simplify); }},
-      {"lower_cross_thread_reductions", "reduction loops bound to threadIdx.*: per-thread partials, warp shuffles, warps through shared memory (lower/gpu/CrossThreadReduction.h)",
-       [](LoweredFunc f) { return on_body(std::move(f), [](const Stmt& s) { return lower_cross_thread_reductions(s); }); }},
-      {"single_thread_stores", "a store outside the thread loops into a global or shared buffer made by thread 0 only (lower/gpu/SingleThreadStores.h)",
-       [](LoweredFunc f) { return on_body(std::move(f), single_thread_stores); }},
-      {"hoist_gpu_allocations", "shared buffers once per block (outside the thread loops), global ones once per kernel (lower/gpu/HoistAllocations.h)",
-       [](LoweredFunc f) { return on_body(std::move(f), hoist_gpu_allocations); }},
-      {"pipeline_double_buffers", "double_buffer(S): two halves per shared tile, the next tile fetched (cp.async) while the block computes (lower/gpu/DoubleBuffer.h)",
-       [](LoweredFunc f) { return on_body(std::move(f), pipeline_double_buffers); }},
-      {"insert_barriers", "thread_barrier() where a block's threads share memory: RAW, WAR, loop-carried (lower/gpu/InsertBarriers.h)",
-       [](LoweredFunc f) { return on_body(std::move(f), insert_barriers); }},
-      {"expand_virtual_threads", "vthread loops: serial loops per virtual thread interleaved at barriers, local buffers copied per vthread (lower/gpu/VirtualThreads.h)",
-       [](LoweredFunc f) {
-         f.body = simplify(expand_virtual_threads(f.body));  // the copies' v*1 + 0
-         return f;
-       }},
-      // Last, so that the passes above see scalar accesses: a vectorized loop (a cooperative
-      // fill's innermost loop) becomes vector loads and stores, 128-bit where the code generator
-      // proves the alignment (docs/cuda.md, "Vectorised fills").
-      {"unswitch_ragged_vectors", "give vectorized loops with a tail guard a full-vector and a tail version",
-       [](LoweredFunc f) { return on_body(std::move(f), unswitch_ragged_vectors); }},
-      {"remark_unaligned_gpu_vectors", "a remark where a vectorized access is not provably 128-bit aligned (lower/gpu/VectorAlignment.h)",
-       [](LoweredFunc f) { return on_body(std::move(f), remark_unaligned_gpu_vectors); }},
-      {"vectorize_loops", "turn vectorized loops into Ramp/Broadcast vector code (or serial loops)",
-       [](LoweredFunc f) { return on_body(std::move(f), vectorize_loops); }},
-  };
+        body_pass("remove_no_ops", "drop dead allocations, self-stores, empty loops, ifs and seqs", kAllPasses, remove_no_ops),
+        body_pass("simplify_final", "fold what unrolling and partitioning exposed", kCpuPasses, simplify),
+
+        body_pass("hoist_invariant_guards", "an if that does not depend on its serial or unrolled loop moves outside it (lower/gpu/RegisterTileGuards.h)",
+                  kGpuPasses, hoist_invariant_guards),
+        body_pass("simplify_final", "fold what the passes before exposed", kGpuPasses, simplify),
+        {"lower_cross_thread_reductions", "reduction loops bound to threadIdx.*: per-thread partials, warp shuffles, warps through shared memory (lower/gpu/CrossThreadReduction.h)",
+         kGpuPasses,
+         [](LoweredFunc f, const PassContext& ctx) {  // its errors point at the bind
+           f.body = lower_cross_thread_reductions(f.body, ctx.bind_locs, ctx.thread_bound_reductions);
+           return f;
+         }},
+        body_pass("single_thread_stores", "a store outside the thread loops into a global or shared buffer made by thread 0 only (lower/gpu/SingleThreadStores.h)",
+                  kGpuPasses, single_thread_stores),
+        body_pass("hoist_gpu_allocations", "shared buffers once per block (outside the thread loops), global ones once per kernel (lower/gpu/HoistAllocations.h)",
+                  kGpuPasses, hoist_gpu_allocations),
+        body_pass("pipeline_double_buffers", "double_buffer(S): two halves per shared tile, the next tile fetched (cp.async) while the block computes (lower/gpu/DoubleBuffer.h)",
+                  kGpuPasses, pipeline_double_buffers),
+        body_pass("insert_barriers", "thread_barrier() where a block's threads share memory: RAW, WAR, loop-carried (lower/gpu/InsertBarriers.h)",
+                  kGpuPasses, insert_barriers),
+        {"expand_virtual_threads", "vthread loops: serial loops per virtual thread interleaved at barriers, local buffers copied per vthread (lower/gpu/VirtualThreads.h)",
+         kGpuPasses,
+         [](LoweredFunc f, const PassContext&) {
+           f.body = simplify(expand_virtual_threads(f.body));  // the copies' v*1 + 0
+           return f;
+         }},
+        // Last, so that the passes above see scalar accesses: a vectorized loop (a cooperative
+        // fill's innermost loop) becomes vector loads and stores, 128-bit where the code generator
+        // proves the alignment (docs/cuda.md, "Vectorised fills").
+        body_pass("unswitch_ragged_vectors", "give vectorized loops with a tail guard a full-vector and a tail version", kGpuPasses,
+                  unswitch_ragged_vectors),
+        body_pass("remark_unaligned_gpu_vectors", "a remark where a vectorized access is not provably 128-bit aligned (lower/gpu/VectorAlignment.h)",
+                  kGpuPasses, remark_unaligned_gpu_vectors),
+        body_pass("vectorize_loops", "turn vectorized loops into Ramp/Broadcast vector code (or serial loops)", kGpuPasses, vectorize_loops),
+    };
+  }();
   return list;
 }
 
@@ -378,31 +360,59 @@ std::set<std::string> stages_named_by(const std::vector<SchedStep>& steps, const
   return named;
 }
 
+// The passes after the function passes: the GPU kernel's launch check, which needs the schedule
+// (where the binds were written) and the --arch.
+const std::vector<SchedulePass>& final_passes() {
+  static const std::vector<SchedulePass> list = {
+      {"make_device_function", "check the kernel's bindings, threads and shared memory; a Device function with its launch extents (lower/gpu/LaunchCheck.h)",
+       kGpuPasses,
+       [](Lowering& l) {
+         const CudaArch* arch = find_cuda_arch(l.options.arch.empty() ? kDefaultCudaArch : l.options.arch);
+         TEXC_CHECK(arch) << "unknown --arch '" << l.options.arch << "'";
+         l.state.func = make_device_function(std::move(l.state.func), *find_target(l.options.target), *arch, gpu_source_locs(l));
+       }},
+  };
+  return list;
+}
+
+// What the function passes know of the schedule (Lower.h).
+PassContext pass_context(const Lowering& l) {
+  PassContext ctx;
+  ctx.bind_locs = gpu_source_locs(l).bind;
+  ctx.thread_bound_reductions = &l.state.thread_bound_reductions;
+  ctx.storage_aligns = l.state.storage_aligns;
+  return ctx;
+}
+
 }  // namespace
 
-std::vector<FunctionPass> function_passes(const std::string& target) {
-  std::vector<FunctionPass> list = common_function_passes();
+PassTargets pass_targets_of(const std::string& target) {
   const Target* t = find_target(target);
-  const std::vector<FunctionPass>& own = t && t->kind == TargetKind::Vdla ? vdla_function_passes()
-                                        : is_gpu_target(target)                ? gpu_function_passes()
-                                                                               : cpu_function_passes();
-  for (const FunctionPass& p : own) list.push_back(p);
+  if (t && t->kind == TargetKind::Vdla) return kVdlaPasses;
+  return is_gpu_target(target) ? kGpuPasses : kCpuPasses;
+}
+
+std::vector<FunctionPass> function_passes(const std::string& target) {
+  std::vector<FunctionPass> list;
+  for (const FunctionPass& p : function_pass_list())
+    if (p.targets & pass_targets_of(target)) list.push_back(p);
   return list;
 }
 
 const FunctionPass* find_function_pass(const std::string& name) {
-  for (const auto* list : {&common_function_passes(), &cpu_function_passes(), &gpu_function_passes()})
-    for (const FunctionPass& p : *list)
-      if (name == p.name) return &p;
+  for (const FunctionPass& p : function_pass_list())
+    if (name == p.name) return &p;
   return nullptr;
 }
 
 std::vector<std::string> lowering_pass_names(const std::string& target) {
+  const PassTargets family = pass_targets_of(target);
   std::vector<std::string> names = {"default_loops"};
   for (const SchedulePass& p : schedule_passes())
-    if (is_gpu_target(target) || !gpu_only_pass(p.name)) names.push_back(p.name);
+    if (p.targets & family) names.push_back(p.name);
   for (const FunctionPass& p : function_passes(target)) names.push_back(p.name);
-  if (is_gpu_target(target)) names.push_back("make_device_function");
+  for (const SchedulePass& p : final_passes())
+    if (p.targets & family) names.push_back(p.name);
   return names;
 }
 
@@ -470,35 +480,24 @@ LoweredFunc lower_op(const OpDef& op, const LowerOptions& options) {
   Lowering l{options, ScheduleState::create(resolved, options.target), {}, {}, {}};
   read_schedule(l);
 
-  // Every pass as one step over the Lowering: the schedule passes, then the target's function passes.
+  // Every pass the target runs, as one step over the Lowering: the schedule passes, the function
+  // passes (with what they know of the schedule, taken once the schedule passes have run), then
+  // the final ones.
+  const PassTargets family = pass_targets_of(options.target);
   std::vector<SchedulePass> steps;
-  for (const SchedulePass& p : schedule_passes())  // gpu_default_schedule: GPU targets only
-    if (is_gpu_target(options.target) || !gpu_only_pass(p.name)) steps.push_back(p);
+  for (const SchedulePass& p : schedule_passes())
+    if (p.targets & family) steps.push_back(p);
   for (const FunctionPass& p : function_passes(options.target)) {
-    steps.push_back({p.name, p.summary, [p](Lowering& l) {
-                       if (std::string(p.name) == "lower_cross_thread_reductions")  // its errors point at the bind
-                         l.state.func.body = lower_cross_thread_reductions(l.state.func.body, gpu_source_locs(l).bind,
-                                                                         &l.state.thread_bound_reductions);
-                       else if (std::string(p.name) == "plan_storage" && !l.state.storage_aligns.empty())  // storage_align
-                         l.state.func.body = plan_storage(l.state.func.body, planned_arguments(l.state.func),
-                                                          l.state.storage_aligns);
-                       else
-                         l.state.func = p.run(std::move(l.state.func));
+    steps.push_back({p.name, p.summary, p.targets, [p](Lowering& l) {
+                       if (!l.context) l.context = pass_context(l);
+                       l.state.func = p.run(std::move(l.state.func), *l.context);
                        // What the verifier may require from here on.
-                       if (std::string(p.name) == "lower_blocks") l.blocks_lowered = true;
-                       if (std::string(p.name) == "plan_storage") l.storage_planned = true;
+                       l.blocks_lowered = l.blocks_lowered || p.lowers_blocks;
+                       l.storage_planned = l.storage_planned || p.plans_storage;
                      }});
   }
-
-  if (is_gpu_target(options.target)) {
-    steps.push_back({"make_device_function", "check the kernel's bindings, threads and shared memory; a Device function with its launch extents (lower/gpu/LaunchCheck.h)",
-                     [](Lowering& l) {
-                       const CudaArch* arch = find_cuda_arch(l.options.arch.empty() ? kDefaultCudaArch : l.options.arch);
-                       TEXC_CHECK(arch) << "unknown --arch '" << l.options.arch << "'";
-                       l.state.func = make_device_function(std::move(l.state.func), *find_target(l.options.target), *arch,
-                                                           gpu_source_locs(l));
-                     }});
-  }
+  for (const SchedulePass& p : final_passes())
+    if (p.targets & family) steps.push_back(p);
 
   const bool printing = options.print_after_each || options.print_changed;
   std::string previous = printing ? to_string(l.state.func) : std::string();
@@ -536,8 +535,7 @@ LoweredFunc lower_op(const OpDef& op, const LowerOptions& options) {
     if (options.after_pass) options.after_pass(pass.name, l.state.func);
   }
   if (options.remarks) {
-    const Target* t = find_target(options.target);
-    if (t && t->kind != TargetKind::Vdla && !is_gpu_target(options.target)) report_whole_op_remarks(l.state.func.body);
+    if (family == kCpuPasses) report_whole_op_remarks(l.state.func.body);
     *options.remarks = locate_remarks(pending, l);
     options.remarks->insert(options.remarks->end(), l.split_remarks.begin(), l.split_remarks.end());
     options.remarks->insert(options.remarks->begin(), l.fallback_remarks.begin(), l.fallback_remarks.end());

@@ -14,10 +14,13 @@
 //                                 hoist_gpu_allocations, insert_barriers, expand_virtual_threads,
 //                                 make_device_function (lower/gpu/)
 //
-// A new target adds its own list of function passes in Lower.cpp (function_passes).
+// Every pass entry says which targets run it (PassTargets); a new family of targets marks the
+// passes it runs in Lower.cpp's lists.
 #pragma once
 #include <functional>
 #include <iosfwd>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,6 +29,7 @@
 #include "ir/Remark.h"
 #include "ir/Schedule.h"
 #include "ir/TargetProperties.h"
+#include "lower/passes/PlanStorage.h"
 #include "lower/schedule/TensorizeFallback.h"
 
 namespace texc {
@@ -59,11 +63,38 @@ struct LowerOptions {
   std::function<void(const std::string& pass, const LoweredFunc& func)> after_pass;
 };
 
-/// A pass from a loop AST without schedule state to another: everything after the schedule.
+/// The targets a pass runs for, as a set of families (pass_targets_of names a target's family).
+enum PassTargets : uint8_t {
+  kCpuPasses = 1,   // x86, arm, interp
+  kGpuPasses = 2,   // cuda, cuda-interp
+  kVdlaPasses = 4,  // vdla
+  kAllPasses = kCpuPasses | kGpuPasses | kVdlaPasses,
+};
+/// The family of `target` (one bit of PassTargets).
+PassTargets pass_targets_of(const std::string& target);
+
+/// What a function pass may know besides the function: the facts of the applied schedule that the
+/// loop AST does not carry. lower_op fills it from the schedule; a pass test runs the same `run`
+/// with the empty context, which is what an op whose schedule has none of these gets.
+struct PassContext {
+  /// Bound loop name -> where bind() named it: lower_cross_thread_reductions's errors point there.
+  std::map<std::string, SourceLoc> bind_locs;
+  /// The loops the schedule bound to threadIdx.* that are reduction loops
+  /// (ScheduleState::thread_bound_reductions); null: every thread loop that matches the pattern.
+  const std::set<std::string>* thread_bound_reductions = nullptr;
+  /// The schedule's storage_align() requests, by buffer (lower/passes/PlanStorage.h).
+  StorageAligns storage_aligns;
+};
+
+/// A pass from a loop AST without schedule state to another: everything after the schedule. The
+/// entry says which targets run it and what the verifier may require once it has run.
 struct FunctionPass {
   const char* name;
   const char* summary;
-  std::function<LoweredFunc(LoweredFunc)> run;
+  PassTargets targets;
+  std::function<LoweredFunc(LoweredFunc, const PassContext&)> run;
+  bool lowers_blocks = false;  // no Block is left after it
+  bool plans_storage = false;  // every intermediate is allocated after it
 };
 
 /// The function passes lower_op runs for `target`, in order: the common ones, then the target's.

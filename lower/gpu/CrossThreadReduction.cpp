@@ -70,49 +70,56 @@ struct Reduction {
   std::vector<Expr> guard;  // the conditions around every update that hold for the whole group
 };
 
-// The conditions around each update of r inside s (`conds`: those around s), keeping in r.guard
-// the terms every update has that use neither L's index nor a variable bound inside L.
-void collect_guards(const Stmt& s, std::vector<Expr>* conds, Reduction* r, const std::set<const Variable*>& inner, bool* first) {
-  if (!s) return;
-  if (r->updates.count(s.get())) {
+// The conditions around each update of r (conds_: those around the statement visited), keeping
+// in r.guard the terms every update has that use neither L's index nor a variable bound inside L.
+class GuardCollector : public IRVisitor {
+ public:
+  GuardCollector(Reduction* r, const std::set<const Variable*>& inner) : r_(r), inner_(inner) {}
+
+  void visit_stmt(const Stmt& s) override {
+    if (s && r_->updates.count(s.get())) return update();
+    IRVisitor::visit_stmt(s);
+  }
+  void visit_expr(const Expr&) override {}  // the guards are the ifs' conditions
+
+ protected:
+  using IRVisitor::visit;
+  void visit(const IfThenElse* i) override {
+    for (const Expr& c : conjuncts(i->cond)) conds_.push_back(c);
+    visit_stmt(i->then_case);
+    conds_.resize(conds_.size() - conjuncts(i->cond).size());
+    conds_.push_back(logical_not(i->cond));
+    visit_stmt(i->else_case);
+    conds_.pop_back();
+  }
+
+ private:
+  void update() {
     std::vector<Expr> uniform;
-    for (const Expr& c : *conds) {
-      bool keep = !uses_var(c, r->loop->var.get());
-      for (const Variable* v : inner) keep = keep && !uses_var(c, v);
+    for (const Expr& c : conds_) {
+      bool keep = !uses_var(c, r_->loop->var.get());
+      for (const Variable* v : inner_) keep = keep && !uses_var(c, v);
       if (keep) uniform.push_back(c);
     }
-    if (*first) r->guard = uniform;
+    if (first_) r_->guard = uniform;
     else {
       std::vector<Expr> both;
-      for (const Expr& c : r->guard)
+      for (const Expr& c : r_->guard)
         for (const Expr& u : uniform)
           if (structurally_equal(c, u)) {
             both.push_back(c);
             break;
           }
-      r->guard = both;
+      r_->guard = both;
     }
-    *first = false;
-    return;
+    first_ = false;
   }
-  if (const IfThenElse* i = s->as<IfThenElse>()) {
-    for (const Expr& c : conjuncts(i->cond)) conds->push_back(c);
-    collect_guards(i->then_case, conds, r, inner, first);
-    conds->resize(conds->size() - conjuncts(i->cond).size());
-    conds->push_back(logical_not(i->cond));
-    collect_guards(i->else_case, conds, r, inner, first);
-    conds->pop_back();
-    return;
-  }
-  if (const Seq* q = s->as<Seq>()) {
-    for (const Stmt& x : q->stmts) collect_guards(x, conds, r, inner, first);
-    return;
-  }
-  if (const For* f = s->as<For>()) return collect_guards(f->body, conds, r, inner, first);
-  if (const Allocate* a = s->as<Allocate>()) return collect_guards(a->body, conds, r, inner, first);
-  if (const LetStmt* l = s->as<LetStmt>()) return collect_guards(l->body, conds, r, inner, first);
-  if (const AttrStmt* a = s->as<AttrStmt>()) return collect_guards(a->body, conds, r, inner, first);
-}
+
+  Reduction* r_;
+  const std::set<const Variable*>& inner_;
+  std::vector<Expr> conds_;
+  bool first_ = true;
+};
 
 // s with every `v == c` (c a constant) replaced by true.
 Stmt without_single_thread_guards(const Stmt& s, const Variable* v) {
@@ -135,7 +142,7 @@ Stmt without_single_thread_guards(const Stmt& s, const Variable* v) {
 }
 
 
-class Lowerer {
+class Lowerer : public IRMutator {
  public:
   Lowerer(const std::map<std::string, SourceLoc>& bind_locs, const std::set<std::string>* reduction_loops)
       : bind_locs_(bind_locs), reduction_loops_(reduction_loops) {}
@@ -147,7 +154,7 @@ class Lowerer {
       if (is_thread_loop(f) && is_const_int(f->extent, &e)) extents_[f->thread_tag] = std::max(extents_[f->thread_tag], e);
       if (const Allocate* a = n->as<Allocate>()) allocated_.insert(a->buffer.get());
     });
-    return visit(body);
+    return mutate_stmt(body);
   }
 
  private:
@@ -196,9 +203,7 @@ class Lowerer {
       if (const For* f = n->as<For>()) inner.insert(f->var.get());
       if (const LetStmt* s = n->as<LetStmt>()) inner.insert(s->var.get());
     });
-    std::vector<Expr> conds;
-    bool first = true;
-    collect_guards(l->body, &conds, &r, inner, &first);
+    GuardCollector(&r, inner).visit_stmt(l->body);
     return r;
   }
 
@@ -228,63 +233,60 @@ class Lowerer {
     return false;
   }
 
-  Stmt visit(const Stmt& s) {
-    if (!s) return s;
-    if (const For* f = s->as<For>()) {
-      if (is_thread_loop(f)) {
-        int64_t t = 0;
-        if (auto r = find_reduction(f); r && is_const_int(f->extent, &t)) {
-          check(*r);
-          return lower(*r, t, false);
-        }
-        Var saved = thread_vars_[f->thread_tag];
-        thread_vars_[f->thread_tag] = f->var;
-        Stmt body = visit(f->body);
-        thread_vars_[f->thread_tag] = saved;
-        if (!saved) thread_vars_.erase(f->thread_tag);
-        return f->with_body(body);
+  using IRMutator::mutate;
+
+  Stmt mutate(const For* f, const Stmt& self) override {
+    if (is_thread_loop(f)) {
+      int64_t t = 0;
+      if (auto r = find_reduction(f); r && is_const_int(f->extent, &t)) {
+        check(*r);
+        return lower(*r, t, false);
       }
-      int64_t v = 0;
-      const bool vthread = f->for_kind == ForKind::ThreadBound && f->thread_tag == "vthread" && is_const_int(f->extent, &v);
-      if (vthread) vthreads_.push_back({f->var, v});
-      std::string saved = divergent_;
-      if (divergent_.empty() && (thread_dependent(f->min) || thread_dependent(f->extent))) divergent_ = "loop '" + f->var->name + "'";
-      Stmt body = visit(f->body);
-      divergent_ = saved;
-      if (vthread) vthreads_.pop_back();
+      Var saved = thread_vars_[f->thread_tag];
+      thread_vars_[f->thread_tag] = f->var;
+      Stmt body = mutate_stmt(f->body);
+      thread_vars_[f->thread_tag] = saved;
+      if (!saved) thread_vars_.erase(f->thread_tag);
       return f->with_body(body);
     }
-    if (const Seq* q = s->as<Seq>()) {
-      std::vector<Stmt> out;
-      for (const Stmt& x : q->stmts) {
-        const For* f = x->as<For>();
-        int64_t t = 0;
-        std::optional<Reduction> r;
-        if (is_thread_loop(f) && is_const_int(f->extent, &t)) r = find_reduction(f);
-        // The reduction's init right before it: the total is the whole result.
-        const Store* init = out.empty() ? nullptr : out.back()->as<Store>();
-        if (r && init && init->buffer == r->buffer && r->buffer->scope != MemScope::Local &&
-            same_indices(init->indices, r->indices) &&
-            structurally_equal(init->value, Reduce::identity(r->kind, r->buffer->dtype))) {
-          check(*r);
-          out.back() = lower(*r, t, true);
-          continue;
-        }
-        out.push_back(visit(x));
+    int64_t v = 0;
+    const bool vthread = f->for_kind == ForKind::ThreadBound && f->thread_tag == "vthread" && is_const_int(f->extent, &v);
+    if (vthread) vthreads_.push_back({f->var, v});
+    std::string saved = divergent_;
+    if (divergent_.empty() && (thread_dependent(f->min) || thread_dependent(f->extent))) divergent_ = "loop '" + f->var->name + "'";
+    Stmt body = mutate_stmt(f->body);
+    divergent_ = saved;
+    if (vthread) vthreads_.pop_back();
+    return f->with_body(body);
+  }
+
+  Stmt mutate(const Seq* q, const Stmt&) override {
+    std::vector<Stmt> out;
+    for (const Stmt& x : q->stmts) {
+      const For* f = x->as<For>();
+      int64_t t = 0;
+      std::optional<Reduction> r;
+      if (is_thread_loop(f) && is_const_int(f->extent, &t)) r = find_reduction(f);
+      // The reduction's init right before it: the total is the whole result.
+      const Store* init = out.empty() ? nullptr : out.back()->as<Store>();
+      if (r && init && init->buffer == r->buffer && r->buffer->scope != MemScope::Local &&
+          same_indices(init->indices, r->indices) &&
+          structurally_equal(init->value, Reduce::identity(r->kind, r->buffer->dtype))) {
+        check(*r);
+        out.back() = lower(*r, t, true);
+        continue;
       }
-      return Seq::make(out);
+      out.push_back(mutate_stmt(x));
     }
-    if (const IfThenElse* i = s->as<IfThenElse>()) {
-      std::string saved = divergent_;
-      if (divergent_.empty() && thread_dependent(i->cond)) divergent_ = "condition '" + to_string(i->cond) + "'";
-      Stmt t = visit(i->then_case), e = visit(i->else_case);
-      divergent_ = saved;
-      return IfThenElse::make(i->cond, t, e);
-    }
-    if (const Allocate* a = s->as<Allocate>()) return Allocate::make(a->buffer, visit(a->body));
-    if (const LetStmt* l = s->as<LetStmt>()) return LetStmt::make(l->var, l->value, visit(l->body));
-    if (const AttrStmt* a = s->as<AttrStmt>()) return a->with_body(visit(a->body));
-    return s;
+    return Seq::make(out);
+  }
+
+  Stmt mutate(const IfThenElse* i, const Stmt& self) override {
+    std::string saved = divergent_;
+    if (divergent_.empty() && thread_dependent(i->cond)) divergent_ = "condition '" + to_string(i->cond) + "'";
+    Stmt out = IRMutator::mutate(i, self);
+    divergent_ = saved;
+    return out;
   }
 
   // The lowering of one reduction over the T threads of loop r.loop; `complete`: r's init stood

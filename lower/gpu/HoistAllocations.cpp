@@ -18,73 +18,59 @@ namespace texc {
 
 namespace {
 
-class Hoister {
+// The body without the Allocates that move; those are appended to shared_ / global_.
+class Hoister : public IRMutator {
  public:
-  // s without the Allocates that move; those are appended to *shared / *global.
-  Stmt hoist(const Stmt& s, bool in_thread, bool in_bound) {
-    if (!s) return s;
-    if (const Allocate* a = s->as<Allocate>()) {
-      Stmt body = hoist(a->body, in_thread, in_bound);
-      if (a->buffer->scope == MemScope::Shared && in_thread) {
-        shared_.push_back(a->buffer);
-        return body;
-      }
-      if (a->buffer->scope == MemScope::Global && in_bound) {
-        global_.push_back(a->buffer);
-        return body;
-      }
-      return Allocate::make(a->buffer, body);
-    }
-    if (const For* f = s->as<For>()) {
-      if (f->for_kind != ForKind::ThreadBound) return f->with_body(hoist(f->body, in_thread, in_bound));
-      const ThreadLevel level = thread_level(f->thread_tag);
-      const bool thread = level == ThreadLevel::Thread || level == ThreadLevel::Virtual;
-      const size_t first_shared = shared_.size();
-      Stmt loop = f->with_body(hoist(f->body, in_thread || thread, true));
-      if (thread && !in_thread) {  // the outermost thread loop: the block's shared buffers go here
-        for (size_t i = shared_.size(); i > first_shared; --i) loop = Allocate::make(shared_[i - 1], loop);
-        shared_.resize(first_shared);
-      }
-      return loop;
-    }
-    if (const Seq* q = s->as<Seq>()) {
-      std::vector<Stmt> out;
-      for (const Stmt& x : q->stmts) out.push_back(hoist(x, in_thread, in_bound));
-      return Seq::make(out);
-    }
-    if (const IfThenElse* i = s->as<IfThenElse>())
-      return IfThenElse::make(i->cond, hoist(i->then_case, in_thread, in_bound), hoist(i->else_case, in_thread, in_bound));
-    if (const LetStmt* l = s->as<LetStmt>()) return LetStmt::make(l->var, l->value, hoist(l->body, in_thread, in_bound));
-    if (const AttrStmt* a = s->as<AttrStmt>()) return a->with_body(hoist(a->body, in_thread, in_bound));
-    return s;
-  }
-
   Stmt wrap_globals(Stmt body) {
     for (size_t i = global_.size(); i > 0; --i) body = Allocate::make(global_[i - 1], body);
     return body;
   }
 
+ protected:
+  using IRMutator::mutate;
+  Stmt mutate(const Allocate* a, const Stmt& self) override {
+    Stmt body = mutate_stmt(a->body);
+    if (a->buffer->scope == MemScope::Shared && in_thread_) {
+      shared_.push_back(a->buffer);
+      return body;
+    }
+    if (a->buffer->scope == MemScope::Global && in_bound_) {
+      global_.push_back(a->buffer);
+      return body;
+    }
+    return body == a->body ? self : Allocate::make(a->buffer, body);
+  }
+
+  Stmt mutate(const For* f, const Stmt& self) override {
+    if (f->for_kind != ForKind::ThreadBound) return IRMutator::mutate(f, self);
+    const ThreadLevel level = thread_level(f->thread_tag);
+    const bool thread = level == ThreadLevel::Thread || level == ThreadLevel::Virtual;
+    const size_t first_shared = shared_.size();
+    const bool outer_thread = thread && !in_thread_;  // the outermost thread loop: the block's shared buffers go here
+    const bool was_in_thread = in_thread_, was_in_bound = in_bound_;
+    in_thread_ = in_thread_ || thread;
+    in_bound_ = true;
+    Stmt loop = IRMutator::mutate(f, self);
+    in_thread_ = was_in_thread;
+    in_bound_ = was_in_bound;
+    if (outer_thread) {
+      for (size_t i = shared_.size(); i > first_shared; --i) loop = Allocate::make(shared_[i - 1], loop);
+      shared_.resize(first_shared);
+    }
+    return loop;
+  }
+
  private:
   std::vector<Buffer> shared_, global_;
+  bool in_thread_ = false;  // inside a loop bound to threadIdx.* or vthread
+  bool in_bound_ = false;   // inside any bound loop
 };
 
 // s without the Allocate nodes of `buffers` (their bodies kept).
 Stmt drop_allocates(const Stmt& s, const std::set<const BufferNode*>& buffers) {
-  class Drop : public IRMutator {
-   public:
-    explicit Drop(const std::set<const BufferNode*>& b) : buffers_(b) {}
-
-   protected:
-    using IRMutator::mutate;
-    Stmt mutate(const Allocate* op, const Stmt& self) override {
-      if (buffers_.count(op->buffer.get())) return mutate_stmt(op->body);
-      return IRMutator::mutate(op, self);
-    }
-
-   private:
-    const std::set<const BufferNode*>& buffers_;
-  };
-  return Drop(buffers).mutate_stmt(s);
+  return mutate_with<Allocate>(s, [&](auto& m, const Allocate* op, const Stmt& self) {
+    return buffers.count(op->buffer.get()) ? m.mutate_stmt(op->body) : m.descend(op, self);
+  });
 }
 
 // The accesses of one buffer, each with the loops around it (outermost first).
@@ -298,7 +284,7 @@ Stmt privatize_block_intermediates(Stmt body, const std::vector<Buffer>& globals
 
 Stmt hoist_gpu_allocations(const Stmt& body) {
   Hoister h;
-  Stmt out = h.wrap_globals(h.hoist(body, false, false));
+  Stmt out = h.wrap_globals(h.mutate_stmt(body));
   // A kernel of one block (no blockIdx loop: the stages of an op left in one block, ordered by
   // barriers) keeps its intermediates in the block's shared memory; a kernel cannot allocate
   // global memory.

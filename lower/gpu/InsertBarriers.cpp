@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ir/Diagnostics.h"
+#include "ir/IRMutator.h"
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
 #include "ir/Intrinsics.h"
@@ -39,15 +40,87 @@ bool conflicts(const Accesses& pending, const Accesses& next) {
 }
 
 
-class BarrierInserter {
+// The body with barriers inserted. pending_: the accesses since the last barrier; under a
+// thread-dependent condition (divergent_) no barrier may be emitted.
+class BarrierInserter : public IRMutator {
  public:
   Stmt run(const Stmt& body) {
     collect_shared(body);
-    Accesses pending;
-    return sync(body, &pending, false);
+    return mutate_stmt(body);
+  }
+
+ protected:
+  using IRMutator::mutate;
+
+  Stmt mutate(const Seq* q, const Stmt&) override {
+    std::vector<Stmt> out;
+    for (const Stmt& x : q->stmts) {
+      Accesses here = summarize(x);
+      if (conflicts(pending_, here)) {
+        if (divergent_) fail(pending_, here);
+        out.push_back(thread_barrier());
+        pending_.clear();
+      }
+      out.push_back(mutate_stmt(x));
+    }
+    return Seq::make(out);
+  }
+
+  Stmt mutate(const For* f, const Stmt& self) override {
+    if (f->for_kind == ForKind::ThreadBound) {
+      thread_names_[f->var.get()] = Variable::make(f->thread_tag, f->var->type);
+      return IRMutator::mutate(f, self);
+    }
+    const bool was_divergent = divergent_;
+    divergent_ = divergent_ || thread_dependent(f->min) || thread_dependent(f->extent);
+    Stmt body = mutate_stmt(f->body);
+    int64_t extent = 0;
+    bool repeats = !is_const_int(f->extent, &extent) || extent > 1;
+    // The next iteration's first phase against what this one left pending.
+    if (repeats && conflicts(pending_, head_accesses(body))) {
+      if (divergent_) fail(pending_, head_accesses(body));
+      body = Seq::make({body, thread_barrier()});
+      pending_.clear();
+    }
+    divergent_ = was_divergent;
+    return f->with_body(body);
+  }
+
+  Stmt mutate(const IfThenElse* i, const Stmt&) override {
+    const bool was_divergent = divergent_;
+    divergent_ = divergent_ || thread_dependent(i->cond);
+    const Accesses before = pending_;
+    Stmt t = mutate_stmt(i->then_case);
+    Accesses then_pending = pending_;
+    pending_ = before;
+    Stmt e = mutate_stmt(i->else_case);
+    then_pending.insert(then_pending.end(), pending_.begin(), pending_.end());
+    pending_ = std::move(then_pending);
+    divergent_ = was_divergent;
+    return IfThenElse::make(i->cond, t, e);
+  }
+
+  // The leaves (a store, an evaluate that is not a barrier): a conflict with one is found by the
+  // sequence holding it; one directly under a loop or if is ordered here.
+  Stmt mutate(const Store*, const Stmt& self) override { return leaf(self); }
+  Stmt mutate(const Evaluate*, const Stmt& self) override {
+    if (!is_thread_barrier(self)) return leaf(self);
+    pending_.clear();
+    return self;
   }
 
  private:
+  Stmt leaf(const Stmt& s) {
+    Accesses here = summarize(s);
+    if (conflicts(pending_, here)) {
+      if (divergent_) fail(pending_, here);
+      pending_.assign(here.begin(), here.end());
+      return Seq::make({thread_barrier(), s});
+    }
+    pending_.insert(pending_.end(), here.begin(), here.end());
+    return s;
+  }
+
   void collect_shared(const Stmt& s) {
     bool one_block = true;
     std::set<const BufferNode*> stored;
@@ -111,70 +184,6 @@ class BarrierInserter {
     return dep;
   }
 
-  // s with barriers inserted; *pending: the accesses since the last barrier, updated. Under a
-  // thread-dependent condition (`divergent`) no barrier may be emitted.
-  Stmt sync(const Stmt& s, Accesses* pending, bool divergent) {
-    if (!s) return s;
-    if (is_thread_barrier(s)) {
-      pending->clear();
-      return s;
-    }
-    if (const Seq* q = s->as<Seq>()) {
-      std::vector<Stmt> out;
-      for (const Stmt& x : q->stmts) {
-        Accesses here = summarize(x);
-        if (conflicts(*pending, here)) {
-          if (divergent) fail(*pending, here);
-          out.push_back(thread_barrier());
-          pending->clear();
-        }
-        out.push_back(sync(x, pending, divergent));
-      }
-      return Seq::make(out);
-    }
-    if (const For* f = s->as<For>()) {
-      if (f->for_kind == ForKind::ThreadBound) {
-        thread_names_[f->var.get()] = Variable::make(f->thread_tag, f->var->type);
-        return f->with_body(sync(f->body, pending, divergent));
-      }
-      bool div = divergent || thread_dependent(f->min) || thread_dependent(f->extent);
-      Accesses before = *pending;
-      Stmt body = sync(f->body, pending, div);
-      int64_t extent = 0;
-      bool repeats = !is_const_int(f->extent, &extent) || extent > 1;
-      // The next iteration's first phase against what this one left pending.
-      if (repeats && conflicts(*pending, head_accesses(body))) {
-        if (div) fail(*pending, head_accesses(body));
-        body = Seq::make({body, thread_barrier()});
-        pending->clear();
-      }
-      (void)before;
-      return f->with_body(body);
-    }
-    if (const IfThenElse* i = s->as<IfThenElse>()) {
-      bool div = divergent || thread_dependent(i->cond);
-      Accesses then_pending = *pending, else_pending = *pending;
-      Stmt t = sync(i->then_case, &then_pending, div);
-      Stmt e = sync(i->else_case, &else_pending, div);
-      *pending = then_pending;
-      pending->insert(pending->end(), else_pending.begin(), else_pending.end());
-      return IfThenElse::make(i->cond, t, e);
-    }
-    if (const Allocate* a = s->as<Allocate>()) return Allocate::make(a->buffer, sync(a->body, pending, divergent));
-    if (const LetStmt* l = s->as<LetStmt>()) return LetStmt::make(l->var, l->value, sync(l->body, pending, divergent));
-    if (const AttrStmt* a = s->as<AttrStmt>()) return a->with_body(sync(a->body, pending, divergent));
-    // A leaf (store, evaluate): a conflict with it is found by the sequence holding it; one
-    // directly under a loop or if is ordered here.
-    Accesses here = summarize(s);
-    if (conflicts(*pending, here)) {
-      if (divergent) fail(*pending, here);
-      pending->assign(here.begin(), here.end());
-      return Seq::make({thread_barrier(), s});
-    }
-    pending->insert(pending->end(), here.begin(), here.end());
-    return s;
-  }
-
   // The accesses of s before its first barrier (conservatively, all of a statement that holds one).
   Accesses head_accesses(const Stmt& s) {
     if (const Seq* q = s->as<Seq>()) {
@@ -199,6 +208,8 @@ class BarrierInserter {
 
   std::set<const BufferNode*> shared_;
   VarMap thread_names_;
+  Accesses pending_;
+  bool divergent_ = false;
 };
 
 }  // namespace

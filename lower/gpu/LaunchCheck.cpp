@@ -6,35 +6,19 @@
 
 #include "ir/Diagnostics.h"
 #include "ir/IRPrinter.h"
+#include "ir/IRVisitor.h"
 
 namespace texc {
 
 namespace {
 
-class LaunchChecker {
+// Walks a kernel's statements, collecting its bindings and its shared and local buffers.
+class LaunchChecker : public IRVisitor {
  public:
   LaunchChecker(const Target& target, const CudaArch& arch, const GpuSourceLocs& locs)
       : target_(target), arch_(arch), locs_(locs) {}
 
-  void walk(const Stmt& s) {
-    if (!s) return;
-    if (const For* f = s->as<For>()) return walk_for(f);
-    if (const Allocate* a = s->as<Allocate>()) {
-      if (a->buffer->scope == MemScope::Shared) note_shared(a->buffer);
-      if (a->buffer->scope == MemScope::Local) note_local(a->buffer);
-      return walk(a->body);
-    }
-    if (const Seq* q = s->as<Seq>()) {
-      for (const Stmt& x : q->stmts) walk(x);
-      return;
-    }
-    if (const IfThenElse* i = s->as<IfThenElse>()) {
-      walk(i->then_case);
-      return walk(i->else_case);
-    }
-    if (const LetStmt* l = s->as<LetStmt>()) return walk(l->body);
-    if (const AttrStmt* a = s->as<AttrStmt>()) return walk(a->body);
-  }
+  void visit_expr(const Expr&) override {}  // the checks are about statements
 
   void finish(LoweredFunc* f) {
     int64_t threads = 1;
@@ -82,18 +66,11 @@ class LaunchChecker {
   }
 
   static bool contains_bound_loop(const Stmt& s) {
-    if (!s) return false;
-    if (const For* f = s->as<For>()) return f->for_kind == ForKind::ThreadBound || contains_bound_loop(f->body);
-    if (const Allocate* a = s->as<Allocate>()) return contains_bound_loop(a->body);
-    if (const Seq* q = s->as<Seq>()) {
-      for (const Stmt& x : q->stmts)
-        if (contains_bound_loop(x)) return true;
-      return false;
-    }
-    if (const IfThenElse* i = s->as<IfThenElse>()) return contains_bound_loop(i->then_case) || contains_bound_loop(i->else_case);
-    if (const LetStmt* l = s->as<LetStmt>()) return contains_bound_loop(l->body);
-    if (const AttrStmt* a = s->as<AttrStmt>()) return contains_bound_loop(a->body);
-    return false;
+    bool found = false;
+    for_each_stmt(s, [&](const Stmt& n) {
+      if (const For* f = n->as<For>(); f && f->for_kind == ForKind::ThreadBound) found = true;
+    });
+    return found;
   }
 
   // A tag's extent against the grid's or the block's limit along its axis.
@@ -108,7 +85,14 @@ class LaunchChecker {
                   tag.substr(tag.size() - 1));
   }
 
-  void walk_for(const For* f) {
+  using IRVisitor::visit;
+  void visit(const Allocate* a) override {
+    if (a->buffer->scope == MemScope::Shared) note_shared(a->buffer);
+    if (a->buffer->scope == MemScope::Local) note_local(a->buffer);
+    IRVisitor::visit(a);
+  }
+
+  void visit(const For* f) override {
     if (f->for_kind == ForKind::Parallel) {
       auto it = locs_.parallel.find(f->var->name);
       throw_error(DiagId::GpuParallelInKernel, it == locs_.parallel.end() ? locs_.op : it->second, f->var->name,
@@ -119,7 +103,7 @@ class LaunchChecker {
       throw_error(DiagId::GpuLoopUnbound, stage_loc(f), f->var->name, locs_.op_name);
     if (bound && f->thread_tag != "vthread") check_binding(f);
     if (bound) ++bound_depth_;
-    walk(f->body);
+    visit_stmt(f->body);
     if (bound) --bound_depth_;
     if (bound && thread_level(f->thread_tag) == ThreadLevel::Thread) thread_loops_.pop_back();
   }
@@ -194,7 +178,7 @@ class LaunchChecker {
 
 LoweredFunc make_device_function(LoweredFunc f, const Target& target, const CudaArch& arch, const GpuSourceLocs& locs) {
   LaunchChecker checker(target, arch, locs);
-  checker.walk(f.body);
+  checker.visit_stmt(f.body);
   f.launch = {};
   checker.finish(&f);
   return f;

@@ -49,18 +49,9 @@ class Exchanger : public IRMutator {
     Expr absent = t.is_float() ? make_float(std::numeric_limits<double>::quiet_NaN(), t) : value;
     Expr received = Select::make(tid_ % make_int(kWarpSize) + k < make_int(kWarpSize),
                                  Select::make(source < make_int(threads_), Load::make(xchg, {source}), absent), value);
-    class Replace : public IRMutator {
-     public:
-      Replace(const Call* c, Expr e) : call_(c), with_(std::move(e)) {}
-
-     protected:
-      Expr mutate(const Call* op, const Expr& self) override { return op == call_ ? with_ : IRMutator::mutate(op, self); }
-
-     private:
-      const Call* call_;
-      Expr with_;
-    };
-    Expr replaced = Replace(shuffle, received).mutate_expr(op->value);
+    Expr replaced = mutate_with<Call>(op->value, [&](auto& m, const Call* c, const Expr& e) {
+      return c == shuffle ? received : m.descend(c, e);
+    });
     return Seq::make({Store::make(xchg, {tid_}, value), thread_barrier(), op->with(op->buffer, op->indices, replaced), thread_barrier()});
   }
 
@@ -69,9 +60,10 @@ class Exchanger : public IRMutator {
   int64_t threads_;
 };
 
+// Each block's thread program (the body of its outermost thread loop) through one Exchanger.
 Stmt exchange(const Stmt& s) {
-  if (!s) return s;
-  if (const For* f = s->as<For>(); is_thread_loop(f)) {
+  return mutate_with<For>(s, [](auto& m, const For* f, const Stmt& self) {
+    if (!is_thread_loop(f)) return m.descend(f, self);
     // The block's thread loops, outermost (threadIdx.z) first.
     std::vector<const For*> nest = {f};
     while (is_thread_loop(nest.back()->body->as<For>())) nest.push_back(nest.back()->body->as<For>());
@@ -88,18 +80,7 @@ Stmt exchange(const Stmt& s) {
     for (size_t i = nest.size(); i > 0; --i) body = nest[i - 1]->with_body(body);
     for (const auto& [t, b] : x.buffers) body = Allocate::make(b, body);
     return body;
-  }
-  if (const For* f = s->as<For>()) return f->with_body(exchange(f->body));
-  if (const Seq* q = s->as<Seq>()) {
-    std::vector<Stmt> out;
-    for (const Stmt& x : q->stmts) out.push_back(exchange(x));
-    return Seq::make(out);
-  }
-  if (const IfThenElse* i = s->as<IfThenElse>()) return IfThenElse::make(i->cond, exchange(i->then_case), exchange(i->else_case));
-  if (const Allocate* a = s->as<Allocate>()) return Allocate::make(a->buffer, exchange(a->body));
-  if (const LetStmt* l = s->as<LetStmt>()) return LetStmt::make(l->var, l->value, exchange(l->body));
-  if (const AttrStmt* a = s->as<AttrStmt>()) return a->with_body(exchange(a->body));
-  return s;
+  });
 }
 
 }  // namespace

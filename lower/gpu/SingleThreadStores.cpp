@@ -4,6 +4,7 @@
 #include <set>
 #include <string>
 
+#include "ir/IRMutator.h"
 #include "ir/IROperators.h"
 #include "ir/IRVisitor.h"
 
@@ -41,41 +42,34 @@ bool stores_outside_local(const Stmt& s) {
   return found;
 }
 
-class Wrapper {
+class Wrapper : public IRMutator {
  public:
   explicit Wrapper(std::map<std::string, Expr> extents) : extents_(std::move(extents)) {}
 
-  // `enclosing`: the thread tags of the loops around s.
-  Stmt visit(const Stmt& s, const std::set<std::string>& enclosing) {
-    if (!s) return s;
-    if (is_thread_loop(s)) {
-      const For* f = s->as<For>();
-      std::set<std::string> inner = enclosing;
-      inner.insert(f->thread_tag);
-      return f->with_body(visit(f->body, inner));
-    }
-    if (!holds_thread_loop(s)) return stores_outside_local(s) && !holds_loop(s) ? on_thread_zero(s, enclosing) : s;
-    if (const For* f = s->as<For>()) return f->with_body(visit(f->body, enclosing));
-    if (const Seq* q = s->as<Seq>()) {
-      std::vector<Stmt> out;
-      for (const Stmt& x : q->stmts) out.push_back(visit(x, enclosing));
-      return Seq::make(out);
-    }
-    if (const IfThenElse* i = s->as<IfThenElse>())
-      return IfThenElse::make(i->cond, visit(i->then_case, enclosing), visit(i->else_case, enclosing));
-    if (const Allocate* a = s->as<Allocate>()) return Allocate::make(a->buffer, visit(a->body, enclosing));
-    if (const LetStmt* l = s->as<LetStmt>()) return LetStmt::make(l->var, l->value, visit(l->body, enclosing));
-    if (const AttrStmt* a = s->as<AttrStmt>()) return a->with_body(visit(a->body, enclosing));
-    return s;
+  // A statement without thread loops that stores outside local memory (and holds no loop) is
+  // wrapped; one that holds thread loops is walked.
+  Stmt mutate_stmt(const Stmt& s) override {
+    if (!s || is_thread_loop(s) || holds_thread_loop(s)) return IRMutator::mutate_stmt(s);
+    return stores_outside_local(s) && !holds_loop(s) ? on_thread_zero(s) : s;
+  }
+
+ protected:
+  using IRMutator::mutate;
+  Stmt mutate(const For* f, const Stmt& self) override {
+    if (!is_thread_loop(self)) return IRMutator::mutate(f, self);
+    const bool fresh = enclosing_.insert(f->thread_tag).second;
+    Stmt out = IRMutator::mutate(f, self);
+    if (fresh) enclosing_.erase(f->thread_tag);
+    return out;
   }
 
  private:
   // s run by index 0 of every thread tag of the kernel that is not already a loop around it.
-  Stmt on_thread_zero(const Stmt& s, const std::set<std::string>& enclosing) {
+  Stmt on_thread_zero(const Stmt& s) {
     Expr all_zero;
     std::vector<std::pair<Var, std::string>> loops;
     for (const auto& [tag, extent] : extents_) {
-      if (enclosing.count(tag)) continue;
+      if (enclosing_.count(tag)) continue;
       Var t = Variable::make(tag + ".single", Index());
       Expr zero = eq(Expr(t), make_int(0));
       all_zero = all_zero ? logical_and(all_zero, zero) : zero;
@@ -89,6 +83,7 @@ class Wrapper {
   }
 
   std::map<std::string, Expr> extents_;
+  std::set<std::string> enclosing_;  // the thread tags of the loops around the statement visited
 };
 
 }  // namespace
@@ -99,7 +94,7 @@ Stmt single_thread_stores(const Stmt& body) {
     if (is_thread_loop(s)) extents.emplace(s->as<For>()->thread_tag, s->as<For>()->extent);
   });
   if (extents.empty()) return body;
-  return Wrapper(std::move(extents)).visit(body, {});
+  return Wrapper(std::move(extents)).mutate_stmt(body);
 }
 
 }  // namespace texc

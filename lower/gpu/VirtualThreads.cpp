@@ -20,34 +20,29 @@ namespace {
 
 // Removes the local Allocates under a vthread loop, collecting their buffers.
 // With `shared` set, the block's shared buffers are collected there too.
-Stmt strip_local_allocations(const Stmt& s, std::vector<Buffer>* locals, std::vector<Buffer>* shared = nullptr) {
-  if (!s) return s;
-  if (const Allocate* a = s->as<Allocate>()) {
-    Stmt body = strip_local_allocations(a->body, locals, shared);
+class LocalStripper : public IRMutator {
+ public:
+  LocalStripper(std::vector<Buffer>* locals, std::vector<Buffer>* shared) : locals_(locals), shared_(shared) {}
+
+ protected:
+  using IRMutator::mutate;
+  Stmt mutate(const Allocate* a, const Stmt& self) override {
+    Stmt body = mutate_stmt(a->body);
     if (a->buffer->scope == MemScope::Local) {
-      locals->push_back(a->buffer);
+      locals_->push_back(a->buffer);
       return body;
     }
-    if (shared && a->buffer->scope == MemScope::Shared) {
-      shared->push_back(a->buffer);
+    if (shared_ && a->buffer->scope == MemScope::Shared) {
+      shared_->push_back(a->buffer);
       return body;
     }
-    return Allocate::make(a->buffer, body);
+    return body == a->body ? self : Allocate::make(a->buffer, body);
   }
-  if (const Seq* q = s->as<Seq>()) {
-    std::vector<Stmt> out;
-    for (const Stmt& x : q->stmts) out.push_back(strip_local_allocations(x, locals, shared));
-    return Seq::make(out);
-  }
-  if (const For* f = s->as<For>()) return f->with_body(strip_local_allocations(f->body, locals, shared));
-  if (const IfThenElse* i = s->as<IfThenElse>())
-    return IfThenElse::make(i->cond, strip_local_allocations(i->then_case, locals, shared),
-                            strip_local_allocations(i->else_case, locals, shared));
-  if (const LetStmt* l = s->as<LetStmt>())
-    return LetStmt::make(l->var, l->value, strip_local_allocations(l->body, locals, shared));
-  if (const AttrStmt* a = s->as<AttrStmt>()) return a->with_body(strip_local_allocations(a->body, locals, shared));
-  return s;
-}
+
+ private:
+  std::vector<Buffer>* locals_;
+  std::vector<Buffer>* shared_;
+};
 
 // Every access of a copied local buffer goes to the copy of virtual thread `v`.
 class CopyIndexer : public IRMutator {
@@ -81,35 +76,23 @@ class CopyIndexer : public IRMutator {
   Var v_;
 };
 
-class Expander {
+class Expander : public IRMutator {
  public:
   explicit Expander(bool all_threads) : all_threads_(all_threads) {}
 
-  Stmt expand(const Stmt& s) {
-    if (!s) return s;
-    if (const For* f = s->as<For>()) {
-      Stmt body = expand(f->body);
-      const bool thread = f->for_kind == ForKind::ThreadBound &&
-                          (f->thread_tag == "vthread" || (all_threads_ && thread_level(f->thread_tag) == ThreadLevel::Thread));
-      if (thread) return expand_loop(f, body);
-      return f->with_body(body);
-    }
-    if (const Seq* q = s->as<Seq>()) {
-      std::vector<Stmt> out;
-      for (const Stmt& x : q->stmts) out.push_back(expand(x));
-      return Seq::make(out);
-    }
-    if (const IfThenElse* i = s->as<IfThenElse>()) return IfThenElse::make(i->cond, expand(i->then_case), expand(i->else_case));
-    if (const Allocate* a = s->as<Allocate>()) return Allocate::make(a->buffer, expand(a->body));
-    if (const LetStmt* l = s->as<LetStmt>()) return LetStmt::make(l->var, l->value, expand(l->body));
-    if (const AttrStmt* a = s->as<AttrStmt>()) return a->with_body(expand(a->body));
-    return s;
+ protected:
+  using IRMutator::mutate;
+  Stmt mutate(const For* f, const Stmt& self) override {
+    const bool thread = f->for_kind == ForKind::ThreadBound &&
+                        (f->thread_tag == "vthread" || (all_threads_ && thread_level(f->thread_tag) == ThreadLevel::Thread));
+    if (!thread) return IRMutator::mutate(f, self);
+    return expand_loop(f, mutate_stmt(f->body));
   }
 
  private:
   Stmt expand_loop(const For* f, const Stmt& body) {
     std::vector<Buffer> locals, shared;
-    Stmt stripped = strip_local_allocations(body, &locals, all_threads_ ? &shared : nullptr);
+    Stmt stripped = LocalStripper(&locals, all_threads_ ? &shared : nullptr).mutate_stmt(body);
     std::map<const BufferNode*, Buffer> copies;
     for (const Buffer& b : locals) {
       std::vector<Expr> shape;
@@ -121,7 +104,7 @@ class Expander {
       copies[b.get()] = BufferNode::make(b->name, b->dtype, shape, MemScope::Local, b->role);
     }
     Stmt indexed = copies.empty() ? stripped : CopyIndexer(copies, f->var).mutate_stmt(stripped);
-    Stmt out = fission(indexed, f);
+    Stmt out = Fission(*this, f).mutate_stmt(indexed);
     for (size_t i = locals.size(); i > 0; --i) out = Allocate::make(copies[locals[i - 1].get()], out);
     for (size_t i = shared.size(); i > 0; --i) out = Allocate::make(shared[i - 1], out);
     return out;
@@ -146,14 +129,24 @@ class Expander {
     return For::make(v, vt->min, vt->extent, ForKind::Serial, body);
   }
 
-  // s with every barrier-free part run for each virtual thread in turn, the barriers between.
-  Stmt fission(const Stmt& s, const For* vt) {
-    if (!contains_thread_barrier(s)) return loop_over(s, vt);
-    if (is_thread_barrier(s)) return s;
-    if (const Seq* q = s->as<Seq>()) {
+  // A statement with every barrier-free part run for each virtual thread `vt` in turn, the
+  // barriers between.
+  class Fission : public IRMutator {
+   public:
+    Fission(Expander& expander, const For* vt) : expander_(expander), vt_(vt) {}
+    Stmt mutate_stmt(const Stmt& s) override {
+      if (!s) return s;
+      if (!contains_thread_barrier(s)) return expander_.loop_over(s, vt_);
+      if (is_thread_barrier(s)) return s;
+      return IRMutator::mutate_stmt(s);
+    }
+
+   protected:
+    using IRMutator::mutate;
+    Stmt mutate(const Seq* q, const Stmt&) override {
       std::vector<Stmt> out, run;
       auto flush = [&] {
-        if (!run.empty()) out.push_back(loop_over(Seq::make(run), vt));
+        if (!run.empty()) out.push_back(expander_.loop_over(Seq::make(run), vt_));
         run.clear();
       };
       for (const Stmt& x : q->stmts) {
@@ -162,25 +155,29 @@ class Expander {
           continue;
         }
         flush();
-        out.push_back(fission(x, vt));
+        out.push_back(mutate_stmt(x));
       }
       flush();
       return Seq::make(out);
     }
-    if (const For* f = s->as<For>()) {
-      if (uses_var(f->min, vt->var.get()) || uses_var(f->extent, vt->var.get())) fail(vt);
-      return f->with_body(fission(f->body, vt));
+    Stmt mutate(const For* f, const Stmt& self) override {
+      if (uses_var(f->min, vt_->var.get()) || uses_var(f->extent, vt_->var.get())) fail(vt_);
+      return IRMutator::mutate(f, self);
     }
-    if (const IfThenElse* i = s->as<IfThenElse>()) {
-      if (uses_var(i->cond, vt->var.get())) fail(vt);
-      return IfThenElse::make(i->cond, fission(i->then_case, vt), i->else_case ? fission(i->else_case, vt) : nullptr);
+    Stmt mutate(const IfThenElse* i, const Stmt& self) override {
+      if (uses_var(i->cond, vt_->var.get())) fail(vt_);
+      return IRMutator::mutate(i, self);
     }
-    if (const Allocate* a = s->as<Allocate>()) return Allocate::make(a->buffer, fission(a->body, vt));
-    if (const AttrStmt* a = s->as<AttrStmt>()) return a->with_body(fission(a->body, vt));
-    fail(vt);  // a LetStmt of the virtual thread around a barrier
-  }
+    // A let of the virtual thread around a barrier (a store or an evaluate holding a barrier is one).
+    Stmt mutate(const LetStmt*, const Stmt&) override { fail(vt_); }
+    Stmt mutate(const Block*, const Stmt&) override { fail(vt_); }
 
-  [[noreturn]] void fail(const For* vt) {
+   private:
+    Expander& expander_;
+    const For* vt_;
+  };
+
+  [[noreturn]] static void fail(const For* vt) {
     if (vt->thread_tag != "vthread")
       throw_error(DiagId::GpuBarrierNotReached, SourceLoc{}, vt->thread_tag, vt->var->name);
     throw_error(DiagId::GpuVthreadBarrier, SourceLoc{}, vt->var->name);
@@ -240,29 +237,20 @@ Stmt one_thread_program(const Stmt& s) {
 
 // The block-level regions of a kernel (the bodies of the innermost block loops, or the kernel)
 // each as one thread program.
-Stmt merge_thread_loops(const Stmt& s) {
-  if (!s) return s;
-  if (!has_block_loop(s)) return one_thread_program(s);
-  if (const For* f = s->as<For>()) return f->with_body(merge_thread_loops(f->body));
-  if (const Seq* q = s->as<Seq>()) {
-    std::vector<Stmt> out;
-    for (const Stmt& x : q->stmts) out.push_back(merge_thread_loops(x));
-    return Seq::make(out);
+class ThreadLoopMerger : public IRMutator {
+ public:
+  Stmt mutate_stmt(const Stmt& s) override {
+    if (s && !has_block_loop(s)) return one_thread_program(s);
+    return IRMutator::mutate_stmt(s);
   }
-  if (const IfThenElse* i = s->as<IfThenElse>())
-    return IfThenElse::make(i->cond, merge_thread_loops(i->then_case), merge_thread_loops(i->else_case));
-  if (const Allocate* a = s->as<Allocate>()) return Allocate::make(a->buffer, merge_thread_loops(a->body));
-  if (const LetStmt* l = s->as<LetStmt>()) return LetStmt::make(l->var, l->value, merge_thread_loops(l->body));
-  if (const AttrStmt* a = s->as<AttrStmt>()) return a->with_body(merge_thread_loops(a->body));
-  return s;
-}
+};
 
 }  // namespace
 
-Stmt expand_virtual_threads(const Stmt& body) { return Expander(false).expand(body); }
+Stmt expand_virtual_threads(const Stmt& body) { return Expander(false).mutate_stmt(body); }
 
 Stmt phase_threads(const Stmt& body) {
-  return Expander(true).expand(exchange_shuffles(merge_thread_loops(body)));  // shuffles: lower/gpu/ShuffleExchange.h
+  return Expander(true).mutate_stmt(exchange_shuffles(ThreadLoopMerger().mutate_stmt(body)));  // shuffles: lower/gpu/ShuffleExchange.h
 }
 
 }  // namespace texc

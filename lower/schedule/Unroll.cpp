@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "ir/Diagnostics.h"
+#include "ir/IRVisitor.h"
 #include "lower/schedule/Primitives.h"
 
 namespace texc {
@@ -16,28 +17,45 @@ namespace {
 
 constexpr int64_t kMaxUnrolledStatements = 1024;
 
-/// The statements `s` expands to when its Unrolled loops are copied out, saturating at `cap`.
-int64_t unrolled_statements(const Stmt& s, int64_t cap) {
-  if (!s) return 0;
-  if (const For* f = s->as<For>()) {
+/// The statements a nest expands to when its Unrolled loops are copied out, saturating at `cap`
+/// (every count is at most cap + 1): a store or an evaluate is one, a Block at least one, an
+/// Unrolled loop its extent times its body; every other statement (loops, sequences, ifs,
+/// allocations, lets, attributes) is what its children add up to.
+class UnrolledStatements : public IRVisitor {
+ public:
+  explicit UnrolledStatements(int64_t cap) : cap_(cap) {}
+  int64_t of(const Stmt& s) {
+    count_ = 0;
+    visit_stmt(s);
+    return count_;
+  }
+  void visit_expr(const Expr&) override {}
+
+ protected:
+  using IRVisitor::visit;
+  void visit(const Store*) override { add(1); }
+  void visit(const Evaluate*) override { add(1); }
+  void visit(const Block* b) override { add(std::max<int64_t>(1, inner(b->body))); }
+  void visit(const For* f) override {
     int64_t extent = 1;
-    int64_t body = unrolled_statements(f->body, cap);
-    if (f->for_kind != ForKind::Unrolled || !is_const_int(f->extent, &extent)) return body;
-    if (extent <= 0) return 0;
-    return body > cap / extent ? cap + 1 : extent * body;
+    const int64_t body = inner(f->body);
+    if (f->for_kind != ForKind::Unrolled || !is_const_int(f->extent, &extent)) return add(body);
+    if (extent <= 0) return;
+    add(body > cap_ / extent ? cap_ + 1 : extent * body);
   }
-  if (const Seq* seq = s->as<Seq>()) {
-    int64_t total = 0;
-    for (const Stmt& x : seq->stmts) total = std::min(cap + 1, total + unrolled_statements(x, cap));
-    return total;
+
+ private:
+  void add(int64_t n) { count_ = std::min(cap_ + 1, count_ + n); }
+  int64_t inner(const Stmt& s) {
+    const int64_t outer = count_;
+    const int64_t n = of(s);
+    count_ = outer;
+    return n;
   }
-  if (const Allocate* a = s->as<Allocate>()) return unrolled_statements(a->body, cap);
-  if (const LetStmt* l = s->as<LetStmt>()) return unrolled_statements(l->body, cap);
-  if (const IfThenElse* i = s->as<IfThenElse>())
-    return std::min(cap + 1, unrolled_statements(i->then_case, cap) + unrolled_statements(i->else_case, cap));
-  if (const Block* b = s->as<Block>()) return std::max<int64_t>(1, unrolled_statements(b->body, cap));
-  return 1;
-}
+
+  int64_t cap_;
+  int64_t count_ = 0;
+};
 
 }  // namespace
 
@@ -48,7 +66,7 @@ void apply_unroll(ScheduleState& st, const SchedStep& step) {
   int64_t extent;
   if (!is_const_int(l->extent, &extent)) throw_error(DiagId::NonConstantExtent, p.args[0].loc, "unroll", l->var->name);
   int64_t copies = std::max<int64_t>(extent, 0);
-  int64_t body = unrolled_statements(l->body, kMaxUnrolledStatements);
+  int64_t body = UnrolledStatements(kMaxUnrolledStatements).of(l->body);
   copies = body > 0 && copies > kMaxUnrolledStatements / body ? kMaxUnrolledStatements + 1 : copies * body;
   std::vector<const For*> around;
   st.path_to(l, &around);

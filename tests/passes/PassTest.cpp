@@ -16,7 +16,9 @@
 // file in it. Prints `N passed, M failed`; the exit status is 1 if any case failed.
 //
 // A case may name any function pass of lower/Lower.h (find_function_pass): the passes lower_op
-// runs after the schedule, for every target.
+// runs after the schedule, for every target. The case runs the entry's own `run`, the function
+// lower_op runs, with the empty PassContext (no schedule: no bind locations, no storage_align,
+// every matching thread loop a reduction candidate).
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -104,7 +106,7 @@ bool run_case(const Case& c, const std::string& path) {
     std::cout << "FAIL " << where << ": the `before` func is invalid IR: " << *problem << "\n";
     return false;
   }
-  LoweredFunc after = pass->run(before);
+  LoweredFunc after = pass->run(before, PassContext{});
   if (auto problem = verify(after)) {
     std::cout << "FAIL " << where << ": '" << c.pass << "' produced invalid IR: " << *problem << "\n"
               << to_string(after);

@@ -12,6 +12,7 @@
 #include "backends/llvm/LLVMBackend.h"
 #include "ir/Intrinsics.h"
 #include "ir/ConstEval.h"
+#include "ir/IRParser.h"
 #include "runtime/texrt.h"
 #include "tests/unit/llvm_test_ops.h"
 
@@ -469,4 +470,26 @@ TEST_CASE("a scalar load inside a vector select runs only when some lane selects
   std::vector<float> av = {3.0f, 5.0f}, o(16, 0);
   m->call("lane_guard", {av.data(), o.data()});
   for (int k = 0; k < 16; ++k) CHECK(o[k] == (k < 4 ? 3.0f : k < 8 ? 5.0f : -1.0f));
+}
+
+TEST_CASE("a scoped attribute compiles to its body, at any depth and for any key") {
+  // On a CPU every attribute is advice: CodeGenLLVM::emit_attr emits the body as it is.
+  LoweredFunc f = parse_func(
+      "func scaled(A: f32[16] input, B: f32[16] output) {\n"
+      "  attr pragma(outer) = 1 {\n"
+      "    for i in 0..16 {\n"
+      "      attr virtual_thread(vt) = 2 {\n"
+      "        B[i] = A[i] * 2.0f\n"
+      "      }\n"
+      "    }\n"
+      "  }\n"
+      "  attr pragma(tail) = 0 {\n"
+      "    B[15] = B[15] + 1.0f\n"
+      "  }\n"
+      "}\n");
+  auto m = jit(f);
+  auto a = iota_values<float>(16, -4.0f, 0.5f);
+  std::vector<float> b(16, 0.0f);
+  m->call("scaled", {a.data(), b.data()});
+  for (int i = 0; i < 16; ++i) CHECK(b[i] == a[i] * 2.0f + (i == 15 ? 1.0f : 0.0f));
 }

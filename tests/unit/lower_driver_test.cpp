@@ -91,9 +91,62 @@ TEST_CASE("a scoped attribute is kept by the common passes, its body lowered lik
   for (const char* pass : {"simplify", "remove_no_ops"}) {
     const FunctionPass* p = find_function_pass(pass);
     REQUIRE(p != nullptr);
-    f = p->run(f);
+    f = p->run(f, PassContext{});
   }
   std::string text = to_string(f);
   CHECK_CONTAINS(text, "attr pragma(keep_me) = 1 {");
   CHECK(text.find("pragma(empty)") == std::string::npos);  // nothing left to say it about
+}
+
+TEST_CASE("a function pass takes what it knows of the schedule from its context, in lower_op and in pass tests alike") {
+  // lower_cross_thread_reductions through its entry, the `run` lower_op calls: the context's
+  // reduction loops decide which thread loops are candidates, its bind locations where an error
+  // points.
+  const char* text =
+      "func f(A: f32[64] input, S: f32[4] output) {\n"
+      "  bound(threadIdx.x) tx in 0..4 {\n"
+      "    S[tx] = 0.0f\n"
+      "    bound(threadIdx.y) ty in 0..16 {\n"
+      "      S[tx] = S[tx] + A[tx*16 + ty]\n"
+      "    }\n"
+      "  }\n"
+      "}\n";
+  const FunctionPass* p = find_function_pass("lower_cross_thread_reductions");
+  REQUIRE(p != nullptr);
+  CHECK(p->targets == kGpuPasses);
+  LoweredFunc f = parse_func(text);
+
+  std::set<std::string> no_reductions;  // the schedule bound no reduction loop to a thread index
+  PassContext spatial;
+  spatial.thread_bound_reductions = &no_reductions;
+  CHECK(to_string(p->run(f, spatial)) == to_string(f));
+
+  PassContext bound;  // ty is a reduction over threadIdx.y while threadIdx.x has 4 threads
+  const uint32_t file = SourceManager::get().add("sched.tex", "bind(S.ty, threadIdx.y)\n");
+  bound.bind_locs["ty"] = SourceLoc{file, 1, 12};
+  try {
+    p->run(f, bound);
+    FAIL("expected the reduction over threadIdx.y to be rejected");
+  } catch (const UserError& e) {
+    CHECK(e.diag.loc.file == file);
+    CHECK(e.diag.loc.col == 12);
+    CHECK_CONTAINS(e.diag.message, "bind the reduction loop to threadIdx.x");
+  }
+}
+
+TEST_CASE("each pass entry says which targets run it; lower_op runs exactly those") {
+  CHECK(pass_targets_of("x86") == kCpuPasses);
+  CHECK(pass_targets_of("interp") == kCpuPasses);
+  CHECK(pass_targets_of("cuda-interp") == kGpuPasses);
+  CHECK(pass_targets_of("vdla") == kVdlaPasses);
+  for (const char* target : {"x86", "cuda-interp", "vdla"}) {
+    for (const FunctionPass& p : function_passes(target)) CHECK((p.targets & pass_targets_of(target)) != 0);
+    std::vector<std::string> names = lowering_pass_names(target);
+    const bool gpu = pass_targets_of(target) == kGpuPasses;
+    CHECK((std::find(names.begin(), names.end(), "make_device_function") != names.end()) == gpu);
+    CHECK((std::find(names.begin(), names.end(), "gpu_default_schedule") != names.end()) == gpu);
+  }
+  std::vector<std::string> vdla = lowering_pass_names("vdla");
+  CHECK(std::vector<std::string>(vdla.end() - 5, vdla.end()) ==
+        std::vector<std::string>{"lower_blocks", "plan_storage", "flatten_storage", "simplify", "remove_no_ops"});
 }
