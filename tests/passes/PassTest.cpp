@@ -34,53 +34,13 @@
 #include "ir/StructuralEqual.h"
 #include "ir/Verifier.h"
 #include "lower/Lower.h"
+#include "tests/passes/CaseFiles.h"
 
 namespace {
 
 using namespace texc;
-
-struct Section {
-  std::string text;
-  int first_line = 0;  // 1-based line of the section's first line in the file
-};
-
-struct Case {
-  std::string pass;
-  int line = 0;  // of the `// pass:` line
-  Section before, expected;
-};
-
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r"), e = s.find_last_not_of(" \t\r");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
-// Splits a file into cases. Returns an error message for a malformed file.
-std::string split_cases(const std::string& text, std::vector<Case>& cases) {
-  std::istringstream in(text);
-  std::string line;
-  Section* current = nullptr;
-  for (int n = 1; std::getline(in, line); ++n) {
-    std::string t = trim(line);
-    if (t.rfind("// pass:", 0) == 0) {
-      cases.push_back(Case{trim(t.substr(8)), n, {}, {}});
-      current = nullptr;
-      continue;
-    }
-    if (t == "// before" || t == "// expected") {
-      if (cases.empty()) return "line " + std::to_string(n) + ": '" + t + "' before any '// pass:' line";
-      current = t == "// before" ? &cases.back().before : &cases.back().expected;
-      current->first_line = n + 1;
-      continue;
-    }
-    if (current) current->text += line + "\n";
-  }
-  for (const Case& c : cases) {
-    if (c.before.first_line == 0 || c.expected.first_line == 0)
-      return "line " + std::to_string(c.line) + ": a case needs a '// before' and an '// expected' section";
-  }
-  return "";
-}
+using pass_tests::Case;
+using pass_tests::Section;
 
 // Parses a section so that diagnostics point at the right line of the file.
 LoweredFunc parse_section(const Section& s, const std::string& path) {
@@ -124,43 +84,4 @@ bool run_case(const Case& c, const std::string& path) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  std::vector<std::string> files;
-  for (int i = 1; i < argc; ++i) {
-    std::filesystem::path p(argv[i]);
-    if (std::filesystem::is_directory(p)) {
-      std::vector<std::string> in_dir;
-      for (const auto& entry : std::filesystem::directory_iterator(p))
-        if (entry.path().extension() == ".txt") in_dir.push_back(entry.path().string());
-      std::sort(in_dir.begin(), in_dir.end());
-      files.insert(files.end(), in_dir.begin(), in_dir.end());
-    } else {
-      files.push_back(p.string());
-    }
-  }
-  if (files.empty()) {
-    std::cerr << "usage: pass_test FILE_OR_DIR...\n";
-    return 2;
-  }
-  int passed = 0, failed = 0;
-  for (const std::string& path : files) {
-    std::ifstream in(path);
-    if (!in) {
-      std::cout << "FAIL " << path << ": cannot open the file\n";
-      ++failed;
-      continue;
-    }
-    std::stringstream buf;
-    buf << in.rdbuf();
-    std::vector<Case> cases;
-    std::string error = split_cases(buf.str(), cases);
-    if (!error.empty() || cases.empty()) {
-      std::cout << "FAIL " << path << ": " << (error.empty() ? "no cases" : error) << "\n";
-      ++failed;
-      continue;
-    }
-    for (const Case& c : cases) (run_case(c, path) ? passed : failed)++;
-  }
-  std::cout << passed << " passed, " << failed << " failed\n";
-  return failed == 0 ? 0 : 1;
-}
+int main(int argc, char** argv) { return texc::pass_tests::run_case_files(argc, argv, "pass_test", run_case); }

@@ -42,16 +42,14 @@
 #include "ir/IRPrinter.h"
 #include "ir/StructuralEqual.h"
 #include "ir/Verifier.h"
+#include "tests/passes/CaseFiles.h"
 
 namespace {
 
 using namespace texc;
 using namespace texc::vdla;
-
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r"), e = s.find_last_not_of(" \t\r");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
+using pass_tests::Case;
+using pass_tests::trim;
 
 // Lines trimmed, blanks collapsed, empty lines dropped.
 std::vector<std::string> normalized_lines(const std::string& text) {
@@ -66,12 +64,6 @@ std::vector<std::string> normalized_lines(const std::string& text) {
   }
   return out;
 }
-
-struct Case {
-  std::string pass;
-  int line = 0;
-  std::string before, expected;
-};
 
 struct ParseError {
   std::string message;
@@ -306,29 +298,6 @@ std::string run_pass(const std::string& pass, const std::string& before) {
   throw ParseError{"unknown pass '" + pass + "' (walk_loops, inject_dma_copies, fold_uop_loops, insert_dependency_tokens)"};
 }
 
-std::vector<Case> split_cases(const std::string& text, std::string& error) {
-  std::vector<Case> cases;
-  std::istringstream in(text);
-  std::string line;
-  std::string* current = nullptr;
-  for (int n = 1; std::getline(in, line); ++n) {
-    std::string t = trim(line);
-    if (t.rfind("// pass:", 0) == 0) {
-      cases.push_back(Case{trim(t.substr(8)), n, "", ""});
-      current = nullptr;
-    } else if (t == "// before" || t == "// expected") {
-      if (cases.empty()) {
-        error = "line " + std::to_string(n) + ": '" + t + "' before any '// pass:' line";
-        return {};
-      }
-      current = t == "// before" ? &cases.back().before : &cases.back().expected;
-    } else if (current && t.rfind("#", 0) != 0) {
-      *current += line + "\n";
-    }
-  }
-  return cases;
-}
-
 LoweredFunc parse_valid_func(const std::string& text, const std::string& what) {
   LoweredFunc func = parse_func(text, what);
   if (auto problem = verify(func)) throw ParseError{"the `" + what + "` func is invalid IR: " + *problem};
@@ -338,12 +307,12 @@ LoweredFunc parse_valid_func(const std::string& text, const std::string& what) {
 // expand_virtual_threads, loop AST -> loop AST: compared structurally, as tests/passes does.
 bool run_ast_case(const Case& c, const std::string& where) {
   try {
-    LoweredFunc after = expand_virtual_threads(parse_valid_func(c.before, "before"), SourceLoc{});
+    LoweredFunc after = expand_virtual_threads(parse_valid_func(c.before.text, "before"), SourceLoc{});
     if (auto problem = verify(after)) {
       std::cout << "FAIL " << where << ": '" << c.pass << "' produced invalid IR: " << *problem << "\n" << to_string(after);
       return false;
     }
-    LoweredFunc expected = parse_valid_func(c.expected, "expected");
+    LoweredFunc expected = parse_valid_func(c.expected.text, "expected");
     if (!structurally_equal(after, expected)) {
       std::cout << "FAIL " << where << ": '" << c.pass << "' gave\n" << to_string(after) << "but expected\n" << to_string(expected);
       return false;
@@ -364,7 +333,7 @@ bool run_case(const Case& c, const std::string& path) {
   if (c.pass == "expand_virtual_threads") return run_ast_case(c, where);
   std::string actual;
   try {
-    actual = run_pass(c.pass, c.before);
+    actual = run_pass(c.pass, c.before.text);
   } catch (const ParseError& e) {
     std::cout << "FAIL " << where << ": " << e.message << "\n";
     return false;
@@ -374,8 +343,8 @@ bool run_case(const Case& c, const std::string& path) {
     std::cout << "FAIL " << where << ": " << e.what() << "\n";
     return false;
   }
-  if (normalized_lines(actual) != normalized_lines(c.expected)) {
-    std::cout << "FAIL " << where << ": '" << c.pass << "' gave\n" << actual << "but expected\n" << c.expected;
+  if (normalized_lines(actual) != normalized_lines(c.expected.text)) {
+    std::cout << "FAIL " << where << ": '" << c.pass << "' gave\n" << actual << "but expected\n" << c.expected.text;
     return false;
   }
   std::cout << "PASS " << where << " (" << c.pass << ")\n";
@@ -384,38 +353,4 @@ bool run_case(const Case& c, const std::string& path) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  std::vector<std::string> files;
-  for (int i = 1; i < argc; ++i) {
-    std::filesystem::path p(argv[i]);
-    if (std::filesystem::is_directory(p)) {
-      std::vector<std::string> in_dir;
-      for (const auto& entry : std::filesystem::directory_iterator(p))
-        if (entry.path().extension() == ".txt") in_dir.push_back(entry.path().string());
-      std::sort(in_dir.begin(), in_dir.end());
-      files.insert(files.end(), in_dir.begin(), in_dir.end());
-    } else {
-      files.push_back(p.string());
-    }
-  }
-  if (files.empty()) {
-    std::cerr << "usage: vdla_pass_test FILE_OR_DIR...\n";
-    return 2;
-  }
-  int passed = 0, failed = 0;
-  for (const std::string& path : files) {
-    std::ifstream in(path);
-    std::stringstream buf;
-    buf << in.rdbuf();
-    std::string error;
-    std::vector<Case> cases = split_cases(buf.str(), error);
-    if (!in || !error.empty() || cases.empty()) {
-      std::cout << "FAIL " << path << ": " << (!in ? "cannot open the file" : error.empty() ? "no cases" : error) << "\n";
-      ++failed;
-      continue;
-    }
-    for (const Case& c : cases) (run_case(c, path) ? passed : failed)++;
-  }
-  std::cout << passed << " passed, " << failed << " failed\n";
-  return failed == 0 ? 0 : 1;
-}
+int main(int argc, char** argv) { return texc::pass_tests::run_case_files(argc, argv, "vdla_pass_test", run_case); }
