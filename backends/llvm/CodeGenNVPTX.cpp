@@ -1,5 +1,7 @@
 #include "backends/llvm/CodeGenNVPTX.h"
 
+#include <functional>
+
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
@@ -356,28 +358,26 @@ Value* CodeGenNVPTX::emit_libdevice_call(const std::string& name, const std::vec
 
 Value* CodeGenNVPTX::emit_math(const Call* op, const std::vector<Value*>& args) {
   const std::string& name = op->name;
-  if (is_libdevice_math_function(name) && op->type.is_float()) {
-    if (op->type.bits != 16) return emit_libdevice_call(name, args);
+  // f16 math is computed in f32 and rounded back (there is no f16 libdevice or polynomial).
+  auto in_f32 = [&](const std::function<Value*(const std::vector<Value*>&)>& f32_math) {
     llvm::Type* half_type = args[0]->getType();
     llvm::Type* f32_type = b_.getFloatTy();
     if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(half_type))
       f32_type = llvm::FixedVectorType::get(b_.getFloatTy(), vt->getNumElements());
     std::vector<Value*> widened;
     for (Value* a : args) widened.push_back(b_.CreateFPExt(a, f32_type));
-    return b_.CreateFPTrunc(emit_libdevice_call(name, widened), half_type);
+    return b_.CreateFPTrunc(f32_math(widened), half_type);
+  };
+  if (is_libdevice_math_function(name) && op->type.is_float()) {
+    if (op->type.bits != 16) return emit_libdevice_call(name, args);
+    return in_f32([&](const std::vector<Value*>& a) { return emit_libdevice_call(name, a); });
   }
   bool needs_libm = name == "exp" || name == "log" || name == "tanh" || name == "sigmoid" || name == "pow";
   Type t = op->type;
   if (!needs_libm || !t.is_float()) return CodeGenLLVM::emit_math(op, args);
   if (t.bits == 64) return emit_f64_math(name, args);
   if (t.bits == 32) return emit_f32_math(name, args);
-  llvm::Type* half_type = args[0]->getType();
-  llvm::Type* f32_type = b_.getFloatTy();
-  if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(half_type))
-    f32_type = llvm::FixedVectorType::get(b_.getFloatTy(), vt->getNumElements());
-  std::vector<Value*> widened;
-  for (Value* a : args) widened.push_back(b_.CreateFPExt(a, f32_type));
-  return b_.CreateFPTrunc(emit_f32_math(name, widened), half_type);
+  return in_f32([&](const std::vector<Value*>& a) { return emit_f32_math(name, a); });
 }
 
 std::unique_ptr<llvm::Module> codegen_nvptx(const std::vector<LoweredFunc>& funcs, llvm::LLVMContext& context,
