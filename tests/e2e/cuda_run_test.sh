@@ -162,6 +162,36 @@ TEXC_FAKE_CUDA_CC=90 expect 1 "^mm +cuda +no valid configuration +1 trials \(0 r
 check "the tune record is 'wrong' on the shim's device, PTX for sm_90" \
   grep -q '"device": "cuda / texc recording shim (no GPU) (sm_90)".*"status": "wrong"' "$work/tune.jsonl"
 check "the candidate was launched in a child through the driver" grep -q '^cuLaunchKernel' "$work/calls.log"
+# `tune --arch` checks candidates against that architecture's limits: 200 KB of shared memory per
+# block is over sm_80's 163 KB (invalid, not run) and within sm_90's 227 KB (lowered and launched;
+# "wrong" on the shim).
+cat >"$work/big_shared.tex" <<'EOF2'
+op big_shared(A: f32[256, 200], B: f32[200, 8]) -> C {
+  compute {
+    C[i, j] = sum(A[i, k] * B[k, j] for k in 0..200)
+  }
+  schedule cuda {
+    knob BS_T in [64, 128]
+    AS = cache_read(A, shared, C)
+    bo, bi = split(C.i, 256)
+    bind(bo, blockIdx.x)
+    to, ti = split(bi, BS_T)
+    bind(ti, threadIdx.x)
+    compute_at(AS, bo)
+    af = fuse(AS.i, AS.k)
+    ao, at = split(af, BS_T)
+    bind(at, threadIdx.x)
+  }
+}
+EOF2
+for arch in sm_80 sm_90; do
+  TEXC_FAKE_CUDA_CC=90 "$texc" tune "$work/big_shared.tex" --target cuda --arch $arch --trials 2 \
+    --records "$work/big_$arch.jsonl" > /dev/null 2>&1
+done
+check "tune --arch sm_80: both candidates invalid for sm_80's shared memory" \
+  test "$(grep -c '"status": "invalid".*exceeds the 166912 bytes of --arch sm_80' "$work/big_sm_80.jsonl")" = 2
+check "tune --arch sm_90: both candidates lowered and launched (wrong on the shim), none invalid" \
+  test "$(grep -c '"status": "wrong"' "$work/big_sm_90.jsonl")" = 2
 
 # 3. f.o's host function through texrt_cuda_launch.
 cc=${CC:-cc}
