@@ -1,0 +1,1272 @@
+#include "tools/onnx/ImportOnnx.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include <onnx/onnx_pb.h>
+
+#include "backends/interp/Npy.h"
+#include "tools/onnx/OnnxTensor.h"
+
+namespace texc {
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+/// A tensor of the graph as the op sees it.
+struct Value {
+  std::string tex;                 // the .tex name (once materialized, for constants)
+  Type type;
+  Shape shape;                     // ONNX's shape (rank 0 allowed)
+  std::optional<Tensor> constant;  // initializers and Constant outputs: the value
+  bool materialized = false;       // a tensor of the op (a parameter or a stage)
+  bool used = false;               // read as a tensor by a node (or copied to an output)
+};
+
+int64_t product(const Shape& s, size_t from = 0, size_t to = size_t(-1)) {
+  int64_t p = 1;
+  size_t end = std::min(to, s.size());
+  for (auto it = s.begin() + int64_t(std::min(from, end)); it != s.begin() + int64_t(end); ++it) p *= *it;
+  return p;
+}
+
+/// The .tex dimensions of an ONNX shape: rank 0 is [1].
+Shape tex_dims(const Shape& s) { return s.empty() ? Shape{1} : s; }
+
+std::string join(const std::vector<std::string>& parts, const std::string& sep = ", ") {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
+  return out;
+}
+
+std::string shape_text(const Shape& s) {
+  std::vector<std::string> parts;
+  for (int64_t d : s) parts.push_back(std::to_string(d));
+  std::string text = join(parts);  // (not "[" + ...: GCC 12 warns -Wrestrict there)
+  text.insert(text.begin(), '[');
+  return text + "]";
+}
+
+/// A float literal of the language (always with a '.' or an exponent; negative in parentheses).
+std::string literal(double v) {
+  if (!std::isfinite(v)) throw std::invalid_argument("not finite");
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", std::fabs(v));
+  std::string s = buf;
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  size_t e = s.find('e');
+  if (e != std::string::npos && s.find('.') == std::string::npos) s.insert(e, ".0");
+  if (e != std::string::npos && s[e + 1] == '+') s.erase(e + 1, 1);
+  return v < 0 ? "(-" + s + ")" : s;
+}
+
+const std::set<std::string>& reserved_names() {
+  static const std::set<std::string> names = {
+      "import", "param", "op", "intrinsic", "compute", "const", "schedule", "lower", "extern", "knob", "in",
+      "factors", "if", "else", "for", "true", "false", "target", "exp", "log", "sqrt", "tanh", "sigmoid",
+      "floor", "ceil", "abs", "pow", "max", "min", "select", "sum", "prod", "f16", "f32", "f64", "i8", "i16",
+      "i32", "i64", "u8", "u16", "u32", "u64", "bool", "int", "conv2d", "conv2d_dilated", "depthwise_conv2d",
+      "matmul", "dense", "relu", "sigmoid_act", "tanh_act", "softmax", "log_softmax", "batch_norm",
+      "max_pool2d", "avg_pool2d", "global_avg_pool2d", "transpose"};
+  return names;
+}
+
+/// Index variables of the emitted expressions: i0, i1, ... (the stage's axes), r0, r1, ... (reductions).
+std::string index_name(char prefix, size_t k) {  // (not "i" + to_string: GCC 12 warns -Wrestrict there)
+  std::string s = std::to_string(k);
+  s.insert(s.begin(), prefix);
+  return s;
+}
+std::string ivar(size_t k) { return index_name('i', k); }
+std::string rvar(size_t k) { return index_name('r', k); }
+
+class Importer {
+ public:
+  Importer(const onnx::ModelProto& model, const OnnxImportOptions& options) : model_(model), options_(options) {}
+
+  ImportedModel run();
+
+ private:
+  const onnx::ModelProto& model_;
+  const OnnxImportOptions& options_;
+  int64_t opset_ = 0;
+  std::map<std::string, Value> values_;
+  std::set<std::string> taken_;           // .tex names in use
+  std::set<std::string> imports_;         // stdlib modules
+  std::vector<std::string> lines_;        // the compute block
+  std::vector<std::string> param_decls_;  // the op's parameters in order
+  std::map<std::string, Shape> declared_;  // shapes the graph declares (outputs, value_info)
+  ImportedModel result_;
+  // The node being imported, for messages.
+  const onnx::NodeProto* node_ = nullptr;
+  int node_index_ = 0;
+
+  // ---- names and messages
+  std::string fresh_name(const std::string& onnx_name) {
+    std::string s;
+    for (char c : onnx_name) s += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+    if (s.empty()) s = "t";
+    if (std::isdigit(static_cast<unsigned char>(s[0]))) s = "t_" + s;
+    bool index_like = (s[0] == 'i' || s[0] == 'r') && s.size() > 1 &&
+                      std::all_of(s.begin() + 1, s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    if (reserved_names().count(s) || index_like || s == result_.op_name) s += "_";
+    std::string name = s;
+    for (int k = 2; taken_.count(name); ++k) name = s + "_" + std::to_string(k);
+    taken_.insert(name);
+    return name;
+  }
+
+  [[noreturn]] void fail(const std::string& message) const {
+    std::string where;
+    if (node_) {
+      where = "node " + (node_->name().empty() ? "#" + std::to_string(node_index_) : "'" + node_->name() + "'") + " (" +
+              node_->op_type() + ", opset " + std::to_string(opset_) + "): ";
+    }
+    throw OnnxImportError(where + message, node_ ? node_->op_type() : std::string());
+  }
+
+  // ---- attributes
+  const onnx::AttributeProto* attr(const std::string& name) const {
+    for (const auto& a : node_->attribute())
+      if (a.name() == name) return &a;
+    return nullptr;
+  }
+  int64_t attr_int(const std::string& name, int64_t dflt) const {
+    const auto* a = attr(name);
+    return a ? a->i() : dflt;
+  }
+  double attr_float(const std::string& name, double dflt) const {
+    const auto* a = attr(name);
+    return a ? double(a->f()) : dflt;
+  }
+  std::string attr_string(const std::string& name, const std::string& dflt) const {
+    const auto* a = attr(name);
+    return a ? a->s() : dflt;
+  }
+  std::optional<std::vector<int64_t>> attr_ints(const std::string& name) const {
+    const auto* a = attr(name);
+    if (!a) return std::nullopt;
+    return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+  }
+  /// Fails on an attribute the node has but the importer does not read.
+  void only_attributes(std::initializer_list<const char*> known) const {
+    for (const auto& a : node_->attribute())
+      if (std::find_if(known.begin(), known.end(), [&](const char* k) { return a.name() == k; }) == known.end())
+        fail("attribute '" + a.name() + "' is not supported");
+  }
+
+  // ---- inputs
+  size_t num_inputs() const {  // trailing absent optional inputs ("") not counted
+    size_t n = size_t(node_->input_size());
+    while (n > 0 && node_->input(int(n) - 1).empty()) --n;
+    return n;
+  }
+  bool has_input(size_t k) const { return k < num_inputs() && !node_->input(int(k)).empty(); }
+  Value& input(size_t k) {
+    if (!has_input(k)) fail("input " + std::to_string(k) + " is missing");
+    auto it = values_.find(node_->input(int(k)));
+    if (it == values_.end()) fail("input '" + node_->input(int(k)) + "' is not defined before the node");
+    return it->second;
+  }
+  /// The .tex name of input k as a tensor of the op (a constant becomes a const input).
+  std::string tensor(size_t k) { return materialize(input(k)); }
+  std::string materialize(Value& v) {
+    v.used = true;
+    if (std::find(v.shape.begin(), v.shape.end(), 0) != v.shape.end())
+      fail("tensor of shape " + shape_text(v.shape) + " has no elements (texc's extents are positive)");
+    if (!v.materialized) {  // a constant used as data: a const input of the op
+      result_.weights.push_back({v.tex, v.tex, *v.constant});
+      param_decls_.push_back(v.tex + ": const " + v.type.str() + shape_text(tex_dims(v.shape)));
+      v.materialized = true;
+    }
+    return v.tex;
+  }
+  /// The values of a constant input (Reshape's shape, Clip's bounds ...).
+  const Tensor& constant_input(size_t k, const std::string& what) {
+    Value& v = input(k);
+    if (!v.constant) fail(what + " (input '" + node_->input(int(k)) + "') must be an initializer or a Constant");
+    return *v.constant;
+  }
+  std::vector<int64_t> constant_ints(size_t k, const std::string& what) {
+    const Tensor& t = constant_input(k, what);
+    std::vector<int64_t> out;
+    if (t.dtype().is_float()) fail(what + " must be integers");
+    for (int64_t i = 0; i < t.num_elements(); ++i) out.push_back(t.get_int(i));
+    if (input(k).shape.empty() && out.size() == 1) return out;
+    return out;
+  }
+  void require_float(const Value& v, bool f32_only = false) {
+    if (f32_only ? v.type != Float(32) : !(v.type == Float(32) || v.type == Float(64)))
+      fail("element type " + v.type.str() + " is not supported (" + (f32_only ? "f32" : "f32 or f64") + " only)");
+  }
+  void require_types(std::initializer_list<Type> types, const Value& v) {
+    for (Type t : types)
+      if (v.type == t) return;
+    fail("element type " + v.type.str() + " is not supported");
+  }
+  int64_t axis_of(int64_t axis, size_t rank) {
+    int64_t r = int64_t(rank);
+    if (axis < -r || axis >= std::max<int64_t>(r, 1)) fail("axis " + std::to_string(axis) + " is out of range");
+    return axis < 0 ? axis + r : axis;
+  }
+
+  /// The shape the graph declares for output 0 (a value computed at run time that decides a shape:
+  /// static shapes only, so the graph must declare the result's).
+  Shape declared_output_shape(const std::string& what) {
+    auto it = declared_.find(node_->output(0));
+    if (it == declared_.end()) fail(what + " is not a constant and the output's shape is not declared");
+    return it->second;
+  }
+
+  // ---- outputs
+  /// Declares output k of the node: a new stage named after it.
+  std::string define_output(size_t k, Type type, const Shape& shape) {
+    if (int(k) >= node_->output_size() || node_->output(int(k)).empty()) fail("output " + std::to_string(k) + " is missing");
+    const std::string& name = node_->output(int(k));
+    if (values_.count(name)) fail("output '" + name + "' is defined twice");
+    if (std::find(shape.begin(), shape.end(), 0) != shape.end())
+      fail("output '" + name + "' of shape " + shape_text(shape) + " has no elements (texc's extents are positive)");
+    Value v;
+    v.tex = fresh_name(name);
+    v.type = type;
+    v.shape = shape;
+    v.materialized = true;
+    values_[name] = v;
+    return v.tex;
+  }
+  std::string temp(const std::string& base) { return fresh_name(base); }
+  void emit(const std::string& line) { lines_.push_back("    " + line); }
+  /// `name[i0: d0, i1: d1, ...]`, the left side of a definition.
+  static std::string lhs(const std::string& name, const Shape& shape) {
+    Shape d = tex_dims(shape);
+    std::vector<std::string> parts;
+    for (size_t k = 0; k < d.size(); ++k) parts.push_back(ivar(k) + ": " + std::to_string(d[k]));
+    return name + "[" + join(parts) + "]";
+  }
+  /// Access of tensor `name` of shape `in` from a stage of shape `out` under numpy broadcasting.
+  static std::string bcast(const std::string& name, const Shape& in, const Shape& out) {
+    if (in.empty()) return name + "[0]";
+    std::vector<std::string> idx;
+    size_t off = out.size() - in.size();
+    for (size_t k = 0; k < in.size(); ++k) idx.push_back(in[k] == 1 && out[off + k] != 1 ? "0" : ivar(off + k));
+    return name + "[" + join(idx) + "]";
+  }
+  static std::string at(const std::string& name, const std::vector<std::string>& idx) {
+    return name + "[" + (idx.empty() ? std::string("0") : join(idx)) + "]";
+  }
+  static std::vector<std::string> ivars(size_t n) {
+    std::vector<std::string> v;
+    for (size_t k = 0; k < n; ++k) v.push_back(ivar(k));
+    return v;
+  }
+  Shape broadcast_shape(const std::vector<Shape>& shapes) {
+    size_t rank = 0;
+    for (const Shape& s : shapes) rank = std::max(rank, s.size());
+    Shape out(rank, 1);
+    for (const Shape& s : shapes)
+      for (size_t k = 0; k < s.size(); ++k) {
+        int64_t& o = out[rank - s.size() + k];
+        if (s[k] == o || s[k] == 1) continue;
+        if (o != 1) fail("shapes " + shape_text(shapes[0]) + " and " + shape_text(s) + " do not broadcast");
+        o = s[k];
+      }
+    return out;
+  }
+
+  // ---- the ops
+  void import_node();
+  void elementwise(Type out_type, const std::function<std::string(const std::vector<std::string>&)>& expr,
+                   size_t first = 0, size_t count = size_t(-1));
+  void unary_float(const std::function<std::string(const std::string&)>& expr, bool any_numeric = false);
+  void copy_reshaped(const Shape& out_shape);
+  void conv();
+  void pool(bool is_max);
+  void global_pool(bool is_max);
+  void batch_norm();
+  void softmax(bool log);
+  void matmul();
+  void gemm();
+  void clip();
+  void concat();
+  void reduce(const std::string& kind);
+  void transpose();
+};
+
+void Importer::elementwise(Type out_type, const std::function<std::string(const std::vector<std::string>&)>& expr,
+                           size_t first, size_t count) {
+  size_t n = std::min(num_inputs(), first + count);
+  std::vector<Shape> shapes;
+  for (size_t k = first; k < n; ++k) shapes.push_back(input(k).shape);
+  Shape out = broadcast_shape(shapes);
+  std::vector<std::string> args;
+  for (size_t k = first; k < n; ++k) {
+    std::string t = tensor(k);
+    args.push_back(bcast(t, input(k).shape, out));
+  }
+  std::string y = define_output(0, out_type, out);
+  emit(lhs(y, out) + " = " + expr(args));
+}
+
+void Importer::unary_float(const std::function<std::string(const std::string&)>& expr, bool any_numeric) {
+  if (num_inputs() != 1) fail("takes one input");
+  if (!any_numeric) require_float(input(0));
+  elementwise(input(0).type, [&](const std::vector<std::string>& a) { return expr(a[0]); });
+}
+
+/// Y = X with another shape of the same elements (row-major order kept).
+void Importer::copy_reshaped(const Shape& out) {
+  Value& x = input(0);
+  if (product(x.shape) != product(out)) fail("cannot reshape " + shape_text(x.shape) + " to " + shape_text(out));
+  std::string xn = tensor(0);
+  Shape in = x.shape;
+  Type type = x.type;
+  std::string y = define_output(0, type, out);
+  if (in == out) {
+    emit(lhs(y, out) + " = " + at(xn, ivars(out.size())));
+    return;
+  }
+  // flat index of the output point, then the input's index of it
+  std::vector<std::string> terms;
+  for (size_t k = 0; k < out.size(); ++k) {
+    int64_t stride = product(out, k + 1);
+    if (out[k] == 1) continue;
+    terms.push_back(stride == 1 ? ivar(k) : ivar(k) + " * " + std::to_string(stride));
+  }
+  std::string flat = terms.empty() ? "0" : join(terms, " + ");
+  std::vector<std::string> idx;
+  for (size_t m = 0; m < in.size(); ++m) {
+    int64_t stride = product(in, m + 1);
+    if (in[m] == 1) { idx.push_back("0"); continue; }
+    std::string e = terms.size() > 1 ? "(" + flat + ")" : flat;
+    if (stride != 1) e = "(" + e + ") / " + std::to_string(stride);
+    if (m > 0) e = "(" + e + ") % " + std::to_string(in[m]);
+    idx.push_back(e);
+  }
+  emit(lhs(y, out) + " = " + at(xn, idx));
+}
+
+void Importer::transpose() {
+  only_attributes({"perm"});
+  Value& x = input(0);
+  size_t r = x.shape.size();
+  std::vector<int64_t> perm(r);
+  if (auto p = attr_ints("perm")) perm = *p;
+  else
+    for (size_t k = 0; k < r; ++k) perm[k] = int64_t(r - 1 - k);
+  std::vector<bool> seen(r, false);
+  if (perm.size() != r) fail("perm has " + std::to_string(perm.size()) + " entries for rank " + std::to_string(r));
+  for (int64_t p : perm) {
+    if (p < 0 || p >= int64_t(r) || seen[size_t(p)]) fail("perm is not a permutation");
+    seen[size_t(p)] = true;
+  }
+  Shape out(r);
+  for (size_t k = 0; k < r; ++k) out[k] = x.shape[size_t(perm[k])];
+  Type type = x.type;
+  std::string xn = tensor(0);
+  std::string y = define_output(0, type, out);
+  if (r == 2 && type == Float(32) && perm[0] == 1) {
+    imports_.insert("tensor.transpose");
+    emit(y + " = transpose(" + xn + ")");
+    return;
+  }
+  std::vector<std::string> idx(r);
+  for (size_t k = 0; k < r; ++k) idx[size_t(perm[k])] = ivar(k);
+  emit(lhs(y, out) + " = " + at(xn, idx));
+}
+
+void Importer::conv() {
+  only_attributes({"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
+  Value& x = input(0);
+  Value& w = input(1);
+  require_float(x, true);
+  require_float(w, true);
+  if (x.shape.size() < 3) fail("input of rank " + std::to_string(x.shape.size()) + " is not supported");
+  if (w.shape.size() != x.shape.size()) fail("weights of rank " + std::to_string(w.shape.size()) + " for an input of rank " + std::to_string(x.shape.size()));
+  size_t sp = x.shape.size() - 2;
+  int64_t N = x.shape[0], C = x.shape[1], M = w.shape[0], G = attr_int("group", 1);
+  if (G < 1 || C % G || M % G || w.shape[1] != C / G) fail("group " + std::to_string(G) + " does not fit " + std::to_string(C) + " input and " + std::to_string(M) + " output channels and weights " + shape_text(w.shape));
+  Shape K(w.shape.begin() + 2, w.shape.end());
+  if (auto ks = attr_ints("kernel_shape"))
+    if (Shape(*ks) != K) fail("kernel_shape " + shape_text(*ks) + " differs from the weights' " + shape_text(K));
+  std::vector<int64_t> strides = attr_ints("strides").value_or(std::vector<int64_t>(sp, 1));
+  std::vector<int64_t> dil = attr_ints("dilations").value_or(std::vector<int64_t>(sp, 1));
+  std::vector<int64_t> pads = attr_ints("pads").value_or(std::vector<int64_t>(2 * sp, 0));
+  if (strides.size() != sp || dil.size() != sp || pads.size() != 2 * sp) fail("strides, dilations or pads do not match the rank");
+  std::string auto_pad = attr_string("auto_pad", "NOTSET");
+  Shape out{N, M};
+  for (size_t d = 0; d < sp; ++d) {
+    int64_t D = x.shape[2 + d], ek = dil[d] * (K[d] - 1) + 1;
+    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      int64_t o = (D + strides[d] - 1) / strides[d];
+      int64_t total = std::max<int64_t>(0, (o - 1) * strides[d] + ek - D);
+      pads[d] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      pads[sp + d] = total - pads[d];
+    } else if (auto_pad == "VALID") {
+      pads[d] = pads[sp + d] = 0;
+    } else if (auto_pad != "NOTSET") {
+      fail("auto_pad '" + auto_pad + "' is not supported");
+    }
+    int64_t o = (D + pads[d] + pads[sp + d] - ek) / strides[d] + 1;
+    if (o < 1) fail("the kernel is larger than the padded input");
+    out.push_back(o);
+  }
+  bool has_bias = has_input(2);
+  std::string xn = tensor(0), wn = tensor(1), bn = has_bias ? tensor(2) : "";
+  if (has_bias && (input(2).shape != Shape{M} || input(2).type != Float(32))) fail("bias must be f32[" + std::to_string(M) + "]");
+  std::string y = define_output(0, Float(32), out);
+  std::string conv_out = has_bias ? temp(node_->output(0) + "_conv") : y;
+  bool uniform = sp == 2 && strides[0] == strides[1] && dil[0] == dil[1] && pads[0] == pads[1] && pads[0] == pads[2] &&
+                 pads[0] == pads[3];
+  std::string args = ", stride = " + std::to_string(strides[0]) + ", pad = " + std::to_string(pads[0]);
+  if (uniform && G == 1) {
+    imports_.insert("nn.conv2d");
+    if (dil[0] == 1) emit(conv_out + " = conv2d(" + xn + ", " + wn + args + ")");
+    else emit(conv_out + " = conv2d_dilated(" + xn + ", " + wn + args + ", dilation = " + std::to_string(dil[0]) + ")");
+  } else if (uniform && G == C && w.shape[1] == 1) {
+    imports_.insert("nn.depthwise_conv2d");
+    emit(conv_out + " = depthwise_conv2d(" + xn + ", " + wn + args + ", dilation = " + std::to_string(dil[0]) + ")");
+  } else {
+    // the general convolution: taps in the padding left out of the sum
+    int64_t Cg = C / G, Mg = M / G;
+    std::vector<std::string> xi{ivar(0), G == 1 ? rvar(0) : "(" + ivar(1) + " / " + std::to_string(Mg) + ") * " + std::to_string(Cg) + " + " + rvar(0)};
+    std::vector<std::string> wi{ivar(1), rvar(0)}, conds, fors{rvar(0) + " in 0.." + std::to_string(Cg)};
+    if (G > 1 && Mg == 1) xi[1] = ivar(1) + " * " + std::to_string(Cg) + " + " + rvar(0);
+    for (size_t d = 0; d < sp; ++d) {
+      std::string pos = ivar(2 + d) + (strides[d] != 1 ? " * " + std::to_string(strides[d]) : "") + " + " + rvar(1 + d) +
+                        (dil[d] != 1 ? " * " + std::to_string(dil[d]) : "");
+      int64_t D = x.shape[2 + d];
+      if (pads[d] > 0) conds.push_back(pos + " >= " + std::to_string(pads[d]));
+      if ((out[2 + d] - 1) * strides[d] + (K[d] - 1) * dil[d] >= D + pads[d]) conds.push_back(pos + " < " + std::to_string(D + pads[d]));
+      xi.push_back(pads[d] > 0 ? pos + " - " + std::to_string(pads[d]) : pos);
+      wi.push_back(rvar(1 + d));
+      fors.push_back(rvar(1 + d) + " in 0.." + std::to_string(K[d]));
+    }
+    std::string term = at(xn, xi) + " * " + at(wn, wi);
+    if (!conds.empty()) term = "select(" + join(conds, " && ") + ", " + term + ", 0.0)";
+    emit(lhs(conv_out, out) + " = sum(" + term + " for " + join(fors) + ")");
+  }
+  if (has_bias) emit(lhs(y, out) + " = " + at(conv_out, ivars(out.size())) + " + " + bn + "[" + ivar(1) + "]");
+}
+
+void Importer::pool(bool is_max) {
+  if (is_max) only_attributes({"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"});
+  else only_attributes({"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"});
+  if (node_->output_size() > 1 && !node_->output(1).empty()) fail("the Indices output is not supported");
+  Value& x = input(0);
+  require_float(x, true);
+  if (x.shape.size() < 3) fail("input of rank " + std::to_string(x.shape.size()) + " is not supported");
+  size_t sp = x.shape.size() - 2;
+  auto ks = attr_ints("kernel_shape");
+  if (!ks || ks->size() != sp) fail("kernel_shape is missing or does not match the rank");
+  Shape K = *ks;
+  std::vector<int64_t> strides = attr_ints("strides").value_or(std::vector<int64_t>(sp, 1));
+  std::vector<int64_t> dil = attr_ints("dilations").value_or(std::vector<int64_t>(sp, 1));
+  std::vector<int64_t> pads = attr_ints("pads").value_or(std::vector<int64_t>(2 * sp, 0));
+  if (strides.size() != sp || dil.size() != sp || pads.size() != 2 * sp) fail("strides, dilations or pads do not match the rank");
+  if (attr_int("ceil_mode", 0) != 0) fail("ceil_mode = 1 is not supported");
+  if (attr_int("storage_order", 0) != 0) fail("storage_order = 1 is not supported");
+  bool include_pad = attr_int("count_include_pad", 0) != 0;
+  std::string auto_pad = attr_string("auto_pad", "NOTSET");
+  Shape out{x.shape[0], x.shape[1]};
+  for (size_t d = 0; d < sp; ++d) {
+    int64_t D = x.shape[2 + d], ek = dil[d] * (K[d] - 1) + 1;
+    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      int64_t o = (D + strides[d] - 1) / strides[d];
+      int64_t total = std::max<int64_t>(0, (o - 1) * strides[d] + ek - D);
+      pads[d] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      pads[sp + d] = total - pads[d];
+    } else if (auto_pad == "VALID") {
+      pads[d] = pads[sp + d] = 0;
+    } else if (auto_pad != "NOTSET") {
+      fail("auto_pad '" + auto_pad + "' is not supported");
+    }
+    int64_t o = (D + pads[d] + pads[sp + d] - ek) / strides[d] + 1;
+    if (o < 1) fail("the kernel is larger than the padded input");
+    out.push_back(o);
+  }
+  std::string xn = tensor(0);
+  std::string y = define_output(0, Float(32), out);
+  bool uniform = sp == 2 && K[0] == K[1] && strides[0] == strides[1] && dil[0] == 1 && dil[1] == 1 &&
+                 pads[0] == pads[1] && pads[0] == pads[2] && pads[0] == pads[3];
+  std::string args = ", kernel = " + std::to_string(K[0]) + ", stride = " + std::to_string(strides[0]) +
+                     ", pad = " + std::to_string(pads[0]);
+  if (uniform && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER") {
+    imports_.insert("nn.pool");
+    if (is_max) emit(y + " = max_pool2d(" + xn + args + ")");
+    else emit(y + " = avg_pool2d(" + xn + args + ", count_include_pad = " + (include_pad ? "1" : "0") + ")");
+    return;
+  }
+  std::vector<std::string> xi{ivar(0), ivar(1)}, conds, fors;
+  for (size_t d = 0; d < sp; ++d) {
+    std::string pos = ivar(2 + d) + (strides[d] != 1 ? " * " + std::to_string(strides[d]) : "") + " + " + rvar(d) +
+                      (dil[d] != 1 ? " * " + std::to_string(dil[d]) : "");
+    int64_t D = x.shape[2 + d];
+    if (pads[d] > 0) conds.push_back(pos + " >= " + std::to_string(pads[d]));
+    if ((out[2 + d] - 1) * strides[d] + (K[d] - 1) * dil[d] >= D + pads[d]) conds.push_back(pos + " < " + std::to_string(D + pads[d]));
+    xi.push_back(pads[d] > 0 ? pos + " - " + std::to_string(pads[d]) : pos);
+    fors.push_back(rvar(d) + " in 0.." + std::to_string(K[d]));
+  }
+  std::string cond = join(conds, " && ");
+  if (is_max) {
+    std::string term = conds.empty() ? at(xn, xi) : "select(" + cond + ", " + at(xn, xi) + ", " + literal(-3.4028234663852886e38) + ")";
+    emit(lhs(y, out) + " = max(" + term + " for " + join(fors) + ")");
+    return;
+  }
+  std::string term = conds.empty() ? at(xn, xi) : "select(" + cond + ", " + at(xn, xi) + ", 0.0)";
+  std::string count = literal(double(product(K)));
+  if (!conds.empty() && !include_pad) count = "sum(select(" + cond + ", 1.0, 0.0) for " + join(fors) + ")";
+  else if (!conds.empty()) {
+    // count_include_pad counts the taps inside the padded input (not those past it)
+    std::vector<std::string> pc;
+    for (size_t d = 0; d < sp; ++d) {
+      std::string pos = ivar(2 + d) + (strides[d] != 1 ? " * " + std::to_string(strides[d]) : "") + " + " + rvar(d) +
+                        (dil[d] != 1 ? " * " + std::to_string(dil[d]) : "");
+      if ((out[2 + d] - 1) * strides[d] + (K[d] - 1) * dil[d] >= x.shape[2 + d] + pads[d] + pads[sp + d])
+        pc.push_back(pos + " < " + std::to_string(x.shape[2 + d] + pads[d] + pads[sp + d]));
+    }
+    if (!pc.empty()) count = "sum(select(" + join(pc, " && ") + ", 1.0, 0.0) for " + join(fors) + ")";
+  }
+  emit(lhs(y, out) + " = sum(" + term + " for " + join(fors) + ") / " + count);
+}
+
+void Importer::global_pool(bool is_max) {
+  only_attributes({});
+  Value& x = input(0);
+  require_float(x, true);
+  if (x.shape.size() < 3) fail("input of rank " + std::to_string(x.shape.size()) + " is not supported");
+  Shape out{x.shape[0], x.shape[1]};
+  std::vector<std::string> xi{ivar(0), ivar(1)}, fors;
+  for (size_t d = 2; d < x.shape.size(); ++d) {
+    out.push_back(1);
+    xi.push_back(rvar(d - 2));
+    fors.push_back(rvar(d - 2) + " in 0.." + std::to_string(x.shape[d]));
+  }
+  std::string xn = tensor(0);
+  std::string y = define_output(0, Float(32), out);
+  if (!is_max && x.shape.size() == 4) {
+    imports_.insert("nn.pool");
+    emit(y + " = global_avg_pool2d(" + xn + ")");
+    return;
+  }
+  if (is_max) emit(lhs(y, out) + " = max(" + at(xn, xi) + " for " + join(fors) + ")");
+  else emit(lhs(y, out) + " = sum(" + at(xn, xi) + " for " + join(fors) + ") / " + literal(double(product(x.shape, 2))));
+}
+
+void Importer::batch_norm() {
+  only_attributes({"epsilon", "momentum", "spatial", "training_mode"});
+  if (attr_int("spatial", 1) != 1) fail("spatial = 0 is not supported");
+  if (attr_int("training_mode", 0) != 0) fail("training_mode = 1 is not supported (inference only)");
+  for (int k = 1; k < node_->output_size(); ++k)
+    if (!node_->output(k).empty()) fail("the training outputs (mean, var, ...) are not supported");
+  Value& x = input(0);
+  require_float(x, true);
+  if (x.shape.size() < 2) fail("input of rank " + std::to_string(x.shape.size()) + " is not supported");
+  int64_t C = x.shape[1];
+  for (size_t k = 1; k <= 4; ++k)
+    if (input(k).shape != Shape{C} || input(k).type != Float(32)) fail("scale, B, mean and var must be f32[" + std::to_string(C) + "]");
+  double eps = attr_float("epsilon", 1e-5);
+  Shape shape = x.shape;
+  std::string xn = tensor(0), sn = tensor(1), bn = tensor(2), mn = tensor(3), vn = tensor(4);
+  std::string y = define_output(0, Float(32), shape);
+  double den = std::round(1.0 / eps);
+  if (shape.size() == 4 && den >= 1 && den < 2e9 && float(1.0 / den) == float(eps)) {
+    imports_.insert("nn.norm");
+    emit(y + " = batch_norm(" + xn + ", " + mn + ", " + vn + ", " + sn + ", " + bn + ", eps_den = " +
+         std::to_string(int64_t(den)) + ")");
+    return;
+  }
+  std::string c = ivar(1);
+  emit(lhs(y, shape) + " = (" + at(xn, ivars(shape.size())) + " - " + mn + "[" + c + "]) / sqrt(" + vn + "[" + c + "] + " +
+       literal(double(float(eps))) + ") * " + sn + "[" + c + "] + " + bn + "[" + c + "]");
+}
+
+void Importer::softmax(bool log) {
+  only_attributes({"axis"});
+  Value& x = input(0);
+  require_float(x, true);
+  size_t r = x.shape.size();
+  if (r == 0) fail("a rank-0 input is not supported");
+  int64_t axis = axis_of(attr_int("axis", opset_ >= 13 ? -1 : 1), r);
+  // reduced dimensions: the axis (opset 13) or every dimension from it (before: the 2-D coercion)
+  size_t first = size_t(axis), last = opset_ >= 13 ? size_t(axis) + 1 : r;
+  Shape shape = x.shape;
+  std::string xn = tensor(0);
+  std::string y = define_output(0, Float(32), shape);
+  if (r == 2 && last == 2 && first == 1) {
+    imports_.insert("nn.softmax");
+    emit(y + (log ? " = log_softmax(" : " = softmax(") + xn + ")");
+    return;
+  }
+  // the kept dimensions index the per-row stages; the reduced ones are r0, r1, ...
+  Shape kept;
+  std::vector<std::string> kept_vars, xr, fors;
+  for (size_t k = 0; k < r; ++k) {
+    if (k >= first && k < last) {
+      xr.push_back(rvar(k - first));
+      fors.push_back(rvar(k - first) + " in 0.." + std::to_string(shape[k]));
+    } else {
+      kept.push_back(shape[k]);
+      kept_vars.push_back(ivar(k));
+      xr.push_back(ivar(k));
+    }
+  }
+  // a per-row stage of the kept dimensions, indexed from the full stage and from its own axes
+  auto row_lhs = [&](const std::string& name) {
+    if (kept.empty()) return name + "[" + ivar(0) + ": 1]";
+    std::vector<std::string> parts;
+    for (size_t k = 0, j = 0; k < r; ++k)
+      if (!(k >= first && k < last)) parts.push_back(ivar(k) + ": " + std::to_string(kept[j++]));
+    return name + "[" + join(parts) + "]";
+  };
+  auto row_at = [&](const std::string& name) { return at(name, kept_vars); };
+  std::string mx = temp(node_->output(0) + "_max"), ex = temp(node_->output(0) + "_exp"), sm = temp(node_->output(0) + "_sum");
+  std::vector<std::string> all = ivars(r);
+  emit(row_lhs(mx) + " = max(" + at(xn, xr) + " for " + join(fors) + ")");
+  if (log) {
+    emit(row_lhs(sm) + " = sum(exp(" + at(xn, xr) + " - " + row_at(mx) + ") for " + join(fors) + ")");
+    emit(lhs(y, shape) + " = " + at(xn, all) + " - " + row_at(mx) + " - log(" + row_at(sm) + ")");
+    return;
+  }
+  emit(lhs(ex, shape) + " = exp(" + at(xn, all) + " - " + row_at(mx) + ")");
+  std::vector<std::string> er = xr;
+  emit(row_lhs(sm) + " = sum(" + at(ex, er) + " for " + join(fors) + ")");
+  emit(lhs(y, shape) + " = " + at(ex, all) + " / " + row_at(sm));
+}
+
+void Importer::matmul() {
+  only_attributes({});
+  Value& a = input(0);
+  Value& b = input(1);
+  require_float(a);
+  if (a.type != b.type) fail("inputs of types " + a.type.str() + " and " + b.type.str());
+  if (a.shape.empty() || b.shape.empty()) fail("rank-0 inputs are not supported");
+  Shape as = a.shape, bs = b.shape;
+  bool a1 = as.size() == 1, b1 = bs.size() == 1;
+  if (a1) as.insert(as.begin(), 1);
+  if (b1) bs.push_back(1);
+  int64_t M = as[as.size() - 2], K = as.back(), N = bs.back();
+  if (bs[bs.size() - 2] != K) fail("shapes " + shape_text(a.shape) + " and " + shape_text(b.shape) + " do not multiply");
+  Shape batch = broadcast_shape({Shape(as.begin(), as.end() - 2), Shape(bs.begin(), bs.end() - 2)});
+  Shape full = batch;
+  full.push_back(M);
+  full.push_back(N);
+  Shape out = batch;
+  if (!a1) out.push_back(M);
+  if (!b1) out.push_back(N);
+  Type type = a.type;
+  std::string an = tensor(0), bn = tensor(1);
+  std::string y = define_output(0, type, out);
+  if (a.shape.size() == 2 && b.shape.size() == 2 && type == Float(32)) {
+    imports_.insert("linalg.matmul");
+    emit(y + " = matmul(" + an + ", " + bn + ")");
+    return;
+  }
+  // out's axes: batch..., [i if !a1], [j if !b1]
+  size_t nb = batch.size();
+  std::string iv = a1 ? "0" : ivar(nb), jv = b1 ? "0" : ivar(nb + (a1 ? 0 : 1));
+  auto operand = [&](const std::string& name, const Shape& orig, bool is_a) {
+    std::vector<std::string> idx;
+    size_t obatch = orig.size() >= 2 ? orig.size() - 2 : 0;
+    for (size_t k = 0; k < obatch; ++k) {
+      size_t ok = nb - obatch + k;
+      idx.push_back(orig[k] == 1 && batch[ok] != 1 ? "0" : ivar(ok));
+    }
+    if (is_a) {
+      if (orig.size() >= 2) idx.push_back(iv);
+      idx.push_back(rvar(0));
+    } else {
+      idx.push_back(rvar(0));
+      if (orig.size() >= 2) idx.push_back(jv);
+    }
+    return at(name, idx);
+  };
+  emit(lhs(y, out) + " = sum(" + operand(an, a.shape, true) + " * " + operand(bn, b.shape, false) + " for " + rvar(0) +
+       " in 0.." + std::to_string(K) + ")");
+}
+
+void Importer::gemm() {
+  only_attributes({"alpha", "beta", "transA", "transB", "broadcast"});
+  Value& a = input(0);
+  Value& b = input(1);
+  require_float(a, true);
+  require_float(b, true);
+  if (a.shape.size() != 2 || b.shape.size() != 2) fail("A and B must be 2-D");
+  bool ta = attr_int("transA", 0) != 0, tb = attr_int("transB", 0) != 0;
+  double alpha = attr_float("alpha", 1.0), beta = attr_float("beta", 1.0);
+  int64_t M = ta ? a.shape[1] : a.shape[0], K = ta ? a.shape[0] : a.shape[1];
+  int64_t N = tb ? b.shape[0] : b.shape[1];
+  if ((tb ? b.shape[1] : b.shape[0]) != K) fail("shapes " + shape_text(a.shape) + " and " + shape_text(b.shape) + " do not multiply");
+  Shape out{M, N};
+  bool has_c = has_input(2) && beta != 0.0;
+  if (has_c) {
+    require_float(input(2), true);
+    broadcast_shape({input(2).shape, out});
+    if (broadcast_shape({input(2).shape, out}) != out) fail("C does not broadcast to " + shape_text(out));
+  }
+  std::string an = tensor(0), bn = tensor(1), cn = has_c ? tensor(2) : "";
+  Shape cs = has_c ? input(2).shape : Shape{};
+  std::string y = define_output(0, Float(32), out);
+  bool epilogue = has_c || alpha != 1.0;
+  std::string prod = epilogue ? temp(node_->output(0) + "_mm") : y;
+  if (!ta && !tb) {
+    imports_.insert("linalg.matmul");
+    emit(prod + " = matmul(" + an + ", " + bn + ")");
+  } else if (!ta && tb) {
+    imports_.insert("nn.dense");
+    emit(prod + " = dense(" + an + ", " + bn + ")");
+  } else {
+    std::string ai = ta ? an + "[r0, i0]" : an + "[i0, r0]", bi = tb ? bn + "[i1, r0]" : bn + "[r0, i1]";
+    emit(lhs(prod, out) + " = sum(" + ai + " * " + bi + " for r0 in 0.." + std::to_string(K) + ")");
+  }
+  if (!epilogue) return;
+  std::string e = prod + "[i0, i1]";
+  if (alpha != 1.0) e += " * " + literal(double(float(alpha)));
+  if (has_c) e += " + " + bcast(cn, cs, out) + (beta != 1.0 ? " * " + literal(double(float(beta))) : "");
+  emit(lhs(y, out) + " = " + e);
+}
+
+void Importer::clip() {
+  Value& x = input(0);
+  require_float(x);
+  std::string lo, hi;
+  if (opset_ < 11) {
+    only_attributes({"min", "max"});
+    if (attr("min")) lo = literal(attr_float("min", 0));
+    if (attr("max")) hi = literal(attr_float("max", 0));
+  } else {
+    only_attributes({});
+    for (size_t k = 1; k <= 2; ++k) {
+      if (!has_input(k)) continue;
+      Value& b = input(k);
+      if (b.type != x.type || product(b.shape) != 1) fail("min and max must be scalars of the input's type");
+      std::string s = b.constant ? literal(b.constant->get_double(0)) : at(tensor(k), std::vector<std::string>(tex_dims(b.shape).size(), "0"));
+      (k == 1 ? lo : hi) = s;
+    }
+  }
+  elementwise(x.type, [&](const std::vector<std::string>& a) {
+    std::string e = a[0];
+    if (!lo.empty()) e = "max(" + e + ", " + lo + ")";
+    if (!hi.empty()) e = "min(" + e + ", " + hi + ")";
+    return e;
+  }, 0, 1);
+}
+
+void Importer::concat() {
+  only_attributes({"axis"});
+  size_t n = num_inputs();
+  if (n == 0) fail("takes at least one input");
+  Value& x0 = input(0);
+  size_t r = x0.shape.size();
+  if (r == 0) fail("rank-0 inputs are not supported");
+  int64_t axis = axis_of(attr_int("axis", 0), r);
+  Shape out = x0.shape;
+  out[size_t(axis)] = 0;
+  std::vector<int64_t> starts;
+  for (size_t k = 0; k < n; ++k) {
+    Value& v = input(k);
+    if (v.type != x0.type || v.shape.size() != r) fail("inputs of different types or ranks");
+    for (size_t d = 0; d < r; ++d)
+      if (d != size_t(axis) && v.shape[d] != x0.shape[d]) fail("inputs' shapes differ off the axis");
+    starts.push_back(out[size_t(axis)]);
+    out[size_t(axis)] += v.shape[size_t(axis)];
+  }
+  std::vector<std::string> names;
+  for (size_t k = 0; k < n; ++k) names.push_back(tensor(k));
+  Type type = x0.type;
+  std::string y = define_output(0, type, out);
+  std::string e;
+  for (size_t k = n; k-- > 0;) {
+    if (input(k).shape[size_t(axis)] == 0) continue;
+    std::vector<std::string> idx = ivars(r);
+    if (starts[k]) idx[size_t(axis)] = ivar(size_t(axis)) + " - " + std::to_string(starts[k]);
+    std::string access = at(names[k], idx);
+    e = e.empty() ? access : "select(" + ivar(size_t(axis)) + " < " + std::to_string(starts[k] + input(k).shape[size_t(axis)]) + ", " + access + ", " + e + ")";
+  }
+  emit(lhs(y, out) + " = " + e);
+}
+
+void Importer::reduce(const std::string& kind) {
+  Value& x = input(0);
+  if (kind == "ReduceMean" || kind == "ReduceL2" || kind == "ReduceLogSumExp") require_float(x);
+  else require_types({Float(32), Float(64), Int(32), Int(64)}, x);
+  size_t r = x.shape.size();
+  std::vector<int64_t> axes;
+  bool noop_empty = attr_int("noop_with_empty_axes", 0) != 0;
+  if (kind == "ReduceSum" && opset_ >= 13) {
+    only_attributes({"keepdims", "noop_with_empty_axes"});
+    if (has_input(1)) axes = constant_ints(1, "axes");
+  } else {
+    only_attributes({"axes", "keepdims"});
+    axes = attr_ints("axes").value_or(std::vector<int64_t>{});
+  }
+  bool keep = attr_int("keepdims", 1) != 0;
+  std::vector<bool> reduced(r, axes.empty() && !noop_empty);
+  for (int64_t a : axes) reduced[size_t(axis_of(a, r))] = true;
+  Shape out;
+  std::vector<std::string> xi, fors;
+  int64_t count = 1;
+  size_t oi = 0, ri = 0;
+  for (size_t k = 0; k < r; ++k) {
+    if (reduced[k]) {
+      if (keep) out.push_back(1), ++oi;
+      xi.push_back(rvar(ri));
+      fors.push_back(rvar(ri++) + " in 0.." + std::to_string(x.shape[k]));
+      count *= x.shape[k];
+    } else {
+      out.push_back(x.shape[k]);
+      xi.push_back(ivar(oi++));
+    }
+  }
+  Type type = x.type;
+  std::string xn = tensor(0);
+  std::string y = define_output(0, type, out);
+  std::string a = at(xn, xi);
+  if (fors.empty()) {
+    emit(lhs(y, out) + " = " + at(xn, ivars(r)));
+    return;
+  }
+  std::string f = " for " + join(fors) + ")";
+  std::string e;
+  if (kind == "ReduceSum") e = "sum(" + a + f;
+  else if (kind == "ReduceMean") e = "sum(" + a + f + " / " + literal(double(count));
+  else if (kind == "ReduceMax") e = "max(" + a + f;
+  else if (kind == "ReduceMin") e = "min(" + a + f;
+  else if (kind == "ReduceProd") e = "prod(" + a + f;
+  else if (kind == "ReduceSumSquare") e = "sum(" + a + " * " + a + f;
+  else if (kind == "ReduceL1") e = "sum(abs(" + a + ")" + f;
+  else if (kind == "ReduceL2") e = "sqrt(sum(" + a + " * " + a + f + ")";
+  else if (kind == "ReduceLogSum") e = "log(sum(" + a + f + ")";
+  else if (kind == "ReduceLogSumExp") e = "log(sum(exp(" + a + ")" + f + ")";
+  emit(lhs(y, out) + " = " + e);
+}
+
+void Importer::import_node() {
+  const std::string& t = node_->op_type();
+  if (!node_->domain().empty() && node_->domain() != "ai.onnx") fail("operators of domain '" + node_->domain() + "' are not supported");
+  auto same_type_inputs = [&]() {
+    for (size_t k = 1; k < num_inputs(); ++k)
+      if (input(k).type != input(0).type) fail("inputs of types " + input(0).type.str() + " and " + input(k).type.str());
+  };
+  auto f32_4d = [&]() { return input(0).type == Float(32) && input(0).shape.size() == 4; };
+  if (t == "Relu") {
+    only_attributes({});
+    require_types({Float(32), Float(64), Int(8), Int(16), Int(32), Int(64)}, input(0));
+    if (f32_4d()) {
+      imports_.insert("nn.activation");
+      std::string xn = tensor(0);
+      emit(define_output(0, Float(32), input(0).shape) + " = relu(" + xn + ")");
+      return;
+    }
+    std::string zero = input(0).type.is_float() ? "0.0" : "0";
+    return unary_float([&](const std::string& x) { return "max(" + x + ", " + zero + ")"; }, true);
+  }
+  if (t == "Sigmoid" || t == "Tanh") {
+    only_attributes({});
+    if (f32_4d()) {
+      imports_.insert("nn.activation");
+      std::string xn = tensor(0);
+      emit(define_output(0, Float(32), input(0).shape) + (t == "Sigmoid" ? " = sigmoid_act(" : " = tanh_act(") + xn + ")");
+      return;
+    }
+    std::string f = t == "Sigmoid" ? "sigmoid(" : "tanh(";
+    return unary_float([&](const std::string& x) { return f + x + ")"; });
+  }
+  if (t == "LeakyRelu") {
+    only_attributes({"alpha"});
+    std::string alpha = literal(double(float(attr_float("alpha", 0.01))));
+    return unary_float([&](const std::string& x) { return "select(" + x + " > 0.0, " + x + ", " + x + " * " + alpha + ")"; });
+  }
+  if (t == "Elu" || t == "Celu") {
+    only_attributes({"alpha"});
+    double alpha = double(float(attr_float("alpha", 1.0)));
+    std::string al = literal(alpha);
+    if (t == "Celu") require_float(input(0), true);
+    return unary_float([&](const std::string& x) {
+      std::string ex = t == "Elu" ? "exp(" + x + ")" : "exp(" + x + " / " + al + ")";
+      return "select(" + x + " > 0.0, " + x + ", " + al + " * (" + ex + " - 1.0))";
+    });
+  }
+  if (t == "Selu") {
+    only_attributes({"alpha", "gamma"});
+    std::string al = literal(double(float(attr_float("alpha", 1.67326319217681884765625)))),
+                ga = literal(double(float(attr_float("gamma", 1.05070102214813232421875))));
+    return unary_float([&](const std::string& x) {
+      return "select(" + x + " > 0.0, " + ga + " * " + x + ", " + ga + " * (" + al + " * exp(" + x + ") - " + al + "))";
+    });
+  }
+  if (t == "HardSigmoid") {
+    only_attributes({"alpha", "beta"});
+    std::string al = literal(double(float(attr_float("alpha", 0.2)))), be = literal(double(float(attr_float("beta", 0.5))));
+    return unary_float([&](const std::string& x) { return "max(min(" + al + " * " + x + " + " + be + ", 1.0), 0.0)"; });
+  }
+  if (t == "ThresholdedRelu") {
+    only_attributes({"alpha"});
+    std::string al = literal(double(float(attr_float("alpha", 1.0))));
+    return unary_float([&](const std::string& x) { return "select(" + x + " > " + al + ", " + x + ", 0.0)"; });
+  }
+  if (t == "Softplus") { only_attributes({}); return unary_float([](const std::string& x) { return "log(exp(" + x + ") + 1.0)"; }); }
+  if (t == "Softsign") { only_attributes({}); return unary_float([](const std::string& x) { return x + " / (1.0 + abs(" + x + "))"; }); }
+  if (t == "Exp" || t == "Log" || t == "Sqrt" || t == "Floor" || t == "Ceil") {
+    only_attributes({});
+    std::string f = t == "Exp" ? "exp" : t == "Log" ? "log" : t == "Sqrt" ? "sqrt" : t == "Floor" ? "floor" : "ceil";
+    return unary_float([&](const std::string& x) { return f + "(" + x + ")"; });
+  }
+  if (t == "Reciprocal") { only_attributes({}); return unary_float([](const std::string& x) { return "1.0 / " + x; }); }
+  if (t == "Abs" || t == "Neg") {
+    only_attributes({});
+    require_types({Float(32), Float(64), Int(8), Int(16), Int(32), Int(64)}, input(0));
+    if (t == "Abs") return unary_float([](const std::string& x) { return "abs(" + x + ")"; }, true);
+    return unary_float([](const std::string& x) { return "-" + x; }, true);
+  }
+  if (t == "Identity" || t == "Dropout") {
+    if (t == "Dropout") {
+      only_attributes({"ratio", "seed", "is_test"});
+      for (int k = 1; k < node_->output_size(); ++k)
+        if (!node_->output(k).empty()) fail("the mask output is not supported (inference only)");
+      if (has_input(2)) {
+        const Tensor& tm = constant_input(2, "training_mode");
+        if (tm.get_int(0) != 0) fail("training_mode = true is not supported (inference only)");
+      }
+    } else {
+      only_attributes({});
+    }
+    if (num_inputs() < 1) fail("takes one input");
+    return copy_reshaped(input(0).shape);
+  }
+  if (t == "Add" || t == "Sub" || t == "Mul" || t == "Div" || t == "Pow") {
+    only_attributes({});
+    if (num_inputs() != 2) fail("takes two inputs");
+    same_type_inputs();
+    if (t == "Div" || t == "Pow") require_float(input(0));
+    else require_types({Float(32), Float(64), Int(8), Int(16), Int(32), Int(64), UInt(8), UInt(16), UInt(32), UInt(64)}, input(0));
+    std::string o = t == "Add" ? " + " : t == "Sub" ? " - " : t == "Mul" ? " * " : " / ";
+    return elementwise(input(0).type, [&](const std::vector<std::string>& a) {
+      return t == "Pow" ? "pow(" + a[0] + ", " + a[1] + ")" : a[0] + o + a[1];
+    });
+  }
+  if (t == "Max" || t == "Min" || t == "Sum" || t == "Mean") {
+    only_attributes({});
+    if (num_inputs() < 1) fail("takes at least one input");
+    same_type_inputs();
+    if (t == "Mean") require_float(input(0));
+    else require_types({Float(32), Float(64), Int(32), Int(64)}, input(0));
+    size_t n = num_inputs();
+    return elementwise(input(0).type, [&](const std::vector<std::string>& a) {
+      std::string e = a[0];
+      for (size_t k = 1; k < a.size(); ++k)
+        e = t == "Max" ? "max(" + e + ", " + a[k] + ")" : t == "Min" ? "min(" + e + ", " + a[k] + ")" : e + " + " + a[k];
+      if (t == "Mean") e = "(" + e + ") / " + literal(double(n));
+      return e;
+    });
+  }
+  if (t == "PRelu") {
+    only_attributes({});
+    same_type_inputs();
+    require_float(input(0));
+    if (broadcast_shape({input(0).shape, input(1).shape}) != input(0).shape) fail("slope does not broadcast to X");
+    return elementwise(input(0).type, [](const std::vector<std::string>& a) {
+      return "select(" + a[0] + " < 0.0, " + a[0] + " * " + a[1] + ", " + a[0] + ")";
+    });
+  }
+  if (t == "Clip") return clip();
+  if (t == "Conv") return conv();
+  if (t == "MaxPool" || t == "AveragePool") return pool(t == "MaxPool");
+  if (t == "GlobalAveragePool" || t == "GlobalMaxPool") return global_pool(t == "GlobalMaxPool");
+  if (t == "BatchNormalization") return batch_norm();
+  if (t == "Softmax" || t == "LogSoftmax") return softmax(t == "LogSoftmax");
+  if (t == "MatMul") return matmul();
+  if (t == "Gemm") return gemm();
+  if (t == "Concat") return concat();
+  if (t == "Transpose") return transpose();
+  if (t.rfind("Reduce", 0) == 0 && (t == "ReduceSum" || t == "ReduceMean" || t == "ReduceMax" || t == "ReduceMin" ||
+                                    t == "ReduceProd" || t == "ReduceSumSquare" || t == "ReduceL1" || t == "ReduceL2" ||
+                                    t == "ReduceLogSum" || t == "ReduceLogSumExp"))
+    return reduce(t);
+  if (t == "Flatten") {
+    only_attributes({"axis"});
+    const Shape& s = input(0).shape;
+    int64_t a = attr_int("axis", 1);
+    if (a < -int64_t(s.size()) || a > int64_t(s.size())) fail("axis " + std::to_string(a) + " is out of range");
+    if (a < 0) a += int64_t(s.size());
+    return copy_reshaped({product(s, 0, size_t(a)), product(s, size_t(a))});
+  }
+  if (t == "Reshape") {
+    only_attributes({"allowzero"});
+    const Shape& s = input(0).shape;
+    Shape out;
+    if (input(1).constant) {
+      out = constant_ints(1, "shape");
+      bool allowzero = attr_int("allowzero", 0) != 0;
+      int64_t known = 1, infer = -1;
+      for (size_t k = 0; k < out.size(); ++k) {
+        if (out[k] == 0 && !allowzero) {
+          if (k >= s.size()) fail("shape has a 0 past the input's rank");
+          out[k] = s[k];
+        }
+        if (out[k] == -1) {
+          if (infer >= 0) fail("shape has two -1");
+          infer = int64_t(k);
+        } else if (out[k] < 0) {
+          fail("shape has a negative dimension");
+        } else {
+          known *= out[k];
+        }
+      }
+      if (infer >= 0) {
+        if (known == 0 || product(s) % known) fail("cannot reshape " + shape_text(s) + " to the shape given");
+        out[size_t(infer)] = product(s) / known;
+      }
+    } else {
+      out = declared_output_shape("the shape input '" + node_->input(1) + "'");
+    }
+    return copy_reshaped(out);
+  }
+  if (t == "Squeeze" || t == "Unsqueeze") {
+    const Shape& s = input(0).shape;
+    std::vector<int64_t> axes;
+    if (opset_ >= 13) {
+      only_attributes({});
+      if (has_input(1) && !input(1).constant) return copy_reshaped(declared_output_shape("the axes input '" + node_->input(1) + "'"));
+      if (has_input(1)) axes = constant_ints(1, "axes");
+    } else {
+      only_attributes({"axes"});
+      axes = attr_ints("axes").value_or(std::vector<int64_t>{});
+    }
+    Shape out;
+    if (t == "Squeeze") {
+      std::vector<bool> drop(s.size(), axes.empty());
+      for (int64_t a : axes) drop[size_t(axis_of(a, s.size()))] = true;
+      for (size_t k = 0; k < s.size(); ++k) {
+        if (drop[k] && s[k] != 1 && !axes.empty()) fail("cannot squeeze dimension " + std::to_string(k) + " of size " + std::to_string(s[k]));
+        if (!(drop[k] && s[k] == 1)) out.push_back(s[k]);
+      }
+    } else {
+      size_t r = s.size() + axes.size();
+      std::vector<bool> added(r, false);
+      for (int64_t a : axes) {
+        if (a < -int64_t(r) || a >= int64_t(r)) fail("axis " + std::to_string(a) + " is out of range");
+        size_t p = size_t(a < 0 ? a + int64_t(r) : a);
+        if (added[p]) fail("axis " + std::to_string(a) + " is given twice");
+        added[p] = true;
+      }
+      for (size_t k = 0, j = 0; k < r; ++k) out.push_back(added[k] ? 1 : s[j++]);
+    }
+    return copy_reshaped(out);
+  }
+  if (t == "Constant") {
+    only_attributes({"value", "value_float", "value_floats", "value_int", "value_ints"});
+    Tensor value;
+    if (const auto* a = attr("value")) {
+      try {
+        value = tensor_of_onnx(a->t());
+      } catch (const OnnxTensorError& e) {
+        fail(e.what());
+      }
+      Shape s(a->t().dims().begin(), a->t().dims().end());
+      Value v;
+      v.type = value.dtype();
+      v.shape = s;
+      v.constant = std::move(value);
+      v.tex = fresh_name(node_->output(0));
+      values_[node_->output(0)] = std::move(v);
+      return;
+    }
+    Value v;
+    if (const auto* a = attr("value_float")) { value = Tensor(Float(32), {1}); value.set_double(0, a->f()); }
+    else if (const auto* a2 = attr("value_int")) { value = Tensor(Int(64), {1}); value.set_int(0, a2->i()); }
+    else if (const auto* a3 = attr("value_floats")) {
+      value = Tensor(Float(32), {int64_t(a3->floats_size())});
+      for (int k = 0; k < a3->floats_size(); ++k) value.set_double(k, a3->floats(k));
+      v.shape = {int64_t(a3->floats_size())};
+    } else if (const auto* a4 = attr("value_ints")) {
+      value = Tensor(Int(64), {int64_t(a4->ints_size())});
+      for (int k = 0; k < a4->ints_size(); ++k) value.set_int(k, a4->ints(k));
+      v.shape = {int64_t(a4->ints_size())};
+    } else {
+      fail("has no value");
+    }
+    v.type = value.dtype();
+    v.constant = std::move(value);
+    v.tex = fresh_name(node_->output(0));
+    values_[node_->output(0)] = std::move(v);
+    return;
+  }
+  fail("this op type is not supported");
+}
+
+
+/// The static shape and element type of a graph input or output, or a message saying why not.
+std::optional<std::string> static_type_of(const onnx::ValueInfoProto& vi, Type* type, Shape* shape) {
+  if (!vi.type().has_tensor_type()) return "'" + vi.name() + "' is not a tensor";
+  const auto& tt = vi.type().tensor_type();
+  std::optional<Type> t = texc_type_of_onnx(tt.elem_type());
+  if (!t) return "'" + vi.name() + "' has element type " + onnx_type_name(tt.elem_type()) + ", which texc does not have";
+  *type = *t;
+  if (!tt.has_shape()) return "'" + vi.name() + "' has no shape";
+  shape->clear();
+  for (const auto& d : tt.shape().dim()) {
+    if (!d.has_dim_value())
+      return "'" + vi.name() + "' has a dimension '" + d.dim_param() + "' that is not a number (static shapes only)";
+    shape->push_back(d.dim_value());
+  }
+  return std::nullopt;
+}
+
+ImportedModel Importer::run() {
+  const onnx::GraphProto& g = model_.graph();
+  for (const auto& o : model_.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset_ = o.version();
+  if (opset_ == 0) opset_ = 1;
+  if (opset_ < 7 || opset_ > 17)
+    throw OnnxImportError("the model's opset is " + std::to_string(opset_) + "; texc imports opsets 7 to 17");
+  result_.opset = opset_;
+  std::string base = options_.op_name.empty() ? (g.name().empty() ? "model" : g.name()) : options_.op_name;
+  result_.op_name = fresh_name(base);
+  for (const auto& vi : g.value_info()) {
+    Type t;
+    Shape s;
+    if (!static_type_of(vi, &t, &s)) declared_[vi.name()] = s;
+  }
+  for (const auto& vi : g.output()) {
+    Type t;
+    Shape s;
+    if (!static_type_of(vi, &t, &s)) declared_[vi.name()] = s;
+  }
+  // initializers: constants, materialized as const inputs where a node reads them as data
+  for (const auto& init : g.initializer()) {
+    Value v;
+    try {
+      v.constant = tensor_of_onnx(init);
+    } catch (const OnnxTensorError& e) {
+      throw OnnxImportError(std::string("initializer: ") + e.what());
+    }
+    v.type = v.constant->dtype();
+    v.shape = Shape(init.dims().begin(), init.dims().end());
+    v.tex = fresh_name(init.name());
+    values_[init.name()] = std::move(v);
+  }
+  std::vector<std::string> input_order;
+  for (const auto& vi : g.input()) {
+    if (values_.count(vi.name())) continue;  // an initializer listed as an input too (older exporters)
+    Value v;
+    if (auto why = static_type_of(vi, &v.type, &v.shape)) throw OnnxImportError("graph input " + *why);
+    v.tex = fresh_name(vi.name());
+    v.materialized = true;
+    values_[vi.name()] = v;
+    input_order.push_back(vi.name());
+  }
+  for (int k = 0; k < g.node_size(); ++k) {
+    node_ = &g.node(k);
+    node_index_ = k;
+    lines_.push_back("    # " + (node_->name().empty() ? "node #" + std::to_string(k) : "'" + node_->name() + "'") + ": " +
+                     node_->op_type());
+    import_node();
+    auto d = declared_.find(node_->output_size() ? node_->output(0) : std::string());
+    if (d != declared_.end() && values_.count(d->first) && values_[d->first].shape != d->second)
+      fail("computed the shape " + shape_text(values_[d->first].shape) + " for '" + d->first + "', the graph declares " +
+           shape_text(d->second));
+  }
+  node_ = nullptr;
+  // outputs: every graph output must be a stage of the op
+  std::vector<std::string> output_names;
+  for (const auto& vi : g.output()) {
+    auto it = values_.find(vi.name());
+    if (it == values_.end()) throw OnnxImportError("graph output '" + vi.name() + "' is not computed by any node");
+    Value& v = it->second;
+    bool is_input = std::find(input_order.begin(), input_order.end(), vi.name()) != input_order.end();
+    if (v.constant || is_input || std::find(output_names.begin(), output_names.end(), v.tex) != output_names.end()) {
+      std::string src = materialize(v);
+      std::string copy = fresh_name(vi.name() + "_out");
+      lines_.push_back("    " + lhs(copy, v.shape) + " = " + at(src, ivars(tex_dims(v.shape).size())));
+      output_names.push_back(copy);
+      result_.outputs.push_back({vi.name(), copy, v.type, tex_dims(v.shape)});
+      continue;
+    }
+    output_names.push_back(v.tex);
+    result_.outputs.push_back({vi.name(), v.tex, v.type, tex_dims(v.shape)});
+  }
+  if (output_names.empty()) throw OnnxImportError("the graph has no outputs");
+  // the op's parameters: the graph inputs that the nodes read, then the const inputs in order of first use
+  std::vector<std::string> params;
+  for (const std::string& name : input_order) {
+    const Value& v = values_[name];
+    if (!v.used) continue;  // only a shape (Reshape's, with the output's shape declared): not an input of the op
+    params.push_back(v.tex + ": " + v.type.str() + shape_text(tex_dims(v.shape)));
+    result_.inputs.push_back({name, v.tex, v.type, tex_dims(v.shape)});
+  }
+  for (const std::string& p : param_decls_) params.push_back(p);
+  std::ostringstream out;
+  out << "# Imported from " << (options_.source_name.empty() ? "an ONNX model" : options_.source_name)
+      << " by `texc import` (ONNX opset " << opset_;
+  if (!model_.producer_name().empty()) out << ", produced by " << model_.producer_name();
+  out << ").\n";
+  if (!result_.weights.empty())
+    out << "# The const inputs are the model's initializers: `texc run --inputs DIR` reads them from DIR/"
+        << result_.op_name << ".NAME.npy (docs/onnx.md).\n";
+  for (const std::string& m : imports_) out << "import " << m << "\n";
+  out << "\nop " << result_.op_name << "(" << join(params, ",\n" + std::string(4 + result_.op_name.size(), ' ')) << ")\n    -> "
+      << join(output_names) << " {\n  compute {\n";
+  for (const std::string& l : lines_) out << l << "\n";
+  out << "  }\n}\n";
+  result_.tex_source = out.str();
+  for (ImportedWeight& w : result_.weights) {
+    for (const auto& [onnx_name, v] : values_)
+      if (v.tex == w.tex_name && v.constant) w.onnx_name = onnx_name;
+  }
+  return std::move(result_);
+}
+
+}  // namespace
+
+ImportedModel import_onnx_bytes(const std::string& bytes, const OnnxImportOptions& options) {
+  onnx::ModelProto model;
+  if (!model.ParseFromString(bytes))
+    throw OnnxImportError((options.source_name.empty() ? std::string("the input") : options.source_name) +
+                          " is not an ONNX model (a serialized ModelProto)");
+  Importer importer(model, options);
+  return importer.run();
+}
+
+ImportedModel import_onnx_file(const std::string& path, OnnxImportOptions options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw OnnxImportError("cannot read " + path);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  if (options.source_name.empty()) options.source_name = std::filesystem::path(path).filename().string();
+  return import_onnx_bytes(bytes.str(), options);
+}
+
+std::vector<std::string> onnx_node_op_types(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  onnx::ModelProto model;
+  if (!in.is_open() || !model.ParseFromString(bytes.str())) throw OnnxImportError(path + " is not an ONNX model");
+  std::vector<std::string> types;
+  for (const auto& n : model.graph().node()) types.push_back(n.op_type());
+  return types;
+}
+
+void write_weights(const ImportedModel& model, const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw OnnxImportError("cannot create the directory " + dir + ": " + ec.message());
+  for (const ImportedWeight& w : model.weights) {
+    std::string path = (std::filesystem::path(dir) / (model.op_name + "." + w.tex_name + ".npy")).string();
+    try {
+      write_npy(path, w.value);
+    } catch (const NpyError& e) {
+      throw OnnxImportError(e.what());
+    }
+  }
+}
+
+}  // namespace texc
