@@ -345,9 +345,10 @@ void Importer::copy_reshaped(const Shape& out) {
   for (size_t m = 0; m < in.size(); ++m) {
     int64_t stride = product(in, m + 1);
     if (in[m] == 1) { idx.push_back("0"); continue; }
-    std::string e = terms.size() > 1 ? "(" + flat + ")" : flat;
-    if (stride != 1) e = "(" + e + ") / " + std::to_string(stride);
-    if (m > 0) e = "(" + e + ") % " + std::to_string(in[m]);
+    std::string e = flat;
+    if (stride != 1) e = (terms.size() > 1 ? "(" + e + ")" : e) + " / " + std::to_string(stride);
+    // the quotient is below in[m] when no earlier dimension has more than one index
+    if (product(in, 0, m) > 1) e = (terms.size() > 1 || stride != 1 ? "(" + e + ")" : e) + " % " + std::to_string(in[m]);
     idx.push_back(e);
   }
   emit(lhs(y, out) + " = " + at(xn, idx));
