@@ -298,6 +298,25 @@ class Importer {
   void concat();
   void reduce(const std::string& kind);
   void transpose();
+  void layer_norm();
+  void gather(bool elements);
+  void arg_reduce(bool is_max);
+  void split();
+  void cast();
+  bool more_ops();  // the ops of OnnxOpsMore below; false when the op type is none of them
+  /// A constant output (Shape, ConstantOfShape): folded, a const input where a node reads it.
+  void define_constant(size_t k, Tensor value, const Shape& shape) {
+    const std::string& name = node_->output(int(k));
+    Value v;
+    v.type = value.dtype();
+    v.shape = shape;
+    v.constant = std::move(value);
+    v.tex = fresh_name(name);
+    values_[name] = std::move(v);
+  }
+  /// A literal of type t ("f64(0.5)" for f64 and integers; float literals are f32 where alone).
+  static std::string typed(Type t, const std::string& lit) { return t == Float(32) ? lit : t.str() + "(" + lit + ")"; }
+  std::map<std::string, std::string> domains_;  // tex name -> " in LO..HI" of an index input (Gather)
 };
 
 void Importer::elementwise(Type out_type, const std::function<std::string(const std::vector<std::string>&)>& expr,
@@ -849,6 +868,378 @@ void Importer::reduce(const std::string& kind) {
   emit(lhs(y, out) + " = " + e);
 }
 
+
+void Importer::cast() {
+  only_attributes({"to", "saturate"});
+  Value& x = input(0);
+  std::optional<Type> to = texc_type_of_onnx(int(attr_int("to", 0)));
+  if (!to) fail("casting to " + onnx_type_name(int(attr_int("to", 0))) + " is not supported");
+  Type from = x.type;
+  if (from.bits == 16 && from.is_float() && !(to->is_float())) fail("casting f16 to " + to->str() + " is not supported");
+  Type target = *to;
+  elementwise(target, [&](const std::vector<std::string>& a) {
+    if (target.is_bool()) return from.is_bool() ? a[0] : a[0] + (from.is_float() ? " != 0.0" : " != 0");
+    if (from.is_bool()) return target.str() + "(select(" + a[0] + ", 1, 0))";
+    return target == from ? a[0] : target.str() + "(" + a[0] + ")";
+  }, 0, 1);
+}
+
+void Importer::layer_norm() {
+  only_attributes({"axis", "epsilon", "stash_type"});
+  Value& x = input(0);
+  require_float(x, true);
+  size_t r = x.shape.size();
+  if (r == 0) fail("a rank-0 input is not supported");
+  size_t axis = size_t(axis_of(attr_int("axis", -1), r));
+  double eps = double(float(attr_float("epsilon", 1e-5)));
+  Shape stat = x.shape;  // the statistics' shape: the normalized dimensions kept as 1
+  std::vector<std::string> xr = ivars(r), sr = ivars(r), fors;
+  int64_t count = 1;
+  for (size_t k = axis; k < r; ++k) {
+    stat[k] = 1;
+    sr[k] = "0";
+    xr[k] = rvar(k - axis);
+    fors.push_back(rvar(k - axis) + " in 0.." + std::to_string(x.shape[k]));
+    count *= x.shape[k];
+  }
+  for (size_t k = 1; k < 3; ++k)
+    if (has_input(k) && (input(k).type != Float(32) || broadcast_shape({input(k).shape, x.shape}) != x.shape))
+      fail("Scale and B must be f32 and broadcast to the input");
+  std::string xn = tensor(0), sc = tensor(1), bn = has_input(2) ? tensor(2) : "";
+  Shape xs = x.shape, ss = input(1).shape, bs = has_input(2) ? input(2).shape : Shape{};
+  std::string y = define_output(0, Float(32), xs);
+  bool want_mean = node_->output_size() > 1 && !node_->output(1).empty();
+  bool want_inv = node_->output_size() > 2 && !node_->output(2).empty();
+  std::string mean = want_mean ? define_output(1, Float(32), stat) : temp(node_->output(0) + "_mean");
+  std::string var = temp(node_->output(0) + "_var");
+  std::string inv = want_inv ? define_output(2, Float(32), stat) : temp(node_->output(0) + "_inv_std");
+  std::string cnt = literal(double(count));
+  emit(lhs(mean, stat) + " = sum(" + at(xn, xr) + " for " + join(fors) + ") / " + cnt);
+  std::string d = "(" + at(xn, xr) + " - " + at(mean, sr) + ")";
+  emit(lhs(var, stat) + " = sum(" + d + " * " + d + " for " + join(fors) + ") / " + cnt);
+  emit(lhs(inv, stat) + " = 1.0 / sqrt(" + at(var, sr) + " + " + literal(eps) + ")");
+  std::string e = "(" + at(xn, ivars(r)) + " - " + at(mean, sr) + ") * " + at(inv, sr) + " * " + bcast(sc, ss, xs);
+  if (!bn.empty()) e += " + " + bcast(bn, bs, xs);
+  emit(lhs(y, xs) + " = " + e);
+}
+
+void Importer::gather(bool elements) {
+  only_attributes({"axis"});
+  Value& x = input(0);
+  Value& ind = input(1);
+  require_types({Int(32), Int(64)}, ind);
+  size_t r = x.shape.size();
+  if (r == 0) fail("a rank-0 input is not supported");
+  size_t axis = size_t(axis_of(attr_int("axis", 0), r));
+  int64_t D = x.shape[axis];
+  Shape out;
+  if (elements) {
+    if (ind.shape.size() != r) fail("indices must have the input's rank");
+    out = ind.shape;
+  } else {
+    out.assign(x.shape.begin(), x.shape.begin() + int64_t(axis));
+    out.insert(out.end(), ind.shape.begin(), ind.shape.end());
+    out.insert(out.end(), x.shape.begin() + int64_t(axis) + 1, x.shape.end());
+  }
+  Type type = x.type;
+  std::string xn = tensor(0), in = tensor(1);
+  if (!ind.constant) domains_[in] = " in " + std::to_string(-D) + ".." + std::to_string(D);
+  else
+    for (int64_t i = 0; i < ind.constant->num_elements(); ++i)
+      if (ind.constant->get_int(i) < -D || ind.constant->get_int(i) >= D) fail("index " + std::to_string(ind.constant->get_int(i)) + " is out of range");
+  Shape ishape = ind.shape;
+  std::string y = define_output(0, type, out);
+  std::vector<std::string> ii;
+  if (elements) ii = ivars(r);
+  else
+    for (size_t k = 0; k < ishape.size(); ++k) ii.push_back(ivar(axis + k));
+  std::string raw = at(in, ii);
+  if (ind.type != Int(64)) raw = "i64(" + raw + ")";
+  std::string idx = "select(" + raw + " < 0, " + raw + " + " + std::to_string(D) + ", " + raw + ")";
+  std::vector<std::string> xi;
+  for (size_t k = 0; k < r; ++k) {
+    if (k == axis) xi.push_back(idx);
+    else if (elements) xi.push_back(ivar(k));
+    else xi.push_back(ivar(k < axis ? k : k - 1 + ishape.size()));
+  }
+  emit(lhs(y, out) + " = " + at(xn, xi));
+}
+
+void Importer::arg_reduce(bool is_max) {
+  only_attributes({"axis", "keepdims", "select_last_index"});
+  Value& x = input(0);
+  require_types({Float(32), Float(64), Int(32), Int(64)}, x);
+  size_t r = x.shape.size();
+  if (r == 0) fail("a rank-0 input is not supported");
+  size_t axis = size_t(axis_of(attr_int("axis", 0), r));
+  bool keep = attr_int("keepdims", 1) != 0, last = attr_int("select_last_index", 0) != 0;
+  int64_t D = x.shape[axis];
+  Shape out;
+  std::vector<std::string> xr, ext;
+  size_t oi = 0;
+  for (size_t k = 0; k < r; ++k) {
+    if (k == axis) {
+      if (keep) out.push_back(1), ++oi;
+      xr.push_back(rvar(0));
+    } else {
+      out.push_back(x.shape[k]);
+      xr.push_back(ivar(oi++));
+    }
+  }
+  std::string xn = tensor(0);
+  std::string y = define_output(0, Int(64), out);
+  std::string best = temp(node_->output(0) + (is_max ? "_max" : "_min"));
+  std::string f = " for " + rvar(0) + " in 0.." + std::to_string(D) + ")";
+  emit(lhs(best, out) + (is_max ? " = max(" : " = min(") + at(xn, xr) + f);
+  std::string hit = at(xn, xr) + " == " + at(best, ivars(tex_dims(out).size()));
+  if (last) emit(lhs(y, out) + " = max(select(" + hit + ", " + rvar(0) + ", -1)" + f);
+  else emit(lhs(y, out) + " = min(select(" + hit + ", " + rvar(0) + ", " + std::to_string(D) + ")" + f);
+}
+
+void Importer::split() {
+  only_attributes({"axis", "split"});
+  Value& x = input(0);
+  size_t r = x.shape.size();
+  if (r == 0) fail("a rank-0 input is not supported");
+  size_t axis = size_t(axis_of(attr_int("axis", 0), r));
+  size_t n = size_t(node_->output_size());
+  std::vector<int64_t> sizes;
+  if (opset_ >= 13 && has_input(1)) sizes = constant_ints(1, "split");
+  else if (auto a = attr_ints("split")) sizes = *a;
+  else {
+    if (x.shape[axis] % int64_t(n)) fail("dimension " + std::to_string(x.shape[axis]) + " does not split into " + std::to_string(n) + " equal parts");
+    sizes.assign(n, x.shape[axis] / int64_t(n));
+  }
+  if (sizes.size() != n) fail("split has " + std::to_string(sizes.size()) + " sizes for " + std::to_string(n) + " outputs");
+  int64_t total = 0;
+  for (int64_t v : sizes) total += v;
+  if (total != x.shape[axis]) fail("split sizes do not add up to the dimension");
+  Type type = x.type;
+  Shape xs = x.shape;
+  std::string xn = tensor(0);
+  int64_t start = 0;
+  for (size_t k = 0; k < n; ++k) {
+    Shape out = xs;
+    out[axis] = sizes[k];
+    std::string y = define_output(k, type, out);
+    std::vector<std::string> xi = ivars(r);
+    if (start) xi[axis] = ivar(axis) + " + " + std::to_string(start);
+    emit(lhs(y, out) + " = " + at(xn, xi));
+    start += sizes[k];
+  }
+}
+
+bool Importer::more_ops() {
+  const std::string& t = node_->op_type();
+  auto numeric = {Float(32), Float(64), Int(8), Int(16), Int(32), Int(64), UInt(8), UInt(16), UInt(32), UInt(64)};
+  if (t == "Cast") { cast(); return true; }
+  if (t == "LayerNormalization") { layer_norm(); return true; }
+  if (t == "Gather" || t == "GatherElements") { gather(t == "GatherElements"); return true; }
+  if (t == "ArgMax" || t == "ArgMin") { arg_reduce(t == "ArgMax"); return true; }
+  if (t == "Split") { split(); return true; }
+  if (t == "Shape") {
+    only_attributes({"start", "end"});
+    const Shape& s = input(0).shape;
+    int64_t r = int64_t(s.size()), start = attr_int("start", 0), end = attr_int("end", r);
+    start = std::clamp(start < 0 ? start + r : start, int64_t(0), r);
+    end = std::clamp(end < 0 ? end + r : end, int64_t(0), r);
+    int64_t n = std::max<int64_t>(0, end - start);
+    if (n == 0) fail("an empty shape is not supported");
+    Tensor v(Int(64), {n});
+    for (int64_t k = 0; k < n; ++k) v.set_int(k, s[size_t(start + k)]);
+    define_constant(0, std::move(v), {n});
+    return true;
+  }
+  if (t == "ConstantOfShape") {
+    only_attributes({"value"});
+    Shape out = input(0).constant ? constant_ints(0, "shape") : declared_output_shape("the shape input '" + node_->input(0) + "'");
+    Tensor v0(Float(32), {1});
+    if (const auto* a = attr("value")) {
+      try {
+        v0 = tensor_of_onnx(a->t());
+      } catch (const OnnxTensorError& e) {
+        fail(e.what());
+      }
+    }
+    if (out.empty() || product(out) == 0) fail("an empty or rank-0 result is not supported");
+    Tensor v(v0.dtype(), out);
+    for (int64_t i = 0; i < v.num_elements(); ++i) v.dtype().is_float() ? v.set_double(i, v0.get_double(0)) : v.set_int(i, v0.get_int(0));
+    define_constant(0, std::move(v), out);
+    return true;
+  }
+  if (t == "Erf") {
+    // erf as an expression (the language has no erf): its Taylor series below |x| = 0.5 (terms to
+    // x^11), above 1 - erfc(|x|) with Numerical Recipes' erfcc (relative error of erfc < 1.2e-7)
+    only_attributes({});
+    require_float(input(0), true);
+    elementwise(Float(32), [](const std::vector<std::string>& a) {
+      const std::string& x = a[0];
+      std::string z = "abs(" + x + ")", tt = "(1.0 / (1.0 + 0.5 * " + z + "))";
+      std::string poly = "(-1.26551223 + " + tt + " * (1.00002368 + " + tt + " * (0.37409196 + " + tt + " * (0.09678418 + " +
+                         tt + " * ((-0.18628806) + " + tt + " * (0.27886807 + " + tt + " * ((-1.13520398) + " + tt +
+                         " * (1.48851587 + " + tt + " * ((-0.82215223) + " + tt + " * 0.17087277)))))))))";
+      std::string erfc = tt + " * exp(-(" + z + " * " + z + ") + " + poly + ")";
+      std::string big = "select(" + x + " < 0.0, " + erfc + " - 1.0, 1.0 - " + erfc + ")";
+      std::string x2 = "(" + x + " * " + x + ")";
+      std::string small = "1.1283791670955126 * " + x + " * (1.0 + " + x2 + " * ((-0.3333333333333333) + " + x2 +
+                          " * (0.1 + " + x2 + " * ((-0.023809523809523808) + " + x2 + " * (0.004629629629629629 + " + x2 +
+                          " * (-0.0007575757575757576))))))";
+      return "select(" + z + " < 0.5, " + small + ", " + big + ")";
+    });
+    return true;
+  }
+  if (t == "Greater" || t == "Less" || t == "Equal" || t == "GreaterOrEqual" || t == "LessOrEqual") {
+    only_attributes({});
+    if (input(0).type != input(1).type) fail("inputs of types " + input(0).type.str() + " and " + input(1).type.str());
+    if (!input(0).type.is_bool()) require_types(numeric, input(0));
+    else if (t != "Equal") fail("comparing bool tensors is not supported");
+    std::string o = t == "Greater" ? " > " : t == "Less" ? " < " : t == "Equal" ? " == " : t == "GreaterOrEqual" ? " >= " : " <= ";
+    elementwise(Bool(), [&](const std::vector<std::string>& a) { return a[0] + o + a[1]; });
+    return true;
+  }
+  if (t == "And" || t == "Or" || t == "Xor" || t == "Not") {
+    only_attributes({});
+    for (size_t k = 0; k < num_inputs(); ++k)
+      if (!input(k).type.is_bool()) fail("inputs must be bool");
+    std::string o = t == "And" ? " && " : t == "Or" ? " || " : " != ";
+    elementwise(Bool(), [&](const std::vector<std::string>& a) { return t == "Not" ? "!" + a[0] : a[0] + o + a[1]; });
+    return true;
+  }
+  if (t == "Where") {
+    only_attributes({});
+    if (!input(0).type.is_bool() || input(1).type != input(2).type) fail("takes a bool condition and two inputs of one type");
+    elementwise(input(1).type, [](const std::vector<std::string>& a) { return "select(" + a[0] + ", " + a[1] + ", " + a[2] + ")"; });
+    return true;
+  }
+  if (t == "IsNaN" || t == "IsInf") {
+    only_attributes({"detect_negative", "detect_positive"});
+    require_float(input(0));
+    std::string big = literal(input(0).type == Float(32) ? 3.4028234663852886e38 : 1.7976931348623157e308);
+    bool pos = attr_int("detect_positive", 1) != 0, neg = attr_int("detect_negative", 1) != 0;
+    elementwise(Bool(), [&](const std::vector<std::string>& a) {
+      if (t == "IsNaN") return a[0] + " != " + a[0];
+      std::vector<std::string> c;
+      if (pos) c.push_back(a[0] + " > " + big);
+      if (neg) c.push_back(a[0] + " < -" + big);
+      return c.empty() ? std::string("false") : join(c, " || ");
+    });
+    return true;
+  }
+  if (t == "Sign") {
+    only_attributes({});
+    require_types({Float(32), Float(64), Int(8), Int(16), Int(32), Int(64)}, input(0));
+    Type ty = input(0).type;
+    bool fl = ty.is_float();
+    elementwise(ty, [&](const std::vector<std::string>& a) {
+      std::string z = fl ? "0.0" : "0";
+      return ty.str() + "(select(" + a[0] + " > " + z + ", 1, select(" + a[0] + " < " + z + ", -1, 0)))";
+    });
+    return true;
+  }
+  if (t == "HardSwish") {
+    only_attributes({});
+    require_float(input(0), true);
+    elementwise(Float(32), [](const std::vector<std::string>& a) {
+      return a[0] + " * max(min(" + a[0] + " * " + literal(double(float(1.0 / 6.0))) + " + 0.5, 1.0), 0.0)";
+    });
+    return true;
+  }
+  if (t == "Mod") {
+    only_attributes({"fmod"});
+    bool fmod = attr_int("fmod", 0) != 0;
+    if (input(0).type != input(1).type) fail("inputs of types " + input(0).type.str() + " and " + input(1).type.str());
+    Type ty = input(0).type;
+    if (ty.is_float() && !fmod) fail("fmod = 0 on floats is not allowed by the spec");
+    if (ty.is_float()) fail("fmod on floats is not supported");
+    require_types(numeric, input(0));
+    elementwise(ty, [&](const std::vector<std::string>& a) {
+      std::string m = a[0] + " % " + a[1];  // floor modulo: the divisor's sign, as ONNX's fmod = 0
+      if (!fmod || ty.is_uint()) return m;
+      // C's fmod: the dividend's sign
+      return "select(" + m + " != 0 && ((" + a[0] + " < 0 && " + a[1] + " > 0) || (" + a[0] + " > 0 && " + a[1] +
+             " < 0)), " + m + " - " + a[1] + ", " + m + ")";
+    });
+    return true;
+  }
+  if (t == "Trilu") {
+    only_attributes({"upper"});
+    bool upper = attr_int("upper", 1) != 0;
+    int64_t k = 0;
+    if (has_input(1)) k = constant_ints(1, "k")[0];
+    size_t r = input(0).shape.size();
+    if (r < 2) fail("the input must have rank 2 or more");
+    Type ty = input(0).type;
+    std::string zero = ty.is_float() ? "0.0" : "0";
+    std::string cond = ivar(r - 1) + " - " + ivar(r - 2) + (upper ? " >= " : " <= ") + std::to_string(k);
+    elementwise(ty, [&](const std::vector<std::string>& a) {
+      return ty.is_bool() ? a[0] + " && " + cond : "select(" + cond + ", " + a[0] + ", " + typed(ty, zero) + ")";
+    }, 0, 1);
+    return true;
+  }
+  if (t == "DepthToSpace" || t == "SpaceToDepth") {
+    only_attributes({"blocksize", "mode"});
+    Value& x = input(0);
+    if (x.shape.size() != 4) fail("the input must be 4-D");
+    int64_t b = attr_int("blocksize", 0), N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
+    std::string mode = attr_string("mode", "DCR");
+    if (b < 1) fail("blocksize must be positive");
+    if (mode != "DCR" && mode != "CRD") fail("mode '" + mode + "' is not supported");
+    Type ty = x.type;
+    std::string xn = tensor(0), B = std::to_string(b);
+    if (t == "DepthToSpace") {
+      if (C % (b * b)) fail("channels are not a multiple of blocksize^2");
+      int64_t Cq = C / (b * b);
+      std::string y = define_output(0, ty, {N, Cq, H * b, W * b});
+      std::string c = mode == "DCR" ? "((i2 % " + B + ") * " + B + " + i3 % " + B + ") * " + std::to_string(Cq) + " + i1"
+                                    : "i1 * " + std::to_string(b * b) + " + (i2 % " + B + ") * " + B + " + i3 % " + B;
+      emit(lhs(y, {N, Cq, H * b, W * b}) + " = " + xn + "[i0, " + c + ", i2 / " + B + ", i3 / " + B + "]");
+    } else {
+      if (H % b || W % b) fail("height and width are not multiples of blocksize");
+      Shape out{N, C * b * b, H / b, W / b};
+      std::string y = define_output(0, ty, out);
+      std::string Cs = std::to_string(C);
+      emit(lhs(y, out) + " = " + xn + "[i0, i1 % " + Cs + ", i2 * " + B + " + i1 / " + Cs + " / " + B + ", i3 * " + B +
+           " + (i1 / " + Cs + ") % " + B + "]");
+    }
+    return true;
+  }
+  if (t == "Expand" || t == "Tile") {
+    only_attributes({});
+    Value& x = input(0);
+    Shape out;
+    if (input(1).constant) {
+      std::vector<int64_t> v = constant_ints(1, t == "Expand" ? "shape" : "repeats");
+      if (t == "Expand") out = broadcast_shape({x.shape, v});
+      else {
+        if (v.size() != x.shape.size()) fail("repeats must have one entry per dimension");
+        for (size_t k = 0; k < v.size(); ++k) out.push_back(x.shape[k] * v[k]);
+      }
+    } else {
+      out = declared_output_shape(std::string(t == "Expand" ? "the shape" : "the repeats") + " input '" + node_->input(1) + "'");
+      if (t == "Expand" && broadcast_shape({x.shape, out}) != out) fail("the declared shape is not the broadcast one");
+      if (t == "Tile") {
+        if (out.size() != x.shape.size()) fail("the declared shape has another rank");
+        for (size_t k = 0; k < out.size(); ++k)
+          if (out[k] % x.shape[k]) fail("the declared shape is not a tiling of the input");
+      }
+    }
+    Shape xs = x.shape;
+    Type ty = x.type;
+    std::string xn = tensor(0);
+    std::string y = define_output(0, ty, out);
+    if (t == "Expand") {
+      emit(lhs(y, out) + " = " + bcast(xn, xs, out));
+    } else {
+      std::vector<std::string> xi;
+      for (size_t k = 0; k < xs.size(); ++k)
+        xi.push_back(xs[k] == 1 ? "0" : out[k] == xs[k] ? ivar(k) : ivar(k) + " % " + std::to_string(xs[k]));
+      emit(lhs(y, out) + " = " + at(xn, xi));
+    }
+    return true;
+  }
+  return false;
+}
+
 void Importer::import_node() {
   const std::string& t = node_->op_type();
   if (!node_->domain().empty() && node_->domain() != "ai.onnx") fail("operators of domain '" + node_->domain() + "' are not supported");
@@ -942,6 +1333,13 @@ void Importer::import_node() {
     if (num_inputs() < 1) fail("takes one input");
     return copy_reshaped(input(0).shape);
   }
+  if (t == "Pow" && num_inputs() == 2 && input(0).type != input(1).type) {  // a float base, another exponent type
+    only_attributes({});
+    require_float(input(0));
+    Type base = input(0).type;
+    require_types({Float(32), Float(64), Int(32), Int(64)}, input(1));
+    return elementwise(base, [&](const std::vector<std::string>& a) { return "pow(" + a[0] + ", " + base.str() + "(" + a[1] + "))"; });
+  }
   if (t == "Add" || t == "Sub" || t == "Mul" || t == "Div" || t == "Pow") {
     only_attributes({});
     if (num_inputs() != 2) fail("takes two inputs");
@@ -958,7 +1356,7 @@ void Importer::import_node() {
     if (num_inputs() < 1) fail("takes at least one input");
     same_type_inputs();
     if (t == "Mean") require_float(input(0));
-    else require_types({Float(32), Float(64), Int(32), Int(64)}, input(0));
+    else require_types({Float(32), Float(64), Int(8), Int(16), Int(32), Int(64), UInt(8), UInt(16), UInt(32), UInt(64)}, input(0));
     size_t n = num_inputs();
     return elementwise(input(0).type, [&](const std::vector<std::string>& a) {
       std::string e = a[0];
@@ -977,6 +1375,7 @@ void Importer::import_node() {
       return "select(" + a[0] + " < 0.0, " + a[0] + " * " + a[1] + ", " + a[0] + ")";
     });
   }
+  if (more_ops()) return;
   if (t == "Clip") return clip();
   if (t == "Conv") return conv();
   if (t == "MaxPool" || t == "AveragePool") return pool(t == "MaxPool");
@@ -1200,7 +1599,7 @@ ImportedModel Importer::run() {
   for (const std::string& name : input_order) {
     const Value& v = values_[name];
     if (!v.used) continue;  // only a shape (Reshape's, with the output's shape declared): not an input of the op
-    params.push_back(v.tex + ": " + v.type.str() + shape_text(tex_dims(v.shape)));
+    params.push_back(v.tex + ": " + v.type.str() + shape_text(tex_dims(v.shape)) + domains_[v.tex]);
     result_.inputs.push_back({name, v.tex, v.type, tex_dims(v.shape)});
   }
   for (const std::string& p : param_decls_) params.push_back(p);
