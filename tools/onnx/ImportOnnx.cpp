@@ -303,6 +303,9 @@ class Importer {
   void arg_reduce(bool is_max);
   void split();
   void cast();
+  void slice();
+  void conv_transpose();
+  void pad();
   bool more_ops();  // the ops of OnnxOpsMore below; false when the op type is none of them
   /// A constant output (Shape, ConstantOfShape): folded, a const input where a node reads it.
   void define_constant(size_t k, Tensor value, const Shape& shape) {
@@ -755,7 +758,8 @@ void Importer::gemm() {
 
 void Importer::clip() {
   Value& x = input(0);
-  require_float(x);
+  if (!x.type.is_float() && opset_ < 12) fail("integer inputs need opset 12");
+  require_types({Float(32), Float(64), Int(8), Int(16), Int(32), Int(64), UInt(8), UInt(16), UInt(32), UInt(64)}, x);
   std::string lo, hi;
   if (opset_ < 11) {
     only_attributes({"min", "max"});
@@ -767,7 +771,7 @@ void Importer::clip() {
       if (!has_input(k)) continue;
       Value& b = input(k);
       if (b.type != x.type || product(b.shape) != 1) fail("min and max must be scalars of the input's type");
-      std::string s = b.constant ? literal(b.constant->get_double(0)) : at(tensor(k), std::vector<std::string>(tex_dims(b.shape).size(), "0"));
+      std::string s = b.constant ? (x.type.is_float() ? literal(b.constant->get_double(0)) : typed(x.type, std::to_string(b.constant->get_int(0)))) : at(tensor(k), std::vector<std::string>(tex_dims(b.shape).size(), "0"));
       (k == 1 ? lo : hi) = s;
     }
   }
@@ -1004,7 +1008,13 @@ void Importer::split() {
   size_t axis = size_t(axis_of(attr_int("axis", 0), r));
   size_t n = size_t(node_->output_size());
   std::vector<int64_t> sizes;
-  if (opset_ >= 13 && has_input(1)) sizes = constant_ints(1, "split");
+  if (opset_ >= 13 && has_input(1) && !input(1).constant) {  // sizes given at run time: the graph's declared shapes
+    for (size_t k = 0; k < n; ++k) {
+      auto it = declared_.find(node_->output(int(k)));
+      if (it == declared_.end() || it->second.size() != r) fail("split (input '" + node_->input(1) + "') is not a constant and the outputs' shapes are not declared");
+      sizes.push_back(it->second[axis]);
+    }
+  } else if (opset_ >= 13 && has_input(1)) sizes = constant_ints(1, "split");
   else if (auto a = attr_ints("split")) sizes = *a;
   else {
     if (x.shape[axis] % int64_t(n)) fail("dimension " + std::to_string(x.shape[axis]) + " does not split into " + std::to_string(n) + " equal parts");
@@ -1029,6 +1039,179 @@ void Importer::split() {
   }
 }
 
+void Importer::slice() {
+  Value& x = input(0);
+  size_t r = x.shape.size();
+  if (r == 0) fail("a rank-0 input is not supported");
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (opset_ < 10) {
+    only_attributes({"starts", "ends", "axes"});
+    starts = attr_ints("starts").value_or(std::vector<int64_t>{});
+    ends = attr_ints("ends").value_or(std::vector<int64_t>{});
+    axes = attr_ints("axes").value_or(std::vector<int64_t>{});
+  } else {
+    only_attributes({});
+    starts = constant_ints(1, "starts");
+    ends = constant_ints(2, "ends");
+    if (has_input(3)) axes = constant_ints(3, "axes");
+    if (has_input(4)) steps = constant_ints(4, "steps");
+  }
+  if (axes.empty())
+    for (size_t k = 0; k < starts.size(); ++k) axes.push_back(int64_t(k));
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+    fail("starts, ends, axes and steps differ in length");
+  Shape out = x.shape;
+  std::vector<int64_t> first(r, 0), step(r, 1);
+  for (size_t k = 0; k < starts.size(); ++k) {
+    size_t a = size_t(axis_of(axes[k], r));
+    int64_t D = x.shape[a], st = steps[k];
+    if (st == 0) fail("a step of 0");
+    // ONNX's clamping: starts and ends to [0, D] for positive steps, [-1, D - 1] for negative ones
+    auto clampi = [&](int64_t v) {
+      v = std::clamp<int64_t>(v, -(int64_t(1) << 62), int64_t(1) << 62);
+      if (v < 0) v += D;
+      return st > 0 ? std::clamp<int64_t>(v, 0, D) : std::clamp<int64_t>(v, -1, D - 1);
+    };
+    int64_t b = clampi(starts[k]), e = clampi(ends[k]);
+    int64_t n = st > 0 ? (e - b + st - 1) / st : (b - e + (-st) - 1) / (-st);
+    out[a] = std::max<int64_t>(0, n);
+    first[a] = b;
+    step[a] = st;
+  }
+  Type ty = x.type;
+  std::string xn = tensor(0);
+  std::string y = define_output(0, ty, out);
+  std::vector<std::string> xi;
+  for (size_t k = 0; k < r; ++k) {
+    std::string e = ivar(k);
+    if (step[k] != 1) e += " * " + (step[k] < 0 ? "(" + std::to_string(step[k]) + ")" : std::to_string(step[k]));
+    if (first[k]) e += " + " + std::to_string(first[k]);
+    xi.push_back(e);
+  }
+  emit(lhs(y, out) + " = " + at(xn, xi));
+}
+
+void Importer::conv_transpose() {
+  only_attributes({"auto_pad", "dilations", "group", "kernel_shape", "output_padding", "output_shape", "pads", "strides"});
+  Value& x = input(0);
+  Value& w = input(1);
+  require_float(x, true);
+  require_float(w, true);
+  if (x.shape.size() < 3 || w.shape.size() != x.shape.size()) fail("input and weights must have one rank of 3 or more");
+  size_t sp = x.shape.size() - 2;
+  int64_t N = x.shape[0], C = x.shape[1], G = attr_int("group", 1);
+  if (G < 1 || C % G || w.shape[0] != C) fail("group " + std::to_string(G) + " does not fit the weights " + shape_text(w.shape));
+  int64_t Mg = w.shape[1], M = Mg * G, Cg = C / G;
+  Shape K(w.shape.begin() + 2, w.shape.end());
+  std::vector<int64_t> strides = attr_ints("strides").value_or(std::vector<int64_t>(sp, 1));
+  std::vector<int64_t> dil = attr_ints("dilations").value_or(std::vector<int64_t>(sp, 1));
+  std::vector<int64_t> pads = attr_ints("pads").value_or(std::vector<int64_t>(2 * sp, 0));
+  std::vector<int64_t> opad = attr_ints("output_padding").value_or(std::vector<int64_t>(sp, 0));
+  if (strides.size() != sp || dil.size() != sp || pads.size() != 2 * sp || opad.size() != sp) fail("strides, dilations, pads or output_padding do not match the rank");
+  std::string auto_pad = attr_string("auto_pad", "NOTSET");
+  auto oshape = attr_ints("output_shape");
+  if (oshape && oshape->size() == sp + 2) oshape = std::vector<int64_t>(oshape->begin() + 2, oshape->end());
+  Shape out{N, M};
+  for (size_t d = 0; d < sp; ++d) {
+    int64_t D = x.shape[2 + d], full = strides[d] * (D - 1) + opad[d] + (K[d] - 1) * dil[d] + 1;
+    if (oshape || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      if (oshape && oshape->size() != sp) fail("output_shape does not match the rank");
+      int64_t o = oshape ? (*oshape)[d] : D * strides[d];
+      // the spec's total padding (negative: more output than the full one) and its split, with
+      // Python's floor division: SAME_UPPER puts the smaller half first, otherwise the larger
+      int64_t total = full - o;
+      int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+      pads[d] = auto_pad == "SAME_UPPER" ? half : total - half;
+      pads[sp + d] = total - pads[d];
+    } else if (auto_pad == "VALID") {
+      pads[d] = pads[sp + d] = 0;
+    } else if (auto_pad != "NOTSET") {
+      fail("auto_pad '" + auto_pad + "' is not supported");
+    }
+    int64_t o = full - pads[d] - pads[sp + d];
+    if (o < 1) fail("the output would be empty");
+    out.push_back(o);
+  }
+  bool has_bias = has_input(2);
+  if (has_bias && (input(2).shape != Shape{M} || input(2).type != Float(32))) fail("bias must be f32[" + std::to_string(M) + "]");
+  std::string xn = tensor(0), wn = tensor(1), bn = has_bias ? tensor(2) : "";
+  std::string y = define_output(0, Float(32), out);
+  // Y[n, m, o] = sum over c, k of X[n, g*Cg + c, q] * W[g*Cg + c, m % Mg, k] where o + pad - k*dil = q*stride
+  std::string g = G == 1 ? "" : "(" + ivar(1) + " / " + std::to_string(Mg) + ") * " + std::to_string(Cg) + " + ";
+  std::vector<std::string> xi{ivar(0), g + rvar(0)}, wi{g + rvar(0), G == 1 ? ivar(1) : ivar(1) + " % " + std::to_string(Mg)};
+  std::vector<std::string> conds, fors{rvar(0) + " in 0.." + std::to_string(Cg)};
+  for (size_t d = 0; d < sp; ++d) {
+    std::string t = ivar(2 + d) + (pads[d] > 0 ? " + " + std::to_string(pads[d]) : pads[d] < 0 ? " - " + std::to_string(-pads[d]) : "") + " - " + rvar(1 + d) +
+                    (dil[d] != 1 ? " * " + std::to_string(dil[d]) : "");
+    std::string s = std::to_string(strides[d]);
+    conds.push_back(t + " >= 0");
+    if (strides[d] != 1) conds.push_back("(" + t + ") % " + s + " == 0");
+    std::string q = strides[d] != 1 ? "(" + t + ") / " + s : t;
+    conds.push_back(q + " < " + std::to_string(x.shape[2 + d]));
+    xi.push_back(q);
+    wi.push_back(rvar(1 + d));
+    fors.push_back(rvar(1 + d) + " in 0.." + std::to_string(K[d]));
+  }
+  std::string e = "sum(select(" + join(conds, " && ") + ", " + at(xn, xi) + " * " + at(wn, wi) + ", 0.0) for " + join(fors) + ")";
+  if (has_bias) e += " + " + bn + "[" + ivar(1) + "]";
+  emit(lhs(y, out) + " = " + e);
+}
+
+void Importer::pad() {
+  Value& x = input(0);
+  size_t r = x.shape.size();
+  std::string mode = attr_string("mode", "constant");
+  std::vector<int64_t> pads;
+  std::string value;
+  if (opset_ < 11) {
+    only_attributes({"mode", "pads", "value"});
+    pads = attr_ints("pads").value_or(std::vector<int64_t>{});
+    value = literal(attr_float("value", 0.0));
+  } else {
+    only_attributes({"mode"});
+    pads = constant_ints(1, "pads");
+    if (has_input(2)) {
+      if (input(2).type != x.type) fail("the constant value's type differs from the input's");
+      value = input(2).constant ? (x.type.is_float() ? literal(input(2).constant->get_double(0)) : std::to_string(input(2).constant->get_int(0)))
+                                : at(tensor(2), {"0"});
+    } else {
+      value = x.type.is_float() ? "0.0" : "0";
+    }
+  }
+  if (x.type.is_float() && input(0).type != Float(32) && value.find('[') == std::string::npos) value = typed(x.type, value);
+  if (pads.size() != 2 * r) fail("pads has " + std::to_string(pads.size()) + " entries for rank " + std::to_string(r));
+  if (mode != "constant" && mode != "edge" && mode != "reflect") fail("mode '" + mode + "' is not supported");
+  Shape out = x.shape;
+  for (size_t k = 0; k < r; ++k) {
+    if (pads[k] < 0 || pads[r + k] < 0) fail("negative pads are not supported");
+    if (mode == "reflect" && (pads[k] >= x.shape[k] || pads[r + k] >= x.shape[k])) fail("reflect pads must be smaller than the dimension");
+    out[k] += pads[k] + pads[r + k];
+  }
+  Shape xs = x.shape;
+  Type ty = x.type;
+  std::string xn = tensor(0);
+  std::string y = define_output(0, ty, out);
+  std::vector<std::string> xi, conds;
+  for (size_t k = 0; k < r; ++k) {
+    std::string p = pads[k] ? ivar(k) + " - " + std::to_string(pads[k]) : ivar(k);
+    std::string D = std::to_string(xs[k]), Dm1 = std::to_string(xs[k] - 1);
+    if (pads[k] == 0 && pads[r + k] == 0) { xi.push_back(ivar(k)); continue; }
+    if (mode == "constant") {
+      if (pads[k]) conds.push_back(ivar(k) + " >= " + std::to_string(pads[k]));
+      if (pads[r + k]) conds.push_back(ivar(k) + " < " + std::to_string(pads[k] + xs[k]));
+      xi.push_back(p);
+    } else if (mode == "edge") {
+      xi.push_back("min(max(" + p + ", 0), " + Dm1 + ")");
+    } else {  // reflect: -j -> j, D - 1 + j -> D - 1 - j
+      xi.push_back(Dm1 + " - abs(" + Dm1 + " - abs(" + p + "))");
+    }
+  }
+  std::string e = at(xn, xi);
+  if (!conds.empty()) e = "select(" + join(conds, " && ") + ", " + e + ", " + value + ")";
+  emit(lhs(y, out) + " = " + e);
+}
+
 bool Importer::more_ops() {
   const std::string& t = node_->op_type();
   auto numeric = {Float(32), Float(64), Int(8), Int(16), Int(32), Int(64), UInt(8), UInt(16), UInt(32), UInt(64)};
@@ -1037,6 +1220,38 @@ bool Importer::more_ops() {
   if (t == "Gather" || t == "GatherElements") { gather(t == "GatherElements"); return true; }
   if (t == "ArgMax" || t == "ArgMin") { arg_reduce(t == "ArgMax"); return true; }
   if (t == "Split") { split(); return true; }
+  if (t == "Slice") { slice(); return true; }
+  if (t == "ConvTranspose") { conv_transpose(); return true; }
+  if (t == "Pad") { pad(); return true; }
+  if (t == "Size") {
+    only_attributes({});
+    Tensor v(Int(64), {1});
+    v.set_int(0, product(input(0).shape));
+    define_constant(0, std::move(v), {});
+    return true;
+  }
+  if (t == "Shrink") {
+    only_attributes({"bias", "lambd"});
+    require_float(input(0));
+    std::string l = literal(double(float(attr_float("lambd", 0.5)))), b = literal(double(float(attr_float("bias", 0.0))));
+    elementwise(input(0).type, [&](const std::vector<std::string>& a) {
+      return "select(" + a[0] + " < -" + l + ", " + a[0] + " + " + b + ", select(" + a[0] + " > " + l + ", " + a[0] + " - " + b + ", 0.0))";
+    });
+    return true;
+  }
+  if (t == "EyeLike") {
+    only_attributes({"dtype", "k"});
+    Value& x = input(0);
+    if (x.shape.size() != 2) fail("the input must be 2-D");
+    std::optional<Type> ty = attr("dtype") ? texc_type_of_onnx(int(attr_int("dtype", 1))) : std::optional<Type>(x.type);
+    if (!ty || ty->is_bool()) fail("dtype " + onnx_type_name(int(attr_int("dtype", 1))) + " is not supported");
+    int64_t k = attr_int("k", 0);
+    Tensor v(*ty, x.shape);
+    for (int64_t i = 0; i < x.shape[0]; ++i)
+      for (int64_t j = 0; j < x.shape[1]; ++j) v.set_int(i * x.shape[1] + j, j - i == k ? 1 : 0);
+    define_constant(0, std::move(v), x.shape);
+    return true;
+  }
   if (t == "Shape") {
     only_attributes({"start", "end"});
     const Shape& s = input(0).shape;
@@ -1164,13 +1379,17 @@ bool Importer::more_ops() {
   if (t == "Trilu") {
     only_attributes({"upper"});
     bool upper = attr_int("upper", 1) != 0;
-    int64_t k = 0;
-    if (has_input(1)) k = constant_ints(1, "k")[0];
+    std::string k = "0";
+    if (has_input(1) && input(1).constant) k = std::to_string(constant_ints(1, "k")[0]);
+    else if (has_input(1)) {  // k given at run time: an i64 scalar input
+      if (input(1).type != Int(64)) fail("k must be i64");
+      k = at(tensor(1), {"0"});
+    }
     size_t r = input(0).shape.size();
     if (r < 2) fail("the input must have rank 2 or more");
     Type ty = input(0).type;
     std::string zero = ty.is_float() ? "0.0" : "0";
-    std::string cond = ivar(r - 1) + " - " + ivar(r - 2) + (upper ? " >= " : " <= ") + std::to_string(k);
+    std::string cond = ivar(r - 1) + " - " + ivar(r - 2) + (upper ? " >= " : " <= ") + k;
     elementwise(ty, [&](const std::vector<std::string>& a) {
       return ty.is_bool() ? a[0] + " && " + cond : "select(" + cond + ", " + a[0] + ", " + typed(ty, zero) + ")";
     }, 0, 1);
@@ -1321,11 +1540,15 @@ void Importer::import_node() {
   if (t == "Identity" || t == "Dropout") {
     if (t == "Dropout") {
       only_attributes({"ratio", "seed", "is_test"});
-      for (int k = 1; k < node_->output_size(); ++k)
-        if (!node_->output(k).empty()) fail("the mask output is not supported (inference only)");
       if (has_input(2)) {
         const Tensor& tm = constant_input(2, "training_mode");
         if (tm.get_int(0) != 0) fail("training_mode = true is not supported (inference only)");
+      }
+      if (node_->output_size() > 1 && !node_->output(1).empty()) {  // the mask: every element kept at inference
+        if (opset_ < 10) fail("the mask output is supported from opset 10 (bool)");
+        Tensor mask(Bool(), tex_dims(input(0).shape));
+        for (int64_t i = 0; i < mask.num_elements(); ++i) mask.set_int(i, 1);
+        define_constant(1, std::move(mask), input(0).shape);
       }
     } else {
       only_attributes({});
