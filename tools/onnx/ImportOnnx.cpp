@@ -1786,6 +1786,7 @@ ImportedModel Importer::run() {
     values_[vi.name()] = v;
     input_order.push_back(vi.name());
   }
+  result_.graph_inputs = input_order;
   for (int k = 0; k < g.node_size(); ++k) {
     node_ = &g.node(k);
     node_index_ = k;

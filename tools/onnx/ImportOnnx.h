@@ -54,6 +54,8 @@ struct ImportedModel {
   std::vector<ImportedTensor> inputs;    // the op's non-const inputs, in parameter order
   std::vector<ImportedTensor> outputs;   // the op's outputs, in the graph's order
   std::vector<ImportedWeight> weights;   // the op's const inputs, in parameter order
+  std::vector<std::string> graph_inputs; // the graph's inputs that are not initializers, in order
+                                         // (an input only a shape depends on is not one of the op's)
   int64_t opset = 0;                     // the model's default-domain opset
 };
 

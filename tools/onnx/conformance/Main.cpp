@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
       c.model = import_onnx_file((c.dir / "model.onnx").string());
     } catch (const OnnxImportError& e) {
       c.outcome = Outcome::Unsupported;
-      c.unsupported_op = e.op_type.empty() ? "(model)" : e.op_type;
+      c.unsupported_op = e.op_type.empty() ? "(whole model)" : e.op_type;
       c.message = e.what();
       continue;
     }
@@ -148,19 +148,21 @@ int main(int argc, char** argv) {
     std::ofstream(w / "model.tex") << c.model.tex_source;
     try {
       write_weights(c.model, (w / "in").string());
-      // input_N.pb: the N-th graph input that is not an initializer
-      std::vector<std::string> graph_inputs;
-      {
-        // the import's inputs are those the nodes read; the .pb files name theirs
-        for (int k = 0;; ++k) {
-          fs::path pb = c.dir / "test_data_set_0" / ("input_" + std::to_string(k) + ".pb");
-          if (!fs::exists(pb)) break;
-          std::string name;
-          Tensor t = read_onnx_tensor_file(pb.string(), &name);
-          for (const ImportedTensor& in : c.model.inputs)
-            if (in.onnx_name == name) write_npy((w / "in" / (c.model.op_name + "." + in.tex_name + ".npy")).string(), t);
-        }
+      // input_N.pb: the N-th graph input that is not an initializer (by position: the files'
+      // tensor names are not always the inputs'); every input of the op must get its file
+      std::set<std::string> written;
+      for (size_t k = 0; k < c.model.graph_inputs.size(); ++k) {
+        fs::path pb = c.dir / "test_data_set_0" / ("input_" + std::to_string(k) + ".pb");
+        if (!fs::exists(pb)) break;
+        Tensor t = read_onnx_tensor_file(pb.string());
+        for (const ImportedTensor& in : c.model.inputs)
+          if (in.onnx_name == c.model.graph_inputs[k]) {
+            write_npy((w / "in" / (c.model.op_name + "." + in.tex_name + ".npy")).string(), t);
+            written.insert(in.onnx_name);
+          }
       }
+      for (const ImportedTensor& in : c.model.inputs)
+        if (!written.count(in.onnx_name)) throw std::runtime_error("the case has no input file for '" + in.onnx_name + "'");
     } catch (const std::exception& e) {
       c.outcome = Outcome::Fail;
       c.message = std::string("writing the inputs: ") + e.what();
