@@ -874,10 +874,16 @@ void Importer::reduce(const std::string& kind) {
 
 
 void Importer::cast() {
-  only_attributes({"to", "saturate"});
   Value& x = input(0);
-  std::optional<Type> to = texc_type_of_onnx(int(attr_int("to", 0)));
-  if (!to) fail("casting to " + onnx_type_name(int(attr_int("to", 0))) + " is not supported");
+  std::optional<Type> to;
+  if (node_->op_type() == "CastLike") {  // the type of the second input
+    only_attributes({});
+    to = input(1).type;
+  } else {
+    only_attributes({"to"});
+    to = texc_type_of_onnx(int(attr_int("to", 0)));
+    if (!to) fail("casting to " + onnx_type_name(int(attr_int("to", 0))) + " is not supported");
+  }
   Type from = x.type;
   if (from.bits == 16 && from.is_float() && !(to->is_float())) fail("casting f16 to " + to->str() + " is not supported");
   Type target = *to;
@@ -1215,7 +1221,7 @@ void Importer::pad() {
 bool Importer::more_ops() {
   const std::string& t = node_->op_type();
   auto numeric = {Float(32), Float(64), Int(8), Int(16), Int(32), Int(64), UInt(8), UInt(16), UInt(32), UInt(64)};
-  if (t == "Cast") { cast(); return true; }
+  if (t == "Cast" || t == "CastLike") { cast(); return true; }
   if (t == "LayerNormalization") { layer_norm(); return true; }
   if (t == "Gather" || t == "GatherElements") { gather(t == "GatherElements"); return true; }
   if (t == "ArgMax" || t == "ArgMin") { arg_reduce(t == "ArgMax"); return true; }
@@ -1223,6 +1229,114 @@ bool Importer::more_ops() {
   if (t == "Slice") { slice(); return true; }
   if (t == "ConvTranspose") { conv_transpose(); return true; }
   if (t == "Pad") { pad(); return true; }
+  if (t == "Round") {
+    // half to even: floor, then at a tie the even one of floor and floor + 1
+    only_attributes({});
+    require_float(input(0));
+    elementwise(input(0).type, [](const std::vector<std::string>& a) {
+      std::string f = "floor(" + a[0] + ")", d = "(" + a[0] + " - " + f + ")";
+      return "select(" + d + " > 0.5, " + f + " + 1.0, select(" + d + " < 0.5, " + f + ", select(" + f + " - 2.0 * floor(" + f +
+             " * 0.5) == 0.0, " + f + ", " + f + " + 1.0)))";
+    });
+    return true;
+  }
+  if (t == "Range") {
+    only_attributes({});
+    Type ty = input(0).type;
+    require_types({Float(32), Float(64), Int(16), Int(32), Int(64)}, input(0));
+    for (size_t k = 1; k < 3; ++k)
+      if (input(k).type != ty) fail("start, limit and delta must have one type");
+    if (input(0).constant && input(1).constant && input(2).constant) {
+      double st = input(0).constant->get_double(0), li = input(1).constant->get_double(0), de = input(2).constant->get_double(0);
+      if (de == 0) fail("delta is 0");
+      int64_t n = std::max<int64_t>(0, int64_t(std::ceil((li - st) / de)));
+      if (n == 0) fail("the range is empty");
+      Tensor v(ty, {n});
+      for (int64_t i = 0; i < n; ++i) ty.is_float() ? v.set_double(i, st + double(i) * de) : v.set_int(i, input(0).constant->get_int(0) + i * input(2).constant->get_int(0));
+      define_constant(0, std::move(v), {n});
+      return true;
+    }
+    Shape out = declared_output_shape("start, limit or delta");
+    if (out.size() != 1) fail("the declared shape is not 1-D");
+    std::string start = at(tensor(0), {"0"}), delta = at(tensor(2), {"0"});
+    std::string y = define_output(0, ty, out);
+    emit(lhs(y, out) + " = " + start + " + " + ty.str() + "(" + ivar(0) + ") * " + delta);
+    return true;
+  }
+  if (t == "OneHot") {
+    only_attributes({"axis"});
+    Value& ind = input(0);
+    Value& vals = input(2);
+    require_types({Float(32), Float(64), Int(32), Int(64)}, ind);
+    if (product(vals.shape) != 2) fail("values must have two elements (off, on)");
+    size_t r = ind.shape.size() + 1;
+    size_t axis = size_t(axis_of(attr_int("axis", -1), r));
+    Shape out = ind.shape;
+    if (input(1).constant) {
+      out.insert(out.begin() + int64_t(axis), int64_t(input(1).constant->get_double(0)));
+    } else {
+      out = declared_output_shape("depth (input '" + node_->input(1) + "')");
+      if (out.size() != r) fail("the declared shape has another rank");
+    }
+    int64_t depth = out[axis];
+    Type ty = vals.type;
+    Shape is = ind.shape;
+    bool float_ind = ind.type.is_float();
+    std::string in = tensor(0), vn = tensor(2);
+    std::string y = define_output(0, ty, out);
+    std::vector<std::string> ii;
+    for (size_t k = 0; k < r; ++k)
+      if (k != axis) ii.push_back(ivar(k));
+    std::string raw = is.empty() ? in + "[0]" : at(in, ii);
+    raw = "i64(" + raw + ")";
+    (void)float_ind;
+    std::string idx = "select(" + raw + " < 0, " + raw + " + " + std::to_string(depth) + ", " + raw + ")";
+    emit(lhs(y, out) + " = select(" + idx + " == " + ivar(axis) + ", " + vn + "[1], " + vn + "[0])");
+    return true;
+  }
+  if (t == "Hardmax") {
+    only_attributes({"axis"});
+    Value& x = input(0);
+    require_float(x, true);
+    size_t r = x.shape.size();
+    if (r == 0) fail("a rank-0 input is not supported");
+    size_t axis = size_t(axis_of(attr_int("axis", opset_ >= 13 ? -1 : 1), r));
+    if (opset_ < 13 && axis != r - 1) fail("axis " + std::to_string(axis) + " before opset 13 (the 2-D coercion) is not supported");
+    int64_t D = x.shape[axis];
+    Shape xs = x.shape, red = x.shape;
+    red[axis] = 1;
+    std::vector<std::string> xr = ivars(r), rr = ivars(r);
+    xr[axis] = rvar(0);
+    rr[axis] = "0";
+    std::string xn = tensor(0);
+    std::string y = define_output(0, Float(32), xs);
+    std::string mx = temp(node_->output(0) + "_max"), am = temp(node_->output(0) + "_argmax");
+    std::string f = " for " + rvar(0) + " in 0.." + std::to_string(D) + ")";
+    emit(lhs(mx, red) + " = max(" + at(xn, xr) + f);
+    emit(lhs(am, red) + " = min(select(" + at(xn, xr) + " == " + at(mx, rr) + ", " + rvar(0) + ", " + std::to_string(D) + ")" + f);
+    emit(lhs(y, xs) + " = select(" + ivar(axis) + " == " + at(am, rr) + ", 1.0, 0.0)");
+    return true;
+  }
+  if (t == "CumSum") {
+    only_attributes({"exclusive", "reverse"});
+    Value& x = input(0);
+    require_types({Float(32), Float(64), Int(32), Int(64), UInt(32), UInt(64)}, x);
+    size_t r = x.shape.size();
+    if (r == 0) fail("a rank-0 input is not supported");
+    size_t axis = size_t(axis_of(constant_ints(1, "axis")[0], r));
+    bool excl = attr_int("exclusive", 0) != 0, rev = attr_int("reverse", 0) != 0;
+    Shape xs = x.shape;
+    Type ty = x.type;
+    std::string xn = tensor(0);
+    std::string y = define_output(0, ty, xs);
+    std::vector<std::string> xr = ivars(r);
+    xr[axis] = rvar(0);
+    std::string cond = rvar(0) + (rev ? (excl ? " > " : " >= ") : (excl ? " < " : " <= ")) + ivar(axis);
+    std::string zero = ty.is_float() ? "0.0" : "0";
+    emit(lhs(y, xs) + " = sum(select(" + cond + ", " + at(xn, xr) + ", " + zero + ") for " + rvar(0) + " in 0.." +
+         std::to_string(xs[axis]) + ")");
+    return true;
+  }
   if (t == "Size") {
     only_attributes({});
     Tensor v(Int(64), {1});
