@@ -41,9 +41,11 @@ expect 1 "node 'my_topk' \(TopK, opset 13\): this op type is not supported" -- i
 expect 1 "graph input 'x' has a dimension 'batch' that is not a number" -- import dynamic_batch.onnx -o d.tex
 expect 1 "node 'pool3' \(MaxPool, opset 13\): ceil_mode = 1 is not supported" -- import ceil_mode.onnx -o c.tex
 expect 1 "opset is 6; texc imports opsets 7 to 17" -- import old_opset.onnx -o o.tex
+expect 1 "node 'lrelu' \(LeakyRelu, opset 13\): a value that is not a finite number" -- import inf_alpha.onnx -o i.tex
+expect 1 "initializer: tensor 'w' of shape \[1000000000, 1000\] holds 1 values, not 1000000000000" -- import bad_initializer.onnx -o b.tex
 expect 1 "is not an ONNX model" -- import small_cnn.x.npy -o n.tex
 expect 1 "-o OUT.tex is required" -- import small_cnn.onnx
-for f in u.tex d.tex c.tex o.tex n.tex; do
+for f in u.tex d.tex c.tex o.tex n.tex i.tex b.tex; do
   [ ! -e "$f" ] || { echo "FAIL: $f written by a failed import"; failures=$((failures + 1)); }
 done
 

@@ -771,6 +771,8 @@ void Importer::clip() {
       if (!has_input(k)) continue;
       Value& b = input(k);
       if (b.type != x.type || product(b.shape) != 1) fail("min and max must be scalars of the input's type");
+      if (b.constant && x.type.is_float() && std::isinf(b.constant->get_double(0)) && (b.constant->get_double(0) < 0) == (k == 1))
+        continue;  // an infinite bound on its own side clamps nothing
       std::string s = b.constant ? (x.type.is_float() ? literal(b.constant->get_double(0)) : typed(x.type, std::to_string(b.constant->get_int(0)))) : at(tensor(k), std::vector<std::string>(tex_dims(b.shape).size(), "0"));
       (k == 1 ? lo : hi) = s;
     }
@@ -1852,6 +1854,8 @@ std::optional<std::string> static_type_of(const onnx::ValueInfoProto& vi, Type* 
   for (const auto& d : tt.shape().dim()) {
     if (!d.has_dim_value())
       return "'" + vi.name() + "' has a dimension '" + d.dim_param() + "' that is not a number (static shapes only)";
+    if (d.dim_value() <= 0 || d.dim_value() > (int64_t(1) << 40))
+      return "'" + vi.name() + "' has a dimension of " + std::to_string(d.dim_value()) + " (texc's extents are positive)";
     shape->push_back(d.dim_value());
   }
   return std::nullopt;
@@ -1906,7 +1910,15 @@ ImportedModel Importer::run() {
     node_index_ = k;
     lines_.push_back("    # " + (node_->name().empty() ? "node #" + std::to_string(k) : "'" + node_->name() + "'") + ": " +
                      node_->op_type());
-    import_node();
+    try {
+      import_node();
+    } catch (const std::invalid_argument&) {  // literal() of an attribute or constant that is not finite
+      fail("a value that is not a finite number (an attribute or a constant) is not supported");
+    } catch (const AllocationError& e) {
+      fail(std::string("a constant is too large: ") + e.what());
+    } catch (const OnnxTensorError& e) {
+      fail(e.what());
+    }
     auto d = declared_.find(node_->output_size() ? node_->output(0) : std::string());
     if (d != declared_.end() && values_.count(d->first) && values_[d->first].shape != d->second)
       fail("computed the shape " + shape_text(values_[d->first].shape) + " for '" + d->first + "', the graph declares " +

@@ -1,5 +1,7 @@
 #include "tools/onnx/OnnxTensor.h"
 
+#include <climits>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -42,14 +44,24 @@ Tensor tensor_of_onnx(const onnx::TensorProto& p) {
   if (shape.empty()) shape = {1};
   for (int64_t d : shape)
     if (d < 0) throw OnnxTensorError("tensor '" + p.name() + "' has a negative dimension");
-  Tensor t(*type, shape);
-  int64_t n = t.num_elements();
+  // the element count first (overflow-checked), so that a shape its data do not fill allocates nothing
+  int64_t n = 1;
+  for (int64_t d : shape)
+    if (d != 0 && n > INT64_MAX / 16 / d) throw OnnxTensorError("tensor '" + p.name() + "' of shape " + shape_string(shape) + " is too large");
+    else n *= d;
   auto mismatch = [&](int64_t have) {
     return OnnxTensorError("tensor '" + p.name() + "' of shape " + shape_string(shape) + " holds " +
                            std::to_string(have) + " values, not " + std::to_string(n));
   };
+  int64_t have = p.has_raw_data() ? int64_t(p.raw_data().size()) / type->bytes()
+                 : p.data_type() == onnx::TensorProto::FLOAT ? p.float_data_size()
+                 : p.data_type() == onnx::TensorProto::DOUBLE ? p.double_data_size()
+                 : p.data_type() == onnx::TensorProto::INT64 ? p.int64_data_size()
+                 : (p.data_type() == onnx::TensorProto::UINT32 || p.data_type() == onnx::TensorProto::UINT64) ? p.uint64_data_size()
+                 : p.int32_data_size();
+  if (have != n || (p.has_raw_data() && p.raw_data().size() != size_t(n) * size_t(type->bytes()))) throw mismatch(have);
+  Tensor t(*type, shape);
   if (p.has_raw_data()) {
-    if (p.raw_data().size() != t.num_bytes()) throw mismatch(int64_t(p.raw_data().size() / t.element_bytes()));
     std::memcpy(t.data(), p.raw_data().data(), t.num_bytes());  // little-endian, as texc's hosts
     return t;
   }

@@ -95,3 +95,10 @@ single("ceil_mode", helper.make_node("MaxPool", ["x"], ["y"], name="pool3", kern
        [v("x", TensorProto.FLOAT, [1, 1, 8, 8])], [v("y", TensorProto.FLOAT, [1, 1, 4, 4])])
 single("old_opset", helper.make_node("Relu", ["x"], ["y"], name="act"),
        [v("x", TensorProto.FLOAT, [2, 4])], [v("y", TensorProto.FLOAT, [2, 4])], opset=6)
+single("inf_alpha", helper.make_node("LeakyRelu", ["x"], ["y"], name="lrelu", alpha=float("inf")),
+       [v("x", TensorProto.FLOAT, [2, 4])], [v("y", TensorProto.FLOAT, [2, 4])])
+# an initializer whose data do not fill its (huge) shape: refused before anything is allocated
+big = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[1000000000, 1000], raw_data=b"\0\0\0\0")
+g = helper.make_graph([helper.make_node("Add", ["x", "w"], ["y"], name="add")], "bad_initializer",
+                      [v("x", TensorProto.FLOAT, [1000000000, 1000])], [v("y", TensorProto.FLOAT, [1000000000, 1000])], [big])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(out, "bad_initializer.onnx"))
