@@ -306,6 +306,7 @@ class Importer {
   void slice();
   void conv_transpose();
   void pad();
+  void nll_loss(bool softmax_first);
   bool more_ops();  // the ops of OnnxOpsMore below; false when the op type is none of them
   /// A constant output (Shape, ConstantOfShape): folded, a const input where a node reads it.
   void define_constant(size_t k, Tensor value, const Shape& shape) {
@@ -909,7 +910,7 @@ void Importer::layer_norm() {
   int64_t count = 1;
   for (size_t k = axis; k < r; ++k) {
     stat[k] = 1;
-    sr[k] = "0";
+    sr[k] = std::string(1, '0');
     xr[k] = rvar(k - axis);
     fors.push_back(rvar(k - axis) + " in 0.." + std::to_string(x.shape[k]));
     count *= x.shape[k];
@@ -1220,6 +1221,80 @@ void Importer::pad() {
   emit(lhs(y, out) + " = " + e);
 }
 
+/// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (its log-probabilities first, over axis 1).
+void Importer::nll_loss(bool softmax_first) {
+  only_attributes({"ignore_index", "reduction"});
+  Value& x = input(0);
+  Value& tg = input(1);
+  require_float(x);
+  require_types({Int(32), Int(64)}, tg);
+  size_t r = x.shape.size();
+  if (r < 2 || tg.shape.size() != r - 1) fail("input must be [N, C, ...] and target [N, ...]");
+  int64_t C = x.shape[1];
+  for (size_t k = 0; k + 1 < r; ++k)
+    if (tg.shape[k] != x.shape[k == 0 ? 0 : k + 1]) fail("target's shape does not match the input's");
+  bool has_w = has_input(2);
+  if (has_w && (input(2).type != x.type || input(2).shape != Shape{C})) fail("weight must be of the input's type and shape [C]");
+  std::string reduction = attr_string("reduction", "mean");
+  if (reduction != "none" && reduction != "sum" && reduction != "mean") fail("reduction '" + reduction + "' is not supported");
+  std::optional<int64_t> ignore;
+  if (attr("ignore_index")) ignore = attr_int("ignore_index", 0);
+  Type ty = x.type;
+  Shape xs = x.shape, ts = tg.shape;
+  std::string xn = tensor(0), tn = tensor(1), wn = has_w ? tensor(2) : "";
+  if (!tg.constant && (!ignore || (*ignore >= 0 && *ignore < C))) domains_[tn] = " in 0.." + std::to_string(C);
+  std::string zero = typed(ty, "0.0"), one = typed(ty, "1.0");
+  // the log-probabilities (SoftmaxCrossEntropyLoss), as LogSoftmax over axis 1
+  std::string lp = xn;
+  if (softmax_first) {
+    bool want = node_->output_size() > 1 && !node_->output(1).empty();
+    lp = want ? define_output(1, ty, xs) : temp(node_->output(0) + "_log_prob");
+    Shape row = xs;
+    row[1] = 1;
+    std::vector<std::string> xr = ivars(r), rr = ivars(r);
+    xr[1] = rvar(0);
+    rr[1] = std::string(1, '0');
+    std::string f = " for " + rvar(0) + " in 0.." + std::to_string(C) + ")";
+    std::string mx = temp(node_->output(0) + "_max"), sm = temp(node_->output(0) + "_sum");
+    emit(lhs(mx, row) + " = max(" + at(xn, xr) + f);
+    emit(lhs(sm, row) + " = sum(exp(" + at(xn, xr) + " - " + at(mx, rr) + ")" + f);
+    emit(lhs(lp, xs) + " = " + at(xn, ivars(r)) + " - " + at(mx, rr) + " - log(" + at(sm, rr) + ")");
+  }
+  // per element: -logp[n, t, d...] * w[t], 0 where t is ignore_index
+  std::vector<std::string> ti = ivars(r - 1);
+  std::string t = "i64(" + at(tn, ti) + ")";
+  if (tg.type == Int(64)) t = at(tn, ti);
+  std::vector<std::string> xi{ivar(0), t};
+  for (size_t k = 1; k + 1 < r; ++k) xi.push_back(ivar(k));
+  std::string w = has_w ? wn + "[" + t + "]" : "";
+  std::string term = "-" + at(lp, xi) + (has_w ? " * " + w : "");
+  std::string per = ignore ? "select(" + t + " == " + std::to_string(*ignore) + ", " + zero + ", " + term + ")" : term;
+  if (reduction == "none") {
+    std::string y = define_output(0, ty, ts);
+    emit(lhs(y, ts) + " = " + per);
+    return;
+  }
+  std::string l = temp(node_->output(0) + "_each");
+  emit(lhs(l, ts) + " = " + per);
+  std::vector<std::string> rv, fors;
+  for (size_t k = 0; k < ts.size(); ++k) {
+    rv.push_back(rvar(k));
+    fors.push_back(rvar(k) + " in 0.." + std::to_string(ts[k]));
+  }
+  std::string y = define_output(0, ty, {});
+  std::string total = "sum(" + at(l, rv) + " for " + join(fors) + ")";
+  if (reduction == "sum") {
+    emit(lhs(y, {}) + " = " + total);
+    return;
+  }
+  // mean: over the weights of the elements counted (1 each without weights)
+  std::string wsum = temp(node_->output(0) + "_weight");
+  std::string wt = has_w ? w : one;
+  if (ignore) wt = "select(" + t + " == " + std::to_string(*ignore) + ", " + zero + ", " + wt + ")";
+  emit(lhs(wsum, ts) + " = " + wt);
+  emit(lhs(y, {}) + " = " + total + " / sum(" + at(wsum, rv) + " for " + join(fors) + ")");
+}
+
 bool Importer::more_ops() {
   const std::string& t = node_->op_type();
   auto numeric = {Float(32), Float(64), Int(8), Int(16), Int(32), Int(64), UInt(8), UInt(16), UInt(32), UInt(64)};
@@ -1231,6 +1306,7 @@ bool Importer::more_ops() {
   if (t == "Slice") { slice(); return true; }
   if (t == "ConvTranspose") { conv_transpose(); return true; }
   if (t == "Pad") { pad(); return true; }
+  if (t == "NegativeLogLikelihoodLoss" || t == "SoftmaxCrossEntropyLoss") { nll_loss(t == "SoftmaxCrossEntropyLoss"); return true; }
   if (t == "Round") {
     // half to even: floor, then at a tie the even one of floor and floor + 1
     only_attributes({});
@@ -1309,7 +1385,7 @@ bool Importer::more_ops() {
     red[axis] = 1;
     std::vector<std::string> xr = ivars(r), rr = ivars(r);
     xr[axis] = rvar(0);
-    rr[axis] = "0";
+    rr[axis] = std::string(1, '0');
     std::string xn = tensor(0);
     std::string y = define_output(0, Float(32), xs);
     std::string mx = temp(node_->output(0) + "_max"), am = temp(node_->output(0) + "_argmax");
