@@ -1415,6 +1415,121 @@ bool Importer::more_ops() {
          std::to_string(xs[axis]) + ")");
     return true;
   }
+  if (t == "BitShift") {
+    only_attributes({"direction"});
+    std::string dir = attr_string("direction", "");
+    if (dir != "LEFT" && dir != "RIGHT") fail("direction '" + dir + "' is not supported");
+    if (input(0).type != input(1).type || !input(0).type.is_uint()) fail("inputs must be unsigned integers of one type");
+    elementwise(input(0).type, [&](const std::vector<std::string>& a) { return a[0] + (dir == "LEFT" ? " << " : " >> ") + a[1]; });
+    return true;
+  }
+  if (t == "Sinh" || t == "Cosh" || t == "Asinh" || t == "Acosh" || t == "Atanh") {
+    // from exp, log and sqrt (the language has no hyperbolic functions but tanh)
+    only_attributes({});
+    require_float(input(0), true);
+    elementwise(Float(32), [&](const std::vector<std::string>& a) {
+      const std::string& x = a[0];
+      if (t == "Sinh") return "(exp(" + x + ") - exp(-" + x + ")) * 0.5";
+      if (t == "Cosh") return "(exp(" + x + ") + exp(-" + x + ")) * 0.5";
+      if (t == "Asinh")  // odd: from |x|, so large negative x does not cancel
+        return "select(" + x + " < 0.0, -1.0, 1.0) * log(abs(" + x + ") + sqrt(" + x + " * " + x + " + 1.0))";
+      if (t == "Acosh") return "log(" + x + " + sqrt(" + x + " * " + x + " - 1.0))";
+      return "0.5 * log((1.0 + " + x + ") / (1.0 - " + x + "))";
+    });
+    return true;
+  }
+  if (t == "LRN") {
+    only_attributes({"alpha", "beta", "bias", "size"});
+    Value& x = input(0);
+    require_float(x, true);
+    if (x.shape.size() < 3) fail("the input must have rank 3 or more");
+    int64_t size = attr_int("size", 0), C = x.shape[1];
+    if (size < 1) fail("size must be positive");
+    std::string al = literal(double(float(attr_float("alpha", 1e-4))) / double(size)), be = literal(double(float(attr_float("beta", 0.75)))),
+                bi = literal(double(float(attr_float("bias", 1.0))));
+    int64_t lo = (size - 1) / 2, hi = size - 1 - lo;  // channels c - lo .. c + hi
+    Shape xs = x.shape;
+    size_t r = xs.size();
+    std::string xn = tensor(0);
+    std::string y = define_output(0, Float(32), xs);
+    std::string sq = temp(node_->output(0) + "_square_sum");
+    std::vector<std::string> xi = ivars(r);
+    std::string ch = ivar(1) + " + " + rvar(0) + " - " + std::to_string(lo);
+    xi[1] = ch;
+    emit(lhs(sq, xs) + " = sum(select(" + ch + " >= 0 && " + ch + " < " + std::to_string(C) + ", " + at(xn, xi) + " * " +
+         at(xn, xi) + ", 0.0) for " + rvar(0) + " in 0.." + std::to_string(lo + hi + 1) + ")");
+    emit(lhs(y, xs) + " = " + at(xn, ivars(r)) + " / pow(" + bi + " + " + al + " * " + at(sq, ivars(r)) + ", " + be + ")");
+    return true;
+  }
+  if (t == "DequantizeLinear" || t == "QuantizeLinear") {
+    only_attributes({"axis"});
+    Value& x = input(0);
+    Value& sc = input(1);
+    if (sc.type != Float(32)) fail("the scale must be f32");
+    bool deq = t == "DequantizeLinear";
+    Type qt = deq ? x.type : (has_input(2) ? input(2).type : UInt(8));
+    if (qt != UInt(8) && qt != Int(8) && !(deq && qt == Int(32))) fail("quantized type " + qt.str() + " is not supported");
+    if (!deq) require_float(x, true);
+    size_t r = x.shape.size();
+    // a scale (and zero point) per tensor, or per slice along axis
+    int64_t axis = product(sc.shape) > 1 ? axis_of(attr_int("axis", 1), r) : -1;
+    if (axis >= 0 && (sc.shape.size() != 1 || sc.shape[0] != x.shape[size_t(axis)])) fail("the scale's shape does not fit the axis");
+    Shape xs = x.shape;
+    std::string xn = tensor(0), sn = tensor(1), zn = has_input(2) ? tensor(2) : "";
+    std::string per = axis >= 0 ? "[" + ivar(size_t(axis)) + "]" : "[0]";
+    std::string s = sn + per, z = zn.empty() ? "" : zn + per;
+    std::string y = define_output(0, deq ? Float(32) : qt, xs);
+    std::string xa = at(xn, ivars(tex_dims(xs).size()));
+    if (deq) {
+      std::string v = z.empty() ? "f32(" + xa + ")" : "f32(i32(" + xa + ") - i32(" + z + "))";
+      emit(lhs(y, xs) + " = " + v + " * " + s);
+      return true;
+    }
+    // round half to even, add the zero point, saturate. The quotient is a stage of its own: stored
+    // in f32 it is what ONNX rounds (texc's reference interpreter keeps an f32 expression's
+    // intermediates in double, where 0.5 / 0.019607844 is 25.4999995, not the f32 25.5)
+    std::string qn = temp(node_->output(0) + "_scaled");
+    emit(lhs(qn, xs) + " = " + xa + " / " + s);
+    std::string q = at(qn, ivars(tex_dims(xs).size()));
+    std::string f = "floor(" + q + ")", d = "(" + q + " - " + f + ")";
+    std::string rnd = "select(" + d + " > 0.5, " + f + " + 1.0, select(" + d + " < 0.5, " + f + ", select(" + f + " - 2.0 * floor(" + f +
+                      " * 0.5) == 0.0, " + f + ", " + f + " + 1.0)))";
+    std::string v = rnd + (z.empty() ? "" : " + f32(" + z + ")");
+    std::string lo = qt == UInt(8) ? "0.0" : "-128.0", hi = qt == UInt(8) ? "255.0" : "127.0";
+    emit(lhs(y, xs) + " = " + qt.str() + "(min(max(" + v + ", " + lo + "), " + hi + "))");
+    return true;
+  }
+  if (t == "MeanVarianceNormalization") {
+    only_attributes({"axes"});
+    Value& x = input(0);
+    require_float(x, true);
+    size_t r = x.shape.size();
+    std::vector<int64_t> axes = attr_ints("axes").value_or(std::vector<int64_t>{0, 2, 3});
+    std::vector<bool> red(r, false);
+    for (int64_t a : axes) red[size_t(axis_of(a, r))] = true;
+    Shape xs = x.shape, st = x.shape;
+    std::vector<std::string> xr = ivars(r), sr = ivars(r), fors;
+    int64_t count = 1;
+    size_t rk = 0;
+    for (size_t k = 0; k < r; ++k)
+      if (red[k]) {
+        st[k] = 1;
+        sr[k] = std::string(1, '0');
+        xr[k] = rvar(rk);
+        fors.push_back(rvar(rk++) + " in 0.." + std::to_string(xs[k]));
+        count *= xs[k];
+      }
+    std::string xn = tensor(0);
+    std::string y = define_output(0, Float(32), xs);
+    std::string mean = temp(node_->output(0) + "_mean"), var = temp(node_->output(0) + "_var");
+    std::string cnt = literal(double(count));
+    emit(lhs(mean, st) + " = sum(" + at(xn, xr) + " for " + join(fors) + ") / " + cnt);
+    // the spec's variance: E[x^2] - E[x]^2
+    emit(lhs(var, st) + " = sum(" + at(xn, xr) + " * " + at(xn, xr) + " for " + join(fors) + ") / " + cnt + " - " +
+         at(mean, sr) + " * " + at(mean, sr));
+    emit(lhs(y, xs) + " = (" + at(xn, ivars(r)) + " - " + at(mean, sr) + ") / (sqrt(" + at(var, sr) + ") + 1e-09)");
+    return true;
+  }
   if (t == "Size") {
     only_attributes({});
     Tensor v(Int(64), {1});
