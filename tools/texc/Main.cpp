@@ -38,8 +38,8 @@ int run_texc(int argc, char** argv) {
 #ifdef TEXC_HAVE_ONNX
         return import_command(cl);
 #else
-        throw EnvironmentError("this texc was built without ONNX (libonnx-dev and libprotobuf-dev were not found): "
-                               "'texc import' is not available");
+        throw EnvironmentError("this texc was built without the ONNX importer (configured with TEXC_WITH_ONNX=OFF, or "
+                               "libonnx-dev and libprotobuf-dev were not found): 'texc import' is not available");
 #endif
     }
   } catch (const UserError& e) {
