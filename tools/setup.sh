@@ -10,6 +10,9 @@ packages=(
   qemu-user g++-aarch64-linux-gnu
   libopenblas-dev libdnnl-dev libhalide14-0-dev
   python3-numpy
+  # texc import (tools/onnx: ONNX's C++ protobuf classes), ONNX's node tests (ctest e2e_onnx_node),
+  # and onnx.helper for the models of tests/e2e/onnx_import_test.sh (Debian's python3, /usr/bin/python3)
+  libonnx-dev libprotobuf-dev libonnx-testdata python3-onnx
 )
 missing=()
 for p in "${packages[@]}"; do

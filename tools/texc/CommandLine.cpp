@@ -31,6 +31,9 @@ std::string usage_text() {
   texc tune FILE.tex [--target T] --trials N --records R.jsonl [--op NAME] [--seed S] [--json]
                 [--tuner xgb|ga|random|grid] [--transfer R.jsonl] [--early-stopping N] [--curve F.svg]
                 [--curve-with R.jsonl]... [--timeout S] [--objective rank|reg] [--remeasure N]
+  texc import MODEL.onnx -o MODEL.tex [--weights-dir DIR] [--op NAME]
+                (docs/onnx.md: the model as one op of stdlib calls; its initializers as DIR/OP.NAME.npy,
+                DIR by default MODEL.weights beside the .tex, for 'texc run --inputs DIR')
   texc --version | --help
 
 targets (--target; host, the default, is x86 on x86-64 and arm on aarch64):
@@ -161,12 +164,53 @@ void add_define(CommandLine& cl, const std::string& text) {
   cl.defines[name] = DefineValue::real(v, value);
 }
 
+/// `texc import MODEL.onnx -o OUT.tex [--weights-dir DIR] [--op NAME]` (args[0] is "import").
+CommandLine parse_import_command_line(const std::vector<std::string>& args) {
+  CommandLine cl;
+  cl.command = Command::Import;
+  for (size_t i = 1; i < args.size(); ++i) {
+    std::string arg = args[i];
+    std::optional<std::string> attached;
+    if (arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos) {
+      attached = arg.substr(arg.find('=') + 1);
+      arg = arg.substr(0, arg.find('='));
+    }
+    auto value = [&]() -> std::string {
+      std::string v = attached ? *attached : i + 1 < args.size() ? args[++i] : std::string();
+      if (v.empty()) throw CommandLineError(arg + " needs a value");
+      return v;
+    };
+    if (arg == "--help" || arg == "-h") {
+      cl.command = Command::Help;
+      return cl;
+    } else if (arg == "-o") {
+      cl.output_stem = value();
+    } else if (arg == "--weights-dir") {
+      cl.weights_dir = value();
+    } else if (arg == "--op") {
+      cl.op = value();
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      throw CommandLineError("unknown option '" + arg + "' of 'texc import' (it takes -o, --weights-dir and --op)");
+    } else if (cl.file.empty()) {
+      cl.file = arg;
+    } else {
+      throw CommandLineError("more than one input file: '" + cl.file + "' and '" + arg + "'");
+    }
+  }
+  if (cl.file.empty()) throw CommandLineError("texc import: no model file");
+  if (cl.output_stem.empty()) throw CommandLineError("texc import: -o OUT.tex is required");
+  if (std::filesystem::is_directory(cl.output_stem))
+    throw CommandLineError("-o takes the .tex file to write, not the directory '" + cl.output_stem + "'");
+  return cl;
+}
+
 }  // namespace
 
 CommandLine parse_command_line(int argc, const char* const* argv) {
   CommandLine cl;
   std::vector<std::string> args(argv + 1, argv + argc);
   size_t i = 0;
+  if (!args.empty() && args[0] == "import") return parse_import_command_line(args);
   if (!args.empty() && (args[0] == "run" || args[0] == "tune")) {
     cl.command = args[0] == "run" ? Command::Run : Command::Tune;
     ++i;

@@ -27,7 +27,7 @@ namespace texc {
 /// A mistake on the command line; the library's OptionError is one too (the same message, exit 1).
 using CommandLineError = OptionError;
 
-enum class Command { Compile, Run, Tune, Version, Help };
+enum class Command { Compile, Run, Tune, Import, Version, Help };
 
 /// The compile options (CompileOptions.h: the target, --op, -D, -I, --records, --knob, --mcpu ...)
 /// and the command line's own.
@@ -55,6 +55,7 @@ struct CommandLine : CompileOptions {
   std::vector<std::string> curve_with;      // --curve-with R.jsonl (tune; more lines on the curve)
   double timeout_s = 0;                     // --timeout S (tune; 0 = 10 s per candidate)
   std::string objective;                    // --objective rank|reg (tune; "" = reg)
+  std::string weights_dir;                  // --weights-dir (import; "" = OUT.weights beside -o OUT.tex)
 };
 
 /// Parses argv[1..argc). Throws CommandLineError.

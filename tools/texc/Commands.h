@@ -11,6 +11,8 @@ namespace texc {
 int compile_command(const CommandLine& cl);
 int run_command(const CommandLine& cl);
 int tune_command(const CommandLine& cl);
+/// `texc import` (ImportCommand.cpp; in a build without ONNX, Main.cpp says so, exit 2).
+int import_command(const CommandLine& cl);
 
 /// The ops of the command line's file (tools/driver/LoadProgram.h), with the files the command line
 /// names noted as inputs before and checked after the front end (CommandLineFiles.h).

@@ -34,6 +34,13 @@ int run_texc(int argc, char** argv) {
       case Command::Compile: return compile_command(cl);
       case Command::Run: return run_command(cl);
       case Command::Tune: return tune_command(cl);
+      case Command::Import:
+#ifdef TEXC_HAVE_ONNX
+        return import_command(cl);
+#else
+        throw EnvironmentError("this texc was built without the ONNX importer (configured with TEXC_WITH_ONNX=OFF, or "
+                               "libonnx-dev and libprotobuf-dev were not found): 'texc import' is not available");
+#endif
     }
   } catch (const UserError& e) {
     print_diagnostic(std::cerr, e.diag);
