@@ -69,4 +69,14 @@ struct Measurement {
 
 Measurement measure(const OpDef& op, const Candidate& candidate, Runner& runner, const MeasureOptions& options);
 
+/// Measures candidates elsewhere than in this process's children: `texc tune --broker` hands each
+/// batch to the measurement farm (tools/farm/FarmMeasurer.h), whose workers call measure() as above.
+/// The candidates are valid; one Measurement per candidate, in order. Throws std::runtime_error
+/// when the farm cannot be reached.
+class BatchMeasurer {
+ public:
+  virtual ~BatchMeasurer() = default;
+  virtual std::vector<Measurement> measure_batch(const OpDef& op, const std::vector<const Candidate*>& candidates) = 0;
+};
+
 }  // namespace texc

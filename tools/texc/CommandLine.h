@@ -27,7 +27,7 @@ namespace texc {
 /// A mistake on the command line; the library's OptionError is one too (the same message, exit 1).
 using CommandLineError = OptionError;
 
-enum class Command { Compile, Run, Tune, Version, Help };
+enum class Command { Compile, Run, Tune, Worker, Version, Help };
 
 /// The compile options (CompileOptions.h: the target, --op, -D, -I, --records, --knob, --mcpu ...)
 /// and the command line's own.
@@ -55,6 +55,9 @@ struct CommandLine : CompileOptions {
   std::vector<std::string> curve_with;      // --curve-with R.jsonl (tune; more lines on the curve)
   double timeout_s = 0;                     // --timeout S (tune; 0 = 10 s per candidate)
   std::string objective;                    // --objective rank|reg (tune; "" = reg)
+  std::string broker;                       // --broker redis://HOST:PORT (tune: measured by the farm)
+  std::string device_kind;                  // --device NAME (tune --broker; "" = the target's name)
+  std::string password_file;                // --password-file F (tune --broker)
 };
 
 /// Parses argv[1..argc). Throws CommandLineError.

@@ -22,7 +22,8 @@ int run_texc(int argc, char** argv) {
   using namespace texc;
   CommandLine cl;
   try {
-    cl = parse_command_line(argc, argv);
+    if (argc > 1 && std::string(argv[1]) == "worker") cl.command = Command::Worker;  // its own arguments
+    else cl = parse_command_line(argc, argv);
   } catch (const CommandLineError& e) {
     std::cerr << "texc: error: " << e.what() << "\nrun 'texc --help' for usage\n";
     return 1;
@@ -34,6 +35,7 @@ int run_texc(int argc, char** argv) {
       case Command::Compile: return compile_command(cl);
       case Command::Run: return run_command(cl);
       case Command::Tune: return tune_command(cl);
+      case Command::Worker: return worker_command(argc, argv);
     }
   } catch (const UserError& e) {
     print_diagnostic(std::cerr, e.diag);
