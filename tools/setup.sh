@@ -10,6 +10,7 @@ packages=(
   qemu-user g++-aarch64-linux-gnu
   libopenblas-dev libdnnl-dev libhalide14-0-dev
   python3-numpy
+  redis-server libhiredis-dev  # the measurement farm (texc worker, tune --broker): optional
 )
 missing=()
 for p in "${packages[@]}"; do
