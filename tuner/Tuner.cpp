@@ -107,7 +107,7 @@ void record_invalid(Record& r, const Candidate& c) {
 /// through options.measurer.
 void measure_into(Record& r, const OpDef& op, const Candidate& c, Runner& runner, const TuneOptions& options) {
   if (!c.valid) return record_invalid(r, c);
-  Measurement m = options.measurer ? options.measurer->measure_batch(op, {&c}).at(0) : measure(op, c, runner, options.measure);
+  Measurement m = options.measurer ? options.measurer->measure_one(op, c) : measure(op, c, runner, options.measure);
   record_measurement(r, op, c, m, options.measure);
 }
 
@@ -307,11 +307,11 @@ TuneSummary tune_op(const OpDef& op, Runner& runner, const TuneOptions& options,
     std::vector<Candidate> lowered;
     std::vector<Measurement> farmed;
     if (options.measurer) {
-      std::vector<const Candidate*> valid;
-      for (uint64_t index : batch) lowered.push_back(lower_candidate(op, space, index, options.lower));
-      for (const Candidate& c : lowered)
-        if (c.valid) valid.push_back(&c);
-      if (!valid.empty()) farmed = options.measurer->measure_batch(op, valid);
+      for (uint64_t index : batch) {
+        lowered.push_back(lower_candidate(op, space, index, options.lower));
+        if (lowered.back().valid) options.measurer->submit(op, lowered.back());
+      }
+      farmed = options.measurer->collect();
     }
     size_t next_farmed = 0;
     for (size_t i = 0; i < batch.size(); ++i) {

@@ -38,21 +38,23 @@ FarmMeasurer::FarmMeasurer(const FarmOptions& options, std::ostream& notes)
   ensure_group(*redis_, options_.device);
 }
 
-std::vector<Measurement> FarmMeasurer::measure_batch(const OpDef&, const std::vector<const Candidate*>& candidates) {
-  std::vector<std::string> ids;
-  for (const Candidate* c : candidates) {
-    FarmJob job = template_;
-    job.device = options_.device;
-    job.knobs = c->config;
-    std::string id = job.id();
-    ids.push_back(id);
-    if (redis_->command({"EXISTS", farm_keys::result(id)}).integer) {
-      ++reused_;
-      continue;
-    }
-    redis_->command({"XADD", farm_keys::jobs(options_.device), "*", "id", id, "job", job.to_json()});
-    ++published_;
+void FarmMeasurer::submit(const OpDef&, const Candidate& candidate) {
+  FarmJob job = template_;
+  job.device = options_.device;
+  job.knobs = candidate.config;
+  std::string id = job.id();
+  submitted_.push_back(id);
+  if (redis_->command({"EXISTS", farm_keys::result(id)}).integer) {
+    ++reused_;
+    return;
   }
+  redis_->command({"XADD", farm_keys::jobs(options_.device), "*", "id", id, "job", job.to_json()});
+  ++published_;
+}
+
+std::vector<Measurement> FarmMeasurer::collect() {
+  std::vector<std::string> ids;
+  ids.swap(submitted_);
   std::map<std::string, Measurement> results;
   auto start = std::chrono::steady_clock::now();
   bool noted = false;
