@@ -8,7 +8,9 @@
 #            after the visibility timeout; nothing lost, nothing measured into two records
 #   reject   malformed, oversized and other-kind jobs are rejected, acknowledged and counted; a
 #            worker never reads another kind's stream; SIGTERM stops a worker cleanly
-# usage: farm_test.sh TEXC EXAMPLES_04_KNOBS.tex SMALL_MATMUL.tex same|kill|reject
+#   auth     a broker with a password: workers and the tuner read it from --password-file; a
+#            wrong one exits 2 saying the broker refused; a password in the URL is refused (exit 1)
+# usage: farm_test.sh TEXC EXAMPLES_04_KNOBS.tex SMALL_MATMUL.tex same|kill|reject|auth
 set -u
 texc=$1
 knobs_tex=$2
@@ -34,9 +36,15 @@ check() {
 }
 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+auth=()
+if [ "$part" = auth ]; then
+  echo "s3cret-$RANDOM" > "$work/password"
+  echo "wrong" > "$work/wrong"
+  auth=(--requirepass "$(cat "$work/password")")
+fi
 redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$work" --daemonize yes \
-  --pidfile "$work/redis.pid" --logfile "$work/redis.log" || { echo "FAIL: redis-server did not start"; exit 1; }
-rcli() { redis-cli -p "$port" "$@"; }
+  --pidfile "$work/redis.pid" --logfile "$work/redis.log" "${auth[@]}" || { echo "FAIL: redis-server did not start"; exit 1; }
+rcli() { if [ "$part" = auth ]; then REDISCLI_AUTH=$(cat "$work/password") redis-cli -p "$port" "$@"; else redis-cli -p "$port" "$@"; fi; }
 for _ in $(seq 50); do [ "$(rcli ping 2> /dev/null)" = PONG ] && break; sleep 0.1; done
 broker=redis://127.0.0.1:$port
 
@@ -137,6 +145,26 @@ reject)
   wait "$pid_wa"
   check "SIGTERM: the worker exits 0" [ $? -eq 0 ]
   check "SIGTERM: the worker's heartbeat key is gone" [ "$(rcli exists texc:worker:kind-a:wa)" = 0 ]
+  ;;
+auth)
+  tune=(tune "$small_tex" --target x86 --trials 6 --tuner random --seed 2 --broker "$broker" --device x86-auth)
+  start_worker wp x86-auth -- --password-file "$work/password"
+  "$texc" "${tune[@]}" --records "$work/wrong.jsonl" --password-file "$work/wrong" > /dev/null 2> "$work/wrong.err"
+  check "a wrong password: exit 2" [ $? -eq 2 ]
+  check "... saying the broker refused it" grep -q "refused AUTH" "$work/wrong.err"
+  "$texc" "${tune[@]}" --records "$work/none.jsonl" > /dev/null 2> "$work/none.err" < /dev/null &
+  none_pid=$!
+  pids+=($none_pid)
+  for _ in $(seq 50); do kill -0 $none_pid 2> /dev/null || break; sleep 0.1; done
+  wait $none_pid
+  check "no password: exit 2" [ $? -eq 2 ]
+  "$texc" "${tune[@]/$broker/redis://:pw@127.0.0.1:$port}" --records "$work/url.jsonl" > /dev/null 2> "$work/url.err"
+  check "a password in the URL: exit 1" [ $? -eq 1 ]
+  check "... saying to use --password-file" grep -q "give it with --password-file" "$work/url.err"
+  "$texc" "${tune[@]}" --records "$work/farm.jsonl" --password-file "$work/password" > /dev/null 2> "$work/tune.err"
+  check "--password-file: texc tune exits 0" [ $? -eq 0 ]
+  check "6 records" [ "$(wc -l < "$work/farm.jsonl")" -eq 6 ]
+  check "the password is on no command line" bash -c "! grep -q '$(cat "$work/password")' /proc/$pid_wp/cmdline"
   ;;
 *) echo "unknown part $part"; exit 2 ;;
 esac

@@ -145,10 +145,15 @@ int tune_command(const CommandLine& cl) {
   std::unique_ptr<FarmMeasurer> farm;
   FarmJobTemplate job;
   if (!cl.broker.empty()) {
-    try {
-      FarmOptions farm_options{BrokerAddress::parse(cl.broker),
-                               cl.password_file.empty() ? "" : read_password_file(cl.password_file),
-                               cl.device_kind.empty() ? cl.target : cl.device_kind};
+    FarmOptions farm_options;
+    try {  // a mistake in the address or the password file: exit 1
+      farm_options = {BrokerAddress::parse(cl.broker),
+                      cl.password_file.empty() ? "" : read_password_file(cl.password_file),
+                      cl.device_kind.empty() ? cl.target : cl.device_kind};
+    } catch (const BrokerError& e) {
+      throw CommandLineError(e.what());
+    }
+    try {  // the broker cannot be reached or refuses: exit 2
       farm = std::make_unique<FarmMeasurer>(farm_options, std::cerr);
       runner = make_farm_device(farm_options, std::cerr);
     } catch (const BrokerError& e) {

@@ -106,13 +106,17 @@ int worker_command(int argc, const char* const* argv) {
   if (broker.empty() || options.farm.device.empty())
     throw CommandLineError("'texc worker' needs --broker redis://HOST:PORT and --device NAME");
   if (device.target.empty()) device.target = host_target();
+  try {  // a mistake in the address or the password file: exit 1
+    options.farm.broker = BrokerAddress::parse(broker);
+    if (!password_file.empty()) options.farm.password = read_password_file(password_file);
+  } catch (const BrokerError& e) {
+    throw CommandLineError(e.what());
+  }
   std::unique_ptr<Runner> runner = make_tuning_runner(device);
   char dir_template[] = "/tmp/texc-worker-XXXXXX";
   if (!mkdtemp(dir_template)) throw EnvironmentError("cannot create a folder in /tmp for the jobs' sources");
   std::string dir = dir_template;
-  try {
-    options.farm.broker = BrokerAddress::parse(broker);
-    if (!password_file.empty()) options.farm.password = read_password_file(password_file);
+  try {  // the broker cannot be reached, refuses or is lost: exit 2
     run_worker(options, *runner, [&](const FarmJob& job) { return measure_job(job, *runner, device.target, dir); },
                std::cerr);
   } catch (const BrokerError& e) {
