@@ -8,9 +8,11 @@
 #            after the visibility timeout; nothing lost, nothing measured into two records
 #   reject   malformed, oversized and other-kind jobs are rejected, acknowledged and counted; a
 #            worker never reads another kind's stream; SIGTERM stops a worker cleanly
+#   restart  the broker (append-only file on) shut down and restarted mid-tune: the tuner and the
+#            worker reconnect, nothing is lost, nothing is measured into two records
 #   auth     a broker with a password: workers and the tuner read it from --password-file; a
 #            wrong one exits 2 saying the broker refused; a password in the URL is refused (exit 1)
-# usage: farm_test.sh TEXC EXAMPLES_04_KNOBS.tex SMALL_MATMUL.tex same|kill|reject|auth
+# usage: farm_test.sh TEXC EXAMPLES_04_KNOBS.tex SMALL_MATMUL.tex same|kill|reject|restart|auth
 set -u
 texc=$1
 knobs_tex=$2
@@ -26,6 +28,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'exit 1' INT TERM
 failures=0
 ok() { echo "ok: $1"; }
 bad() { echo "FAIL: $1"; failures=$((failures + 1)); }
@@ -42,8 +45,14 @@ if [ "$part" = auth ]; then
   echo "wrong" > "$work/wrong"
   auth=(--requirepass "$(cat "$work/password")")
 fi
-redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$work" --daemonize yes \
-  --pidfile "$work/redis.pid" --logfile "$work/redis.log" "${auth[@]}" || { echo "FAIL: redis-server did not start"; exit 1; }
+appendonly=no
+[ "$part" = restart ] && appendonly=yes
+start_redis() {
+  redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly $appendonly --appendfsync always --dir "$work" \
+    --daemonize yes --pidfile "$work/redis.pid" --logfile "$work/redis.log" "${auth[@]}" ||
+    { echo "FAIL: redis-server did not start"; exit 1; }
+}
+start_redis
 rcli() { if [ "$part" = auth ]; then REDISCLI_AUTH=$(cat "$work/password") redis-cli -p "$port" "$@"; else redis-cli -p "$port" "$@"; fi; }
 for _ in $(seq 50); do [ "$(rcli ping 2> /dev/null)" = PONG ] && break; sleep 0.1; done
 broker=redis://127.0.0.1:$port
@@ -107,7 +116,7 @@ kill)
   kill -9 "$pid_victim"
   start_worker rescuer x86-kill -- --visibility 2
   for _ in $(seq 400); do kill -0 $tune_pid 2> /dev/null || break; sleep 0.1; done
-  if kill -0 $tune_pid 2> /dev/null; then bad "texc tune did not finish in 40 s"; fi
+  if kill -0 $tune_pid 2> /dev/null; then bad "texc tune did not finish in 40 s"; kill -9 $tune_pid; fi
   wait $tune_pid
   check "texc tune exits 0" [ $? -eq 0 ]
   check "12 records" [ "$(wc -l < "$work/farm.jsonl")" -eq 12 ]
@@ -145,6 +154,26 @@ reject)
   wait "$pid_wa"
   check "SIGTERM: the worker exits 0" [ $? -eq 0 ]
   check "SIGTERM: the worker's heartbeat key is gone" [ "$(rcli exists texc:worker:kind-a:wa)" = 0 ]
+  ;;
+restart)
+  start_worker wr x86-restart TEXC_FARM_TEST_DELAY_S=0.3 -- --visibility 3
+  "$texc" tune "$small_tex" --target x86 --trials 16 --tuner random --seed 9 --records "$work/farm.jsonl" \
+    --broker "$broker" --device x86-restart > "$work/tune.out" 2> "$work/tune.err" &
+  tune_pid=$!
+  pids+=($tune_pid)
+  for _ in $(seq 100); do [ "$(rcli get texc:done:x86-restart)" -ge 3 ] 2> /dev/null && break; sleep 0.1; done
+  rcli shutdown > /dev/null 2>&1  # the append-only file is flushed
+  for _ in $(seq 50); do rcli ping > /dev/null 2>&1 || break; sleep 0.1; done
+  sleep 1
+  start_redis
+  for _ in $(seq 400); do kill -0 $tune_pid 2> /dev/null || break; sleep 0.1; done
+  if kill -0 $tune_pid 2> /dev/null; then bad "texc tune did not finish in 40 s after the restart"; kill -9 $tune_pid; fi
+  wait $tune_pid
+  check "texc tune exits 0 across the restart" [ $? -eq 0 ]
+  check "16 records" [ "$(wc -l < "$work/farm.jsonl")" -eq 16 ]
+  check "no configuration twice" no_duplicates "$work/farm.jsonl"
+  check "the worker is still measuring" kill -0 "$pid_wr"
+  check "nothing left pending" [ "$(rcli xpending texc:jobs:x86-restart workers | head -1)" -eq 0 ]
   ;;
 auth)
   tune=(tune "$small_tex" --target x86 --trials 6 --tuner random --seed 2 --broker "$broker" --device x86-auth)

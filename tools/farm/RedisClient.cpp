@@ -2,6 +2,8 @@
 
 #include <hiredis/hiredis.h>
 
+#include <unistd.h>
+
 #include <fstream>
 
 namespace texc {
@@ -58,16 +60,22 @@ RedisReply convert(const redisReply* r) {
 
 }  // namespace
 
-RedisClient::RedisClient(const BrokerAddress& address, const std::string& password) : where_(address.url()) {
+RedisClient::RedisClient(const BrokerAddress& address, const std::string& password, double reconnect_s)
+    : address_(address), password_(password), reconnect_s_(reconnect_s), where_(address.url()) {
+  connect();
+}
+
+void RedisClient::connect() {
+  if (context_) redisFree(context_);
   timeval timeout{10, 0};
-  context_ = redisConnectWithTimeout(address.host.c_str(), address.port, timeout);
+  context_ = redisConnectWithTimeout(address_.host.c_str(), address_.port, timeout);
   if (!context_ || context_->err) {
     std::string why = context_ ? context_->errstr : "out of memory";
     if (context_) redisFree(context_);
     context_ = nullptr;
     throw BrokerError("cannot connect to the broker at " + where_ + ": " + why);
   }
-  if (!password.empty()) command({"AUTH", password});
+  if (!password_.empty()) command({"AUTH", password_});
 }
 
 RedisClient::~RedisClient() {
@@ -81,8 +89,34 @@ RedisReply RedisClient::command(const std::vector<std::string>& args, bool error
     argv.push_back(a.data());
     lens.push_back(a.size());
   }
-  auto* r = static_cast<redisReply*>(redisCommandArgv(context_, int(argv.size()), argv.data(), lens.data()));
-  if (!r) throw BrokerError("the broker at " + where_ + " did not answer " + args.at(0) + ": " + context_->errstr);
+  redisReply* r = nullptr;
+  std::string why;
+  for (double waited = 0;; waited += 0.5) {
+    if (context_) {
+      r = static_cast<redisReply*>(redisCommandArgv(context_, int(argv.size()), argv.data(), lens.data()));
+      if (r && r->type == REDIS_REPLY_ERROR && std::string(r->str, r->len).rfind("LOADING", 0) == 0) {
+        why = "loading its data after a restart";  // answers in a moment
+        freeReplyObject(r);
+        r = nullptr;
+      } else if (r) {
+        break;
+      } else {
+        why = context_->errstr;
+        redisFree(context_);
+        context_ = nullptr;
+      }
+    }
+    if (waited >= reconnect_s_)
+      throw BrokerError("lost the broker at " + where_ + " (" + why + ") and could not reconnect for " +
+                        std::to_string(int(reconnect_s_)) + " s");
+    usleep(500000);
+    if (context_) continue;
+    try {
+      connect();
+    } catch (const BrokerError& e) {
+      why = e.what();
+    }
+  }
   RedisReply out = convert(r);
   freeReplyObject(r);
   if (out.kind == RedisReply::Kind::Error && !error_ok)

@@ -1,7 +1,10 @@
 // RedisClient: one connection to the measurement farm's broker (a Redis server, via hiredis), the
 // address given as redis://HOST:PORT and the password read from a file (never the command line).
-// command() sends one command and returns its reply as a plain tree; a connection or protocol
-// failure, and an error reply, throw BrokerError.
+// command() sends one command and returns its reply as a plain tree. A lost connection (the broker
+// restarted, a network blip) is reconnected, every half second for up to `reconnect_s`, and the
+// command sent again: so a command may reach the broker twice, and the farm's commands are chosen
+// to make that harmless (a job published twice is measured once: FarmWorker.h). A broker still
+// away after that, and an error reply, throw BrokerError.
 #pragma once
 #include <stdexcept>
 #include <string>
@@ -40,7 +43,7 @@ struct RedisReply {
 class RedisClient {
  public:
   /// Connects (and AUTHs when `password` is not empty). Throws BrokerError.
-  RedisClient(const BrokerAddress& address, const std::string& password);
+  RedisClient(const BrokerAddress& address, const std::string& password, double reconnect_s = 60);
   ~RedisClient();
   RedisClient(const RedisClient&) = delete;
   RedisClient& operator=(const RedisClient&) = delete;
@@ -50,6 +53,12 @@ class RedisClient {
   RedisReply command(const std::vector<std::string>& args, bool error_ok = false);
 
  private:
+  /// Connects and AUTHs; throws BrokerError.
+  void connect();
+
+  BrokerAddress address_;
+  std::string password_;
+  double reconnect_s_;
   redisContext* context_ = nullptr;
   std::string where_;
 };
