@@ -20,8 +20,11 @@ small_tex=$3
 part=$4
 command -v redis-server > /dev/null && command -v redis-cli > /dev/null || { echo "SKIP: no redis-server"; exit 77; }
 work=$(mktemp -d)
+export TMPDIR=$work  # the workers' folders of job sources, even of a worker killed with SIGKILL
 pids=()
 cleanup() {
+  for p in "${pids[@]}"; do kill -TERM "$p" 2> /dev/null; done
+  sleep 0.3
   for p in "${pids[@]}"; do kill -9 "$p" 2> /dev/null; done
   [ -f "$work/redis.pid" ] && kill "$(cat "$work/redis.pid")" 2> /dev/null
   sleep 0.2

@@ -113,8 +113,12 @@ int worker_command(int argc, const char* const* argv) {
     throw CommandLineError(e.what());
   }
   std::unique_ptr<Runner> runner = make_tuning_runner(device);
-  char dir_template[] = "/tmp/texc-worker-XXXXXX";
-  if (!mkdtemp(dir_template)) throw EnvironmentError("cannot create a folder in /tmp for the jobs' sources");
+  // The jobs' sources: a folder of its own in TMPDIR (else /tmp), removed when the worker stops.
+  std::error_code ec;
+  std::filesystem::path tmp = std::filesystem::temp_directory_path(ec);
+  std::string dir_template = (ec ? std::string("/tmp") : tmp.string()) + "/texc-worker-XXXXXX";
+  if (!mkdtemp(dir_template.data()))
+    throw EnvironmentError("cannot create a folder for the jobs' sources (" + dir_template + ")");
   std::string dir = dir_template;
   try {  // the broker cannot be reached, refuses or is lost: exit 2
     run_worker(options, *runner, [&](const FarmJob& job) { return measure_job(job, *runner, device.target, dir); },
