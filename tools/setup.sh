@@ -13,6 +13,7 @@ packages=(
   # texc import (tools/onnx: ONNX's C++ protobuf classes), ONNX's node tests (ctest e2e_onnx_node),
   # and onnx.helper for the models of tests/e2e/onnx_import_test.sh (Debian's python3, /usr/bin/python3)
   libonnx-dev libprotobuf-dev libonnx-testdata python3-onnx
+  redis-server libhiredis-dev  # the measurement farm (texc worker, tune --broker): optional
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -69,4 +69,22 @@ struct Measurement {
 
 Measurement measure(const OpDef& op, const Candidate& candidate, Runner& runner, const MeasureOptions& options);
 
+/// Measures candidates elsewhere than in this process's children: `texc tune --broker` hands each
+/// batch to the measurement farm (tools/farm/FarmMeasurer.h), whose workers call measure() as above.
+/// submit() starts measuring a valid candidate (the farm's workers start on it while the tuner
+/// lowers the next one); collect() waits for every candidate submitted since the last collect()
+/// and returns their Measurements in order. Both throw std::runtime_error when the farm cannot be
+/// reached.
+class BatchMeasurer {
+ public:
+  virtual ~BatchMeasurer() = default;
+  virtual void submit(const OpDef& op, const Candidate& candidate) = 0;
+  virtual std::vector<Measurement> collect() = 0;
+  /// submit() then collect() of one candidate.
+  Measurement measure_one(const OpDef& op, const Candidate& candidate) {
+    submit(op, candidate);
+    return collect().at(0);
+  }
+};
+
 }  // namespace texc

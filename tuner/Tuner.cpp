@@ -76,29 +76,39 @@ std::vector<uint64_t> prior_configurations(const std::vector<Record>& transfer, 
   return prior;
 }
 
-/// Measures a lowered candidate (an invalid one is not run: its record says why) into r: status,
-/// message, times and throughput, features, and the time of day.
-void measure_into(Record& r, const OpDef& op, const Candidate& c, Runner& runner, const MeasureOptions& options) {
-  if (!c.valid) {
-    r.status = "invalid";
-    r.message = c.invalid_reason;
-  } else {
-    Measurement m = measure(op, c, runner, options);
-    r.status = m.status;
-    r.message = m.message;
-    r.max_rel_err = m.max_rel_err;
-    r.features = c.features;
-    if (!m.times.empty()) {
-      r.median_ms = m.median;
-      r.min_ms = m.min;
-      r.max_ms = m.max;
-      r.spread = m.median > 0 ? (m.max - m.min) / m.median : 0;
-      r.repeats = int(m.times.size());
-      // The op's definition counts the flops, not the `compute TARGET` implementation measured.
-      r.gflops = gflops_of(options.definition ? *options.definition : op, m.median);
-    }
+/// Fills r from the measurement `m` of the lowered candidate c: status, message, times and
+/// throughput, features, and the time of day.
+void record_measurement(Record& r, const OpDef& op, const Candidate& c, const Measurement& m,
+                        const MeasureOptions& options) {
+  r.status = m.status;
+  r.message = m.message;
+  r.max_rel_err = m.max_rel_err;
+  r.features = c.features;
+  if (!m.times.empty()) {
+    r.median_ms = m.median;
+    r.min_ms = m.min;
+    r.max_ms = m.max;
+    r.spread = m.median > 0 ? (m.max - m.min) / m.median : 0;
+    r.repeats = int(m.times.size());
+    // The op's definition counts the flops, not the `compute TARGET` implementation measured.
+    r.gflops = gflops_of(options.definition ? *options.definition : op, m.median);
   }
   r.time = utc_now();
+}
+
+/// An invalid candidate's record: not run, its record says why.
+void record_invalid(Record& r, const Candidate& c) {
+  r.status = "invalid";
+  r.message = c.invalid_reason;
+  r.time = utc_now();
+}
+
+/// Measures a lowered candidate (an invalid one is not run: its record says why) into r, here or
+/// through options.measurer.
+void measure_into(Record& r, const OpDef& op, const Candidate& c, Runner& runner, const TuneOptions& options) {
+  if (!c.valid) return record_invalid(r, c);
+  Measurement m = options.measurer ? options.measurer->measure_one(op, c) : measure(op, c, runner, options.measure);
+  record_measurement(r, op, c, m, options.measure);
 }
 
 /// Records that cannot be used (record_defect, or knob values outside the op's lists), each said
@@ -166,7 +176,7 @@ void remeasure_best(const OpDef& op, const Space& space, Runner& runner, const T
     r.index = *once;
     r.knobs = c.config;
     r.trial = measured.at(*once).first.trial;  // the trial it repeats
-    measure_into(r, op, c, runner, options.measure);
+    measure_into(r, op, c, runner, options);
     writer.append(r);
     ++summary.remeasured;
     // A failed second measurement counts as no throughput: the configuration is not dependable.
@@ -292,13 +302,28 @@ TuneSummary tune_op(const OpDef& op, Runner& runner, const TuneOptions& options,
       break;
     }
     std::vector<Observation> results;
-    for (uint64_t index : batch) {
-      Candidate c = lower_candidate(op, space, index, options.lower);
+    // Through the farm (options.measurer) the whole batch is measured at once, in parallel on its
+    // workers; here, candidate after candidate, each record appended as soon as it is measured.
+    std::vector<Candidate> lowered;
+    std::vector<Measurement> farmed;
+    if (options.measurer) {
+      for (uint64_t index : batch) {
+        lowered.push_back(lower_candidate(op, space, index, options.lower));
+        if (lowered.back().valid) options.measurer->submit(op, lowered.back());
+      }
+      farmed = options.measurer->collect();
+    }
+    size_t next_farmed = 0;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      uint64_t index = batch[i];
+      Candidate c = options.measurer ? std::move(lowered[i]) : lower_candidate(op, space, index, options.lower);
       Record r = base;
       r.index = index;
       r.knobs = c.config;
       r.trial = ++done;
-      measure_into(r, op, c, runner, options.measure);
+      if (!options.measurer) measure_into(r, op, c, runner, options);
+      else if (!c.valid) record_invalid(r, c);
+      else record_measurement(r, op, c, farmed.at(next_farmed++), options.measure);
       writer.append(r);
       if (r.ok()) measured[index].add(r);
       ++summary.measured;

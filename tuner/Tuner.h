@@ -39,6 +39,9 @@ struct TuneOptions {
   int early_stopping = 0;              // 0: none
   int batch = 8;
   MeasureOptions measure;
+  /// --broker: each batch is measured by the farm's workers (not by `runner`, which then only names
+  /// the device); nullptr: measured here, one candidate after another.
+  BatchMeasurer* measurer = nullptr;
   LowerSettings lower;
   std::string texc_version;
   bool tty = false;                    // progress rewritten in place

@@ -31,6 +31,9 @@ std::string usage_text() {
   texc tune FILE.tex [--target T] --trials N --records R.jsonl [--op NAME] [--seed S] [--json]
                 [--tuner xgb|ga|random|grid] [--transfer R.jsonl] [--early-stopping N] [--curve F.svg]
                 [--curve-with R.jsonl]... [--timeout S] [--objective rank|reg] [--remeasure N]
+                [--broker redis://HOST:PORT [--device NAME] [--password-file F]]
+  texc worker --broker redis://HOST:PORT --device NAME [--target T] [--mcpu CPU] [--mattr A]
+                [--password-file F] [--name NAME] [--visibility S] [--max-job-bytes N] [--max-jobs N]
   texc import MODEL.onnx -o MODEL.tex [--weights-dir DIR] [--op NAME]
                 (docs/onnx.md: the model as one op of stdlib calls; its initializers as DIR/OP.NAME.npy,
                 DIR by default MODEL.weights beside the .tex, for 'texc run --inputs DIR')
@@ -81,6 +84,9 @@ targets (--target; host, the default, is x86 on x86-64 and arm on aarch64):
 --curve-with R.jsonl  tune: another records file drawn on the curve (repeatable)
 --timeout S        tune: time limit of one candidate's build and runs (default 10 s)
 --objective O      tune: the cost model's objective, reg (default) or rank
+--broker URL       tune: measure on the farm's workers at redis://HOST:PORT (docs/tuning.md)
+--device NAME      tune --broker: the workers' device kind (default: the target's name)
+--password-file F  tune --broker, worker: the broker's password, the file's first line
 --extern-src FILE  run: a C file with such functions, compiled with the C compiler (x86/interp:
                    $CC or cc, into a shared object; arm: aarch64-linux-gnu-gcc)
 
@@ -347,6 +353,12 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       cl.curve_with.push_back(value());
     } else if (arg == "--timeout") {
       cl.timeout_s = double(parse_count(arg, value(), 1, 86400));
+    } else if (arg == "--broker") {
+      cl.broker = value();
+    } else if (arg == "--device") {
+      cl.device_kind = value();
+    } else if (arg == "--password-file") {
+      cl.password_file = value();
     } else if (arg == "--objective") {
       cl.objective = value();
       if (cl.objective != "rank" && cl.objective != "reg")
@@ -415,6 +427,10 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
                                       !cl.curve.empty() || !cl.curve_with.empty() || cl.timeout_s || !cl.objective.empty()))
     throw CommandLineError("--tuner, --transfer, --early-stopping, --remeasure, --curve, --curve-with, --timeout and "
                            "--objective apply to 'texc tune' only");
+  if (cl.command != Command::Tune && (!cl.broker.empty() || !cl.device_kind.empty() || !cl.password_file.empty()))
+    throw CommandLineError("--broker, --device and --password-file apply to 'texc tune' and 'texc worker' only");
+  if (cl.broker.empty() && (!cl.device_kind.empty() || !cl.password_file.empty()))
+    throw CommandLineError("--device and --password-file need --broker redis://HOST:PORT");
   if (cl.command != Command::Run && (!cl.extern_libs.empty() || !cl.extern_srcs.empty()))
     throw CommandLineError("--extern-lib and --extern-src apply to 'texc run' only (a compiled object is linked "
                            "with the extern functions by whoever links it)");

@@ -27,7 +27,7 @@ namespace texc {
 /// A mistake on the command line; the library's OptionError is one too (the same message, exit 1).
 using CommandLineError = OptionError;
 
-enum class Command { Compile, Run, Tune, Import, Version, Help };
+enum class Command { Compile, Run, Tune, Import, Worker, Version, Help };
 
 /// The compile options (CompileOptions.h: the target, --op, -D, -I, --records, --knob, --mcpu ...)
 /// and the command line's own.
@@ -56,6 +56,9 @@ struct CommandLine : CompileOptions {
   double timeout_s = 0;                     // --timeout S (tune; 0 = 10 s per candidate)
   std::string objective;                    // --objective rank|reg (tune; "" = reg)
   std::string weights_dir;                  // --weights-dir (import; "" = OUT.weights beside -o OUT.tex)
+  std::string broker;                       // --broker redis://HOST:PORT (tune: measured by the farm)
+  std::string device_kind;                  // --device NAME (tune --broker; "" = the target's name)
+  std::string password_file;                // --password-file F (tune --broker)
 };
 
 /// Parses argv[1..argc). Throws CommandLineError.

@@ -5,6 +5,7 @@
 #pragma once
 #include "frontend/Frontend.h"
 #include "tools/texc/CommandLine.h"
+#include "tuner/Tuner.h"
 
 namespace texc {
 
@@ -13,6 +14,15 @@ int run_command(const CommandLine& cl);
 int tune_command(const CommandLine& cl);
 /// `texc import` (ImportCommand.cpp; in a build without ONNX, Main.cpp says so, exit 2).
 int import_command(const CommandLine& cl);
+/// `texc worker ...` (argv[1] is "worker"): the farm's measuring process (tools/farm/FarmWorker.h).
+int worker_command(int argc, const char* const* argv);
+
+/// The tuning options of `cl` that every op shares (texc tune, and texc worker for a job).
+TuneOptions tune_options_of(const CommandLine& cl);
+/// The per-op part of `options`: fixed knobs, CPU features, what the check compares with and the
+/// GFLOP/s count. `op` is what is tuned: `whole`, or its main half when `split` (SplitPrepare.h).
+void set_op_options(const CommandLine& cl, const OpDef& whole, const OpDef& op, bool split, const Program& definitions,
+                    TuneOptions& options);
 
 /// The ops of the command line's file (tools/driver/LoadProgram.h), with the files the command line
 /// names noted as inputs before and checked after the front end (CommandLineFiles.h).

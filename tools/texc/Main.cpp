@@ -22,7 +22,8 @@ int run_texc(int argc, char** argv) {
   using namespace texc;
   CommandLine cl;
   try {
-    cl = parse_command_line(argc, argv);
+    if (argc > 1 && std::string(argv[1]) == "worker") cl.command = Command::Worker;  // its own arguments
+    else cl = parse_command_line(argc, argv);
   } catch (const CommandLineError& e) {
     std::cerr << "texc: error: " << e.what() << "\nrun 'texc --help' for usage\n";
     return 1;
@@ -41,6 +42,7 @@ int run_texc(int argc, char** argv) {
         throw EnvironmentError("this texc was built without the ONNX importer (configured with TEXC_WITH_ONNX=OFF, or "
                                "libonnx-dev and libprotobuf-dev were not found): 'texc import' is not available");
 #endif
+      case Command::Worker: return worker_command(argc, argv);
     }
   } catch (const UserError& e) {
     print_diagnostic(std::cerr, e.diag);

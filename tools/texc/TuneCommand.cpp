@@ -9,6 +9,8 @@
 //   arm     the qemu arm runner (times labelled emulated); vdla: the simulator's cycles
 //           (tuner/VdlaRunner.h); cuda: CUDA-event times on device 0 (tools/driver/CudaRunner.h; exit 2
 //           without a device).
+// With --broker redis://HOST:PORT the candidates are measured by the farm's workers of --device
+// (tools/farm/FarmMeasurer.h; `texc worker`), each batch at once, into the same records.
 #include <unistd.h>
 
 #include <filesystem>
@@ -35,6 +37,10 @@
 #include "tuner/Space.h"
 #include "tuner/Tuner.h"
 #include "tuner/VdlaRunner.h"
+#ifdef TEXC_HAVE_FARM
+#include "tools/farm/FarmMeasurer.h"
+#include "tools/texc/FarmJobOfCommandLine.h"
+#endif
 
 namespace texc {
 
@@ -100,10 +106,7 @@ std::string summary_json(const OpDef& op, const CommandLine& cl, const TuneSumma
 
 }  // namespace
 
-int tune_command(const CommandLine& cl) {
-  std::unique_ptr<Runner> runner = make_tuning_runner(cl);
-  Program program = load_program(cl);
-  Program definitions = load_definitions(cl);  // what candidates are checked against
+TuneOptions tune_options_of(const CommandLine& cl) {
   TuneOptions options;
   options.trials = cl.trials;
   options.records = cl.records;
@@ -122,6 +125,51 @@ int tune_command(const CommandLine& cl) {
   if (cl.target == "vdla") options.lower.vdla_config = vdla_config_of(cl);
   options.lower.target_properties = target_properties_of(cl);
   options.texc_version = TEXC_VERSION;
+  return options;
+}
+
+void set_op_options(const CommandLine& cl, const OpDef& whole, const OpDef& op, bool split, const Program& definitions,
+                    TuneOptions& options) {
+  options.lower.fixed = knob_options_for(cl, op);
+  if (is_llvm_cpu_target(cl.target)) options.lower.cpu_features = cpu_feature_query(cl, op);  // tensorize's instructions
+  options.measure.reference = nullptr;
+  options.measure.definition = nullptr;
+  for (const OpDef& d : definitions.ops)
+    if (d.name == whole.name) options.measure.definition = &d;  // what the GFLOP/s count
+  if (!split) options.measure.reference = options.measure.definition;
+}
+
+int tune_command(const CommandLine& cl) {
+  std::unique_ptr<Runner> runner;
+#ifdef TEXC_HAVE_FARM
+  std::unique_ptr<FarmMeasurer> farm;
+  FarmJobTemplate job;
+  if (!cl.broker.empty()) {
+    FarmOptions farm_options;
+    try {  // a mistake in the address or the password file: exit 1
+      farm_options = {BrokerAddress::parse(cl.broker),
+                      cl.password_file.empty() ? "" : read_password_file(cl.password_file),
+                      cl.device_kind.empty() ? cl.target : cl.device_kind};
+    } catch (const BrokerError& e) {
+      throw CommandLineError(e.what());
+    }
+    try {  // the broker cannot be reached or refuses: exit 2
+      farm = std::make_unique<FarmMeasurer>(farm_options, std::cerr);
+      runner = make_farm_device(farm_options, std::cerr);
+    } catch (const BrokerError& e) {
+      throw EnvironmentError(e.what());
+    }
+    job = farm_job_template(cl);
+  }
+#else
+  if (!cl.broker.empty())
+    throw EnvironmentError("--broker: this texc was built without hiredis (Debian: apt-get install libhiredis-dev, "
+                           "then rebuild)");
+#endif
+  if (!runner) runner = make_tuning_runner(cl);
+  Program program = load_program(cl);
+  Program definitions = load_definitions(cl);  // what candidates are checked against
+  TuneOptions options = tune_options_of(cl);
   options.tty = isatty(STDERR_FILENO);
   for (const std::string& path : cl.transfer)
     if (!std::filesystem::exists(path)) throw CommandLineError("--transfer " + path + ": no such file");
@@ -132,18 +180,22 @@ int tune_command(const CommandLine& cl) {
     // on every call: its main half, on random prepared inputs, checked against itself.
     std::optional<PreparedOp> split = split_prepare(whole);
     const OpDef& op = split ? split->main : whole;
-    options.lower.fixed = knob_options_for(cl, op);
-    if (is_llvm_cpu_target(cl.target)) options.lower.cpu_features = cpu_feature_query(cl, op);  // tensorize's instructions
-    options.measure.reference = nullptr;
-    options.measure.definition = nullptr;
-    for (const OpDef& d : definitions.ops)
-      if (d.name == whole.name) options.measure.definition = &d;  // what the GFLOP/s count
-    if (!split) options.measure.reference = options.measure.definition;
+    set_op_options(cl, whole, op, bool(split), definitions, options);
+#ifdef TEXC_HAVE_FARM
+    if (farm) {
+      job.op = whole.name;
+      job.seed = options.measure.seed;
+      job.repeat = options.measure.repeat;
+      job.timeout_s = options.measure.timeout_s;
+      farm->set_template(job);
+      options.measurer = farm.get();
+    }
+#endif
     Space space(op, cl.target);
     TuneSummary summary;
     try {
       summary = tune_op(op, *runner, options, std::cerr);
-    } catch (const std::runtime_error& e) {  // the records file cannot be read or written; XGBoost failed
+    } catch (const std::runtime_error& e) {  // the records file cannot be read or written; XGBoost failed; the broker
       throw EnvironmentError(e.what());
     }
     std::cout << (cl.json ? summary_json(op, cl, summary) : summary_line(op, cl, summary, space)) << std::endl;

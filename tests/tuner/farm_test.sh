@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# The measurement farm end to end (texc worker, texc tune --broker; docs/tuning.md) against a real
+# redis-server that this script starts on 127.0.0.1 on a free port (no persistence, a temporary
+# folder) and stops. Skipped (exit 77) without redis-server / redis-cli.
+#   same     2 workers give the same configurations as local tuning of the same seed and trials,
+#            the same device in the records, one record per configuration
+#   kill     a worker killed (SIGKILL) with a job in hand: its job is reclaimed by another worker
+#            after the visibility timeout; nothing lost, nothing measured into two records
+#   reject   malformed, oversized and other-kind jobs are rejected, acknowledged and counted; a
+#            worker never reads another kind's stream; SIGTERM stops a worker cleanly
+#   restart  the broker (append-only file on) shut down and restarted mid-tune: the tuner and the
+#            worker reconnect, nothing is lost, nothing is measured into two records
+#   auth     a broker with a password: workers and the tuner read it from --password-file; a
+#            wrong one exits 2 saying the broker refused; a password in the URL is refused (exit 1)
+# usage: farm_test.sh TEXC EXAMPLES_04_KNOBS.tex SMALL_MATMUL.tex same|kill|reject|restart|auth
+set -u
+texc=$1
+knobs_tex=$2
+small_tex=$3
+part=$4
+command -v redis-server > /dev/null && command -v redis-cli > /dev/null || { echo "SKIP: no redis-server"; exit 77; }
+work=$(mktemp -d)
+export TMPDIR=$work  # the workers' folders of job sources, even of a worker killed with SIGKILL
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -TERM "$p" 2> /dev/null; done
+  sleep 0.3
+  for p in "${pids[@]}"; do kill -9 "$p" 2> /dev/null; done
+  [ -f "$work/redis.pid" ] && kill "$(cat "$work/redis.pid")" 2> /dev/null
+  sleep 0.2
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+failures=0
+ok() { echo "ok: $1"; }
+bad() { echo "FAIL: $1"; failures=$((failures + 1)); }
+check() {
+  local what=$1
+  shift
+  if "$@"; then ok "$what"; else bad "$what"; fi
+}
+
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+auth=()
+if [ "$part" = auth ]; then
+  echo "s3cret-$RANDOM" > "$work/password"
+  echo "wrong" > "$work/wrong"
+  auth=(--requirepass "$(cat "$work/password")")
+fi
+appendonly=no
+[ "$part" = restart ] && appendonly=yes
+start_redis() {
+  redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly $appendonly --appendfsync always --dir "$work" \
+    --daemonize yes --pidfile "$work/redis.pid" --logfile "$work/redis.log" "${auth[@]}" ||
+    { echo "FAIL: redis-server did not start"; exit 1; }
+}
+start_redis
+rcli() { if [ "$part" = auth ]; then REDISCLI_AUTH=$(cat "$work/password") redis-cli -p "$port" "$@"; else redis-cli -p "$port" "$@"; fi; }
+for _ in $(seq 50); do [ "$(rcli ping 2> /dev/null)" = PONG ] && break; sleep 0.1; done
+broker=redis://127.0.0.1:$port
+
+# start_worker NAME KIND [ENV=VALUE...] -- [worker flags]: a worker in the background, its log in $work/NAME.log
+start_worker() {
+  local name=$1 kind=$2
+  shift 2
+  local envs=()
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do envs+=("$1"); shift; done
+  [ $# -gt 0 ] && shift
+  env "${envs[@]}" "$texc" worker --broker "$broker" --device "$kind" --target x86 --name "$name" "$@" \
+    2> "$work/$name.log" &
+  pids+=($!)
+  eval "pid_$name=$!"
+}
+
+# configurations FILE: the sorted knob settings of its records, one a line
+configurations() {
+  python3 -c '
+import json, sys
+for k in sorted(json.dumps(json.loads(l)["knobs"], sort_keys=True) for l in open(sys.argv[1])): print(k)' "$1"
+}
+no_duplicates() { [ -z "$(configurations "$1" | uniq -d)" ]; }
+devices() { python3 -c 'import json, sys; print(*sorted({json.loads(l)["device"] for l in open(sys.argv[1])}))' "$1"; }
+
+case $part in
+same)
+  tune=(tune "$knobs_tex" --target x86 -D M=64 -D N=64 -D K=64 --trials 20 --tuner random --seed 7)
+  "$texc" "${tune[@]}" --records "$work/local.jsonl" > /dev/null 2>&1 || bad "local tuning"
+  start_worker w1 x86-test
+  start_worker w2 x86-test
+  if "$texc" "${tune[@]}" --records "$work/farm.jsonl" --broker "$broker" --device x86-test > "$work/tune.out" 2> "$work/tune.err"; then
+    ok "texc tune --broker exits 0"
+  else
+    bad "texc tune --broker: $(cat "$work/tune.err")"
+  fi
+  check "20 records" [ "$(wc -l < "$work/farm.jsonl")" -eq 20 ]
+  check "the same configurations as local tuning" diff <(configurations "$work/local.jsonl") <(configurations "$work/farm.jsonl")
+  check "no configuration twice" no_duplicates "$work/farm.jsonl"
+  check "the same device as local tuning" [ "$(devices "$work/local.jsonl")" = "$(devices "$work/farm.jsonl")" ]
+  check "both workers measured" [ "$(rcli get texc:done:x86-test)" -ge 2 ]
+  # a second tune of the same seed: every job's result is already stored, nothing is measured again
+  done_before=$(rcli get texc:done:x86-test)
+  "$texc" "${tune[@]}" --records "$work/again.jsonl" --broker "$broker" --device x86-test > /dev/null 2>&1
+  check "results reused by job id" [ "$(rcli get texc:done:x86-test)" = "$done_before" ]
+  check "the reused records are the same configurations" diff <(configurations "$work/farm.jsonl") <(configurations "$work/again.jsonl")
+  ;;
+kill)
+  # The victim sleeps 30 s with each job in hand; killed, its job must go to the other worker.
+  start_worker victim x86-kill TEXC_FARM_TEST_DELAY_S=30 -- --visibility 2
+  "$texc" tune "$small_tex" --target x86 --trials 12 --tuner random --seed 5 --records "$work/farm.jsonl" \
+    --broker "$broker" --device x86-kill > "$work/tune.out" 2> "$work/tune.err" &
+  tune_pid=$!
+  pids+=($tune_pid)
+  for _ in $(seq 100); do
+    [ "$(rcli xpending texc:jobs:x86-kill workers | head -1)" -ge 1 ] 2> /dev/null && break
+    sleep 0.1
+  done
+  check "the victim holds a job" grep -q victim <(rcli xpending texc:jobs:x86-kill workers - + 10)
+  kill -9 "$pid_victim"
+  start_worker rescuer x86-kill -- --visibility 2
+  for _ in $(seq 400); do kill -0 $tune_pid 2> /dev/null || break; sleep 0.1; done
+  if kill -0 $tune_pid 2> /dev/null; then bad "texc tune did not finish in 40 s"; kill -9 $tune_pid; fi
+  wait $tune_pid
+  check "texc tune exits 0" [ $? -eq 0 ]
+  check "12 records" [ "$(wc -l < "$work/farm.jsonl")" -eq 12 ]
+  check "no configuration twice" no_duplicates "$work/farm.jsonl"
+  check "every record has a status" python3 -c '
+import json, sys
+assert all(json.loads(l)["status"] in ("ok", "invalid") for l in open(sys.argv[1]))' "$work/farm.jsonl"
+  check "the rescuer reclaimed the victim's job" grep -q "reclaimed job" "$work/rescuer.log"
+  check "nothing left pending" [ "$(rcli xpending texc:jobs:x86-kill workers | head -1)" -eq 0 ]
+  ;;
+reject)
+  start_worker wa kind-a -- --max-job-bytes 2000
+  for _ in $(seq 50); do [ "$(rcli exists texc:device:kind-a)" = 1 ] && break; sleep 0.1; done
+  rcli xgroup create texc:jobs:kind-b workers 0 mkstream > /dev/null
+  rcli xadd texc:jobs:kind-b '*' id 0123 job '{"v": 1}' > /dev/null   # another kind's: never taken
+  rcli xadd texc:jobs:kind-a '*' id 1 job 'not json' > /dev/null
+  rcli xadd texc:jobs:kind-a '*' nothing here > /dev/null
+  rcli xadd texc:jobs:kind-a '*' id 2 job "$(python3 -c 'print("x" * 3000)')" > /dev/null
+  # well-formed but for kind-b, put on kind-a's stream
+  rcli xadd texc:jobs:kind-a '*' id 3 job '{"v": 1, "device": "kind-b", "file": "a.tex", "source": "", "args": [], "op": "mm", "knobs": {}, "seed": "0", "repeat": 5, "timeout_s": 10}' > /dev/null
+  # well-formed, but its id is not its content hash
+  rcli xadd texc:jobs:kind-a '*' id 4 job '{"v": 1, "device": "kind-a", "file": "a.tex", "source": "", "args": [], "op": "mm", "knobs": {}, "seed": "0", "repeat": 5, "timeout_s": 10}' > /dev/null
+  for _ in $(seq 100); do [ "$(rcli get texc:rejected:kind-a)" = 5 ] && break; sleep 0.1; done
+  check "5 jobs rejected and counted" [ "$(rcli get texc:rejected:kind-a)" = 5 ]
+  check "each rejection logged with its reason" [ "$(grep -c 'rejected job' "$work/wa.log")" -eq 5 ]
+  check "the malformed one says why" grep -q "not a well-formed job" "$work/wa.log"
+  check "the oversized one says why" grep -q "more than the limit of 2000" "$work/wa.log"
+  check "the other kind's says why" grep -q "a job of device kind 'kind-b'" "$work/wa.log"
+  check "the forged id says why" grep -q "is not the hash of its content" "$work/wa.log"
+  check "rejected jobs are acknowledged" [ "$(rcli xpending texc:jobs:kind-a workers | head -1)" -eq 0 ]
+  check "nothing was measured" [ "$(rcli get texc:done:kind-a)" = "" ]
+  check "kind-b's job was never delivered" [ "$(rcli xpending texc:jobs:kind-b workers | head -1)" -eq 0 ]
+  check "kind-b's job is still queued" [ "$(rcli xinfo groups texc:jobs:kind-b | grep -A1 last-delivered-id | tail -1)" = "0-0" ]
+  kill -TERM "$pid_wa"
+  wait "$pid_wa"
+  check "SIGTERM: the worker exits 0" [ $? -eq 0 ]
+  check "SIGTERM: the worker's heartbeat key is gone" [ "$(rcli exists texc:worker:kind-a:wa)" = 0 ]
+  ;;
+restart)
+  start_worker wr x86-restart TEXC_FARM_TEST_DELAY_S=0.3 -- --visibility 3
+  "$texc" tune "$small_tex" --target x86 --trials 16 --tuner random --seed 9 --records "$work/farm.jsonl" \
+    --broker "$broker" --device x86-restart > "$work/tune.out" 2> "$work/tune.err" &
+  tune_pid=$!
+  pids+=($tune_pid)
+  for _ in $(seq 100); do [ "$(rcli get texc:done:x86-restart)" -ge 3 ] 2> /dev/null && break; sleep 0.1; done
+  rcli shutdown > /dev/null 2>&1  # the append-only file is flushed
+  for _ in $(seq 50); do rcli ping > /dev/null 2>&1 || break; sleep 0.1; done
+  sleep 1
+  start_redis
+  for _ in $(seq 400); do kill -0 $tune_pid 2> /dev/null || break; sleep 0.1; done
+  if kill -0 $tune_pid 2> /dev/null; then bad "texc tune did not finish in 40 s after the restart"; kill -9 $tune_pid; fi
+  wait $tune_pid
+  check "texc tune exits 0 across the restart" [ $? -eq 0 ]
+  check "16 records" [ "$(wc -l < "$work/farm.jsonl")" -eq 16 ]
+  check "no configuration twice" no_duplicates "$work/farm.jsonl"
+  check "the worker is still measuring" kill -0 "$pid_wr"
+  check "nothing left pending" [ "$(rcli xpending texc:jobs:x86-restart workers | head -1)" -eq 0 ]
+  ;;
+auth)
+  tune=(tune "$small_tex" --target x86 --trials 6 --tuner random --seed 2 --broker "$broker" --device x86-auth)
+  start_worker wp x86-auth -- --password-file "$work/password"
+  "$texc" "${tune[@]}" --records "$work/wrong.jsonl" --password-file "$work/wrong" > /dev/null 2> "$work/wrong.err"
+  check "a wrong password: exit 2" [ $? -eq 2 ]
+  check "... saying the broker refused it" grep -q "refused AUTH" "$work/wrong.err"
+  "$texc" "${tune[@]}" --records "$work/none.jsonl" > /dev/null 2> "$work/none.err" < /dev/null &
+  none_pid=$!
+  pids+=($none_pid)
+  for _ in $(seq 50); do kill -0 $none_pid 2> /dev/null || break; sleep 0.1; done
+  wait $none_pid
+  check "no password: exit 2" [ $? -eq 2 ]
+  "$texc" "${tune[@]/$broker/redis://:pw@127.0.0.1:$port}" --records "$work/url.jsonl" > /dev/null 2> "$work/url.err"
+  check "a password in the URL: exit 1" [ $? -eq 1 ]
+  check "... saying to use --password-file" grep -q "give it with --password-file" "$work/url.err"
+  "$texc" "${tune[@]}" --records "$work/farm.jsonl" --password-file "$work/password" > /dev/null 2> "$work/tune.err"
+  check "--password-file: texc tune exits 0" [ $? -eq 0 ]
+  check "6 records" [ "$(wc -l < "$work/farm.jsonl")" -eq 6 ]
+  check "the password is on no command line" bash -c "! grep -q '$(cat "$work/password")' /proc/$pid_wp/cmdline"
+  ;;
+*) echo "unknown part $part"; exit 2 ;;
+esac
+[ $failures -eq 0 ] && echo "all passed" || echo "$failures failed"
+[ $failures -eq 0 ]

@@ -1,0 +1,133 @@
+#include "tools/farm/FarmJob.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "tuner/Json.h"
+
+namespace texc {
+
+std::string FarmJob::to_json() const {
+  Json j = Json::obj();
+  j.set("v", Json::num(1));
+  j.set("device", Json::str(device));
+  j.set("file", Json::str(file));
+  j.set("source", Json::str(source));
+  Json a = Json::arr();
+  for (const std::string& s : args) a.array.push_back(Json::str(s));
+  j.set("args", a);
+  j.set("op", Json::str(op));
+  Json k = Json::obj();
+  for (const auto& [name, value] : knobs) k.set(name, Json::num(double(value)));
+  j.set("knobs", k);
+  j.set("seed", Json::str(std::to_string(seed)));  // 64 bits: not a double
+  j.set("repeat", Json::num(repeat));
+  j.set("timeout_s", Json::num(timeout_s));
+  return j.dump();
+}
+
+namespace {
+
+uint64_t fnv1a(const std::string& text, uint64_t basis) {
+  uint64_t h = basis;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+}  // namespace
+
+std::string FarmJob::id() const {
+  std::string text = to_json();
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%016llx%016llx", (unsigned long long)fnv1a(text, 0xcbf29ce484222325ull),
+                (unsigned long long)fnv1a(text, 0x84222325cbf29ce4ull));
+  return buf;
+}
+
+ParsedJob parse_farm_job(const std::string& text) {
+  ParsedJob out;
+  std::optional<Json> j = parse_json(text);
+  if (!j || j->kind != Json::Kind::Object) return {std::nullopt, "not a JSON object"};
+  auto field = [&](const char* key, Json::Kind kind) -> const Json* {
+    const Json* v = j->get(key);
+    if (!v || v->kind != kind) out.error = std::string("no ") + key + " of the right type";
+    return v && v->kind == kind ? v : nullptr;
+  };
+  const Json* v = field("v", Json::Kind::Number);
+  const Json* device = field("device", Json::Kind::String);
+  const Json* file = field("file", Json::Kind::String);
+  const Json* source = field("source", Json::Kind::String);
+  const Json* args = field("args", Json::Kind::Array);
+  const Json* op = field("op", Json::Kind::String);
+  const Json* knobs = field("knobs", Json::Kind::Object);
+  const Json* seed = field("seed", Json::Kind::String);
+  const Json* repeat = field("repeat", Json::Kind::Number);
+  const Json* timeout = field("timeout_s", Json::Kind::Number);
+  if (!out.error.empty()) return out;
+  if (v->number != 1) return {std::nullopt, "version " + std::to_string(v->number) + " (this worker reads 1)"};
+  FarmJob job;
+  job.device = device->string;
+  job.file = file->string;
+  job.source = source->string;
+  for (const Json& a : args->array) {
+    if (a.kind != Json::Kind::String) return {std::nullopt, "an argument that is not a string"};
+    job.args.push_back(a.string);
+  }
+  job.op = op->string;
+  for (const auto& [name, value] : knobs->object) {
+    if (value.kind != Json::Kind::Number || value.number != std::floor(value.number))
+      return {std::nullopt, "knob " + name + " is not a whole number"};
+    job.knobs[name] = int64_t(value.number);
+  }
+  if (seed->string.empty() || seed->string.find_first_not_of("0123456789") != std::string::npos)
+    return {std::nullopt, "the seed is not a number"};
+  job.seed = std::stoull(seed->string);
+  if (repeat->number < 1 || repeat->number > 1000) return {std::nullopt, "repeat out of 1..1000"};
+  job.repeat = int(repeat->number);
+  if (!(timeout->number > 0) || timeout->number > 3600) return {std::nullopt, "timeout_s out of (0, 3600]"};
+  job.timeout_s = timeout->number;
+  if (job.file.empty() || job.file.find('/') != std::string::npos) return {std::nullopt, "a file name with a '/'"};
+  out.job = std::move(job);
+  return out;
+}
+
+std::string measurement_to_json(const Measurement& m) {
+  Json j = Json::obj();
+  j.set("status", Json::str(m.status));
+  Json times = Json::arr();
+  for (double t : m.times) times.array.push_back(Json::num(t));
+  j.set("times", times);
+  j.set("median", Json::num(m.median));
+  j.set("min", Json::num(m.min));
+  j.set("max", Json::num(m.max));
+  j.set("max_rel_err", Json::num(m.max_rel_err));
+  j.set("message", Json::str(m.message));
+  return j.dump();
+}
+
+std::optional<Measurement> measurement_from_json(const std::string& text) {
+  std::optional<Json> j = parse_json(text);
+  if (!j || j->kind != Json::Kind::Object) return std::nullopt;
+  const Json* status = j->get("status");
+  const Json* times = j->get("times");
+  if (!status || status->kind != Json::Kind::String || !times || times->kind != Json::Kind::Array) return std::nullopt;
+  Measurement m;
+  m.status = status->string;
+  for (const Json& t : times->array)
+    if (t.kind == Json::Kind::Number) m.times.push_back(t.number);
+  auto number = [&](const char* key) {
+    const Json* v = j->get(key);
+    return v && v->kind == Json::Kind::Number ? v->number : 0.0;
+  };
+  m.median = number("median");
+  m.min = number("min");
+  m.max = number("max");
+  m.max_rel_err = number("max_rel_err");
+  if (const Json* msg = j->get("message"); msg && msg->kind == Json::Kind::String) m.message = msg->string;
+  return m;
+}
+
+}  // namespace texc

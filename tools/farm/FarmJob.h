@@ -1,0 +1,58 @@
+// FarmJob: one measurement job of the farm (docs/tuning.md, "A measurement farm"), as the tuner
+// publishes it and a worker reads it: everything the worker needs to rebuild the candidate (the
+// .tex source text, the op, the compile arguments: --target, --mcpu, -D, --knob ...) and to measure
+// it as local tuning does (seed, repeat, timeout), plus the device kind it is for. Its id is a
+// content hash of all of it, so the same candidate measured on the same kind is one job, and a
+// result is stored once per id. Results travel back as JSON too (the Measurement of Measure.h).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/Schedule.h"
+#include "tuner/Measure.h"
+
+namespace texc {
+
+struct FarmJob {
+  std::string device;                // the device kind (the worker's --device)
+  std::string file;                  // the source's file name (diagnostics)
+  std::string source;                // the .tex text
+  std::vector<std::string> args;     // compile arguments, as on texc's command line
+  std::string op;                    // the op as the file names it
+  KnobConfig knobs;                  // the candidate
+  uint64_t seed = 0;
+  int repeat = 5;
+  double timeout_s = 10;
+
+  std::string to_json() const;
+  /// The content hash of to_json(): 32 hex digits.
+  std::string id() const;
+};
+
+/// The job in `text`, or why it is not a well-formed one.
+struct ParsedJob {
+  std::optional<FarmJob> job;
+  std::string error;
+};
+ParsedJob parse_farm_job(const std::string& text);
+
+std::string measurement_to_json(const Measurement& m);
+/// nullopt when `text` is not a measurement.
+std::optional<Measurement> measurement_from_json(const std::string& text);
+
+/// The broker's keys, under the prefix texc: (docs/tuning.md lists them).
+namespace farm_keys {
+inline std::string jobs(const std::string& device) { return "texc:jobs:" + device; }
+inline const char* group() { return "workers"; }
+inline std::string result(const std::string& id) { return "texc:result:" + id; }
+inline std::string device(const std::string& device) { return "texc:device:" + device; }
+inline std::string worker(const std::string& device, const std::string& consumer) {
+  return "texc:worker:" + device + ":" + consumer;
+}
+inline std::string rejected(const std::string& device) { return "texc:rejected:" + device; }
+inline std::string done(const std::string& device) { return "texc:done:" + device; }
+}  // namespace farm_keys
+
+}  // namespace texc

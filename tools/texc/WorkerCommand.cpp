@@ -1,0 +1,142 @@
+// `texc worker --broker redis://HOST:PORT --device NAME [--target T] [--mcpu CPU] [--mattr A]
+// [--password-file F] [--name NAME] [--visibility S] [--max-job-bytes N] [--max-jobs N]`: a
+// measuring process of the farm (tools/farm/FarmWorker.h, docs/tuning.md). Each job's candidate is
+// rebuilt from the job (FarmJobOfCommandLine.h) and measured exactly as `texc tune` measures it
+// here: the same runner (make_tuning_runner), the same per-op options (tune_options_of,
+// set_op_options), the same child isolation (tuner/Measure.h).
+#include "tools/texc/Commands.h"
+#include "tools/driver/EnvironmentError.h"
+
+#ifdef TEXC_HAVE_FARM
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "lower/SplitPrepare.h"
+#include "tools/driver/EnvironmentError.h"
+#include "tools/driver/TuningRunner.h"
+#include "tools/farm/FarmWorker.h"
+#include "tools/texc/Commands.h"
+#include "tools/texc/FarmJobOfCommandLine.h"
+#include "tuner/Space.h"
+
+namespace texc {
+
+namespace {
+
+double positive_number(const std::string& flag, const std::string& text) {
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end || !(v > 0)) throw CommandLineError(flag + " takes a positive number, not '" + text + "'");
+  return v;
+}
+
+/// Measures `job`'s candidate with `runner`, its source written to `dir`.
+Measurement measure_job(const FarmJob& job, Runner& runner, const std::string& worker_target, const std::string& dir) {
+  std::string path = dir + "/" + job.file;
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << job.source;
+    if (!out) throw std::runtime_error("cannot write " + path);
+  }
+  CommandLine cl = command_line_of_job(job, path);
+  if (cl.target != worker_target)
+    throw std::runtime_error("a job for target " + cl.target + " (this worker measures " + worker_target + ")");
+  Program program = load_program(cl);
+  Program definitions = load_definitions(cl);
+  for (const OpDef& whole : program.ops) {
+    if (whole.name != job.op) continue;
+    std::optional<PreparedOp> split = split_prepare(whole);
+    const OpDef& op = split ? split->main : whole;
+    TuneOptions options = tune_options_of(cl);
+    set_op_options(cl, whole, op, bool(split), definitions, options);
+    options.measure.seed = job.seed;
+    options.measure.repeat = job.repeat;
+    options.measure.timeout_s = job.timeout_s;
+    Space space(op, cl.target);
+    uint64_t index = space.index(job.knobs);
+    if (index == UINT64_MAX) throw std::runtime_error("knobs " + space.describe(job.knobs) + " are not in op " + job.op + "'s lists");
+    Candidate c = lower_candidate(op, space, index, options.lower);
+    if (!c.valid) {
+      Measurement m;
+      m.status = "error";
+      m.message = "invalid on the worker: " + c.invalid_reason;
+      return m;
+    }
+    return measure(op, c, runner, options.measure);
+  }
+  throw std::runtime_error("no op '" + job.op + "' in " + job.file);
+}
+
+}  // namespace
+
+int worker_command(int argc, const char* const* argv) {
+  WorkerOptions options;
+  CompileOptions device;
+  std::string broker, password_file;
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i], value;
+    size_t eq = arg.find('=');
+    bool attached = arg.rfind("--", 0) == 0 && eq != std::string::npos;
+    if (attached) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+    }
+    auto next = [&]() -> std::string {
+      if (attached) return value;
+      if (i + 1 >= argc) throw CommandLineError(arg + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--broker") broker = next();
+    else if (arg == "--device") options.farm.device = next();
+    else if (arg == "--password-file") password_file = next();
+    else if (arg == "--target") device.target = next();
+    else if (arg == "--mcpu") device.mcpu = next();
+    else if (arg == "--mattr") device.mattr = next();
+    else if (arg == "--arch") device.arch = next();
+    else if (arg == "--name") options.consumer = next();
+    else if (arg == "--visibility") options.visibility_s = positive_number(arg, next());
+    else if (arg == "--max-job-bytes") options.max_job_bytes = size_t(positive_number(arg, next()));
+    else if (arg == "--max-jobs") options.max_jobs = int(positive_number(arg, next()));
+    else throw CommandLineError("'texc worker' does not take '" + std::string(argv[i]) + "'");
+  }
+  if (broker.empty() || options.farm.device.empty())
+    throw CommandLineError("'texc worker' needs --broker redis://HOST:PORT and --device NAME");
+  if (device.target.empty()) device.target = host_target();
+  try {  // a mistake in the address or the password file: exit 1
+    options.farm.broker = BrokerAddress::parse(broker);
+    if (!password_file.empty()) options.farm.password = read_password_file(password_file);
+  } catch (const BrokerError& e) {
+    throw CommandLineError(e.what());
+  }
+  std::unique_ptr<Runner> runner = make_tuning_runner(device);
+  // The jobs' sources: a folder of its own in TMPDIR (else /tmp), removed when the worker stops.
+  std::error_code ec;
+  std::filesystem::path tmp = std::filesystem::temp_directory_path(ec);
+  std::string dir_template = (ec ? std::string("/tmp") : tmp.string()) + "/texc-worker-XXXXXX";
+  if (!mkdtemp(dir_template.data()))
+    throw EnvironmentError("cannot create a folder for the jobs' sources (" + dir_template + ")");
+  std::string dir = dir_template;
+  try {  // the broker cannot be reached, refuses or is lost: exit 2
+    run_worker(options, *runner, [&](const FarmJob& job) { return measure_job(job, *runner, device.target, dir); },
+               std::cerr);
+  } catch (const BrokerError& e) {
+    std::filesystem::remove_all(dir);
+    throw EnvironmentError(e.what());
+  }
+  std::filesystem::remove_all(dir);
+  return 0;
+}
+
+}  // namespace texc
+#else
+namespace texc {
+int worker_command(int, const char* const*) {
+  throw EnvironmentError("'texc worker': this texc was built without hiredis (Debian: apt-get install "
+                         "libhiredis-dev, then rebuild)");
+}
+}  // namespace texc
+#endif
