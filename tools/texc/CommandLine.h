@@ -1,4 +1,4 @@
-// CommandLine: the parsed arguments of `texc` (shared/spec/cli.md), and the parser.
+// CommandLine: the parsed arguments of `texc` (docs/cli.md), and the parser.
 //
 //   texc FILE.tex [--target T] [-o OUT] [--emit KINDS] [--op NAME] [-D NAME=VALUE]... [-I DIR]...
 //                 [--records R.jsonl] [--knob NAME=VALUE]... [--no-fuse] [--remarks]

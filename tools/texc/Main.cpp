@@ -1,4 +1,4 @@
-// texc: the command-line driver (shared/spec/cli.md). Parses the command line, runs the command
+// texc: the command-line driver (docs/cli.md). Parses the command line, runs the command
 // and maps every failure to its exit code: 1 for a mistake in the input or on the command line
 // (a located diagnostic, or `texc: error: ...`) and for a failed check, 2 when the machine or this
 // build lacks something the command needs. Internal errors (InternalError, ir/Diagnostics.h)
