@@ -170,22 +170,51 @@ void add_define(CommandLine& cl, const std::string& text) {
   cl.defines[name] = DefineValue::real(v, value);
 }
 
+/// The arguments one at a time: each one's name (`--flag=VALUE` split at the '=') and its value,
+/// attached or the next argument.
+class ArgumentCursor {
+ public:
+  ArgumentCursor(const std::vector<std::string>& args, size_t first) : args_(args), next_(first) {}
+  /// Moves to the next argument; false after the last.
+  bool next() {
+    if (next_ >= args_.size()) return false;
+    arg_ = args_[next_++];
+    attached_.reset();
+    if (arg_.rfind("--", 0) == 0 && arg_.find('=') != std::string::npos) {
+      attached_ = arg_.substr(arg_.find('=') + 1);
+      arg_ = arg_.substr(0, arg_.find('='));
+    }
+    return true;
+  }
+  const std::string& arg() const { return arg_; }
+  /// The option's value: attached, else the next argument (taken). Neither may be empty.
+  std::string value() {
+    if (attached_ && attached_->empty()) throw CommandLineError(arg_ + " needs a value, not an empty string");
+    if (attached_) return *attached_;
+    if (next_ >= args_.size()) throw CommandLineError(arg_ + " needs a value");
+    if (args_[next_].empty()) throw CommandLineError(arg_ + " needs a value, not an empty string");
+    return args_[next_++];
+  }
+  /// For a flag: an attached value is an error.
+  void no_value() const {
+    if (attached_) throw CommandLineError(arg_ + " takes no value");
+  }
+
+ private:
+  const std::vector<std::string>& args_;
+  size_t next_;
+  std::string arg_;
+  std::optional<std::string> attached_;
+};
+
 /// `texc import MODEL.onnx -o OUT.tex [--weights-dir DIR] [--op NAME]` (args[0] is "import").
 CommandLine parse_import_command_line(const std::vector<std::string>& args) {
   CommandLine cl;
   cl.command = Command::Import;
-  for (size_t i = 1; i < args.size(); ++i) {
-    std::string arg = args[i];
-    std::optional<std::string> attached;
-    if (arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos) {
-      attached = arg.substr(arg.find('=') + 1);
-      arg = arg.substr(0, arg.find('='));
-    }
-    auto value = [&]() -> std::string {
-      std::string v = attached ? *attached : i + 1 < args.size() ? args[++i] : std::string();
-      if (v.empty()) throw CommandLineError(arg + " needs a value");
-      return v;
-    };
+  ArgumentCursor cursor(args, 1);
+  while (cursor.next()) {
+    const std::string arg = cursor.arg();
+    auto value = [&] { return cursor.value(); };
     if (arg == "--help" || arg == "-h") {
       cl.command = Command::Help;
       return cl;
@@ -215,30 +244,18 @@ CommandLine parse_import_command_line(const std::vector<std::string>& args) {
 CommandLine parse_command_line(int argc, const char* const* argv) {
   CommandLine cl;
   std::vector<std::string> args(argv + 1, argv + argc);
-  size_t i = 0;
+  size_t first = 0;
   if (!args.empty() && args[0] == "import") return parse_import_command_line(args);
   if (!args.empty() && (args[0] == "run" || args[0] == "tune")) {
     cl.command = args[0] == "run" ? Command::Run : Command::Tune;
-    ++i;
+    ++first;
   }
   bool saw_records = false;
-  for (; i < args.size(); ++i) {
-    std::string arg = args[i];
-    std::optional<std::string> attached;
-    if (arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos) {
-      attached = arg.substr(arg.find('=') + 1);
-      arg = arg.substr(0, arg.find('='));
-    }
-    auto value = [&]() -> std::string {
-      if (attached && attached->empty()) throw CommandLineError(arg + " needs a value, not an empty string");
-      if (attached) return *attached;
-      if (i + 1 >= args.size()) throw CommandLineError(arg + " needs a value");
-      if (args[i + 1].empty()) throw CommandLineError(arg + " needs a value, not an empty string");
-      return args[++i];
-    };
-    auto no_value = [&]() {
-      if (attached) throw CommandLineError(arg + " takes no value");
-    };
+  ArgumentCursor cursor(args, first);
+  while (cursor.next()) {
+    const std::string arg = cursor.arg();
+    auto value = [&] { return cursor.value(); };
+    auto no_value = [&] { cursor.no_value(); };
     if (arg == "--help" || arg == "-h") {
       cl.command = Command::Help;
       return cl;
