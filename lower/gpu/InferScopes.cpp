@@ -31,10 +31,11 @@ void infer_gpu_scopes(ScheduleState& st) {
     // op's `bind(Y.i, blockIdx.x)` with its row statistics at Y.i), and the stage is computed for
     // its readers outside that loop, as at the root.
     std::vector<const For*> attach;
+    const BufferNode* buffer = stage.buffer.get();  // not the structured binding: a lambda reads it
     for (const For* l : site->attach_loops) {
       bool read_inside = false;
       for_each_stmt(l->body, [&](const Stmt& s) {
-        if (s.get() != site->block && (s->as<Block>() || s->as<Evaluate>()) && reads_buffer(s, stage.buffer.get()))
+        if (s.get() != site->block && (s->as<Block>() || s->as<Evaluate>()) && reads_buffer(s, buffer))
           read_inside = true;
       });
       if (read_inside) attach.push_back(l);
