@@ -289,6 +289,11 @@ class Importer {
   void copy_reshaped(const Shape& out_shape);
   void conv();
   void pool(bool is_max);
+  /// Conv's and pool's output extent along each spatial axis of `in` (N, C, spatial...), appended
+  /// to `out`; `auto_pad` SAME_UPPER/SAME_LOWER/VALID rewrites `pads` (begins, then ends) as ONNX says.
+  void append_spatial_extents(const Shape& in, const std::vector<int64_t>& K, const std::vector<int64_t>& strides,
+                              const std::vector<int64_t>& dil, const std::string& auto_pad, std::vector<int64_t>& pads,
+                              Shape& out) const;
   void global_pool(bool is_max);
   void batch_norm();
   void softmax(bool log);
@@ -406,6 +411,28 @@ void Importer::transpose() {
   emit(lhs(y, out) + " = " + at(xn, idx));
 }
 
+void Importer::append_spatial_extents(const Shape& in, const std::vector<int64_t>& K, const std::vector<int64_t>& strides,
+                                      const std::vector<int64_t>& dil, const std::string& auto_pad,
+                                      std::vector<int64_t>& pads, Shape& out) const {
+  size_t sp = in.size() - 2;
+  for (size_t d = 0; d < sp; ++d) {
+    int64_t D = in[2 + d], ek = dil[d] * (K[d] - 1) + 1;
+    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      int64_t o = (D + strides[d] - 1) / strides[d];
+      int64_t total = std::max<int64_t>(0, (o - 1) * strides[d] + ek - D);
+      pads[d] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      pads[sp + d] = total - pads[d];
+    } else if (auto_pad == "VALID") {
+      pads[d] = pads[sp + d] = 0;
+    } else if (auto_pad != "NOTSET") {
+      fail("auto_pad '" + auto_pad + "' is not supported");
+    }
+    int64_t o = (D + pads[d] + pads[sp + d] - ek) / strides[d] + 1;
+    if (o < 1) fail("the kernel is larger than the padded input");
+    out.push_back(o);
+  }
+}
+
 void Importer::conv() {
   only_attributes({"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
   Value& x = input(0);
@@ -426,22 +453,7 @@ void Importer::conv() {
   if (strides.size() != sp || dil.size() != sp || pads.size() != 2 * sp) fail("strides, dilations or pads do not match the rank");
   std::string auto_pad = attr_string("auto_pad", "NOTSET");
   Shape out{N, M};
-  for (size_t d = 0; d < sp; ++d) {
-    int64_t D = x.shape[2 + d], ek = dil[d] * (K[d] - 1) + 1;
-    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      int64_t o = (D + strides[d] - 1) / strides[d];
-      int64_t total = std::max<int64_t>(0, (o - 1) * strides[d] + ek - D);
-      pads[d] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      pads[sp + d] = total - pads[d];
-    } else if (auto_pad == "VALID") {
-      pads[d] = pads[sp + d] = 0;
-    } else if (auto_pad != "NOTSET") {
-      fail("auto_pad '" + auto_pad + "' is not supported");
-    }
-    int64_t o = (D + pads[d] + pads[sp + d] - ek) / strides[d] + 1;
-    if (o < 1) fail("the kernel is larger than the padded input");
-    out.push_back(o);
-  }
+  append_spatial_extents(x.shape, K, strides, dil, auto_pad, pads, out);
   bool has_bias = has_input(2);
   std::string xn = tensor(0), wn = tensor(1), bn = has_bias ? tensor(2) : "";
   if (has_bias && (input(2).shape != Shape{M} || input(2).type != Float(32))) fail("bias must be f32[" + std::to_string(M) + "]");
@@ -500,22 +512,7 @@ void Importer::pool(bool is_max) {
   bool include_pad = attr_int("count_include_pad", 0) != 0;
   std::string auto_pad = attr_string("auto_pad", "NOTSET");
   Shape out{x.shape[0], x.shape[1]};
-  for (size_t d = 0; d < sp; ++d) {
-    int64_t D = x.shape[2 + d], ek = dil[d] * (K[d] - 1) + 1;
-    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      int64_t o = (D + strides[d] - 1) / strides[d];
-      int64_t total = std::max<int64_t>(0, (o - 1) * strides[d] + ek - D);
-      pads[d] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      pads[sp + d] = total - pads[d];
-    } else if (auto_pad == "VALID") {
-      pads[d] = pads[sp + d] = 0;
-    } else if (auto_pad != "NOTSET") {
-      fail("auto_pad '" + auto_pad + "' is not supported");
-    }
-    int64_t o = (D + pads[d] + pads[sp + d] - ek) / strides[d] + 1;
-    if (o < 1) fail("the kernel is larger than the padded input");
-    out.push_back(o);
-  }
+  append_spatial_extents(x.shape, K, strides, dil, auto_pad, pads, out);
   std::string xn = tensor(0);
   std::string y = define_output(0, Float(32), out);
   bool uniform = sp == 2 && K[0] == K[1] && strides[0] == strides[1] && dil[0] == 1 && dil[1] == 1 &&
