@@ -3,7 +3,8 @@
 # toolkit but none of texc's build dependencies (LLVM 19, ANTLR, XGBoost, fmt): texc, bench_cublas
 # and bench_cudnn from BUILD, the shared libraries texc loads beyond the C and C++ runtimes
 # (xz-compressed, about 45 MB), and the host-path check (tests/e2e/cuda_host_device_check.c linked
-# with the host object of a matmul compiled here by texc --target cuda).
+# with the host object of a matmul compiled here by texc --target cuda) and examples/c_api's CUDA
+# example (cuda_main.c with cudart linked statically).
 # usage: tools/device_bundle.sh [BUILD_DIR] [BUNDLE_DIR]     defaults: build .dev
 # BUNDLE_DIR should be ignored by git (.git/info/exclude) and carried to the device machine. An
 # existing BUNDLE_DIR/lib.tar.xz is kept (compressing takes minutes); delete it when the libraries
@@ -12,7 +13,7 @@ set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-build}" && pwd)
 bundle=${2:-.dev}
-rm -rf "$bundle/bin" "$bundle/hostcheck"
+rm -rf "$bundle/bin" "$bundle/hostcheck" "$bundle/capi"
 mkdir -p "$bundle/bin" "$bundle/hostcheck"
 cp "$build/tools/texc/texc" "$bundle/bin/"
 for peer in bench_cublas bench_cudnn; do
@@ -48,4 +49,7 @@ TEX
 TEXC_STDLIB="$root/stdlib" "$build/tools/texc/texc" "$bundle/hostcheck/mm.tex" --target cuda -o "$bundle/hostcheck/mm"
 cc -O2 -I"$bundle/hostcheck" "$root/tests/e2e/cuda_host_device_check.c" "$bundle/hostcheck/mm.o" \
   "$build/runtime/libtexrt.a" -lstdc++ -lpthread -ldl -lm -o "$bundle/hostcheck/cuda_host_device_check"
+# examples/c_api's CUDA example, built the way its README says (it exits 77 here, without a device).
+"$root/examples/c_api/build_and_run_cuda.sh" "$build/tools/texc/texc" "$root" "$build/runtime/libtexrt.a" "$bundle/capi" ||
+  [ $? -eq 77 ]
 du -sh "$bundle"

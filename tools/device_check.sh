@@ -6,21 +6,23 @@
 #      (tests/e2e/cuda_ragged), the GPU schedule regressions (tests/schedule/regressions/*cuda*) and
 #      the end-to-end corpus with the examples (tests/e2e/run_corpus.sh), each checked against the
 #      reference;
-#   2. the host path: a C program calling mm.o's host function with device pointers;
+#   2. the host path: a C program calling mm.o's host function with device pointers; and (step
+#      capi) examples/c_api's CUDA example, built by tools/device_bundle.sh;
 #   3. texc tune --target cuda on some workloads ($TUNE_WORKLOADS, default G5 G4 G2 C9 C12 C2;
 #      $TUNE_TRIALS trials each, default 40, at most $TUNE_SECONDS s each, default 40; none started
-#      after 250 s) into OUT_DIR/cuda.jsonl, which resumes when it is there;
+#      after $TUNE_UNTIL s, default 250) into OUT_DIR/cuda.jsonl, which starts from
+#      bench/records/cuda.jsonl unless TUNE_FRESH=1 (records of older schedules set aside);
 #   4. bench/run_bench.py --target cuda: texc (as shipped, and with the records of OUT_DIR/cuda.jsonl
 #      or bench/records/cuda.jsonl) against cuBLAS and cuDNN on G1-G6, C1-C12, D1-D9;
 #   5. compute-sanitizer (memcheck, racecheck, synccheck) on texc run of some of those kernels
 #      (each run at most 40 s, none started after 480 s).
 # Logs and the benchmark's JSON and markdown go to OUT_DIR; the last lines are a summary.
 # usage: tools/device_check.sh BUNDLE_DIR OUT_DIR [steps]     steps: a comma list of
-#        ops,host,tune,bench,sanitizer (default all)
+#        ops,host,capi,tune,bench,sanitizer (default all)
 set -u
 bundle=$(cd "$1" && pwd)
 out=$2
-steps=${3:-ops,host,tune,bench,sanitizer}
+steps=${3:-ops,host,capi,tune,bench,sanitizer}
 root=$(pwd)
 mkdir -p "$out" /tmp/texc-device
 tar -xJf "$bundle/lib.tar.xz" -C /tmp/texc-device
@@ -63,12 +65,17 @@ if has host; then
   summary+=("host path (rc $?): $(tail -n 1 "$out/host.log")")
 fi
 
+if has capi; then
+  (cd "$bundle/capi" && timeout 60 ./cuda_example) >"$out/capi.log" 2>&1
+  summary+=("c_api cuda example (rc $?): $(tail -n 1 "$out/capi.log")")
+fi
+
 records=$root/bench/records/cuda.jsonl
 if has tune; then
-  [ -f "$records" ] && cp "$records" "$out/cuda.jsonl"
+  [ -f "$records" ] && [ "${TUNE_FRESH:-0}" != 1 ] && cp "$records" "$out/cuda.jsonl"
   records=$out/cuda.jsonl
   for w in ${TUNE_WORKLOADS:-G5 G4 G2 C9 C12 C2}; do
-    [ $SECONDS -lt 250 ] || { summary+=("tune $w: skipped (past 250 s)"); continue; }
+    [ $SECONDS -lt "${TUNE_UNTIL:-250}" ] || { summary+=("tune $w: skipped (past ${TUNE_UNTIL:-250} s)"); continue; }
     timeout "${TUNE_SECONDS:-40}" "$texc" tune "bench/texc_workloads/$w.tex" --target cuda --trials "${TUNE_TRIALS:-40}" \
       --records "$records" >>"$out/tune.log" 2>&1
     summary+=("tune $w (rc $?): $(grep -c "\"op\": \"$w\"" "$records" 2>/dev/null) records")
