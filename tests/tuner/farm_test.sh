@@ -11,8 +11,13 @@
 #   restart  the broker (append-only file on) shut down and restarted mid-tune: the tuner and the
 #            worker reconnect, nothing is lost, nothing is measured into two records
 #   auth     a broker with a password: workers and the tuner read it from --password-file; a
-#            wrong one exits 2 saying the broker refused; a password in the URL is refused (exit 1)
-# usage: farm_test.sh TEXC EXAMPLES_04_KNOBS.tex SMALL_MATMUL.tex same|kill|reject|restart|auth
+#            wrong one exits 2 saying the broker refused; a password in the URL is refused (exit 1);
+#            rediss:// (TLS) is refused saying how to reach a TLS broker (exit 1)
+#   imports  an op whose files come through -I, a quoted import and the standard library, measured
+#            by workers in another folder with an empty standard library of their own: the job
+#            ships the files (paths relative to their common folder), the records are local
+#            tuning's; an import by an absolute path is refused by the tuner (exit 1)
+# usage: farm_test.sh TEXC EXAMPLES_04_KNOBS.tex SMALL_MATMUL.tex same|kill|reject|restart|auth|imports
 set -u
 texc=$1
 knobs_tex=$2
@@ -139,16 +144,26 @@ reject)
   rcli xadd texc:jobs:kind-a '*' nothing here > /dev/null
   rcli xadd texc:jobs:kind-a '*' id 2 job "$(python3 -c 'print("x" * 3000)')" > /dev/null
   # well-formed but for kind-b, put on kind-a's stream
-  rcli xadd texc:jobs:kind-a '*' id 3 job '{"v": 1, "device": "kind-b", "file": "a.tex", "source": "", "args": [], "op": "mm", "knobs": {}, "seed": "0", "repeat": 5, "timeout_s": 10}' > /dev/null
+  job() {  # job DEVICE FILES_JSON: a well-formed job but for its device and files
+    echo '{"v": 2, "device": "'"$1"'", "main": "a.tex", "files": '"$2"', "include_dirs": [], "stdlib": "", "args": [], "op": "mm", "knobs": {}, "seed": "0", "repeat": 5, "timeout_s": 10}'
+  }
+  rcli xadd texc:jobs:kind-a '*' id 3 job "$(job kind-b '{"a.tex": ""}')" > /dev/null
   # well-formed, but its id is not its content hash
-  rcli xadd texc:jobs:kind-a '*' id 4 job '{"v": 1, "device": "kind-a", "file": "a.tex", "source": "", "args": [], "op": "mm", "knobs": {}, "seed": "0", "repeat": 5, "timeout_s": 10}' > /dev/null
-  for _ in $(seq 100); do [ "$(rcli get texc:rejected:kind-a)" = 5 ] && break; sleep 0.1; done
-  check "5 jobs rejected and counted" [ "$(rcli get texc:rejected:kind-a)" = 5 ]
-  check "each rejection logged with its reason" [ "$(grep -c 'rejected job' "$work/wa.log")" -eq 5 ]
+  rcli xadd texc:jobs:kind-a '*' id 4 job "$(job kind-a '{"a.tex": ""}')" > /dev/null
+  # sources that would make the worker read its own files: a path out of its folder, imports that look out of it
+  rcli xadd texc:jobs:kind-a '*' id 5 job "$(job kind-a '{"a.tex": "", "../b.tex": ""}')" > /dev/null
+  rcli xadd texc:jobs:kind-a '*' id 6 job "$(job kind-a '{"a.tex": "import \"../../etc/x.tex\"\n"}')" > /dev/null
+  rcli xadd texc:jobs:kind-a '*' id 7 job "$(job kind-a '{"a.tex": "import \"/etc/x.tex\"\n"}')" > /dev/null
+  for _ in $(seq 100); do [ "$(rcli get texc:rejected:kind-a)" = 8 ] && break; sleep 0.1; done
+  check "8 jobs rejected and counted" [ "$(rcli get texc:rejected:kind-a)" = 8 ]
+  check "each rejection logged with its reason" [ "$(grep -c 'rejected job' "$work/wa.log")" -eq 8 ]
   check "the malformed one says why" grep -q "not a well-formed job" "$work/wa.log"
   check "the oversized one says why" grep -q "more than the limit of 2000" "$work/wa.log"
   check "the other kind's says why" grep -q "a job of device kind 'kind-b'" "$work/wa.log"
   check "the forged id says why" grep -q "is not the hash of its content" "$work/wa.log"
+  check "a path out of the folder says why" grep -q "a file path '../b.tex' that is not a plain relative path" "$work/wa.log"
+  check "an import out of the folder says why" grep -q 'imports "../../etc/x.tex", which looks outside the shipped files' "$work/wa.log"
+  check "an absolute import says why" grep -q 'imports "/etc/x.tex" by an absolute path' "$work/wa.log"
   check "rejected jobs are acknowledged" [ "$(rcli xpending texc:jobs:kind-a workers | head -1)" -eq 0 ]
   check "nothing was measured" [ "$(rcli get texc:done:kind-a)" = "" ]
   check "kind-b's job was never delivered" [ "$(rcli xpending texc:jobs:kind-b workers | head -1)" -eq 0 ]
@@ -197,6 +212,41 @@ auth)
   check "--password-file: texc tune exits 0" [ $? -eq 0 ]
   check "6 records" [ "$(wc -l < "$work/farm.jsonl")" -eq 6 ]
   check "the password is on no command line" bash -c "! grep -q '$(cat "$work/password")' /proc/$pid_wp/cmdline"
+  "$texc" "${tune[@]/$broker/rediss://127.0.0.1:$port}" --records "$work/tls.jsonl" > /dev/null 2> "$work/tls.err"
+  check "rediss:// (TLS): exit 1" [ $? -eq 1 ]
+  check "... saying how to reach a TLS broker" grep -q "rediss:// is not supported: see docs/tuning.md for TLS" "$work/tls.err"
+  ;;
+imports)
+  src=$(dirname "$small_tex")/farm_imports
+  tune=(tune "$src/main.tex" -I "$src/lib" --target x86 --trials 8 --tuner random --seed 3)
+  "$texc" "${tune[@]}" --records "$work/local.jsonl" > /dev/null 2>&1 || bad "local tuning"
+  mkdir -p "$work/elsewhere" "$work/no-stdlib"
+  cd "$work/elsewhere"  # the workers' folder: none of the sources is here, and their stdlib is empty
+  start_worker wi1 x86-imports TEXC_STDLIB="$work/no-stdlib"
+  start_worker wi2 x86-imports TEXC_STDLIB="$work/no-stdlib"
+  cd - > /dev/null
+  if "$texc" "${tune[@]}" --records "$work/farm.jsonl" --broker "$broker" --device x86-imports > /dev/null 2> "$work/tune.err"; then
+    ok "texc tune --broker exits 0"
+  else
+    bad "texc tune --broker: $(cat "$work/tune.err")"
+  fi
+  check "8 records" [ "$(wc -l < "$work/farm.jsonl")" -eq 8 ]
+  check "every record ok (the workers compiled the shipped files)" python3 -c '
+import json, sys
+assert all(json.loads(l)["status"] == "ok" for l in open(sys.argv[1]))' "$work/farm.jsonl"
+  check "the same configurations as local tuning" diff <(configurations "$work/local.jsonl") <(configurations "$work/farm.jsonl")
+  check "a job ships the 4 files, -I and the stdlib, relative to their common folder" python3 -c '
+import json, sys
+job = json.loads(sys.stdin.read().splitlines()[4])
+assert job["main"] == "tests/tuner/farm_imports/main.tex", job["main"]
+assert sorted(job["files"]) == ["stdlib/tensor/transpose.tex", "tests/tuner/farm_imports/lib/tiles/mm.tex",
+                                "tests/tuner/farm_imports/lib/tiles/sizes.tex", "tests/tuner/farm_imports/main.tex"], sorted(job["files"])
+assert job["include_dirs"] == ["tests/tuner/farm_imports/lib"], job["include_dirs"]
+assert job["stdlib"] == "stdlib", job["stdlib"]' < <(rcli --raw xrange texc:jobs:x86-imports - + count 1)
+  printf 'import "%s"\nop add1(A: f32[M, K]) -> B {\n  compute { B[i, j] = A[i, j] + 1.0 }\n}\n' "$src/lib/tiles/sizes.tex" > "$work/absolute.tex"
+  "$texc" tune "$work/absolute.tex" --target x86 --trials 2 --records "$work/abs.jsonl" --broker "$broker" --device x86-imports > /dev/null 2> "$work/abs.err"
+  check "an import by an absolute path: exit 1" [ $? -eq 1 ]
+  check "... saying to use -I" grep -q 'imports ".*sizes.tex" by an absolute path (name its folder with -I instead)' "$work/abs.err"
   ;;
 *) echo "unknown part $part"; exit 2 ;;
 esac

@@ -9,10 +9,16 @@ namespace texc {
 
 std::string FarmJob::to_json() const {
   Json j = Json::obj();
-  j.set("v", Json::num(1));
+  j.set("v", Json::num(2));
   j.set("device", Json::str(device));
-  j.set("file", Json::str(file));
-  j.set("source", Json::str(source));
+  j.set("main", Json::str(sources.main));
+  Json files = Json::obj();
+  for (const auto& [path, text] : sources.files) files.set(path, Json::str(text));
+  j.set("files", files);
+  Json include_dirs = Json::arr();
+  for (const std::string& dir : sources.include_dirs) include_dirs.array.push_back(Json::str(dir));
+  j.set("include_dirs", include_dirs);
+  j.set("stdlib", Json::str(sources.stdlib_dir));
   Json a = Json::arr();
   for (const std::string& s : args) a.array.push_back(Json::str(s));
   j.set("args", a);
@@ -27,6 +33,12 @@ std::string FarmJob::to_json() const {
 }
 
 namespace {
+
+std::string fmt_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
 
 uint64_t fnv1a(const std::string& text, uint64_t basis) {
   uint64_t h = basis;
@@ -58,8 +70,10 @@ ParsedJob parse_farm_job(const std::string& text) {
   };
   const Json* v = field("v", Json::Kind::Number);
   const Json* device = field("device", Json::Kind::String);
-  const Json* file = field("file", Json::Kind::String);
-  const Json* source = field("source", Json::Kind::String);
+  const Json* main = field("main", Json::Kind::String);
+  const Json* files = field("files", Json::Kind::Object);
+  const Json* include_dirs = field("include_dirs", Json::Kind::Array);
+  const Json* stdlib = field("stdlib", Json::Kind::String);
   const Json* args = field("args", Json::Kind::Array);
   const Json* op = field("op", Json::Kind::String);
   const Json* knobs = field("knobs", Json::Kind::Object);
@@ -67,11 +81,19 @@ ParsedJob parse_farm_job(const std::string& text) {
   const Json* repeat = field("repeat", Json::Kind::Number);
   const Json* timeout = field("timeout_s", Json::Kind::Number);
   if (!out.error.empty()) return out;
-  if (v->number != 1) return {std::nullopt, "version " + std::to_string(v->number) + " (this worker reads 1)"};
+  if (v->number != 2) return {std::nullopt, "version " + fmt_number(v->number) + " (this worker reads 2)"};
   FarmJob job;
   job.device = device->string;
-  job.file = file->string;
-  job.source = source->string;
+  job.sources.main = main->string;
+  for (const auto& [path, text] : files->object) {
+    if (text.kind != Json::Kind::String) return {std::nullopt, "file " + path + " is not a string"};
+    if (!job.sources.files.emplace(path, text.string).second) return {std::nullopt, "file " + path + " twice"};
+  }
+  for (const Json& dir : include_dirs->array) {
+    if (dir.kind != Json::Kind::String) return {std::nullopt, "an include folder that is not a string"};
+    job.sources.include_dirs.push_back(dir.string);
+  }
+  job.sources.stdlib_dir = stdlib->string;
   for (const Json& a : args->array) {
     if (a.kind != Json::Kind::String) return {std::nullopt, "an argument that is not a string"};
     job.args.push_back(a.string);
@@ -89,7 +111,7 @@ ParsedJob parse_farm_job(const std::string& text) {
   job.repeat = int(repeat->number);
   if (!(timeout->number > 0) || timeout->number > 3600) return {std::nullopt, "timeout_s out of (0, 3600]"};
   job.timeout_s = timeout->number;
-  if (job.file.empty() || job.file.find('/') != std::string::npos) return {std::nullopt, "a file name with a '/'"};
+  if (std::string why = check_job_sources(job.sources); !why.empty()) return {std::nullopt, why};
   out.job = std::move(job);
   return out;
 }

@@ -1,6 +1,7 @@
 // FarmJob: one measurement job of the farm (docs/tuning.md, "A measurement farm"), as the tuner
 // publishes it and a worker reads it: everything the worker needs to rebuild the candidate (the
-// .tex source text, the op, the compile arguments: --target, --mcpu, -D, --knob ...) and to measure
+// .tex sources, the main file and all it imports: FarmSources.h; the op; the compile arguments:
+// --target, --mcpu, -D, --knob ...) and to measure
 // it as local tuning does (seed, repeat, timeout), plus the device kind it is for. Its id is a
 // content hash of all of it, so the same candidate measured on the same kind is one job, and a
 // result is stored once per id. Results travel back as JSON too (the Measurement of Measure.h).
@@ -11,14 +12,14 @@
 #include <vector>
 
 #include "ir/Schedule.h"
+#include "tools/farm/FarmSources.h"
 #include "tuner/Measure.h"
 
 namespace texc {
 
 struct FarmJob {
   std::string device;                // the device kind (the worker's --device)
-  std::string file;                  // the source's file name (diagnostics)
-  std::string source;                // the .tex text
+  JobSources sources;                // the main .tex file and every file it imports
   std::vector<std::string> args;     // compile arguments, as on texc's command line
   std::string op;                    // the op as the file names it
   KnobConfig knobs;                  // the candidate

@@ -1,20 +1,18 @@
 #include "tools/texc/FarmJobOfCommandLine.h"
 
-#include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
+
+#include "frontend/Frontend.h"
 
 namespace texc {
 
 FarmJob farm_job_template(const CommandLine& cl) {
   FarmJob job;
-  std::ifstream in(cl.file, std::ios::binary);
-  if (!in) throw CommandLineError("cannot read " + cl.file);
-  std::ostringstream text;
-  text << in.rdbuf();
-  job.source = text.str();
-  job.file = std::filesystem::path(cl.file).filename().string();
+  try {
+    job.sources = collect_job_sources(cl.file, cl.include_dirs, cl.stdlib_dir.empty() ? default_stdlib_dir() : cl.stdlib_dir);
+  } catch (const std::runtime_error& e) {  // UserError is not one: main() prints it located
+    throw CommandLineError(e.what());
+  }
   job.args = {"--target", cl.target};
   if (!cl.mcpu.empty()) job.args.insert(job.args.end(), {"--mcpu", cl.mcpu});
   if (!cl.mattr.empty()) job.args.insert(job.args.end(), {"--mattr", cl.mattr});
@@ -25,9 +23,9 @@ FarmJob farm_job_template(const CommandLine& cl) {
   return job;
 }
 
-CommandLine command_line_of_job(const FarmJob& job, const std::string& path) {
+CommandLine command_line_of_job(const FarmJob& job, const std::string& root, const std::string& empty_stdlib) {
   static const std::set<std::string> with_value = {"--target", "--mcpu", "--mattr", "--arch", "-D", "--knob"};
-  std::vector<std::string> args = {"texc", "run", path};
+  std::vector<std::string> args = {"texc", "run", root + "/" + job.sources.main};
   for (size_t i = 0; i < job.args.size(); ++i) {
     const std::string& a = job.args[i];
     if (with_value.count(a) && i + 1 < job.args.size()) {
@@ -42,7 +40,10 @@ CommandLine command_line_of_job(const FarmJob& job, const std::string& path) {
   args.insert(args.end(), {"--op", job.op});
   std::vector<const char*> argv;
   for (const std::string& a : args) argv.push_back(a.c_str());
-  return parse_command_line(int(argv.size()), argv.data());
+  CommandLine cl = parse_command_line(int(argv.size()), argv.data());
+  for (const std::string& dir : job.sources.include_dirs) cl.include_dirs.push_back(root + "/" + dir);
+  cl.stdlib_dir = job.sources.stdlib_dir.empty() ? empty_stdlib : root + "/" + job.sources.stdlib_dir;
+  return cl;
 }
 
 }  // namespace texc

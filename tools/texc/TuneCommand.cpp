@@ -153,13 +153,13 @@ int tune_command(const CommandLine& cl) {
     } catch (const BrokerError& e) {
       throw CommandLineError(e.what());
     }
+    job = farm_job_template(cl);  // the sources, before waiting for a worker: a mistake shows at once
     try {  // the broker cannot be reached or refuses: exit 2
       farm = std::make_unique<FarmMeasurer>(farm_options, std::cerr);
       runner = make_farm_device(farm_options, std::cerr);
     } catch (const BrokerError& e) {
       throw EnvironmentError(e.what());
     }
-    job = farm_job_template(cl);
   }
 #else
   if (!cl.broker.empty())

@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "lower/SplitPrepare.h"
@@ -34,15 +33,15 @@ double positive_number(const std::string& flag, const std::string& text) {
   return v;
 }
 
-/// Measures `job`'s candidate with `runner`, its source written to `dir`.
+/// Measures `job`'s candidate with `runner`, its sources written to `dir`/job (emptied first; an
+/// empty `dir`/stdlib is the standard library of a job that ships none of its files).
 Measurement measure_job(const FarmJob& job, Runner& runner, const std::string& worker_target, const std::string& dir) {
-  std::string path = dir + "/" + job.file;
-  {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << job.source;
-    if (!out) throw std::runtime_error("cannot write " + path);
-  }
-  CommandLine cl = command_line_of_job(job, path);
+  const std::string root = dir + "/job", empty_stdlib = dir + "/stdlib";
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root);
+  std::filesystem::create_directories(empty_stdlib);
+  write_job_sources(job.sources, root);
+  CommandLine cl = command_line_of_job(job, root, empty_stdlib);
   if (cl.target != worker_target)
     throw std::runtime_error("a job for target " + cl.target + " (this worker measures " + worker_target + ")");
   Program program = load_program(cl);
@@ -68,7 +67,7 @@ Measurement measure_job(const FarmJob& job, Runner& runner, const std::string& w
     }
     return measure(op, c, runner, options.measure);
   }
-  throw std::runtime_error("no op '" + job.op + "' in " + job.file);
+  throw std::runtime_error("no op '" + job.op + "' in " + job.sources.main);
 }
 
 }  // namespace
