@@ -17,7 +17,10 @@
 #            by workers in another folder with an empty standard library of their own: the job
 #            ships the files (paths relative to their common folder), the records are local
 #            tuning's; an import by an absolute path is refused by the tuner (exit 1)
-# usage: farm_test.sh TEXC EXAMPLES_04_KNOBS.tex SMALL_MATMUL.tex same|kill|reject|restart|auth|imports
+#   status   texc farm status (--json and text) through a worker killed with a job in hand and the
+#            worker that reclaims it: workers alive, jobs queued and in flight, done, reclaimed,
+#            results in the last minute; a kind with a stream and no worker; exit 2 without a broker
+# usage: farm_test.sh TEXC EXAMPLES_04_KNOBS.tex SMALL_MATMUL.tex same|kill|reject|restart|auth|imports|status
 set -u
 texc=$1
 knobs_tex=$2
@@ -220,16 +223,21 @@ imports)
   src=$(dirname "$small_tex")/farm_imports
   tune=(tune "$src/main.tex" -I "$src/lib" --target x86 --trials 8 --tuner random --seed 3)
   "$texc" "${tune[@]}" --records "$work/local.jsonl" > /dev/null 2>&1 || bad "local tuning"
+  # The tuner first, with the kind registered by hand: its first job stays in the stream to be read.
+  rcli hset texc:device:x86-imports device "x86 / registered by farm_test.sh" > /dev/null
+  "$texc" "${tune[@]}" --records "$work/farm.jsonl" --broker "$broker" --device x86-imports > /dev/null 2> "$work/tune.err" &
+  tune_pid=$!
+  pids+=($tune_pid)
+  for _ in $(seq 100); do [ "$(rcli xlen texc:jobs:x86-imports)" -ge 1 ] && break; sleep 0.1; done
+  rcli --raw xrange texc:jobs:x86-imports - + count 1 > "$work/job.txt"
   mkdir -p "$work/elsewhere" "$work/no-stdlib"
   cd "$work/elsewhere"  # the workers' folder: none of the sources is here, and their stdlib is empty
   start_worker wi1 x86-imports TEXC_STDLIB="$work/no-stdlib"
   start_worker wi2 x86-imports TEXC_STDLIB="$work/no-stdlib"
   cd - > /dev/null
-  if "$texc" "${tune[@]}" --records "$work/farm.jsonl" --broker "$broker" --device x86-imports > /dev/null 2> "$work/tune.err"; then
-    ok "texc tune --broker exits 0"
-  else
-    bad "texc tune --broker: $(cat "$work/tune.err")"
-  fi
+  for _ in $(seq 400); do kill -0 $tune_pid 2> /dev/null || break; sleep 0.1; done
+  wait $tune_pid
+  check "texc tune --broker exits 0" [ $? -eq 0 ]
   check "8 records" [ "$(wc -l < "$work/farm.jsonl")" -eq 8 ]
   check "every record ok (the workers compiled the shipped files)" python3 -c '
 import json, sys
@@ -242,11 +250,59 @@ assert job["main"] == "tests/tuner/farm_imports/main.tex", job["main"]
 assert sorted(job["files"]) == ["stdlib/tensor/transpose.tex", "tests/tuner/farm_imports/lib/tiles/mm.tex",
                                 "tests/tuner/farm_imports/lib/tiles/sizes.tex", "tests/tuner/farm_imports/main.tex"], sorted(job["files"])
 assert job["include_dirs"] == ["tests/tuner/farm_imports/lib"], job["include_dirs"]
-assert job["stdlib"] == "stdlib", job["stdlib"]' < <(rcli --raw xrange texc:jobs:x86-imports - + count 1)
+assert job["stdlib"] == "stdlib", job["stdlib"]' < "$work/job.txt"
   printf 'import "%s"\nop add1(A: f32[M, K]) -> B {\n  compute { B[i, j] = A[i, j] + 1.0 }\n}\n' "$src/lib/tiles/sizes.tex" > "$work/absolute.tex"
   "$texc" tune "$work/absolute.tex" --target x86 --trials 2 --records "$work/abs.jsonl" --broker "$broker" --device x86-imports > /dev/null 2> "$work/abs.err"
   check "an import by an absolute path: exit 1" [ $? -eq 1 ]
   check "... saying to use -I" grep -q 'imports ".*sizes.tex" by an absolute path (name its folder with -I instead)' "$work/abs.err"
+  ;;
+status)
+  # field KIND KEY: the value of KEY for device kind KIND in `texc farm status --json`
+  field() {
+    "$texc" farm status --broker "$broker" --json |
+      python3 -c 'import json, sys; k = {x["kind"]: x for x in json.load(sys.stdin)["kinds"]}; print(json.dumps(k[sys.argv[1]][sys.argv[2]]))' "$1" "$2"
+  }
+  start_worker victim st-a TEXC_FARM_TEST_DELAY_S=30 -- --visibility 2
+  for _ in $(seq 50); do [ "$(rcli exists texc:device:st-a)" = 1 ] && break; sleep 0.1; done
+  "$texc" tune "$small_tex" --target x86 --trials 8 --tuner random --seed 5 --records "$work/farm.jsonl" \
+    --broker "$broker" --device st-a > /dev/null 2> "$work/tune.err" &
+  tune_pid=$!
+  pids+=($tune_pid)
+  for _ in $(seq 100); do [ "$(rcli xpending texc:jobs:st-a workers | head -1)" -ge 1 ] 2> /dev/null && break; sleep 0.1; done
+  sleep 0.5  # the whole batch published
+  kill -9 "$pid_victim"
+  published=$(rcli xlen texc:jobs:st-a)
+  check "one job in flight" [ "$(field st-a in_flight)" = 1 ]
+  check "the others queued ($published jobs in the stream)" [ "$(field st-a queued)" = $((published - 1)) ]
+  check "the device its workers registered" python3 -c "assert $(field st-a device).startswith('x86 / ')"
+  sleep 2.5  # the victim's heartbeat key expires (--visibility 2)
+  check "the killed worker is not alive" [ "$(field st-a workers)" = "[]" ]
+  check "its job idle longer than the visibility" python3 -c "assert $(field st-a oldest_in_flight_s) >= 2"
+  rcli xadd texc:jobs:st-b '*' id 1 job x > /dev/null
+  check "a kind with a job and no worker: 1 queued" [ "$(field st-b queued)" = 1 ]
+  check "... no device registered" [ "$(field st-b device)" = '""' ]
+  start_worker rescuer st-a -- --visibility 2
+  for _ in $(seq 400); do kill -0 $tune_pid 2> /dev/null || break; sleep 0.1; done
+  wait $tune_pid
+  check "texc tune exits 0" [ $? -eq 0 ]
+  measured=$(python3 -c 'import json, sys; print(sum(json.loads(l)["status"] != "invalid" for l in open(sys.argv[1])))' "$work/farm.jsonl")
+  check "the rescuer alive" [ "$(field st-a workers)" = '["rescuer"]' ]
+  check "nothing queued or in flight" [ "$(field st-a queued) $(field st-a in_flight)" = "0 0" ]
+  check "done: every measured record ($measured)" [ "$(field st-a done)" = "$measured" ]
+  check "1 reclaimed" [ "$(field st-a reclaimed)" = 1 ]
+  check "none failed or rejected" [ "$(field st-a failed) $(field st-a rejected)" = "0 0" ]
+  check "every result in the last minute" [ "$(field st-a results_last_minute)" = "$measured" ]
+  check "the device is the records'" [ "$(field st-a device)" = "$(python3 -c 'import json, sys; print(json.dumps(json.loads(open(sys.argv[1]).readline())["device"]))' "$work/farm.jsonl")" ]
+  "$texc" farm status --broker "$broker" > "$work/status.txt"
+  check "text: a line per kind" grep -q "^st-a  x86 / " "$work/status.txt"
+  check "text: workers" grep -q "workers   1 alive: rescuer" "$work/status.txt"
+  check "text: results" grep -q "$measured done, 0 failed, 0 rejected, 1 reclaimed" "$work/status.txt"
+  check "text: the kind without a worker" grep -q "^st-b  (no worker has registered)" "$work/status.txt"
+  "$texc" farm status --broker redis://127.0.0.1:1 > /dev/null 2> "$work/nobroker.err"
+  check "no broker: exit 2" [ $? -eq 2 ]
+  check "... saying so" grep -q "cannot connect to the broker at redis://127.0.0.1:1" "$work/nobroker.err"
+  "$texc" farm > /dev/null 2>&1
+  check "texc farm without status: exit 1" [ $? -eq 1 ]
   ;;
 *) echo "unknown part $part"; exit 2 ;;
 esac

@@ -54,6 +54,12 @@ inline std::string worker(const std::string& device, const std::string& consumer
 }
 inline std::string rejected(const std::string& device) { return "texc:rejected:" + device; }
 inline std::string done(const std::string& device) { return "texc:done:" + device; }
+/// Results whose status is not "ok" (a build error, a crash, a timeout, a wrong result).
+inline std::string failed(const std::string& device) { return "texc:failed:" + device; }
+/// Jobs taken over from a worker that stopped heartbeating (XAUTOCLAIM).
+inline std::string reclaimed(const std::string& device) { return "texc:reclaimed:" + device; }
+/// Sorted set: each result of the last hour, scored by the broker's time (ms) it was stored.
+inline std::string finished(const std::string& device) { return "texc:finished:" + device; }
 }  // namespace farm_keys
 
 }  // namespace texc

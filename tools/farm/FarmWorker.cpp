@@ -106,10 +106,15 @@ void run_worker(const WorkerOptions& options, const Runner& device, const Measur
   if (const char* d = std::getenv("TEXC_FARM_TEST_DELAY_S")) delay_s = std::atof(d);
   const std::string min_idle_ms = std::to_string(long(options.visibility_s * 1000));
   int measured = 0;
+  // Acknowledged, a job leaves the stream too: the stream holds the jobs queued and in flight only.
+  auto acknowledge = [&](const std::string& entry_id) {
+    redis.command({"XACK", stream, farm_keys::group(), entry_id});
+    redis.command({"XDEL", stream, entry_id});
+  };
   auto reject = [&](const Entry& e, const std::string& why) {
     log << "texc worker " << consumer << ": rejected job " << e.id << ": " << why << "\n" << std::flush;
     redis.command({"INCR", farm_keys::rejected(kind)});
-    redis.command({"XACK", stream, farm_keys::group(), e.id});
+    acknowledge(e.id);
   };
   while (!stop_requested && (options.max_jobs == 0 || measured < options.max_jobs)) {
     // A job whose worker stopped heartbeating first, then a new one.
@@ -117,7 +122,10 @@ void run_worker(const WorkerOptions& options, const Runner& device, const Measur
     RedisReply claimed = redis.command({"XAUTOCLAIM", stream, farm_keys::group(), consumer, min_idle_ms, "0-0", "COUNT", "1"});
     if (claimed.elements.size() >= 2 && !claimed.elements[1].elements.empty()) {
       entry = entry_of(claimed.elements[1].elements[0]);
-      if (entry) log << "texc worker " << consumer << ": reclaimed job " << entry->id << " (its worker stopped)\n" << std::flush;
+      if (entry) {
+        log << "texc worker " << consumer << ": reclaimed job " << entry->id << " (its worker stopped)\n" << std::flush;
+        redis.command({"INCR", farm_keys::reclaimed(kind)});
+      }
     }
     if (!entry) {
       RedisReply r = redis.command({"XREADGROUP", "GROUP", farm_keys::group(), consumer, "COUNT", "1", "BLOCK", "500",
@@ -166,9 +174,17 @@ void run_worker(const WorkerOptions& options, const Runner& device, const Measur
       }
       redis.command({"SET", farm_keys::result(id), measurement_to_json(m), "NX", "EX", "604800"});
       redis.command({"INCR", farm_keys::done(kind)});
+      if (m.status != "ok") redis.command({"INCR", farm_keys::failed(kind)});
+      // For `texc farm status`'s results per minute: the broker's clock, the last hour kept.
+      RedisReply now = redis.command({"TIME"});
+      if (now.elements.size() == 2) {
+        long long ms = std::atoll(now.elements[0].text.c_str()) * 1000 + std::atoll(now.elements[1].text.c_str()) / 1000;
+        redis.command({"ZADD", farm_keys::finished(kind), std::to_string(ms), id});
+        redis.command({"ZREMRANGEBYSCORE", farm_keys::finished(kind), "-inf", std::to_string(ms - 3600 * 1000)});
+      }
       ++measured;
     }
-    redis.command({"XACK", stream, farm_keys::group(), entry->id});
+    acknowledge(entry->id);
     std::lock_guard<std::mutex> lock(in_hand_mutex);
     in_hand.clear();
   }

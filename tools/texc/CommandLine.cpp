@@ -34,6 +34,7 @@ std::string usage_text() {
                 [--broker redis://HOST:PORT [--device NAME] [--password-file F]]
   texc worker --broker redis://HOST:PORT --device NAME [--target T] [--mcpu CPU] [--mattr A]
                 [--password-file F] [--name NAME] [--visibility S] [--max-job-bytes N] [--max-jobs N]
+  texc farm status --broker redis://HOST:PORT [--password-file F] [--json]
   texc import MODEL.onnx -o MODEL.tex [--weights-dir DIR] [--op NAME]
                 (docs/onnx.md: the model as one op of stdlib calls; its initializers as DIR/OP.NAME.npy,
                 DIR by default MODEL.weights beside the .tex, for 'texc run --inputs DIR')

@@ -27,7 +27,7 @@ namespace texc {
 /// A mistake on the command line; the library's OptionError is one too (the same message, exit 1).
 using CommandLineError = OptionError;
 
-enum class Command { Compile, Run, Tune, Import, Worker, Version, Help };
+enum class Command { Compile, Run, Tune, Import, Worker, Farm, Version, Help };
 
 /// The compile options (CompileOptions.h: the target, --op, -D, -I, --records, --knob, --mcpu ...)
 /// and the command line's own.

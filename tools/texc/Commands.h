@@ -16,6 +16,8 @@ int tune_command(const CommandLine& cl);
 int import_command(const CommandLine& cl);
 /// `texc worker ...` (argv[1] is "worker"): the farm's measuring process (tools/farm/FarmWorker.h).
 int worker_command(int argc, const char* const* argv);
+/// `texc farm status ...` (argv[1] is "farm"): the farm's state from its broker (FarmCommand.cpp).
+int farm_command(int argc, const char* const* argv);
 
 /// The tuning options of `cl` that every op shares (texc tune, and texc worker for a job).
 TuneOptions tune_options_of(const CommandLine& cl);

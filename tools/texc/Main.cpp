@@ -23,6 +23,7 @@ int run_texc(int argc, char** argv) {
   CommandLine cl;
   try {
     if (argc > 1 && std::string(argv[1]) == "worker") cl.command = Command::Worker;  // its own arguments
+    else if (argc > 1 && std::string(argv[1]) == "farm") cl.command = Command::Farm;
     else cl = parse_command_line(argc, argv);
   } catch (const CommandLineError& e) {
     std::cerr << "texc: error: " << e.what() << "\nrun 'texc --help' for usage\n";
@@ -43,6 +44,7 @@ int run_texc(int argc, char** argv) {
                                "libonnx-dev and libprotobuf-dev were not found): 'texc import' is not available");
 #endif
       case Command::Worker: return worker_command(argc, argv);
+      case Command::Farm: return farm_command(argc, argv);
     }
   } catch (const UserError& e) {
     print_diagnostic(std::cerr, e.diag);

@@ -19,6 +19,7 @@
 #include "tools/driver/TuningRunner.h"
 #include "tools/farm/FarmWorker.h"
 #include "tools/texc/Commands.h"
+#include "tools/texc/FarmFlags.h"
 #include "tools/texc/FarmJobOfCommandLine.h"
 #include "tuner/Space.h"
 
@@ -76,31 +77,20 @@ int worker_command(int argc, const char* const* argv) {
   WorkerOptions options;
   CompileOptions device;
   std::string broker, password_file;
-  for (int i = 2; i < argc; ++i) {
-    std::string arg = argv[i], value;
-    size_t eq = arg.find('=');
-    bool attached = arg.rfind("--", 0) == 0 && eq != std::string::npos;
-    if (attached) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-    }
-    auto next = [&]() -> std::string {
-      if (attached) return value;
-      if (i + 1 >= argc) throw CommandLineError(arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--broker") broker = next();
-    else if (arg == "--device") options.farm.device = next();
-    else if (arg == "--password-file") password_file = next();
-    else if (arg == "--target") device.target = next();
-    else if (arg == "--mcpu") device.mcpu = next();
-    else if (arg == "--mattr") device.mattr = next();
-    else if (arg == "--arch") device.arch = next();
-    else if (arg == "--name") options.consumer = next();
-    else if (arg == "--visibility") options.visibility_s = positive_number(arg, next());
-    else if (arg == "--max-job-bytes") options.max_job_bytes = size_t(positive_number(arg, next()));
-    else if (arg == "--max-jobs") options.max_jobs = int(positive_number(arg, next()));
-    else throw CommandLineError("'texc worker' does not take '" + std::string(argv[i]) + "'");
+  for (FarmFlags flags(argc, argv, 2); flags.next();) {
+    const std::string& arg = flags.flag();
+    if (arg == "--broker") broker = flags.value();
+    else if (arg == "--device") options.farm.device = flags.value();
+    else if (arg == "--password-file") password_file = flags.value();
+    else if (arg == "--target") device.target = flags.value();
+    else if (arg == "--mcpu") device.mcpu = flags.value();
+    else if (arg == "--mattr") device.mattr = flags.value();
+    else if (arg == "--arch") device.arch = flags.value();
+    else if (arg == "--name") options.consumer = flags.value();
+    else if (arg == "--visibility") options.visibility_s = positive_number(arg, flags.value());
+    else if (arg == "--max-job-bytes") options.max_job_bytes = size_t(positive_number(arg, flags.value()));
+    else if (arg == "--max-jobs") options.max_jobs = int(positive_number(arg, flags.value()));
+    else throw CommandLineError("'texc worker' does not take '" + flags.given() + "'");
   }
   if (broker.empty() || options.farm.device.empty())
     throw CommandLineError("'texc worker' needs --broker redis://HOST:PORT and --device NAME");
