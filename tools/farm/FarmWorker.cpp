@@ -175,12 +175,12 @@ void run_worker(const WorkerOptions& options, const Runner& device, const Measur
       redis.command({"SET", farm_keys::result(id), measurement_to_json(m), "NX", "EX", "604800"});
       redis.command({"INCR", farm_keys::done(kind)});
       if (m.status != "ok") redis.command({"INCR", farm_keys::failed(kind)});
-      // For `texc farm status`'s results per minute: the broker's clock, the last hour kept.
+      // For `texc farm status`'s results per minute: the broker's clock, the last 10 minutes kept.
       RedisReply now = redis.command({"TIME"});
       if (now.elements.size() == 2) {
         long long ms = std::atoll(now.elements[0].text.c_str()) * 1000 + std::atoll(now.elements[1].text.c_str()) / 1000;
         redis.command({"ZADD", farm_keys::finished(kind), std::to_string(ms), id});
-        redis.command({"ZREMRANGEBYSCORE", farm_keys::finished(kind), "-inf", std::to_string(ms - 3600 * 1000)});
+        redis.command({"ZREMRANGEBYSCORE", farm_keys::finished(kind), "-inf", std::to_string(ms - 600 * 1000)});
       }
       ++measured;
     }
