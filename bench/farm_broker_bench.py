@@ -193,7 +193,7 @@ def run_worker(port, kind, name, result_bytes):
         entry_id, fields = got[0][1][0]
         job_id = fields[1].decode()
         r.command("EXISTS", f"texc:result:{job_id}")
-        r.command("SET", f"texc:result:{job_id}", result, "NX", "EX", "604800")
+        r.command("SET", f"texc:result:{job_id}", result, "NX", "EX", "3600")
         r.command("INCR", f"texc:done:{kind}")
         sec, usec = r.command("TIME")
         ms = int(sec) * 1000 + int(usec) // 1000

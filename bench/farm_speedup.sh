@@ -8,6 +8,10 @@
 # per-configuration ratio of the farm's GFLOP/s to local tuning's (measurement noise), and the
 # machine's load (uptime) before and after. ROUNDS > 1 alternates 1w/2w runs to even out drift.
 #
+# WAIT_S=S (environment) makes each worker wait S seconds with each job in hand besides measuring it
+# (texc worker's test hook TEXC_FARM_TEST_DELAY_S), standing in for a measurement that waits on a
+# device rather than a core: it shows the farm's own parallelism where the CPUs are busy elsewhere.
+#
 # usage: bench/farm_speedup.sh [TEXC] [TRIALS] [ROUNDS] [FILE -D ...]
 #   default: build/tools/texc/texc, 64 trials, 1 round, examples/04_knobs.tex at 128^3 (no invalid
 #   configuration, so every batch of 8 is 8 jobs; each trial 60-100 ms of a worker, uniform enough
@@ -42,13 +46,13 @@ pin() {  # pin CORE: the command prefix that runs on that core alone (nothing wi
 }
 tune=(tune "${task[@]}" --target x86 --trials "$trials" --tuner random --seed 11)
 
-echo "task: texc ${tune[*]}"
+echo "task: texc ${tune[*]}${WAIT_S:+ (each worker also waits $WAIT_S s a job)}"
 echo "load before: $(uptime)"
 # run_farm WORKERS KIND: tunes through WORKERS workers of device kind KIND; prints "wall_s tuner_cpu_s"
 run_farm() {
   local n=$1 kind=$2 wp=()
   for i in $(seq 0 $((n - 1))); do
-    $(pin $((i % cores))) env TEXC_NUM_THREADS=1 "$texc" worker --broker "$broker" --device "$kind" --target x86 \
+    $(pin $((i % cores))) env TEXC_NUM_THREADS=1 TEXC_FARM_TEST_DELAY_S="${WAIT_S:-0}" "$texc" worker --broker "$broker" --device "$kind" --target x86 \
       --name "w$i" 2> "$work/$kind-w$i.log" &
     wp+=($!)
     pids+=($!)
@@ -56,14 +60,20 @@ run_farm() {
   for _ in $(seq 100); do [ "$(redis-cli -p "$port" exists "texc:device:$kind")" = 1 ] && break; sleep 0.1; done
   /usr/bin/time -f "%e %U %S" -o "$work/$kind.time" "$texc" "${tune[@]}" --records "$work/$kind.jsonl" \
     --broker "$broker" --device "$kind" > /dev/null 2> "$work/$kind.err" || { echo "tune failed: $(tail -3 "$work/$kind.err")"; exit 1; }
+  # the workers' CPU time, their measuring children's included (utime stime cutime cstime of /proc/PID/stat)
+  local ticks=0
+  for p in "${wp[@]}"; do
+    ticks=$((ticks + $(awk '{ print $14 + $15 + $16 + $17 }' "/proc/$p/stat")))
+  done
   for p in "${wp[@]}"; do kill -TERM "$p"; wait "$p"; done
-  awk '{ printf "%s %.2f\n", $1, $2 + $3 }' "$work/$kind.time"
+  awk -v t=$ticks -v hz="$(getconf CLK_TCK)" '{ printf "%s %.2f %.2f\n", $1, $2 + $3, t / hz }' "$work/$kind.time"
 }
 results=()
 for r in $(seq 1 "$rounds"); do
   for n in 1 2; do
-    read -r wall cpu < <(run_farm $n "speedup-r$r-${n}w")
-    echo "round $r, $n worker(s): $trials trials in $wall s = $(python3 -c "print(round($trials * 60 / $wall, 1))") trials/min (the tuner's own CPU time: $cpu s)"
+    read -r wall cpu wcpu < <(run_farm $n "speedup-r$r-${n}w")
+    echo "round $r, $n worker(s): $trials trials in $wall s = $(python3 -c "print(round($trials * 60 / $wall, 1))") trials/min" \
+      "(the tuner's own CPU time: $cpu s; the workers': $wcpu s, $(python3 -c "print(round($wcpu / $wall, 2))") cores busy on average)"
     results+=("$n $wall")
   done
 done

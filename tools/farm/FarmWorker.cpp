@@ -172,7 +172,7 @@ void run_worker(const WorkerOptions& options, const Runner& device, const Measur
         m.status = "error";
         m.message = std::string("the worker could not rebuild the candidate: ") + e.what();
       }
-      redis.command({"SET", farm_keys::result(id), measurement_to_json(m), "NX", "EX", "604800"});
+      redis.command({"SET", farm_keys::result(id), measurement_to_json(m), "NX", "EX", "3600"});  // an hour: docs/tuning.md, "A paper plan"
       redis.command({"INCR", farm_keys::done(kind)});
       if (m.status != "ok") redis.command({"INCR", farm_keys::failed(kind)});
       // For `texc farm status`'s results per minute: the broker's clock, the last 10 minutes kept.
