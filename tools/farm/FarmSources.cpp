@@ -118,8 +118,8 @@ std::string check_job_sources(const JobSources& sources) {
   for (const auto& [path, text] : sources.files) {
     if (text.find("import") == std::string::npos) continue;
     ast::File file;
-    try {
-      file = parse_tex(SourceManager::get().add(path, text), path, text);
+    try {  // file id 0, registered nowhere: a worker checks every job, and its diagnostics are dropped
+      file = parse_tex(0, path, text);
     } catch (const UserError&) {
       continue;  // the worker's front end reports it, before following any import of the file
     }
