@@ -77,8 +77,10 @@ for r in $(seq 1 "$rounds"); do
     results+=("$n $wall")
   done
 done
-/usr/bin/time -f "%e" -o "$work/local.time" $(pin 0) env TEXC_NUM_THREADS=1 "$texc" "${tune[@]}" --records "$work/local.jsonl" > /dev/null 2>&1
-echo "local tuning (no farm, core 0): $trials trials in $(cat "$work/local.time") s = $(python3 -c "print(round($trials * 60 / $(cat "$work/local.time"), 1))") trials/min"
+/usr/bin/time -f "%e %U %S" -o "$work/local.time" $(pin 0) env TEXC_NUM_THREADS=1 "$texc" "${tune[@]}" --records "$work/local.jsonl" > /dev/null 2>&1
+read -r lwall luser lsys < "$work/local.time"
+echo "local tuning (no farm, core 0): $trials trials in $lwall s = $(python3 -c "print(round($trials * 60 / $lwall, 1))") trials/min" \
+  "(CPU time $(python3 -c "print(round($luser + $lsys, 2))") s)"
 echo "load after: $(uptime)"
 python3 - "$work" "$rounds" "${results[@]}" << 'EOF'
 import json, statistics, sys, glob, os

@@ -251,6 +251,20 @@ assert sorted(job["files"]) == ["stdlib/tensor/transpose.tex", "tests/tuner/farm
                                 "tests/tuner/farm_imports/lib/tiles/sizes.tex", "tests/tuner/farm_imports/main.tex"], sorted(job["files"])
 assert job["include_dirs"] == ["tests/tuner/farm_imports/lib"], job["include_dirs"]
 assert job["stdlib"] == "stdlib", job["stdlib"]' < "$work/job.txt"
+  # The same workers, another task, then the first again: each worker compiles a task's sources once
+  # and keeps them for its next jobs; a job of another task must not be measured as the last one's.
+  "$texc" tune "$small_tex" --target x86 --trials 8 --tuner random --seed 3 --records "$work/other.jsonl" \
+    --broker "$broker" --device x86-imports > /dev/null 2>&1
+  "$texc" tune "$src/main.tex" -I "$src/lib" --target x86 --trials 8 --tuner random --seed 4 --records "$work/again.jsonl" \
+    --broker "$broker" --device x86-imports > /dev/null 2>&1
+  check "another task through the same workers: its own op measured" python3 -c '
+import json, sys
+records = [json.loads(l) for l in open(sys.argv[1])]
+assert len(records) == 8 and all(r["op"] == "mm" and r["status"] in ("ok", "invalid") for r in records), records' "$work/other.jsonl"
+  check "... then the first task again: every record ok" python3 -c '
+import json, sys
+records = [json.loads(l) for l in open(sys.argv[1])]
+assert len(records) == 8 and all(r["op"] == "mm_bt" and r["status"] == "ok" for r in records), records' "$work/again.jsonl"
   printf 'import "%s"\nop add1(A: f32[M, K]) -> B {\n  compute { B[i, j] = A[i, j] + 1.0 }\n}\n' "$src/lib/tiles/sizes.tex" > "$work/absolute.tex"
   "$texc" tune "$work/absolute.tex" --target x86 --trials 2 --records "$work/abs.jsonl" --broker "$broker" --device x86-imports > /dev/null 2> "$work/abs.err"
   check "an import by an absolute path: exit 1" [ $? -eq 1 ]

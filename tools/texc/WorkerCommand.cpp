@@ -34,19 +34,43 @@ double positive_number(const std::string& flag, const std::string& text) {
   return v;
 }
 
-/// Measures `job`'s candidate with `runner`, its sources written to `dir`/job (emptied first; an
-/// empty `dir`/stdlib is the standard library of a job that ships none of its files).
-Measurement measure_job(const FarmJob& job, Runner& runner, const std::string& worker_target, const std::string& dir) {
-  const std::string root = dir + "/job", empty_stdlib = dir + "/stdlib";
-  std::filesystem::remove_all(root);
-  std::filesystem::create_directories(root);
-  std::filesystem::create_directories(empty_stdlib);
-  write_job_sources(job.sources, root);
-  CommandLine cl = command_line_of_job(job, root, empty_stdlib);
-  if (cl.target != worker_target)
-    throw std::runtime_error("a job for target " + cl.target + " (this worker measures " + worker_target + ")");
-  Program program = load_program(cl);
-  Program definitions = load_definitions(cl);
+/// A job's sources and arguments compiled (not its knobs or measurement). The worker keeps the
+/// last one: a tuner's jobs share it, so the front end runs once a task, not once a job (and the
+/// SourceManager keeps each task's files once).
+struct LoadedJob {
+  std::string key;  // the job's JSON less its knobs, seed, repeat and timeout; "" = nothing loaded
+  CommandLine cl;
+  Program program, definitions;
+};
+
+/// Measures `job`'s candidate with `runner`; unless `loaded` holds its sources and arguments, they
+/// are written to `dir`/job (emptied first; an empty `dir`/stdlib is the standard library of a job
+/// that ships none of its files) and compiled into `loaded`.
+Measurement measure_job(const FarmJob& job, Runner& runner, const std::string& worker_target, const std::string& dir,
+                        LoadedJob& loaded) {
+  FarmJob sources_and_arguments = job;
+  sources_and_arguments.knobs.clear();
+  sources_and_arguments.seed = 0;
+  sources_and_arguments.repeat = 1;
+  sources_and_arguments.timeout_s = 1;
+  std::string key = sources_and_arguments.to_json();
+  if (loaded.key != key) {
+    loaded.key.clear();  // a failure below leaves nothing loaded
+    const std::string root = dir + "/job", empty_stdlib = dir + "/stdlib";
+    std::filesystem::remove_all(root);
+    std::filesystem::create_directories(root);
+    std::filesystem::create_directories(empty_stdlib);
+    write_job_sources(job.sources, root);
+    loaded.cl = command_line_of_job(job, root, empty_stdlib);
+    if (loaded.cl.target != worker_target)
+      throw std::runtime_error("a job for target " + loaded.cl.target + " (this worker measures " + worker_target + ")");
+    loaded.program = load_program(loaded.cl);
+    loaded.definitions = load_definitions(loaded.cl);
+    loaded.key = key;
+  }
+  const CommandLine& cl = loaded.cl;
+  const Program& program = loaded.program;
+  const Program& definitions = loaded.definitions;
   for (const OpDef& whole : program.ops) {
     if (whole.name != job.op) continue;
     std::optional<PreparedOp> split = split_prepare(whole);
@@ -110,7 +134,8 @@ int worker_command(int argc, const char* const* argv) {
     throw EnvironmentError("cannot create a folder for the jobs' sources (" + dir_template + ")");
   std::string dir = dir_template;
   try {  // the broker cannot be reached, refuses or is lost: exit 2
-    run_worker(options, *runner, [&](const FarmJob& job) { return measure_job(job, *runner, device.target, dir); },
+    LoadedJob loaded;
+    run_worker(options, *runner, [&](const FarmJob& job) { return measure_job(job, *runner, device.target, dir, loaded); },
                std::cerr);
   } catch (const BrokerError& e) {
     std::filesystem::remove_all(dir);
