@@ -9,7 +9,7 @@ namespace texc {
 const std::vector<TargetBehaviour>& registered_targets() {
   static const std::vector<TargetBehaviour> targets = [] {
     std::vector<TargetBehaviour> list = {
-        interp_target(), x86_target(), arm_target(), cuda_target(), cuda_interp_target(), vdla_target(),
+        interp_target(), x86_target(), x86_sse_target(), arm_target(), cuda_target(), cuda_interp_target(), vdla_target(),
     };
     // One entry per target of ir/Target.h, in its order, each able to execute.
     const std::vector<Target>& described = all_targets();

@@ -8,7 +8,7 @@
 //           from --extern-lib/--extern-src, which may fault.
 //   x86     JIT-compiled in texc's process and run in a child process (JitExecutor.h), so a
 //           faulting kernel is a FAIL line; --threads N, else TEXC_NUM_THREADS, else every core; the
-//           time is the child's own median.
+//           time is the child's own median. x86-sse the same, for x86-64-v2 (SSE4.2, no AVX).
 //   arm     the arm runner (ArmExecutor.h): natively on aarch64, else cross-linked and run under
 //           qemu-aarch64; the time is the driver's own median, labelled "emulated" under qemu.
 //   cuda    on CUDA device 0 through the driver API (CudaExecutor.h); without a driver or a device

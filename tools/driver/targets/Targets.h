@@ -7,6 +7,7 @@ namespace texc {
 
 TargetBehaviour interp_target();       // InterpTarget.cpp
 TargetBehaviour x86_target();          // X86Target.cpp
+TargetBehaviour x86_sse_target();      // X86Target.cpp
 TargetBehaviour arm_target();          // ArmTarget.cpp
 TargetBehaviour cuda_target();         // CudaTarget.cpp
 TargetBehaviour cuda_interp_target();  // CudaTarget.cpp

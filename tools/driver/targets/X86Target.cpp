@@ -1,7 +1,8 @@
-// x86: x86-64 code from LLVM (the host's CPU, or --mcpu), JIT-compiled and run in a child process
-// that times its own calls (JitExecutor.h), on the runtime's threads (--threads, TEXC_NUM_THREADS). `texc tune` measures
-// candidates the same way (tuner/CpuRunners.h); tuning records are matched to this machine, since
-// x86 knobs depend on its registers and caches.
+// x86 and x86-sse: x86-64 code from LLVM (the host's CPU, or --mcpu; x86-sse defaults to
+// x86-64-v2, SSE4.2 without AVX: ir/Target.cpp), JIT-compiled and run in a child process that
+// times its own calls (JitExecutor.h), on the runtime's threads (--threads, TEXC_NUM_THREADS).
+// `texc tune` measures candidates the same way (tuner/CpuRunners.h); tuning records are matched
+// to this machine, since x86 knobs depend on its registers and caches.
 #include "runtime/texrt.h"
 #include "tools/driver/CpuTarget.h"
 #include "tools/driver/targets/Targets.h"
@@ -50,5 +51,7 @@ TargetBehaviour x86_family_target(const char* name) {
 }  // namespace
 
 TargetBehaviour x86_target() { return x86_family_target("x86"); }
+
+TargetBehaviour x86_sse_target() { return x86_family_target("x86-sse"); }
 
 }  // namespace texc
