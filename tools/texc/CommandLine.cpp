@@ -393,7 +393,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   if (is_host_alias(cl.target)) {
     if (host_target().empty())
       throw CommandLineError(std::string(cl.target.empty() ? "no target" : "--target host") +
-                             ": this machine is neither x86-64 nor aarch64; pass --target x86, arm, cuda, vdla or interp");
+                             ": this machine is neither x86-64 nor aarch64; pass --target " + target_names());
     cl.target = host_target();
   }
   if (!find_target(cl.target))
