@@ -95,9 +95,10 @@ std::string llvm_cpu_arch_of(const std::string& name);
 bool generates_vdla_programs(const std::string& name);
 /// True for the target that evaluates tensorized loops from the intrinsic's pattern (interp).
 bool interprets_intrinsics(const std::string& name);
-/// "interp, x86, arm, cuda, cuda-interp, vdla": for messages listing the valid values.
+/// "interp, x86, x86-sse, arm, cuda, cuda-interp, vdla": for messages listing the valid values.
 std::string target_names();
-/// The names a `schedule NAME { }` block may use: "cpu" and every target's own name.
+/// The names a `schedule NAME { }` block may use: "cpu" and the name of every target with
+/// own_schedule_block.
 const std::vector<std::string>& schedule_block_names();
 
 /// The level a thread tag names: Block for blockIdx.*, Thread for threadIdx.*, Virtual for vthread.
