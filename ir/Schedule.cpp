@@ -51,8 +51,7 @@ std::vector<const ScheduleBlock*> select_schedule_blocks(const std::vector<Sched
   // before the next starts: carried schedules of two or more calls (each binding its own blocks)
   // cannot share one. Such an op runs with its own blocks only (without any, the default schedule:
   // all stages in one block, ordered by barriers).
-  const Target* t = find_target(target);
-  if (t && (t->kind == TargetKind::Cuda || t->kind == TargetKind::CudaInterp)) {
+  if (is_gpu_target(target)) {
     std::set<std::string> calls;
     for (const ScheduleBlock* b : out)
       if (!b->origin.empty()) calls.insert(b->origin);

@@ -44,19 +44,42 @@ const std::vector<Target>& all_targets() {
   // CPUs: `vthread` is accepted and means a serial loop there, as in TVM.
   // Outputs: interp and cuda-interp run the loops and generate no code; vdla its program.
   const std::vector<std::string> kCpuOutputs = {"obj", "header", "llvm", "asm", "loops"};
+  // One entry per target, in the order --help lists them. Each target's behaviour on the host
+  // (executor, tuning runner, timing) is its entry in tools/driver/TargetRegistry.cpp.
   static const std::vector<Target> targets = {
-      {TargetKind::Interp, "interp", "cpu", "texc's own loop interpreter", {"vthread"}, kCpuScopes, {}, {}, {"loops"},
-       {"loops"}},
-      {TargetKind::X86, "x86", "cpu", "x86-64 through LLVM (the host's CPU by default)", {"vthread"}, kCpuScopes, {}, {},
-       kCpuOutputs, {"obj", "header"}},
-      {TargetKind::Arm, "arm", "cpu", "64-bit Arm (AArch64, NEON) through LLVM", {"vthread"}, kCpuScopes, {}, {},
-       kCpuOutputs, {"obj", "header"}},
-      {TargetKind::Cuda, "cuda", "", "NVIDIA GPUs: PTX through LLVM's NVPTX backend", kGpuThreadTags, kGpuScopes, {},
-       kCudaLimits, {"obj", "header", "ptx", "llvm", "loops"}, {"obj", "header", "ptx"}},
-      {TargetKind::CudaInterp, "cuda-interp", "cuda", "the CUDA-lowered loops run with GPU semantics", kGpuThreadTags,
-       kGpuScopes, {}, kCudaLimits, {"loops"}, {"loops"}},
-      {TargetKind::Vdla, "vdla", "", "the VDLA accelerator (instruction stream + simulator)", {"vthread"}, kVdlaScopes,
-       {"vdla.gemm"}, {}, {"vdla", "loops"}, {"vdla"}},
+      {.name = "interp", .schedule_family = "cpu", .description = "texc's own loop interpreter",
+       .passes = PassFamily::Cpu, .own_schedule_block = false, .interprets_intrinsics = true, .llvm_cpu_arch = "",
+       .default_mcpu = "", .vdla_program = false, .peak_gflops = 0, .thread_tags = {"vthread"}, .scopes = kCpuScopes,
+       .builtin_intrinsics = {}, .limits = {}, .outputs = {"loops"}, .default_outputs = {"loops"}},
+      {.name = "x86", .schedule_family = "cpu", .description = "x86-64 through LLVM (the host's CPU by default)",
+       .passes = PassFamily::Cpu, .own_schedule_block = true, .interprets_intrinsics = false, .llvm_cpu_arch = "x86",
+       .default_mcpu = "", .vdla_program = false, .peak_gflops = 0, .thread_tags = {"vthread"}, .scopes = kCpuScopes,
+       .builtin_intrinsics = {}, .limits = {}, .outputs = kCpuOutputs, .default_outputs = {"obj", "header"}},
+      {.name = "x86-sse", .schedule_family = "cpu",
+       .description = "x86-64 with SSE4.2 and no AVX through LLVM (--mcpu x86-64-v2 by default)",
+       .passes = PassFamily::Cpu, .own_schedule_block = false, .interprets_intrinsics = false, .llvm_cpu_arch = "x86",
+       .default_mcpu = "x86-64-v2", .vdla_program = false, .peak_gflops = 0, .thread_tags = {"vthread"},
+       .scopes = kCpuScopes, .builtin_intrinsics = {}, .limits = {}, .outputs = kCpuOutputs,
+       .default_outputs = {"obj", "header"}},
+      {.name = "arm", .schedule_family = "cpu", .description = "64-bit Arm (AArch64, NEON) through LLVM",
+       .passes = PassFamily::Cpu, .own_schedule_block = true, .interprets_intrinsics = false, .llvm_cpu_arch = "arm",
+       .default_mcpu = "", .vdla_program = false, .peak_gflops = 0, .thread_tags = {"vthread"}, .scopes = kCpuScopes,
+       .builtin_intrinsics = {}, .limits = {}, .outputs = kCpuOutputs, .default_outputs = {"obj", "header"}},
+      {.name = "cuda", .schedule_family = "", .description = "NVIDIA GPUs: PTX through LLVM's NVPTX backend",
+       .passes = PassFamily::Gpu, .own_schedule_block = true, .interprets_intrinsics = false, .llvm_cpu_arch = "",
+       .default_mcpu = "", .vdla_program = false, .peak_gflops = 4e6, .thread_tags = kGpuThreadTags,
+       .scopes = kGpuScopes, .builtin_intrinsics = {}, .limits = kCudaLimits,
+       .outputs = {"obj", "header", "ptx", "llvm", "loops"}, .default_outputs = {"obj", "header", "ptx"}},
+      {.name = "cuda-interp", .schedule_family = "cuda",
+       .description = "the CUDA-lowered loops run with GPU semantics", .passes = PassFamily::Gpu,
+       .own_schedule_block = false, .interprets_intrinsics = false, .llvm_cpu_arch = "", .default_mcpu = "",
+       .vdla_program = false, .peak_gflops = 4e6, .thread_tags = kGpuThreadTags, .scopes = kGpuScopes,
+       .builtin_intrinsics = {}, .limits = kCudaLimits, .outputs = {"loops"}, .default_outputs = {"loops"}},
+      {.name = "vdla", .schedule_family = "", .description = "the VDLA accelerator (instruction stream + simulator)",
+       .passes = PassFamily::Vdla, .own_schedule_block = true, .interprets_intrinsics = false, .llvm_cpu_arch = "",
+       .default_mcpu = "", .vdla_program = true, .peak_gflops = 1e3, .thread_tags = {"vthread"},
+       .scopes = kVdlaScopes, .builtin_intrinsics = {"vdla.gemm"}, .limits = {}, .outputs = {"vdla", "loops"},
+       .default_outputs = {"vdla"}},
   };
   return targets;
 }
@@ -67,14 +90,28 @@ const Target* find_target(const std::string& name) {
   return nullptr;
 }
 
+bool is_host_alias(const std::string& name) { return name.empty() || name == "host"; }
+
 bool takes_cpu_schedules(const std::string& name) {
   const Target* t = find_target(name);
   return t && std::string(t->schedule_family) == "cpu";
 }
 
-bool is_llvm_cpu_target(const std::string& name) {
+bool is_llvm_cpu_target(const std::string& name) { return !llvm_cpu_arch_of(name).empty(); }
+
+std::string llvm_cpu_arch_of(const std::string& name) {
   const Target* t = find_target(name);
-  return t && (t->kind == TargetKind::X86 || t->kind == TargetKind::Arm);
+  return t ? t->llvm_cpu_arch : "";
+}
+
+bool generates_vdla_programs(const std::string& name) {
+  const Target* t = find_target(name);
+  return t && t->vdla_program;
+}
+
+bool interprets_intrinsics(const std::string& name) {
+  const Target* t = find_target(name);
+  return t && t->interprets_intrinsics;
 }
 
 std::string output_refusal(const Target& t, const std::string& kind) {
@@ -106,7 +143,7 @@ const std::vector<std::string>& schedule_block_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> n = {"cpu"};
     for (const Target& t : all_targets())
-      if (t.kind != TargetKind::CudaInterp && t.kind != TargetKind::Interp) n.push_back(t.name);
+      if (t.own_schedule_block) n.push_back(t.name);
     return n;
   }();
   return names;
@@ -121,7 +158,7 @@ ThreadLevel thread_level(const std::string& tag) {
 
 bool is_gpu_target(const std::string& name) {
   const Target* t = find_target(name);
-  return t && (t->kind == TargetKind::Cuda || t->kind == TargetKind::CudaInterp);
+  return t && t->passes == PassFamily::Gpu;
 }
 
 }  // namespace texc

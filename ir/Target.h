@@ -1,9 +1,12 @@
-// Targets as data: what each `--target` is, which schedule blocks apply to it, which thread tags
-// `bind` accepts there, which memory scopes and built-in intrinsics it has, and its limits.
+// Targets as data: what each `--target` is, which schedule blocks apply to it, which passes lower
+// it, which thread tags `bind` accepts there, which memory scopes and built-in intrinsics it has,
+// which LLVM CPU it compiles for, and its limits.
 //
-// Every part of texc that asks "is this a CPU target", "is this a valid thread tag" or "which
-// targets are there" asks this table, so a new target is one entry here plus its backend (see
-// docs/architecture.md, "Adding a target").
+// Every part of texc that asks a question of a target ("does it bind GPU threads", "does LLVM
+// generate its code", "which targets are there") asks this table through one predicate per
+// question, never the target's name. What a target *does* on the host (how its code is executed,
+// measured and timed) is its entry in the driver's registry (tools/driver/TargetRegistry.h). A new
+// target is one entry here, one there, and its backend (docs/architecture.md, "Adding a target").
 #pragma once
 #include <array>
 #include <cstdint>
@@ -14,7 +17,9 @@
 
 namespace texc {
 
-enum class TargetKind : uint8_t { Interp, X86, Arm, Cuda, CudaInterp, Vdla };
+/// Which list of lowering passes a target runs (lower/Lower.cpp's PassTargets bits): loops for a
+/// CPU (or the loop interpreter), kernels for a GPU, or a program for the VDLA accelerator.
+enum class PassFamily : uint8_t { Cpu, Gpu, Vdla };
 
 /// Which level of the GPU's thread hierarchy a thread tag names.
 enum class ThreadLevel : uint8_t { None, Block, Thread, Virtual };
@@ -28,10 +33,20 @@ struct TargetLimits {
 };
 
 struct Target {
-  TargetKind kind;
   const char* name;                   // as --target spells it
   const char* schedule_family;        // the schedule block that applies besides its own name ("cpu"), or ""
   const char* description;            // for --help and error messages
+  PassFamily passes;                  // Gpu: its ops become kernels bound to blockIdx/threadIdx (is_gpu_target)
+  bool own_schedule_block;            // `schedule NAME { }` may name it (interp and cuda-interp run the
+                                      // blocks of cpu and cuda: they have none of their own)
+  bool interprets_intrinsics;         // tensorized loops are evaluated from the intrinsic's pattern
+                                      // (the loop interpreter), so any CPU intrinsic applies
+  const char* llvm_cpu_arch;          // "x86" or "arm": LLVM generates its code for that CPU
+                                      // architecture (--mcpu, --mattr apply); "" for the others
+  const char* default_mcpu;           // the CPU without --mcpu ("": the host's on x86, generic on arm)
+  bool vdla_program;                  // its code is a VDLA program (--vdla-config configures it)
+  double peak_gflops;                 // the most a machine of it plausibly reaches, for checking
+                                      // tuning records (0: the host's cores x 5 GHz x 256 operations)
   std::vector<std::string> thread_tags;            // what bind(L, TAG) accepts
   std::vector<MemScope> scopes;                    // what cache_read/cache_write may use
   std::vector<std::string> builtin_intrinsics;     // tensorize targets that need no declaration
@@ -63,16 +78,27 @@ constexpr const char* kDefaultCudaArch = "sm_80";
 const std::vector<Target>& all_targets();
 /// The target named `name`, or null.
 const Target* find_target(const std::string& name);
-/// True for the targets that lower to GPU kernels (cuda, cuda-interp).
+/// `--target host` (and no --target) name the machine texc runs on (host_target(), tools/driver).
+bool is_host_alias(const std::string& name);
+/// True for the targets that lower to GPU kernels (cuda, cuda-interp): they bind GPU threads,
+/// --arch chooses their GPU, and a `global` stage inside their bound loops is shared or local.
 bool is_gpu_target(const std::string& name);
-/// True for the targets whose ops take the `schedule cpu` blocks (interp, x86, arm).
+/// True for the targets whose ops take the `schedule cpu` blocks (interp and the LLVM CPU targets).
 bool takes_cpu_schedules(const std::string& name);
-/// True for the CPU targets LLVM generates code for (x86, arm): --mcpu, --mattr and the CPU's
-/// features apply to them.
+/// True for the CPU targets LLVM generates code for (llvm_cpu_arch not ""): --mcpu, --mattr and
+/// the CPU's features apply to them.
 bool is_llvm_cpu_target(const std::string& name);
-/// "interp, x86, arm, cuda, cuda-interp, vdla": for messages listing the valid values.
+/// The LLVM CPU architecture of an LLVM CPU target ("x86", "arm"; several targets may share one);
+/// "" for the other targets and unknown names.
+std::string llvm_cpu_arch_of(const std::string& name);
+/// True for the targets whose code is a VDLA program (vdla): --vdla-config configures them.
+bool generates_vdla_programs(const std::string& name);
+/// True for the target that evaluates tensorized loops from the intrinsic's pattern (interp).
+bool interprets_intrinsics(const std::string& name);
+/// "interp, x86, x86-sse, arm, cuda, cuda-interp, vdla": for messages listing the valid values.
 std::string target_names();
-/// The names a `schedule NAME { }` block may use: "cpu" and every target's own name.
+/// The names a `schedule NAME { }` block may use: "cpu" and the name of every target with
+/// own_schedule_block.
 const std::vector<std::string>& schedule_block_names();
 
 /// The level a thread tag names: Block for blockIdx.*, Thread for threadIdx.*, Virtual for vthread.

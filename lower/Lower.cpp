@@ -388,8 +388,13 @@ PassContext pass_context(const Lowering& l) {
 
 PassTargets pass_targets_of(const std::string& target) {
   const Target* t = find_target(target);
-  if (t && t->kind == TargetKind::Vdla) return kVdlaPasses;
-  return is_gpu_target(target) ? kGpuPasses : kCpuPasses;
+  if (!t) return kCpuPasses;
+  switch (t->passes) {
+    case PassFamily::Cpu: return kCpuPasses;
+    case PassFamily::Gpu: return kGpuPasses;
+    case PassFamily::Vdla: return kVdlaPasses;
+  }
+  return kCpuPasses;
 }
 
 std::vector<FunctionPass> function_passes(const std::string& target) {

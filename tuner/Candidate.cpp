@@ -2,6 +2,7 @@
 
 #include "backends/vdla/Codegen.h"
 #include "ir/Diagnostics.h"
+#include "ir/Target.h"
 #include "lower/Lower.h"
 
 namespace texc {
@@ -25,7 +26,7 @@ Candidate lower_candidate(const OpDef& op, const Space& space, uint64_t index, c
   };
   try {
     c.func = lower_op(op, options);
-    if (settings.target == "vdla" && !features_only) vdla::generate_program(c.func, settings.vdla_config, op.loc);
+    if (generates_vdla_programs(settings.target) && !features_only) vdla::generate_program(c.func, settings.vdla_config, op.loc);
   } catch (const UserError& e) {
     c.invalid_reason = e.what();
     return c;

@@ -20,6 +20,7 @@
 
 #include "ir/ConstEval.h"
 #include "ir/InputFile.h"
+#include "ir/Target.h"
 #include "tuner/Json.h"
 
 namespace texc {
@@ -240,8 +241,8 @@ std::optional<std::string> record_defect(const Record& r) {
 }
 
 double plausible_peak_gflops(const std::string& target) {
-  if (target == "cuda" || target == "cuda-interp") return 4e6;
-  if (target == "vdla") return 1e3;
+  const Target* t = find_target(target);
+  if (t && t->peak_gflops > 0) return t->peak_gflops;
   double cores = std::max(1u, std::thread::hardware_concurrency());
   return cores * 5.0 * 256;  // GHz x operations per cycle
 }

@@ -70,10 +70,11 @@ RecordFile read_records(const std::string& path, const std::string& what = "");
 /// 100 times plausible_peak_gflops of its target. One function for `texc tune` and --records.
 std::optional<std::string> record_defect(const Record& r);
 
-/// A generous bound on the GFLOP/s any machine of `target` reaches: CPUs (x86, arm, interp)
-/// 256 operations per cycle at 5 GHz on every core of this machine (the records of a larger
-/// machine stay within 100 times of it); GPUs (cuda) 4 PFLOP/s; vdla 1 TFLOP/s (the default
-/// configuration's GEMM does 51.2 GOP/s at the nominal 100 MHz). record_defect rejects 100 times more.
+/// A generous bound on the GFLOP/s any machine of `target` reaches: the target's peak_gflops
+/// (ir/Target.h: GPUs 4 PFLOP/s; vdla 1 TFLOP/s, the default configuration's GEMM doing 51.2
+/// GOP/s at the nominal 100 MHz), else, for CPUs, 256 operations per cycle at 5 GHz on every core
+/// of this machine (the records of a larger machine stay within 100 times of it). record_defect
+/// rejects 100 times more.
 double plausible_peak_gflops(const std::string& target);
 
 /// A records file shared by `texc tune` processes. append() adds a record as one flushed line (a

@@ -59,8 +59,7 @@ void apply_compute_at(ScheduleState& st, const SchedStep& step) {
   // On a GPU a `global` stage computed inside bound loops is local or shared (infer_gpu_scopes): the
   // region is that of one thread or one block, not relaxed over all of them.
   Buffer scoped = stage.buffer;
-  const Target* t = find_target(st.target);
-  if (t && (t->kind == TargetKind::Cuda || t->kind == TargetKind::CudaInterp) && scoped->scope == MemScope::Global)
+  if (is_gpu_target(st.target) && scoped->scope == MemScope::Global)
     if (MemScope s = gpu_scope_of_attach(outer); s != MemScope::Global)
       scoped = BufferNode::make(scoped->name, scoped->dtype, scoped->shape, s, scoped->role);
   Region region = infer_region(readers, outer, scoped);

@@ -221,7 +221,7 @@ Stmt llvm_call_block(const For* top, const IntrinsicDef& intrin, const std::stri
                      const std::vector<const For*>& loops, const VarMap& iter_values,
                      const std::vector<std::pair<Buffer, Buffer>>& buffer_map,
                      const std::map<const BufferNode*, std::vector<Expr>>& base_of) {
-  if (target == "interp") return top->with_kind(ForKind::Tensorized, intrin.name);
+  if (interprets_intrinsics(target)) return top->with_kind(ForKind::Tensorized, intrin.name);
   std::vector<Expr> args;
   std::vector<Buffer> params = intrin.outputs;
   params.insert(params.end(), intrin.inputs.begin(), intrin.inputs.end());
@@ -420,9 +420,10 @@ void apply_tensorize(ScheduleState& st, const SchedStep& step) {
   if ((intrin.lower_kind != "extern" && intrin.lower_kind != "llvm" && !builtin_here) || intrin.stages.size() != 1)
     throw_error(DiagId::IntrinsicNotAvailable, name.loc, name.name, st.target);
   if (intrin.lower_kind == "llvm") {
-    // An LLVM target intrinsic: its own CPU target, or interp (which evaluates the pattern).
+    // An LLVM target intrinsic: a target of its own CPU architecture, or interp (which evaluates
+    // the pattern).
     std::string owner = intrin.symbol.rfind("llvm.x86.", 0) == 0 ? "x86" : "arm";
-    if (st.target != owner && st.target != "interp")
+    if (llvm_cpu_arch_of(st.target) != owner && !interprets_intrinsics(st.target))
       throw_error(DiagId::LLVMIntrinsicWrongTarget, name.loc, name.name, intrin.symbol, owner, st.target, owner);
   }
   try {

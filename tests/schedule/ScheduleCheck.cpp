@@ -8,6 +8,7 @@
 #include "backends/llvm/LLVMBackend.h"
 #include "ir/Diagnostics.h"
 #include "ir/IRVisitor.h"
+#include "ir/Target.h"
 #include "lower/Lower.h"
 
 namespace texc {
@@ -17,12 +18,15 @@ OpExecutor make_executor(const OpDef& op, const LoweredFunc& func, const std::st
     auto interp = std::make_shared<LoopInterpreter>(func);
     return [interp](std::vector<Tensor*>& args) { interp->run(args); };
   }
-  if (target == "x86") {  // compiled through LLVM and run in process, on the host CPU
+  if (llvm_cpu_arch_of(target) == "x86") {  // x86, x86-sse: compiled through LLVM and run in process
+    const Target* t = find_target(target);
+    CpuTargetOptions cpu;
+    cpu.mcpu = t->default_mcpu;  // x86: the host's CPU; x86-sse: x86-64-v2
     std::shared_ptr<JitModule> jit;
     try {
-      jit = JitModule::create({func}, CpuTargetOptions{});
+      jit = JitModule::create({func}, cpu);
     } catch (const std::runtime_error& e) {  // e.g. an extern symbol nobody provides
-      throw InterpError(std::string("x86: ") + e.what());
+      throw InterpError(target + ": " + e.what());
     }
     std::string name = func.name;
     return [jit, name](std::vector<Tensor*>& args) {

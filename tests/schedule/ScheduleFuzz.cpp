@@ -1,7 +1,7 @@
 // schedule_fuzz: random legal schedules over a corpus of ops, each lowered, run and compared with
 // the reference interpreter.
 //
-//   schedule_fuzz [--seed S] [--count N] [--seconds T] [--target interp|x86|cuda-interp] [--ops DIR]
+//   schedule_fuzz [--seed S] [--count N] [--seconds T] [--target interp|x86|x86-sse|cuda-interp] [--ops DIR]
 //                 [--regressions DIR] [--op NAME] [--case K] [--max-primitives M] [--no-fork]
 //                 [--verbose] [--print-changed] [--direct] [--save-failures DIR] [--max-rejection-rate R]
 //
@@ -73,7 +73,7 @@ struct Flags {
 
 [[noreturn]] void usage(const std::string& problem) {
   std::cerr << "schedule_fuzz: " << problem << "\n"
-            << "usage: schedule_fuzz [--seed S] [--count N] [--seconds T] [--target interp|x86|cuda-interp] [--ops DIR]\n"
+            << "usage: schedule_fuzz [--seed S] [--count N] [--seconds T] [--target interp|x86|x86-sse|cuda-interp] [--ops DIR]\n"
                "                     [--regressions DIR] [--op NAME] [--case K] [--max-primitives M] [--no-fork]\n"
                "                     [--verbose] [--print-changed] [--direct] [--save-failures DIR]\n"
                "                     [--max-rejection-rate R]\n";
@@ -109,8 +109,8 @@ Flags parse_flags(int argc, char** argv) {
       usage("bad value for " + a);
     }
   }
-  if (f.target != "interp" && f.target != "x86" && f.target != "cuda-interp")
-    usage("--target must be interp, x86 or cuda-interp");
+  if (f.target != "interp" && f.target != "x86" && f.target != "x86-sse" && f.target != "cuda-interp")
+    usage("--target must be interp, x86, x86-sse or cuda-interp");
   if (f.count < 0 && f.seconds < 0) f.count = 100;
   return f;
 }

@@ -7,9 +7,10 @@
 namespace texc {
 
 CpuTargetOptions cpu_target_options(const CompileOptions& opts) {
+  const Target* target = find_target(opts.target);
   CpuTargetOptions options;
-  options.arch = opts.target;
-  options.mcpu = opts.mcpu;
+  options.arch = llvm_cpu_arch_of(opts.target);
+  options.mcpu = opts.mcpu.empty() && target ? target->default_mcpu : opts.mcpu;
   options.mattr = opts.mattr;
   check_cpu_target(options);
   return options;
@@ -20,17 +21,17 @@ CpuFeatureQuery cpu_feature_query(const CompileOptions& opts, const OpDef& op) {
   for (const auto& [name, intrin] : op.intrinsics) {
     if (intrin.lower_kind != "llvm") continue;
     std::string owner = intrin.symbol.rfind("llvm.x86.", 0) == 0 ? "x86" : "arm";
-    if (owner != opts.target) continue;
+    if (owner != options.arch) continue;
     for (const std::string& feature : intrin.requires_features)
-      if (std::optional<std::string> closest = unknown_cpu_feature(opts.target, feature))
+      if (std::optional<std::string> closest = unknown_cpu_feature(options.arch, feature))
         throw_error(DiagId::UnknownCpuFeature, intrin.requires_loc, opts.target, feature, *closest);
   }
   CpuFeatureQuery query;
   query.description = opts.target;
-  if (!opts.mcpu.empty()) query.description += " --mcpu " + opts.mcpu;
-  if (!opts.mattr.empty()) query.description += " --mattr " + opts.mattr;
-  if (opts.mcpu.empty() && opts.mattr.empty())
-    query.description += " (" + std::string(opts.target == "x86" ? "the host CPU, " : "CPU ") + resolve_cpu_target(options).cpu + ")";
+  if (!options.mcpu.empty()) query.description += " --mcpu " + options.mcpu;
+  if (!options.mattr.empty()) query.description += " --mattr " + options.mattr;
+  if (options.mcpu.empty() && options.mattr.empty())  // x86 compiles for the host's CPU, arm for a generic one
+    query.description += " (" + std::string(options.arch == "x86" ? "the host CPU, " : "CPU ") + resolve_cpu_target(options).cpu + ")";
   query.missing = [options](const std::vector<std::string>& features) { return missing_cpu_features(options, features); };
   return query;
 }

@@ -8,7 +8,8 @@
 
 namespace texc {
 
-/// The backend options for opts.target (x86 or arm), opts.mcpu and opts.mattr. Throws TargetOptionError
+/// The backend options for opts.target (an LLVM CPU target: its llvm_cpu_arch, ir/Target.h), opts.mcpu
+/// (else the target's default_mcpu) and opts.mattr. Throws TargetOptionError
 /// (a user error, exit 1) for an unknown --mcpu, before anything is compiled.
 CpuTargetOptions cpu_target_options(const CompileOptions& opts);
 

@@ -8,6 +8,7 @@
 
 #include "backends/interp/ExternRegistry.h"
 #include "ir/IRVisitor.h"
+#include "ir/Target.h"
 #include "ir/Intrinsics.h"
 #include "tools/driver/EnvironmentError.h"
 
@@ -111,7 +112,7 @@ std::vector<ExternCall> extern_calls(const std::vector<LoweredFunc>& funcs) {
   return calls;
 }
 
-ExternFunctions::ExternFunctions(const CompileOptions& opts) : target_(opts.target) {
+ExternFunctions::ExternFunctions(const CompileOptions& opts) : aarch64_(llvm_cpu_arch_of(opts.target) == "arm") {
   if (opts.extern_libs.empty() && opts.extern_srcs.empty()) return;
   if (!opts.extern_srcs.empty()) {
     std::string pattern = (fs::temp_directory_path() / "texc-extern-XXXXXX").string();
@@ -123,7 +124,7 @@ ExternFunctions::ExternFunctions(const CompileOptions& opts) : target_(opts.targ
     for (size_t i = 0; i < opts.extern_srcs.size(); ++i) {
       const std::string& source = opts.extern_srcs[i];
       std::string stem = fs::path(source).stem().string() + "." + std::to_string(i);
-      if (target_ == "arm") {
+      if (aarch64_) {
         std::string object = (fs::path(work_dir_) / (stem + ".o")).string();
         compile_c("aarch64-linux-gnu-gcc", "-O2 -c", source, object);
         link_inputs_.push_back(object);
@@ -138,7 +139,7 @@ ExternFunctions::ExternFunctions(const CompileOptions& opts) : target_(opts.targ
     }
     for (const std::string& library : opts.extern_libs) {
       if (!fs::exists(library)) throw OptionError("--extern-lib: cannot open file '" + library + "'");
-      if (target_ == "arm") {
+      if (aarch64_) {
         link_inputs_.push_back(fs::absolute(library).string());
         continue;
       }

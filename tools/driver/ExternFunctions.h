@@ -58,7 +58,7 @@ class ExternFunctions {
  private:
   void* find_in_libraries(const std::string& symbol) const;
 
-  std::string target_;
+  bool aarch64_;  // the target's code runs as an aarch64 program (arm): sources are cross-compiled
   std::vector<void*> handles_;          // dlopen'ed libraries (x86, interp)
   std::vector<std::string> link_inputs_;  // arm
   std::string work_dir_;                // compiled sources; removed by the destructor

@@ -22,6 +22,7 @@
 #include "tools/driver/OutputFile.h"
 #include "tools/driver/RecordKnobs.h"
 #include "tools/driver/TargetExecutors.h"
+#include "tools/driver/TargetRegistry.h"
 #include "tools/driver/VdlaExecutor.h"
 
 namespace texc {
@@ -136,7 +137,7 @@ void Module::write(const std::string& kind, const std::string& path) {
   }
   // cuda: obj (the host functions, PTX embedded), header, ptx, llvm (the kernels' IR). Ops the
   // lowering left as host functions (no thread binding) cannot run on a GPU.
-  TEXC_CHECK(options_.target == "cuda" && is_cuda_output(kind)) << "output '" << kind << "' of '" << options_.target
+  TEXC_CHECK(is_gpu_target(options_.target) && is_cuda_output(kind)) << "output '" << kind << "' of '" << options_.target
                                                                  << "' passed output_refusal";
   for (const LoweredFunc& func : funcs)
     if (func.kind != FunctionKind::Device)
@@ -180,25 +181,17 @@ HostRunTiming Module::run(const std::string& name, std::vector<Tensor*> args, in
         << b->name << "'";
   }
   CompileOptions options = options_;
-  if (options.target == "cuda") options.arch = open_cuda_device(options.arch).arch;
+  const TargetBehaviour& behaviour = target_behaviour(options.target);
+  if (behaviour.open_device) behaviour.open_device(options);
   TargetExecutors executors(options);
   repeat = std::max(repeat, 0);
-  executors.jit_repeat = repeat;
-  executors.arm.repeat = std::max(repeat, 1);
+  if (behaviour.set_timed_calls) behaviour.set_timed_calls(executors, repeat);
   OpExecutor execute = executors.make_executor(def, compiled.functions);
+  if (behaviour.timed_calls) {  // the executor times its own calls (x86, cuda, arm)
+    execute(args);
+    return behaviour.timed_calls(executors);
+  }
   HostRunTiming timing;
-  if (options.target == "x86" || options.target == "cuda") {  // the executor times its own calls
-    execute(args);
-    timing.times_ms = executors.jit_timing->times_ms;
-    timing.median_ms = executors.jit_timing->median_ms;
-    return timing;
-  }
-  if (options.target == "arm") {
-    execute(args);
-    timing.times_ms = executors.arm_timing->times_ms;
-    timing.median_ms = executors.arm_timing->median_ms;
-    return timing;
-  }
   // The interpreters and the simulator: the checked call, then `repeat` calls timed here on copies
   // of the outputs (so the outputs returned are the first call's).
   execute(args);

@@ -31,6 +31,7 @@
 #include "tools/driver/CompileOptions.h"
 #include "tools/driver/CompileTimes.h"
 #include "tools/driver/LoadProgram.h"
+#include "tools/driver/TargetExecutors.h"  // HostRunTiming: the times of Module::run
 
 namespace texc {
 
@@ -43,12 +44,6 @@ struct CompiledOp {
                                        // knobs (options.knobs) over it; a knob not here took its first value
   KnobConfig record_knobs;             // the part chosen from tuning records
   std::vector<Remark> remarks;         // the lowering's remarks (with options.remarks)
-};
-
-/// The times of Module::run: `repeat` timed calls after the checked one.
-struct HostRunTiming {
-  std::vector<double> times_ms;
-  double median_ms = 0;
 };
 
 class Module {

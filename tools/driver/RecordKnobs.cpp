@@ -8,7 +8,7 @@
 
 #include "frontend/Frontend.h"
 #include "lower/SplitPrepare.h"
-#include "tools/driver/CpuTarget.h"
+#include "tools/driver/TargetRegistry.h"
 #include "tuner/CpuRunners.h"
 #include "tuner/Records.h"
 #include "tuner/Space.h"
@@ -45,8 +45,10 @@ KnobConfig knobs_from_records(const CompileOptions& opts, const OpDef& op) {
   // Records of an op with a prepare function describe its main half (what texc tune times).
   std::optional<PreparedOp> split = split_prepare(op);
   query.shapes = op_shapes(split ? split->main : op);
-  // x86 knobs depend on the machine (registers, caches); vdla's cycles and arm's emulated times do not.
-  if (opts.target == "x86") query.here = x86_machine(cpu_target_options(opts));
+  // x86 knobs depend on the machine (registers, caches); vdla's cycles and arm's emulated times do
+  // not: the target's entry says which machine its records must come from (TargetRegistry.h).
+  if (const TargetBehaviour& behaviour = target_behaviour(opts.target); behaviour.records_machine)
+    query.here = behaviour.records_machine(opts);
   query.any_machine = opts.records_any_machine;
   query.same_template = query.exact_shapes = shipped;
   RecordChoice choice = choose_record(file.records, query);

@@ -2,32 +2,16 @@
 
 #include <map>
 
-#include "backends/interp/CudaInterpreter.h"
-#include "backends/interp/LoopInterpreter.h"
 #include "ir/Target.h"
 #include "lower/SplitPrepare.h"
-#include "tools/driver/ArmExecutor.h"
-#include "tools/driver/ChildProcess.h"
 #include "tools/driver/CpuTarget.h"
-#include "tools/driver/CudaExecutor.h"
+#include "tools/driver/TargetRegistry.h"
 
 namespace texc {
 
-namespace {
-
-/// cuda-interp: the kernel's threads run phase by phase between barriers on the loop
-/// interpreter, checked for data races (backends/interp/CudaInterpreter.h); a race, or a barrier
-/// part of a block misses, is a FAIL line.
-OpExecutor make_cuda_interp_executor(const LoweredFunc& func) {
-  auto interp = std::make_shared<CudaInterpreter>(func);
-  return [interp](std::vector<Tensor*>& args) { interp->run(args); };
-}
-
-}  // namespace
-
 TargetExecutors::TargetExecutors(const CompileOptions& opts) : options(opts), externs(opts) {
   if (is_llvm_cpu_target(opts.target)) cpu = cpu_target_options(opts);
-  if (opts.target == "vdla") vdla_config = vdla_config_of(opts);
+  if (generates_vdla_programs(opts.target)) vdla_config = vdla_config_of(opts);
 }
 
 
@@ -63,30 +47,13 @@ OpExecutor TargetExecutors::make_executor(const OpDef& op, const std::vector<Low
 }
 
 OpExecutor TargetExecutors::make_function_executor(const LoweredFunc& func, const OpDef& op) {
-  if (options.target == "interp") {
-    externs.register_with_loop_interpreter(func);
-    auto interp = std::make_shared<LoopInterpreter>(func);
-    bool calls_libraries = !extern_calls({func}).empty() && (!options.extern_libs.empty() || !options.extern_srcs.empty());
-    if (!calls_libraries) return [interp](std::vector<Tensor*>& args) { interp->run(args); };
-    // C functions from --extern-lib/--extern-src can fault: the interpreter runs in a child.
-    std::string what = "op '" + op.name + "' (with its extern functions)";
-    size_t num_inputs = op.inputs.size();
-    return [interp, what, num_inputs](std::vector<Tensor*>& args) {
-      std::vector<Tensor*> outputs(args.begin() + std::min(num_inputs, args.size()), args.end());
-      run_in_child_process(what, outputs, [&] { interp->run(args); });
-    };
-  }
-  if (options.target == "cuda-interp") return make_cuda_interp_executor(func);
-  if (options.target == "vdla") return make_vdla_executor(func, *vdla_config, op.loc, vdla_stats, trace_path);
-  if (options.target == "x86") return make_jit_executor(func, *cpu, externs.jit_symbols(func), jit_repeat, jit_timing);
-  if (options.target == "cuda") {
-    CudaTargetOptions cuda;
-    cuda.arch = options.arch;  // open_cuda_device chose it when --arch was not given
-    return make_cuda_executor(func, cuda, jit_repeat, jit_timing);
-  }
-  ArmRunOptions options = arm;
-  options.extra_link_inputs = externs.arm_link_inputs(func);
-  return make_arm_executor(func, *cpu, options, arm_timing);
+  return target_behaviour(options.target).make_executor(*this, func, op);
+}
+
+void TargetExecutors::clear_timings() {
+  *jit_timing = JitTiming();
+  *arm_timing = ArmRunResult();
+  *vdla_stats = VdlaRunStats();
 }
 
 }  // namespace texc

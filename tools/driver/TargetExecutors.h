@@ -1,15 +1,8 @@
-// TargetExecutors: how the lowered functions of an op are executed on the host, for each target —
-// the OpExecutor (backends/interp/RunOp.h) that `texc run` hands to run_op and that Module::run
-// (Module.h) calls on a program's own tensors.
-//
-//   interp       the loop AST on the loop interpreter; in a child process (ChildProcess.h) when it
-//                calls extern functions from the options' extern libraries or sources, which may fault.
-//   x86          JIT-compiled (JitExecutor.h) and run in a child process, which times its own calls
-//                (jit_repeat of them after the checked one; jit_timing gets their times).
-//   arm          the arm runner (ArmExecutor.h): natively on aarch64, else under qemu-aarch64.
-//   cuda         CUDA device 0 through the driver API (CudaExecutor.h), timed by CUDA events.
-//   cuda-interp  the GPU-lowered kernel on the loop interpreter, checked for races (CudaInterpreter.h).
-//   vdla         the op's VDLA program on the simulator (VdlaExecutor.h).
+// TargetExecutors: how the lowered functions of an op are executed on the host — the OpExecutor
+// (backends/interp/RunOp.h) that `texc run` hands to run_op and that Module::run (Module.h) calls
+// on a program's own tensors. Each target's executor is its entry's make_executor
+// (TargetRegistry.h; tools/driver/targets/ says what each one does); this holds the state they
+// share: the CPU, the extern functions, the timed calls and their times, the VDLA configuration.
 // An op with `const` inputs that feed stages of their own compiles to <op>_prepare and <op>
 // (lower/SplitPrepare.h): its executor runs the prepare function once, untimed, into fresh buffers,
 // then the op, timed as usual. Extern functions come from the options (ExternFunctions.h).
@@ -30,9 +23,15 @@
 
 namespace texc {
 
+/// The times of an op's timed calls (after the checked one), and their median.
+struct HostRunTiming {
+  std::vector<double> times_ms;
+  double median_ms = 0;
+};
+
 struct TargetExecutors {
-  /// Loads the extern libraries; for x86 and arm, the CPU (a bad mcpu throws TargetOptionError);
-  /// for vdla, the configuration. For cuda, opts.arch must be set (open_cuda_device chooses it).
+  /// Loads the extern libraries; for the LLVM CPU targets, the CPU (a bad mcpu throws
+  /// TargetOptionError); for vdla, the configuration. For cuda, opts.arch must be set (open_cuda_device chooses it).
   explicit TargetExecutors(const CompileOptions& opts);
 
   /// How to execute `op` (its inputs, then its outputs), compiled to `funcs`
@@ -40,6 +39,8 @@ struct TargetExecutors {
   OpExecutor make_executor(const OpDef& op, const std::vector<LoweredFunc>& funcs);
   /// How to execute one lowered function of `op` (the op itself, or one half of it).
   OpExecutor make_function_executor(const LoweredFunc& func, const OpDef& op);
+  /// Forgets the times the executors measured (before the next op).
+  void clear_timings();
 
   CompileOptions options;
   std::optional<CpuTargetOptions> cpu;

@@ -12,7 +12,7 @@ TargetProperties target_properties_of(const CompileOptions& opts) {
   std::string arch;
   if (is_llvm_cpu_target(opts.target)) {
     options = cpu_target_options(opts);
-    arch = opts.target;
+    arch = options.arch;
   } else {
 #if defined(__aarch64__)
     arch = "arm";

@@ -391,26 +391,25 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   }
 
   if (cl.file.empty()) throw CommandLineError("no input file");
-  if (cl.target.empty() || cl.target == "host") {
+  if (is_host_alias(cl.target)) {
     if (host_target().empty())
       throw CommandLineError(std::string(cl.target.empty() ? "no target" : "--target host") +
-                             ": this machine is neither x86-64 nor aarch64; pass --target x86, arm, cuda, vdla or interp");
+                             ": this machine is neither x86-64 nor aarch64; pass --target " + target_names());
     cl.target = host_target();
   }
   if (!find_target(cl.target))
     throw CommandLineError("unknown target '" + cl.target + "' (expected host, " + target_names() + ")");
   if (!cl.arch.empty()) {
-    TargetKind kind = find_target(cl.target)->kind;
-    if (kind != TargetKind::Cuda && kind != TargetKind::CudaInterp)
+    if (!is_gpu_target(cl.target))
       throw CommandLineError("--arch chooses the GPU architecture of --target cuda or cuda-interp, not of '" +
                              cl.target + "' (for CPUs: --mcpu)");
     if (!find_cuda_arch(cl.arch))
       throw CommandLineError("unknown --arch '" + cl.arch + "' (expected one of " + cuda_arch_names() + "; default " +
                              kDefaultCudaArch + ")");
   }
-  if (!cl.vdla_config.empty() && cl.target != "vdla")
+  if (!cl.vdla_config.empty() && !generates_vdla_programs(cl.target))
     throw CommandLineError("--vdla-config configures --target vdla, not '" + cl.target + "'");
-  if (!cl.trace.empty() && (cl.command != Command::Run || cl.target != "vdla"))
+  if (!cl.trace.empty() && (cl.command != Command::Run || !generates_vdla_programs(cl.target)))
     throw CommandLineError("--trace writes the VDLA simulator's timeline: it applies to 'texc run --target vdla'");
   if (!cl.output_stem.empty()) {
     std::string name = std::filesystem::path(cl.output_stem).filename().string();

@@ -8,7 +8,7 @@
 //           from --extern-lib/--extern-src, which may fault.
 //   x86     JIT-compiled in texc's process and run in a child process (JitExecutor.h), so a
 //           faulting kernel is a FAIL line; --threads N, else TEXC_NUM_THREADS, else every core; the
-//           time is the child's own median.
+//           time is the child's own median. x86-sse the same, for x86-64-v2 (SSE4.2, no AVX).
 //   arm     the arm runner (ArmExecutor.h): natively on aarch64, else cross-linked and run under
 //           qemu-aarch64; the time is the driver's own median, labelled "emulated" under qemu.
 //   cuda    on CUDA device 0 through the driver API (CudaExecutor.h); without a driver or a device
@@ -22,32 +22,26 @@
 //           run, deterministic; the time is the simulated one (cycles at the nominal clock of
 //           tuner/VdlaRunner.h, as `texc tune` records it, labelled "simulated"), and a second line
 //           reports cycles, that clock, the simulator's host wall time and GEMM utilization.
-// How each target executes an op is the library's (tools/driver/TargetExecutors.h).
+// How each target executes an op, times it and reports the time is its entry in the library's
+// registry (tools/driver/TargetRegistry.h, tools/driver/targets/).
 // The timed runs follow one checked (warm-up) run: --repeat, default 10 (3 under emulation).
 // Extern functions of tensorized ops come from --extern-lib / --extern-src (ExternFunctions.h).
 #include <iostream>
 #include <memory>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "backends/interp/InterpError.h"
 #include "backends/interp/RunOp.h"
-#include "backends/llvm/ArmRunner.h"
 #include "runtime/texrt.h"
 #include "tools/texc/Commands.h"
-#include "tools/driver/CudaExecutor.h"
-#include "tools/driver/VdlaExecutor.h"
 #include "ir/Target.h"
-#include "tools/driver/CpuTarget.h"
-#include "tools/driver/EnvironmentError.h"
-#include "tools/driver/JitExecutor.h"
 #include "tools/driver/LoadProgram.h"
 #include "tools/driver/RecordKnobs.h"
 #include "tools/driver/TargetExecutors.h"
+#include "tools/driver/TargetRegistry.h"
 #include "tools/driver/LowerForTarget.h"
 #include "ir/Diagnostics.h"
-#include "tuner/VdlaRunner.h"
 
 namespace texc {
 
@@ -66,12 +60,6 @@ int requested_threads(const CommandLine& cl) {
   return int(n);
 }
 
-/// How many threads a compiled arm program uses: --threads, else TEXC_NUM_THREADS, else every core.
-int arm_threads(const CommandLine& cl) {
-  if (int n = requested_threads(cl)) return n;
-  return std::max(1u, std::thread::hardware_concurrency());
-}
-
 /// A run's JSON object with "remarks": [{"line", "column", "message"}...] added (--remarks).
 std::string with_remarks_json(const std::string& object, const std::vector<Remark>& remarks) {
   std::string list;
@@ -85,26 +73,6 @@ std::string with_remarks_json(const std::string& object, const std::vector<Remar
             ", \"column\": " + std::to_string(r.loc.col) + ", \"message\": \"" + message + "\"}";
   }
   return object.substr(0, object.rfind('}')) + ", \"remarks\": [" + list + "]}";
-}
-
-/// The table line or JSON object of an arm result, with its timing labelled (cli.md: times under
-/// emulation are not performance figures).
-std::string label_arm_timing(std::string text, bool json, const ArmRunResult& timing) {
-  if (json) return text.substr(0, text.size() - 1) + ", \"timing\": \"" + timing.timing_label() + "\"}";
-  size_t ms = text.find(" ms ");
-  if (ms != std::string::npos && timing.emulated) text.insert(ms + 3, " (emulated)");
-  return text;
-}
-
-/// The table line or JSON object of a VDLA result, its time labelled simulated (cli.md), with the
-/// cycles and the host's wall time in --json.
-std::string label_vdla_timing(std::string text, bool json, const VdlaRunStats& stats) {
-  if (json)
-    return text.substr(0, text.size() - 1) + fmt::format(", \"timing\": \"{}\", \"cycles\": {}, \"host_ms\": {:.6g}}}",
-                                                         vdla_timing_label(), stats.result.total_cycles, stats.host_ms);
-  size_t ms = text.find(" ms ");
-  if (ms != std::string::npos) text.insert(ms + 3, " (simulated)");
-  return text;
 }
 
 // Every --input-range names an input of some op run, and each range holds a value of the inputs'
@@ -136,36 +104,26 @@ void check_input_ranges(const CommandLine& cl, const Program& program) {
 
 int run_command(const CommandLine& command_line) {
   CommandLine cl = command_line;
-  if (cl.target == "cuda") cl.arch = open_cuda_device(cl.arch).arch;  // "no CUDA device": exit 2 here
+  const TargetBehaviour& behaviour = target_behaviour(cl.target);
+  if (behaviour.open_device) behaviour.open_device(cl);  // "no CUDA device": exit 2 here
   TargetExecutors target(cl);  // a bad --mcpu or --vdla-config fails first
   target.trace_path = cl.trace;
   std::vector<Remark> remarks;  // --remarks: those of the op last lowered
   RunOptions options;
   options.target = cl.target;
-  options.repeat = cl.repeat ? cl.repeat : (cl.target == "interp" || cl.target == "vdla" || cl.target == "cuda-interp" ? 1 : 10);
+  options.repeat = cl.repeat ? cl.repeat : behaviour.run_repeat;
   options.seed = cl.seed;
   options.inputs_dir = cl.inputs_dir;
   options.save_io_dir = cl.save_io_dir;
   options.input_ranges = cl.input_ranges;
   options.threads = 1;
-  if (cl.target == "cuda") {
-    target.jit_repeat = options.repeat;
-    options.repeat = 1;  // one execution = the checked launch and the timed ones
-  } else if (cl.target == "x86") {
-    if (int n = requested_threads(cl)) texrt_set_num_threads(n);
-    options.threads = texrt_get_num_threads();
-    target.jit_repeat = options.repeat;
-    options.repeat = 1;  // one execution = one child process, which times its own calls
-  } else if (cl.target == "arm") {
-    check_arm_tools();  // a missing cross compiler or emulator: exit 2 before compiling anything
-    target.arm.num_threads = arm_threads(cl);
-    options.threads = target.arm.num_threads;
-#if defined(__aarch64__)
-    target.arm.repeat = cl.repeat ? cl.repeat : 10;
-#else
-    target.arm.repeat = cl.repeat ? cl.repeat : 3;  // under qemu-aarch64
-#endif
-    options.repeat = 1;  // one execution = one run of the driver, which times its own calls
+  RunRequest request;
+  request.repeat = cl.repeat;
+  request.requested_threads = [&cl] { return requested_threads(cl); };
+  if (behaviour.prepare_run) behaviour.prepare_run(target, request, options);
+  if (behaviour.set_timed_calls) {
+    behaviour.set_timed_calls(target, options.repeat);
+    options.repeat = 1;  // one execution = the checked call and the timed ones, timed by the executor
   }
 
   Program program = load_program(cl);
@@ -200,35 +158,14 @@ int run_command(const CommandLine& command_line) {
                    "may be outside the op's domain (a sqrt or log of a negative, a division by zero); "
                    "declare the inputs' domain in the op (`var: f32[C] in 0.0..4.0`), or give them a range with "
                    "--input-range [NAME=]LO,HI or files with --inputs DIR\n";
-    std::string text = cl.json ? format_result_json(result) : format_result_line(result);
-    if ((cl.target == "x86" || cl.target == "cuda") && !target.jit_timing->times_ms.empty()) {
-      result.median_ms = target.jit_timing->median_ms;
-      result.gflops = result.median_ms > 0 ? count_flops(*defined) / (result.median_ms * 1e6) : 0;
-      text = cl.json ? format_result_json(result) : format_result_line(result);
-    }
-    *target.jit_timing = JitTiming();
-    if (cl.target == "arm" && !target.arm_timing->times_ms.empty()) {
-      result.median_ms = target.arm_timing->median_ms;
-      result.gflops = result.median_ms > 0 ? count_flops(*defined) / (result.median_ms * 1e6) : 0;
-      text = label_arm_timing(cl.json ? format_result_json(result) : format_result_line(result), cl.json,
-                              *target.arm_timing);
-      *target.arm_timing = ArmRunResult();
-    }
-    if (cl.target == "vdla" && target.vdla_stats->ran) {
-      // The simulated time (cycles at the nominal clock, as `texc tune` records it), not the time
-      // the simulator took on this host, which is reported apart.
-      target.vdla_stats->host_ms = result.median_ms;
-      result.median_ms = vdla_cycles_to_ms(target.vdla_stats->result.total_cycles);
-      result.gflops = result.median_ms > 0 ? count_flops(*defined) / (result.median_ms * 1e6) : 0;
-      text = label_vdla_timing(cl.json ? format_result_json(result) : format_result_line(result), cl.json,
-                               *target.vdla_stats);
-    }
+    // The target's own time where it has one (TargetRegistry.h: the executor's, the simulated).
+    std::string text = behaviour.format_run_result
+                           ? behaviour.format_run_result(target, result, count_flops(*defined), cl.json)
+                           : cl.json ? format_result_json(result) : format_result_line(result);
+    target.clear_timings();
     if (cl.json && cl.remarks) text = with_remarks_json(text, remarks);
     remarks.clear();
     std::cout << text << std::endl;
-    if (cl.target == "vdla" && target.vdla_stats->ran && !cl.json)
-      std::cout << format_vdla_stats(*target.vdla_stats) << std::endl;
-    *target.vdla_stats = VdlaRunStats();
   }
   return failed ? 1 : 0;
 }

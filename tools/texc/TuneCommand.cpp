@@ -122,7 +122,7 @@ TuneOptions tune_options_of(const CommandLine& cl) {
   options.lower.arch = cl.arch;
   options.lower.no_fuse = cl.no_fuse;
   options.lower.caches = CacheSizes::host();
-  if (cl.target == "vdla") options.lower.vdla_config = vdla_config_of(cl);
+  if (generates_vdla_programs(cl.target)) options.lower.vdla_config = vdla_config_of(cl);
   options.lower.target_properties = target_properties_of(cl);
   options.texc_version = TEXC_VERSION;
   return options;

@@ -1,0 +1,37 @@
+#include "tools/driver/TargetRegistry.h"
+
+#include "ir/Diagnostics.h"
+#include "ir/Target.h"
+#include "tools/driver/targets/Targets.h"
+
+namespace texc {
+
+const std::vector<TargetBehaviour>& registered_targets() {
+  static const std::vector<TargetBehaviour> targets = [] {
+    std::vector<TargetBehaviour> list = {
+        interp_target(), x86_target(), x86_sse_target(), arm_target(), cuda_target(), cuda_interp_target(), vdla_target(),
+    };
+    // One entry per target of ir/Target.h, in its order, each able to execute.
+    const std::vector<Target>& described = all_targets();
+    TEXC_CHECK(list.size() == described.size()) << list.size() << " registered targets for " << described.size()
+                                                << " described in ir/Target.cpp";
+    for (size_t i = 0; i < list.size(); ++i) {
+      TEXC_CHECK(list[i].name == described[i].name)
+          << "registered target " << i << " is '" << list[i].name << "', ir/Target.cpp's is '" << described[i].name << "'";
+      TEXC_CHECK(list[i].make_executor) << "target '" << list[i].name << "' has no executor";
+      TEXC_CHECK(!list[i].set_timed_calls == !list[i].timed_calls)
+          << "target '" << list[i].name << "' sets its timed calls but does not read them, or the reverse";
+    }
+    return list;
+  }();
+  return targets;
+}
+
+const TargetBehaviour& target_behaviour(const std::string& name) {
+  for (const TargetBehaviour& b : registered_targets())
+    if (b.name == name) return b;
+  TEXC_CHECK(false) << "no registered target '" << name << "' (the options were checked against ir/Target.h)";
+  __builtin_unreachable();
+}
+
+}  // namespace texc

@@ -1,0 +1,69 @@
+// TargetRegistry: what each target does on the host, one entry per target of ir/Target.h (which
+// says what a target *is*: its passes, scopes, thread tags, outputs, LLVM CPU). An entry holds the
+// target's behaviour as functions: how a lowered function is executed (TargetExecutors), how
+// `texc tune` measures a candidate, how many calls `texc run` times, whether a device must be
+// opened first, who times the calls and how the time is reported, and which machine its tuning
+// records must come from. Generic code (TargetExecutors, Module::run, make_tuning_runner,
+// knobs_from_records, `texc run`) asks the entry, never the target's name.
+//
+// Each family's entries are written next to each other in tools/driver/targets/ (one file per
+// family: InterpTarget.cpp, X86Target.cpp, ArmTarget.cpp, CudaTarget.cpp, VdlaTarget.cpp) and
+// listed once, explicitly, in TargetRegistry.cpp's registered_targets() — no static
+// initialisation. docs/architecture.md, "Adding a target", says what a new target touches.
+#pragma once
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/interp/RunOp.h"
+#include "tools/driver/CompileOptions.h"
+#include "tools/driver/TargetExecutors.h"
+#include "tuner/Machine.h"
+#include "tuner/Measure.h"
+
+namespace texc {
+
+/// What `texc run` asks of a run beyond the compile options.
+struct RunRequest {
+  int repeat = 0;                          // --repeat (0: not given)
+  std::function<int()> requested_threads;  // --threads, else TEXC_NUM_THREADS, else 0 (throws for a bad value)
+};
+
+struct TargetBehaviour {
+  std::string name;  // the ir/Target.h entry this is the behaviour of
+  /// The calls of each op `texc run` times without --repeat.
+  int run_repeat = 10;
+  /// Readies the host before anything is compiled or run for the target: cuda opens device 0 and
+  /// resolves opts.arch (throws EnvironmentError "no CUDA device", exit 2). Null: nothing to ready.
+  void (*open_device)(CompileOptions& opts) = nullptr;
+  /// How one lowered function of `op` is executed, with the executors' state (CPU, externs,
+  /// timing, configuration). Every target has one.
+  OpExecutor (*make_executor)(TargetExecutors& executors, const LoweredFunc& func, const OpDef& op) = nullptr;
+  /// `texc run`'s set-up before the first op: the target's threads and tools (x86 sets the
+  /// runtime's threads, arm checks its cross tools and chooses its threads). Null: one thread.
+  void (*prepare_run)(TargetExecutors& executors, const RunRequest& request, RunOptions& options) = nullptr;
+  /// For a target whose executor times its own calls (x86, cuda, arm): makes it time `repeat`
+  /// calls after the checked one, and reads their times back after an execution. Null for the
+  /// targets whose calls the caller times (interp, cuda-interp, vdla).
+  void (*set_timed_calls)(TargetExecutors& executors, int repeat) = nullptr;
+  HostRunTiming (*timed_calls)(const TargetExecutors& executors) = nullptr;
+  /// `texc run`'s table line (or --json object) for `result` of an op doing `flops` operations,
+  /// with the target's own time in it (the executor's times, the simulated time), labelled, and
+  /// the lines that follow it (vdla's statistics). Null: the result as run_op timed it.
+  std::string (*format_run_result)(const TargetExecutors& executors, RunResult& result, double flops, bool json) = nullptr;
+  /// The tuner's Runner (tuner/Measure.h) for `texc tune`. Null: the target has none (an
+  /// EnvironmentError says so).
+  std::unique_ptr<Runner> (*make_tuning_runner)(const CompileOptions& opts) = nullptr;
+  /// The machine a tuning record must have been measured on to be chosen without a warning (x86:
+  /// its knobs depend on registers and caches). Null: records of any machine apply.
+  std::optional<Machine> (*records_machine)(const CompileOptions& opts) = nullptr;
+};
+
+/// Every target's behaviour, in the order of all_targets() (ir/Target.h): one entry per target.
+const std::vector<TargetBehaviour>& registered_targets();
+/// The behaviour of the target named `name` (a name of ir/Target.h: an internal error otherwise).
+const TargetBehaviour& target_behaviour(const std::string& name);
+
+}  // namespace texc

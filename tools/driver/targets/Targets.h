@@ -1,0 +1,16 @@
+// The behaviour of each target (tools/driver/TargetRegistry.h), one function per target, defined
+// in this folder next to the others of its family; TargetRegistry.cpp lists them.
+#pragma once
+#include "tools/driver/TargetRegistry.h"
+
+namespace texc {
+
+TargetBehaviour interp_target();       // InterpTarget.cpp
+TargetBehaviour x86_target();          // X86Target.cpp
+TargetBehaviour x86_sse_target();      // X86Target.cpp
+TargetBehaviour arm_target();          // ArmTarget.cpp
+TargetBehaviour cuda_target();         // CudaTarget.cpp
+TargetBehaviour cuda_interp_target();  // CudaTarget.cpp
+TargetBehaviour vdla_target();         // VdlaTarget.cpp
+
+}  // namespace texc
