@@ -5,7 +5,8 @@
 // (parameter order), then the tensors of earlier kernels it reads (the order they are produced);
 // its outputs are its stages that are op outputs or that a later kernel reads (stage order); its
 // stages are the group's, reading those tensors as inputs. It keeps the op's schedule blocks,
-// intrinsics, attributes and input domains; the other kernels' stages are its elided_stages, so the
+// intrinsics, attributes and input domains; the other kernels' stages (and the op's own elided
+// stages: those of a prepare function) are its elided_stages, so the
 // lowering skips the schedule steps that name them (as for split_prepare's halves). Running the
 // kernels in order, each on the tensors the earlier ones produced, computes what the op computes.
 // The tensors that pass between kernels and are not op outputs are the graph's intermediates.

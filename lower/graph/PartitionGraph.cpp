@@ -169,7 +169,12 @@ GraphPartition partition_graph(const OpDef& op, const std::string& target) {
     const Node& node = nodes[n];
     std::set<size_t> producer_groups;
     for (size_t p : node.producers) producer_groups.insert(group_of[p]);
-    if (node.kind == GroupKind::Injective) {
+    // The op's own reduction after a reduction group (a softmax or norm written out by hand) is
+    // part of that layer: it joins like an injective stage.
+    bool own_reduction_after_reduction = false;
+    if (node.kind == GroupKind::Reduction && op.stages[node.stages.front()].call_site.empty() && !producer_groups.empty())
+      own_reduction_after_reduction = group_kind[*producer_groups.rbegin()] == GroupKind::Reduction;
+    if (node.kind == GroupKind::Injective || own_reduction_after_reduction) {
       // the latest producer group it may join: no other producer group depends on it
       std::optional<size_t> join;
       for (auto it = producer_groups.rbegin(); it != producer_groups.rend(); ++it) {
@@ -183,8 +188,14 @@ GraphPartition partition_graph(const OpDef& op, const std::string& target) {
           break;
         }
       }
-      if (join) {
+      if (join && (node.kind == GroupKind::Injective || group_kind[*join] == GroupKind::Reduction)) {
         group_of[n] = *join;
+        continue;
+      }
+      if (node.kind != GroupKind::Injective) {  // the reduction could not join: a group of its own
+        group_of[n] = next_group++;
+        group_kind.push_back(node.kind);
+        anchored.push_back(true);
         continue;
       }
       group_of[n] = next_group++;
@@ -259,8 +270,16 @@ GraphPartition partition_graph(const OpDef& op, const std::string& target) {
     partition.groups.push_back(std::move(group));
   }
 
+  // A graph is an op that calls imported layers: an op whose reductions are all its own stages is
+  // one kernel as written (as before graphs), whatever its groups.
+  bool calls_a_layer = false;
+  for (const Node& node : nodes)
+    if (node.kind != GroupKind::Injective && !op.stages[node.stages.front()].call_site.empty()) calls_a_layer = true;
+  if (partition.groups.size() > 1 && !calls_a_layer)
+    partition.single_reason = "no call of an imported op that reduces: the op's own stages are one kernel";
+
   // The op's own schedule must not relate stages of two groups.
-  if (partition.groups.size() > 1) {
+  if (partition.groups.size() > 1 && partition.single_reason.empty()) {
     std::map<std::string, size_t> group_of_stage;
     for (size_t g = 0; g < partition.groups.size(); ++g)
       for (const std::string& s : partition.groups[g].stages) group_of_stage[s] = g;

@@ -15,7 +15,11 @@
 //    a kernel input); with no producer, or none it may join, it starts a group of its own;
 //  - a complex-out-fusible or reduction node starts a group (its anchor) and absorbs each producer
 //    group that is purely injective (no anchor) and whose tensors are read by no other group;
-//  - an opaque node is a group alone.
+//  - an opaque node is a group alone;
+//  - the op's own reduction stage (no call) whose latest producer group is a reduction group joins
+//    it, as an injective node would (a softmax or norm written out by hand is one layer).
+// A graph is an op that calls imported layers: when no call of the op has a reducing stage (every
+// anchor is the op's own), the op is one group as before (`single_reason` says so).
 // The guarantee: the groups cover every stage once; the group graph (group A -> B when a stage of
 // B reads a stage of A) is acyclic and the groups are listed in a topological order; each group's
 // stages keep the op's stage order; a group has at most one complex-out-fusible node.

@@ -4,12 +4,15 @@
 
 #include "backends/interp/CudaInterpreter.h"
 #include "backends/interp/LoopInterpreter.h"
+#include "ir/Diagnostics.h"
 #include "ir/Target.h"
 #include "lower/SplitPrepare.h"
 #include "tools/driver/ArmExecutor.h"
 #include "tools/driver/ChildProcess.h"
 #include "tools/driver/CpuTarget.h"
 #include "tools/driver/CudaExecutor.h"
+#include "tools/driver/GraphExecutor.h"
+#include "tools/driver/LowerForTarget.h"
 
 namespace texc {
 
@@ -32,15 +35,16 @@ TargetExecutors::TargetExecutors(const CompileOptions& opts) : options(opts), ex
 
 
 OpExecutor TargetExecutors::make_executor(const OpDef& op, const std::vector<LoweredFunc>& funcs) {
-  if (funcs.size() == 1) return make_function_executor(funcs[0], op);
-  std::shared_ptr<PreparedOp> split = std::make_shared<PreparedOp>(*split_prepare(op));
+  std::optional<PreparedOp> halves = funcs.size() == 1 ? std::nullopt : split_prepare(op);
+  if (!halves) return make_main_executor(op, funcs);
+  std::shared_ptr<PreparedOp> split = std::make_shared<PreparedOp>(*halves);
   const int timed_repeat = jit_repeat, arm_repeat = arm.repeat;
   jit_repeat = 0;  // the prepare function: its checked call only
   arm.repeat = 1;
   OpExecutor prepare = make_function_executor(funcs[0], split->prepare);
   jit_repeat = timed_repeat;
   arm.repeat = arm_repeat;
-  OpExecutor main = make_function_executor(funcs[1], split->main);
+  OpExecutor main = make_main_executor(split->main, std::vector<LoweredFunc>(funcs.begin() + 1, funcs.end()));
   return [split, prepare, main, op](std::vector<Tensor*>& args) {
     std::map<std::string, Tensor*> by_name;
     for (size_t i = 0; i < op.inputs.size() && i < args.size(); ++i) by_name[op.inputs[i]->name] = args[i];
@@ -62,6 +66,30 @@ OpExecutor TargetExecutors::make_executor(const OpDef& op, const std::vector<Low
   };
 }
 
+OpExecutor TargetExecutors::make_main_executor(const OpDef& op, const std::vector<LoweredFunc>& funcs) {
+  if (funcs.size() == 1) return make_function_executor(funcs[0], op);
+  // A graph of kernels, then its host entry (docs/graph.md).
+  std::vector<LoweredFunc> kernels(funcs.begin(), funcs.end() - 1);
+  if (options.target == "x86") {
+    std::map<std::string, void*> symbols;
+    for (const LoweredFunc& k : kernels) symbols.merge(externs.jit_symbols(k));
+    return make_jit_executor(funcs, *cpu, symbols, jit_repeat, jit_timing);
+  }
+  if (options.target == "arm") {
+    ArmRunOptions options = arm;
+    for (const LoweredFunc& k : kernels) options.extra_link_inputs = externs.arm_link_inputs(k);
+    return make_arm_executor(funcs, *cpu, options, arm_timing);
+  }
+  // interp: the kernels one by one (the loop interpreter runs no calls between lowered functions).
+  std::optional<GraphOps> graph = graph_of(op, options);
+  TEXC_CHECK(graph && graph->kernels.size() == kernels.size())
+      << "op '" << op.name << "' compiled to " << kernels.size() << " kernels and an entry, but is no such graph";
+  std::vector<OpExecutor> executors;
+  for (size_t k = 0; k < kernels.size(); ++k) executors.push_back(make_function_executor(kernels[k], graph->kernels[k].op));
+  auto shared = std::make_shared<GraphOps>(std::move(*graph));
+  return [op, shared, executors](std::vector<Tensor*>& args) { run_graph(op, *shared, executors, args); };
+}
+
 OpExecutor TargetExecutors::make_function_executor(const LoweredFunc& func, const OpDef& op) {
   if (options.target == "interp") {
     externs.register_with_loop_interpreter(func);
@@ -78,7 +106,7 @@ OpExecutor TargetExecutors::make_function_executor(const LoweredFunc& func, cons
   }
   if (options.target == "cuda-interp") return make_cuda_interp_executor(func);
   if (options.target == "vdla") return make_vdla_executor(func, *vdla_config, op.loc, vdla_stats, trace_path);
-  if (options.target == "x86") return make_jit_executor(func, *cpu, externs.jit_symbols(func), jit_repeat, jit_timing);
+  if (options.target == "x86") return make_jit_executor({func}, *cpu, externs.jit_symbols(func), jit_repeat, jit_timing);
   if (options.target == "cuda") {
     CudaTargetOptions cuda;
     cuda.arch = options.arch;  // open_cuda_device chose it when --arch was not given
@@ -86,7 +114,7 @@ OpExecutor TargetExecutors::make_function_executor(const LoweredFunc& func, cons
   }
   ArmRunOptions options = arm;
   options.extra_link_inputs = externs.arm_link_inputs(func);
-  return make_arm_executor(func, *cpu, options, arm_timing);
+  return make_arm_executor({func}, *cpu, options, arm_timing);
 }
 
 }  // namespace texc

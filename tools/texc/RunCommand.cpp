@@ -24,6 +24,8 @@
 //           reports cycles, that clock, the simulator's host wall time and GEMM utilization.
 // How each target executes an op is the library's (tools/driver/TargetExecutors.h).
 // The timed runs follow one checked (warm-up) run: --repeat, default 10 (3 under emulation).
+// --check full|sampled|none says what is compared with the reference (RunOp.h CheckMode); an op
+// compiled as a graph of kernels has each kernel checked on its own inputs first (GraphCheck.h).
 // Extern functions of tensorized ops come from --extern-lib / --extern-src (ExternFunctions.h).
 #include <iostream>
 #include <memory>
@@ -41,6 +43,7 @@
 #include "ir/Target.h"
 #include "tools/driver/CpuTarget.h"
 #include "tools/driver/EnvironmentError.h"
+#include "tools/driver/GraphCheck.h"
 #include "tools/driver/JitExecutor.h"
 #include "tools/driver/LoadProgram.h"
 #include "tools/driver/RecordKnobs.h"
@@ -148,6 +151,8 @@ int run_command(const CommandLine& command_line) {
   options.save_io_dir = cl.save_io_dir;
   options.input_ranges = cl.input_ranges;
   options.threads = 1;
+  if (cl.check == "full") options.check_mode = CheckMode::Full;
+  if (cl.check == "none") options.check_mode = CheckMode::None;
   if (cl.target == "cuda") {
     target.jit_repeat = options.repeat;
     options.repeat = 1;  // one execution = the checked launch and the timed ones
@@ -181,8 +186,14 @@ int run_command(const CommandLine& command_line) {
       if (d.name == op.name) defined = &d;
     options.reference = defined;
     try {
-      result = run_op(op, target.make_executor(op, lower_op_functions(op, cl, knobs_from_records(cl, op), &remarks)),
-                      options);
+      std::vector<LoweredFunc> funcs = lower_op_functions(op, cl, knobs_from_records(cl, op), &remarks);
+      // An op compiled as a graph of kernels: each kernel checked on its own inputs first (GraphCheck.h).
+      options.check_parts = nullptr;
+      if (graph_of(graph_op_of(op), cl))
+        options.check_parts = [&](const std::vector<Tensor*>& inputs) {
+          return check_graph_parts(op, funcs, target, inputs, options);
+        };
+      result = run_op(op, target.make_executor(op, funcs), options);
     } catch (const InterpError& e) {  // the loop AST cannot be executed: a lowering bug
       result.op = op.name;
       result.target = cl.target;
