@@ -8,7 +8,8 @@
 #  - graph/resnet_block.tex (ResNet basic block, 56x56x64) passes on x86 as 2 kernels;
 #  - graph/const_net.tex: const weights re-laid out in the prepare function, the rest a graph of two
 #    kernels, on interp, x86 and arm;
-#  - an op with one group keeps one function (examples/03_conv_relu.tex).
+#  - an op with one group keeps one function (examples/03_conv_relu.tex);
+#  - graph/gather_oob.tex: a gather out of bounds in the second kernel fails naming that kernel.
 # usage: graph_test.sh TEXC REPO_ROOT TEXRT_LIB [TEXRT_AARCH64_LIB]
 set -u
 texc=$(realpath "$1")
@@ -75,5 +76,11 @@ expect 0 'prepare function const_net_prepare \(once per const inputs\): stages W
   "$root/tests/e2e/graph/const_net.tex" --target x86 --emit graph -o -
 expect 0 'void const_net\(const float\* X, const float\* Wb, float\* P\);' -- \
   "$root/tests/e2e/graph/const_net.tex" --target x86 --emit header -o -
+# A kernel the reference proves wrong on its inputs: the FAIL names the kernel and its stages.
+expect 0 'gather_net +x86 +PASS .*2 kernels checked' -- run "$root/tests/e2e/graph/gather_oob.tex" --target x86 --input-range I=0,1
+expect 1 "kernel gather_net_k1 \(stages Xq, P, G\): reference: out-of-bounds read of 'P'" -- \
+  run "$root/tests/e2e/graph/gather_oob.tex" --target x86 --input-range I=5,9
+expect 1 "kernel gather_net_k1 \(stages Xq, P, G\): reference: out-of-bounds read of 'P'" -- \
+  run "$root/tests/e2e/graph/gather_oob.tex" --target interp --input-range I=5,9
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]
