@@ -96,6 +96,7 @@ ExpandedCall expand_op_call(const OpCall& call, const std::function<bool(const s
     copy.buffer = buffers.at(s.buffer.get());
     copy.body = substitute_buffers(s.body, buffers);
     copy.origin_call = call.callee;
+    copy.call_site = lhs;
     out.stages.push_back(std::move(copy));
   }
   for (ScheduleBlock block : expanded.schedules) {

@@ -441,7 +441,7 @@ void OpElaborator::tensor_definition(const ast::TensorDef& def, OpState& state) 
 
   BufferRole role = state.outputs.count(name) ? BufferRole::Output : BufferRole::Intermediate;
   Buffer buffer = BufferNode::make(name, body->type.element_of(), shape, MemScope::Global, role);
-  state.def.stages.push_back(Stage{name, buffer, axes, body, def.name.loc, ""});
+  state.def.stages.push_back(Stage{name, buffer, axes, body, def.name.loc, "", ""});
   state.scope.define(name, def.name.loc, Symbol::tensor(buffer, def.name.loc));
   state.scope.defined_now(name);
 }

@@ -46,6 +46,9 @@ struct LoweredFunc {
   /// `const` inputs are called: tools/driver/LowerForTarget.h).
   std::vector<std::string> doc = {};
   std::vector<AttributeValue> attributes = {};  // the op's attributes, in parameter order
+  /// The host entry of a graph of kernels (docs/graph.md): the bytes of the workspace arena it
+  /// allocates on each call for the intermediates (the header's OP_WORKSPACE_BYTES); 0 otherwise.
+  int64_t workspace_bytes = 0;
 };
 
 }  // namespace texc

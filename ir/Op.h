@@ -23,6 +23,9 @@ struct Stage {
   SourceLoc loc;
   /// The call that created this stage when it came from an imported op ("" for the op's own).
   std::string origin_call;
+  /// The result name of the op's own call that created this stage ("" for the op's own stages): the
+  /// stages of one call share it, whatever op was called (lower/graph/PartitionGraph.h).
+  std::string call_site;
 };
 
 /// A declared tensor intrinsic (language.md "intrinsics"): its compute pattern and its lowering.

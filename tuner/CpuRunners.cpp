@@ -137,6 +137,12 @@ std::unique_ptr<Runner> make_arm_runner(const CpuTargetOptions& target, const Ar
 
 ArmRunResult run_on_arm_with_tensors(const LoweredFunc& func, std::vector<Tensor*>& args, const CpuTargetOptions& target,
                                      const ArmRunOptions& options) {
+  return run_on_arm_with_tensors({func}, func, args, target, options);
+}
+
+ArmRunResult run_on_arm_with_tensors(const std::vector<LoweredFunc>& funcs, const LoweredFunc& func,
+                                     std::vector<Tensor*>& args, const CpuTargetOptions& target,
+                                     const ArmRunOptions& options) {
   std::vector<std::vector<uint8_t>> inputs;
   std::vector<Tensor*> outputs;
   for (size_t i = 0; i < args.size() && i < func.args.size(); ++i) {
@@ -147,7 +153,7 @@ ArmRunResult run_on_arm_with_tensors(const LoweredFunc& func, std::vector<Tensor
       outputs.push_back(args[i]);
     }
   }
-  ArmRunResult result = run_on_arm({func}, func.name, inputs, target, options);
+  ArmRunResult result = run_on_arm(funcs, func.name, inputs, target, options);
   if (result.outputs.size() != outputs.size())
     throw std::runtime_error("op " + func.name + " returned " + std::to_string(result.outputs.size()) +
                              " outputs, expected " + std::to_string(outputs.size()));

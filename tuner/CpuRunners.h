@@ -48,5 +48,10 @@ std::unique_ptr<Runner> make_arm_runner(const CpuTargetOptions& target, const Ar
 /// std::runtime_error; a missing tool MissingToolError.
 ArmRunResult run_on_arm_with_tensors(const LoweredFunc& func, std::vector<Tensor*>& args, const CpuTargetOptions& target,
                                      const ArmRunOptions& options);
+/// The same for `entry`, compiled with the functions it calls (`funcs`, entry among them: an op
+/// compiled as a graph of kernels, docs/graph.md).
+ArmRunResult run_on_arm_with_tensors(const std::vector<LoweredFunc>& funcs, const LoweredFunc& entry,
+                                     std::vector<Tensor*>& args, const CpuTargetOptions& target,
+                                     const ArmRunOptions& options);
 
 }  // namespace texc

@@ -30,6 +30,23 @@ namespace texc {
 /// Executes a compiled or interpreted op on its arguments: op.inputs then op.outputs, in order.
 using OpExecutor = std::function<void(std::vector<Tensor*>& args)>;
 
+/// What `texc run --check` compares with the reference interpreter (docs/cli.md, docs/graph.md).
+enum class CheckMode : uint8_t {
+  Sampled,  // the default: whole outputs when small and cheap (full_check_max_flops), else a sample
+  Full,     // every element of every output
+  None,     // nothing: the op runs and is timed, and passes unless it fails to run
+};
+
+/// What check_parts found: the parts checked (the kernels of a graph), the points compared, the
+/// largest relative error, and the failure ("" when every part passed).
+struct PartsCheck {
+  int parts = 0;
+  int64_t points_checked = 0;
+  double max_rel_err = 0;
+  bool sampled = false;
+  std::string failure;
+};
+
 struct RunOptions {
   std::string target = "interp";  // reported only
   int repeat = 1;
@@ -41,6 +58,15 @@ struct RunOptions {
   std::map<std::string, std::pair<double, double>> input_ranges;
   int threads = 1;          // reported only; the executor decides how many it uses
   CheckOptions check;
+  CheckMode check_mode = CheckMode::Sampled;
+  /// When set (an op compiled as a graph of kernels): run before the whole op's reference, on the
+  /// op's inputs; checks the op's parts each against the reference on its own inputs. A failure
+  /// fails the run with its message (the op is not run).
+  std::function<PartsCheck(const std::vector<Tensor*>& inputs)> check_parts;
+  /// With check_parts and CheckMode::Sampled: the whole op's outputs are compared end to end on at
+  /// most this many points (the parts were checked already; evaluating a network's reference at
+  /// many points takes minutes).
+  int64_t end_to_end_points = 32;
   /// An op whose whole evaluation costs more than this many flops (ir::count_flops) is checked on
   /// a sample of points even when its outputs are small enough to check whole, so that the
   /// reference (a tree-walking interpreter) takes seconds, not minutes.
@@ -61,6 +87,7 @@ struct RunResult {
   int threads = 1;
   int64_t points_checked = 0;
   bool sampled = false;  // some output was checked on a sample of points
+  int kernels_checked = 0;  // an op compiled as a graph: the kernels checked on their own inputs
   int64_t nonfinite_expected = 0;  // checked points whose reference value is NaN or infinite
   std::string message;   // why it failed ("" when it passed)
   std::vector<std::string> random_inputs;  // with inputs_dir: the inputs it has no file for

@@ -175,6 +175,10 @@ std::string header(const std::vector<LoweredFunc>& funcs, bool cuda) {
     if (any_f16) os << "//   f16 elements are IEEE binary16 values passed as their uint16_t bits.\n";
     for (size_t i = 0; i < func.args.size(); ++i) shape_macros(os, func, i, macro_prefixes);
     attribute_macros(os, func, macro_prefixes);
+    if (func.workspace_bytes > 0) {
+      std::string macro = upper(op_symbol(func.name) + "_WORKSPACE_BYTES");
+      if (macro_prefixes.insert(macro).second) os << "#define " << macro << " " << func.workspace_bytes << "\n";
+    }
     if (cuda) {
       os << "//   launch:";
       for (const auto& extent : func.launch.thread_extents) os << " " << extent.tag << "=" << to_string(extent.extent);

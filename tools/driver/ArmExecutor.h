@@ -16,7 +16,9 @@
 
 namespace texc {
 
-OpExecutor make_arm_executor(const LoweredFunc& func, const CpuTargetOptions& target, const ArmRunOptions& options,
-                             std::shared_ptr<ArmRunResult> timing);
+/// `funcs`: the op's function last, after the functions it calls (the kernels of a graph,
+/// docs/graph.md); usually the op's function alone.
+OpExecutor make_arm_executor(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target,
+                             const ArmRunOptions& options, std::shared_ptr<ArmRunResult> timing);
 
 }  // namespace texc

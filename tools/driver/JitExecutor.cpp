@@ -23,14 +23,15 @@ struct ChildTimes {
 
 }  // namespace
 
-OpExecutor make_jit_executor(const LoweredFunc& func, const CpuTargetOptions& target,
+OpExecutor make_jit_executor(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target,
                              const std::map<std::string, void*>& extern_symbols, int repeat,
                              std::shared_ptr<JitTiming> timing) {
   // Code for a CPU with features this host lacks would stop on an illegal instruction: say which.
   if (std::string why = host_cannot_run(target); !why.empty()) throw EnvironmentError(why);
+  const LoweredFunc& func = funcs.back();
   std::shared_ptr<JitModule> jit;
   try {
-    jit = JitModule::create({func}, target, extern_symbols);
+    jit = JitModule::create(funcs, target, extern_symbols);
   } catch (const TargetOptionError&) {
     throw;
   } catch (const std::runtime_error& e) {  // LLJIT could not link the module: this op fails, not texc

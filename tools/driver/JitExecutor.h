@@ -30,7 +30,9 @@ struct JitTiming {
   double median_ms = 0;
 };
 
-OpExecutor make_jit_executor(const LoweredFunc& func, const CpuTargetOptions& target,
+/// `funcs`: the op's function last, after the functions it calls (the kernels of a graph,
+/// docs/graph.md), all in one module; usually the op's function alone.
+OpExecutor make_jit_executor(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target,
                              const std::map<std::string, void*>& extern_symbols, int repeat,
                              std::shared_ptr<JitTiming> timing);
 

@@ -4,6 +4,7 @@
 
 #include "lower/Lower.h"
 #include "lower/SplitPrepare.h"
+#include "lower/graph/GraphEntry.h"
 #include "ir/Target.h"
 #include "tools/driver/CpuTarget.h"
 #include "tools/driver/TargetPropertiesOf.h"
@@ -33,20 +34,60 @@ LoweredFunc lower_for_target(const OpDef& op, const CompileOptions& opts, const 
   return func;
 }
 
+std::optional<GraphOps> graph_of(const OpDef& op, const CompileOptions& opts) {
+  if (pass_targets_of(opts.target) != kCpuPasses) return std::nullopt;
+  GraphPartition partition = partition_graph(op, opts.target);
+  if (partition.groups.size() < 2) return std::nullopt;
+  return split_graph(op, partition);
+}
+
+OpDef graph_op_of(const OpDef& op) {
+  std::optional<PreparedOp> split = split_prepare(op);
+  return split ? split->main : op;
+}
+
+namespace {
+
+/// `op` as one function, or as its graph's kernels and host entry.
+std::vector<LoweredFunc> lower_main(const OpDef& op, const CompileOptions& opts, const KnobConfig& knobs,
+                                    std::vector<Remark>* remarks) {
+  std::optional<GraphOps> graph = graph_of(op, opts);
+  if (!graph) return {lower_for_target(op, opts, knobs, remarks)};
+  std::vector<LoweredFunc> kernels;
+  for (const GraphKernel& kernel : graph->kernels) {
+    std::vector<Remark> found;
+    kernels.push_back(lower_for_target(kernel.op, opts, knobs, remarks ? &found : nullptr));
+    std::string stages;
+    for (const std::string& s : kernel.group.stages) stages += (stages.empty() ? "" : ", ") + s;
+    kernels.back().doc = {"Kernel " + kernel.op.name + " of op '" + op.name + "' (" + group_kind_name(kernel.group.kind) +
+                          (kernel.group.anchor.empty() ? "" : ", anchor " + kernel.group.anchor) + "): stages " + stages +
+                          "."};
+    if (remarks) remarks->insert(remarks->end(), found.begin(), found.end());
+  }
+  LoweredFunc entry = make_graph_entry(op, *graph, kernels);
+  kernels.push_back(std::move(entry));
+  return kernels;
+}
+
+}  // namespace
+
 std::vector<LoweredFunc> lower_op_functions(const OpDef& op, const CompileOptions& opts, const KnobConfig& knobs,
                                             std::vector<Remark>* remarks) {
   std::optional<PreparedOp> split = split_prepare(op);
-  if (!split) return {lower_for_target(op, opts, knobs, remarks)};
+  if (!split) return lower_main(op, opts, knobs, remarks);
   std::vector<Remark> prepare_remarks;
   LoweredFunc prepare = lower_for_target(split->prepare, opts, knobs, remarks ? &prepare_remarks : nullptr);
-  LoweredFunc main = lower_for_target(split->main, opts, knobs, remarks);
+  std::vector<LoweredFunc> mains = lower_main(split->main, opts, knobs, remarks);
+  LoweredFunc& main = mains.back();
   if (remarks) remarks->insert(remarks->begin(), prepare_remarks.begin(), prepare_remarks.end());
   std::string prepared;
   for (const std::string& name : split->prepared) prepared += (prepared.empty() ? "" : ", ") + name;
   prepare.doc = {"Computes once what op '" + op.name + "' derives from its const inputs alone (" + prepared + ").",
                  "Call it again only when those inputs change; pass its outputs to every " + op.name + " call."};
-  main.doc = {"Op '" + op.name + "' with its const inputs prepared: its inputs " + prepared + " are " + prepare.name + "'s outputs."};
-  return {std::move(prepare), std::move(main)};
+  main.doc.insert(main.doc.begin(), "Op '" + op.name + "' with its const inputs prepared: its inputs " + prepared + " are " +
+                                        prepare.name + "'s outputs.");
+  mains.insert(mains.begin(), std::move(prepare));
+  return mains;
 }
 
 }  // namespace texc

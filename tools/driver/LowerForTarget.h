@@ -7,6 +7,7 @@
 #include "ir/Op.h"
 #include "ir/Remark.h"
 #include "ir/Schedule.h"
+#include "lower/graph/GraphOps.h"
 #include "tools/driver/CompileOptions.h"
 
 namespace texc {
@@ -19,9 +20,19 @@ namespace texc {
 LoweredFunc lower_for_target(const OpDef& op, const CompileOptions& opts, const KnobConfig& knobs = {},
                              std::vector<Remark>* remarks = nullptr);
 
+/// The op (or the main half of an op with a prepare function) as a graph of fused kernels
+/// (lower/graph/, docs/graph.md) on opts.target, or nullopt when it compiles to one kernel: its
+/// partition has one group, or the target is not a CPU target (x86, arm, interp; the GPU and VDLA
+/// targets keep one kernel per op for now).
+std::optional<GraphOps> graph_of(const OpDef& op, const CompileOptions& opts);
+/// The op that graph_of partitions: `op`, or its main half when it has a prepare function.
+OpDef graph_op_of(const OpDef& op);
+
 /// An op as the functions it compiles to: one, or, for an op whose `const` inputs feed stages of
 /// their own (lower/SplitPrepare.h), `<op>_prepare` then `<op>`, each with the header comment that
-/// says how they are called. Both halves lower with the same knobs.
+/// says how they are called. Both halves lower with the same knobs. An op that graph_of splits
+/// compiles its (main) part to the kernels `<op>_k0`, `<op>_k1`, ... then the host entry `<op>`
+/// (lower/graph/GraphEntry.h), every kernel with the same knobs.
 std::vector<LoweredFunc> lower_op_functions(const OpDef& op, const CompileOptions& opts, const KnobConfig& knobs = {},
                                             std::vector<Remark>* remarks = nullptr);
 

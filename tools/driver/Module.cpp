@@ -17,6 +17,7 @@
 #include "tools/driver/CpuTarget.h"
 #include "tools/driver/CudaExecutor.h"
 #include "tools/driver/EnvironmentError.h"
+#include "tools/driver/GraphReport.h"
 #include "tools/driver/KnobOptions.h"
 #include "tools/driver/LowerForTarget.h"
 #include "tools/driver/OutputFile.h"
@@ -94,6 +95,12 @@ void Module::write(const std::string& kind, const std::string& path) {
   TEXC_CHECK(target) << "compile() checked target '" << options_.target << "'";
   if (std::string refusal = output_refusal(*target, kind); !refusal.empty()) throw OptionError(refusal);
   std::vector<LoweredFunc> funcs = functions();
+  if (kind == "graph") {
+    std::string report;
+    for (const CompiledOp& c : ops_) report += graph_report(c.op, options_);
+    write_text(path, report);
+    return;
+  }
   if (kind == "loops") {
     std::string loops;
     for (const LoweredFunc& func : funcs) loops += to_string(func) + "\n";

@@ -38,7 +38,8 @@ namespace texc {
 /// One op of the source as compiled.
 struct CompiledOp {
   OpDef op;                            // as elaborated for the target (a `compute TARGET` block applied)
-  std::vector<LoweredFunc> functions;  // the op, or <op>_prepare then <op>; each says its kind
+  std::vector<LoweredFunc> functions;  // the op, or <op>_prepare then <op> (a graph: [<op>_prepare,]
+                                       // <op>_k0.. then the entry <op>, docs/graph.md); each says its kind
                                        // (FunctionKind::Host or Device)
   KnobConfig knobs;                    // the knobs it was lowered with: the records' choice, the fixed
                                        // knobs (options.knobs) over it; a knob not here took its first value

@@ -2,9 +2,12 @@
 
 #include <map>
 
+#include "ir/Diagnostics.h"
 #include "ir/Target.h"
 #include "lower/SplitPrepare.h"
 #include "tools/driver/CpuTarget.h"
+#include "tools/driver/GraphExecutor.h"
+#include "tools/driver/LowerForTarget.h"
 #include "tools/driver/TargetRegistry.h"
 
 namespace texc {
@@ -16,15 +19,16 @@ TargetExecutors::TargetExecutors(const CompileOptions& opts) : options(opts), ex
 
 
 OpExecutor TargetExecutors::make_executor(const OpDef& op, const std::vector<LoweredFunc>& funcs) {
-  if (funcs.size() == 1) return make_function_executor(funcs[0], op);
-  std::shared_ptr<PreparedOp> split = std::make_shared<PreparedOp>(*split_prepare(op));
+  std::optional<PreparedOp> halves = funcs.size() == 1 ? std::nullopt : split_prepare(op);
+  if (!halves) return make_main_executor(op, funcs);
+  std::shared_ptr<PreparedOp> split = std::make_shared<PreparedOp>(*halves);
   const int timed_repeat = jit_repeat, arm_repeat = arm.repeat;
   jit_repeat = 0;  // the prepare function: its checked call only
   arm.repeat = 1;
   OpExecutor prepare = make_function_executor(funcs[0], split->prepare);
   jit_repeat = timed_repeat;
   arm.repeat = arm_repeat;
-  OpExecutor main = make_function_executor(funcs[1], split->main);
+  OpExecutor main = make_main_executor(split->main, std::vector<LoweredFunc>(funcs.begin() + 1, funcs.end()));
   return [split, prepare, main, op](std::vector<Tensor*>& args) {
     std::map<std::string, Tensor*> by_name;
     for (size_t i = 0; i < op.inputs.size() && i < args.size(); ++i) by_name[op.inputs[i]->name] = args[i];
@@ -44,6 +48,22 @@ OpExecutor TargetExecutors::make_executor(const OpDef& op, const std::vector<Low
     main_args.insert(main_args.end(), args.begin() + std::min(op.inputs.size(), args.size()), args.end());
     main(main_args);
   };
+}
+
+OpExecutor TargetExecutors::make_main_executor(const OpDef& op, const std::vector<LoweredFunc>& funcs) {
+  if (funcs.size() == 1) return make_function_executor(funcs[0], op);
+  // A graph of kernels, then its host entry (docs/graph.md): the target runs the entry when it can
+  // call between functions (x86, arm), else the kernels one by one.
+  const TargetBehaviour& target = target_behaviour(options.target);
+  if (target.make_graph_executor) return target.make_graph_executor(*this, funcs, op);
+  std::vector<LoweredFunc> kernels(funcs.begin(), funcs.end() - 1);
+  std::optional<GraphOps> graph = graph_of(op, options);
+  TEXC_CHECK(graph && graph->kernels.size() == kernels.size())
+      << "op '" << op.name << "' compiled to " << kernels.size() << " kernels and an entry, but is no such graph";
+  std::vector<OpExecutor> executors;
+  for (size_t k = 0; k < kernels.size(); ++k) executors.push_back(make_function_executor(kernels[k], graph->kernels[k].op));
+  auto shared = std::make_shared<GraphOps>(std::move(*graph));
+  return [op, shared, executors](std::vector<Tensor*>& args) { run_graph(op, *shared, executors, args); };
 }
 
 OpExecutor TargetExecutors::make_function_executor(const LoweredFunc& func, const OpDef& op) {

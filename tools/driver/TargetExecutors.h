@@ -5,7 +5,9 @@
 // share: the CPU, the extern functions, the timed calls and their times, the VDLA configuration.
 // An op with `const` inputs that feed stages of their own compiles to <op>_prepare and <op>
 // (lower/SplitPrepare.h): its executor runs the prepare function once, untimed, into fresh buffers,
-// then the op, timed as usual. Extern functions come from the options (ExternFunctions.h).
+// then the op, timed as usual. An op compiled as a graph of kernels (docs/graph.md) runs its host
+// entry on x86 and arm (one module with the kernels) and its kernels one by one on interp
+// (GraphExecutor.h). Extern functions come from the options (ExternFunctions.h).
 #pragma once
 #include <memory>
 #include <optional>
@@ -37,6 +39,9 @@ struct TargetExecutors {
   /// How to execute `op` (its inputs, then its outputs), compiled to `funcs`
   /// (lower_op_functions: one function, or <op>_prepare then <op>).
   OpExecutor make_executor(const OpDef& op, const std::vector<LoweredFunc>& funcs);
+  /// How to execute `op` without its prepare function: one function, or a graph of kernels then
+  /// its host entry (lower_op_functions, LowerForTarget.h).
+  OpExecutor make_main_executor(const OpDef& op, const std::vector<LoweredFunc>& funcs);
   /// How to execute one lowered function of `op` (the op itself, or one half of it).
   OpExecutor make_function_executor(const LoweredFunc& func, const OpDef& op);
   /// Forgets the times the executors measured (before the next op).

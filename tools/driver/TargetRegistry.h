@@ -41,6 +41,10 @@ struct TargetBehaviour {
   /// How one lowered function of `op` is executed, with the executors' state (CPU, externs,
   /// timing, configuration). Every target has one.
   OpExecutor (*make_executor)(TargetExecutors& executors, const LoweredFunc& func, const OpDef& op) = nullptr;
+  /// How an op compiled as a graph of kernels (docs/graph.md) is executed: `funcs` are its kernels
+  /// then its host entry. Null: the kernels one by one, each through make_executor (interp).
+  OpExecutor (*make_graph_executor)(TargetExecutors& executors, const std::vector<LoweredFunc>& funcs,
+                                    const OpDef& op) = nullptr;
   /// `texc run`'s set-up before the first op: the target's threads and tools (x86 sets the
   /// runtime's threads, arm checks its cross tools and chooses its threads). Null: one thread.
   void (*prepare_run)(TargetExecutors& executors, const RunRequest& request, RunOptions& options) = nullptr;

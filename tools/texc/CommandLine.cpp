@@ -14,7 +14,7 @@
 namespace texc {
 
 const std::vector<std::string>& emit_kinds() {
-  static const std::vector<std::string> kinds = {"obj", "header", "llvm", "asm", "ptx", "vdla", "loops"};
+  static const std::vector<std::string> kinds = {"obj", "header", "llvm", "asm", "ptx", "vdla", "loops", "graph"};
   return kinds;
 }
 
@@ -25,7 +25,7 @@ std::string usage_text() {
                 [--no-fuse] [--remarks]
   texc run  FILE.tex [--target T] [--op NAME] [-D ...] [--records R.jsonl [--records-any-machine] |
                 --no-records] [--knob NAME=VALUE]...
-                [--repeat N] [--json] [--inputs DIR] [--input-range [NAME=]LO,HI]... [--save-io DIR]
+                [--repeat N] [--check full|sampled|none] [--json] [--inputs DIR] [--input-range [NAME=]LO,HI]... [--save-io DIR]
                 [--threads N] [--seed S]
                 [--extern-lib LIB]... [--extern-src FILE.c]...
   texc tune FILE.tex [--target T] --trials N --records R.jsonl [--op NAME] [--seed S] [--json]
@@ -60,6 +60,10 @@ targets (--target; host, the default, is x86 on x86-64 and arm on aarch64):
 --verify-each      run the IR verifier after every lowering pass (always on in debug builds)
 --repeat N         run: time N runs after the checked one and report the median
                    (default 10; 1 on interp; 3 for arm under qemu)
+--check MODE       run: full (every output element against the reference), sampled (the default:
+                   whole outputs when small and cheap, else a sample; an op compiled as a graph of
+                   kernels has each kernel checked on its own inputs, then a small end-to-end
+                   sample) or none (run and time only; docs/graph.md)
 --json             run/tune: one JSON object per op instead of the table
 --inputs DIR       run: read inputs from DIR/OP.NAME.npy; inputs without a file there are random
 --input-range [NAME=]LO,HI
@@ -311,6 +315,10 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       cl.verify_each = true;
     } else if (arg == "--repeat") {
       cl.repeat = parse_count(arg, value(), 1);
+    } else if (arg == "--check") {
+      cl.check = value();
+      if (cl.check != "full" && cl.check != "sampled" && cl.check != "none")
+        throw CommandLineError("--check takes full, sampled or none, not '" + cl.check + "'");
     } else if (arg == "--json") {
       no_value();
       cl.json = true;
@@ -420,8 +428,9 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   if (cl.command != Command::Compile && (!cl.emit.empty() || !cl.output_stem.empty()))
     throw CommandLineError("--emit and -o apply to compiling, not to 'texc run' or 'texc tune'");
   if (cl.command != Command::Run &&
-      (cl.repeat || !cl.inputs_dir.empty() || !cl.save_io_dir.empty() || cl.threads || !cl.input_ranges.empty()))
-    throw CommandLineError("--repeat, --inputs, --input-range, --save-io and --threads apply to 'texc run' only");
+      (cl.repeat || !cl.inputs_dir.empty() || !cl.save_io_dir.empty() || cl.threads || !cl.input_ranges.empty() ||
+       !cl.check.empty()))
+    throw CommandLineError("--repeat, --check, --inputs, --input-range, --save-io and --threads apply to 'texc run' only");
   if (!cl.inputs_dir.empty() && !std::filesystem::is_directory(cl.inputs_dir))
     throw CommandLineError("--inputs " + cl.inputs_dir + ": no such directory");
   std::error_code same_error;

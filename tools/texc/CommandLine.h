@@ -38,6 +38,7 @@ struct CommandLine : CompileOptions {
                                             // "-" = stdout (one text output)
   std::vector<std::string> emit;            // --emit, split at commas; empty = the target's default
   int repeat = 0;                           // --repeat; 0 = the target's default
+  std::string check;                        // --check full|sampled|none (run; "" = sampled)
   bool json = false;
   std::string inputs_dir;                   // --inputs
   std::string save_io_dir;                  // --save-io

@@ -25,6 +25,8 @@
 // How each target executes an op, times it and reports the time is its entry in the library's
 // registry (tools/driver/TargetRegistry.h, tools/driver/targets/).
 // The timed runs follow one checked (warm-up) run: --repeat, default 10 (3 under emulation).
+// --check full|sampled|none says what is compared with the reference (RunOp.h CheckMode); an op
+// compiled as a graph of kernels has each kernel checked on its own inputs first (GraphCheck.h).
 // Extern functions of tensorized ops come from --extern-lib / --extern-src (ExternFunctions.h).
 #include <iostream>
 #include <memory>
@@ -36,6 +38,7 @@
 #include "runtime/texrt.h"
 #include "tools/texc/Commands.h"
 #include "ir/Target.h"
+#include "tools/driver/GraphCheck.h"
 #include "tools/driver/LoadProgram.h"
 #include "tools/driver/RecordKnobs.h"
 #include "tools/driver/TargetExecutors.h"
@@ -117,6 +120,8 @@ int run_command(const CommandLine& command_line) {
   options.save_io_dir = cl.save_io_dir;
   options.input_ranges = cl.input_ranges;
   options.threads = 1;
+  if (cl.check == "full") options.check_mode = CheckMode::Full;
+  if (cl.check == "none") options.check_mode = CheckMode::None;
   RunRequest request;
   request.repeat = cl.repeat;
   request.requested_threads = [&cl] { return requested_threads(cl); };
@@ -139,8 +144,14 @@ int run_command(const CommandLine& command_line) {
       if (d.name == op.name) defined = &d;
     options.reference = defined;
     try {
-      result = run_op(op, target.make_executor(op, lower_op_functions(op, cl, knobs_from_records(cl, op), &remarks)),
-                      options);
+      std::vector<LoweredFunc> funcs = lower_op_functions(op, cl, knobs_from_records(cl, op), &remarks);
+      // An op compiled as a graph of kernels: each kernel checked on its own inputs first (GraphCheck.h).
+      options.check_parts = nullptr;
+      if (graph_of(graph_op_of(op), cl))
+        options.check_parts = [&](const std::vector<Tensor*>& inputs) {
+          return check_graph_parts(op, funcs, target, inputs, options);
+        };
+      result = run_op(op, target.make_executor(op, funcs), options);
     } catch (const InterpError& e) {  // the loop AST cannot be executed: a lowering bug
       result.op = op.name;
       result.target = cl.target;

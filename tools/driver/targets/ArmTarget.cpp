@@ -17,7 +17,19 @@ namespace {
 OpExecutor make_arm_executor_of(TargetExecutors& executors, const LoweredFunc& func, const OpDef&) {
   ArmRunOptions options = executors.arm;
   options.extra_link_inputs = executors.externs.arm_link_inputs(func);
-  return make_arm_executor(func, *executors.cpu, options, executors.arm_timing);
+  return make_arm_executor({func}, *executors.cpu, options, executors.arm_timing);
+}
+
+// A graph's kernels and its host entry linked into one program; the entry is called.
+OpExecutor make_arm_graph_executor(TargetExecutors& executors, const std::vector<LoweredFunc>& funcs, const OpDef&) {
+  ArmRunOptions options = executors.arm;
+  options.extra_link_inputs.clear();
+  for (const LoweredFunc& func : funcs)
+    for (const std::string& input : executors.externs.arm_link_inputs(func))
+      if (std::find(options.extra_link_inputs.begin(), options.extra_link_inputs.end(), input) ==
+          options.extra_link_inputs.end())
+        options.extra_link_inputs.push_back(input);
+  return make_arm_executor(funcs, *executors.cpu, options, executors.arm_timing);
 }
 
 void prepare_arm_run(TargetExecutors& executors, const RunRequest& request, RunOptions& options) {
@@ -58,6 +70,7 @@ TargetBehaviour arm_target() {
   b.run_repeat = 3;  // under qemu-aarch64
 #endif
   b.make_executor = make_arm_executor_of;
+  b.make_graph_executor = make_arm_graph_executor;
   b.prepare_run = prepare_arm_run;
   b.set_timed_calls = [](TargetExecutors& executors, int repeat) { executors.arm.repeat = std::max(repeat, 1); };
   b.timed_calls = [](const TargetExecutors& executors) {

@@ -3,6 +3,8 @@
 // times its own calls (JitExecutor.h), on the runtime's threads (--threads, TEXC_NUM_THREADS).
 // `texc tune` measures candidates the same way (tuner/CpuRunners.h); tuning records are matched
 // to this machine, since x86 knobs depend on its registers and caches.
+#include <map>
+
 #include "runtime/texrt.h"
 #include "tools/driver/CpuTarget.h"
 #include "tools/driver/targets/Targets.h"
@@ -13,8 +15,15 @@ namespace texc {
 namespace {
 
 OpExecutor make_x86_executor(TargetExecutors& executors, const LoweredFunc& func, const OpDef&) {
-  return make_jit_executor(func, *executors.cpu, executors.externs.jit_symbols(func), executors.jit_repeat,
+  return make_jit_executor({func}, *executors.cpu, executors.externs.jit_symbols(func), executors.jit_repeat,
                            executors.jit_timing);
+}
+
+// A graph's kernels and its host entry in one JIT module; the entry is called.
+OpExecutor make_x86_graph_executor(TargetExecutors& executors, const std::vector<LoweredFunc>& funcs, const OpDef&) {
+  std::map<std::string, void*> symbols;
+  for (const LoweredFunc& func : funcs) symbols.merge(executors.externs.jit_symbols(func));
+  return make_jit_executor(funcs, *executors.cpu, symbols, executors.jit_repeat, executors.jit_timing);
 }
 
 void prepare_x86_run(TargetExecutors&, const RunRequest& request, RunOptions& options) {
@@ -35,6 +44,7 @@ TargetBehaviour x86_family_target(const char* name) {
   TargetBehaviour b;
   b.name = name;
   b.make_executor = make_x86_executor;
+  b.make_graph_executor = make_x86_graph_executor;
   b.prepare_run = prepare_x86_run;
   b.set_timed_calls = [](TargetExecutors& executors, int repeat) { executors.jit_repeat = repeat; };
   b.timed_calls = [](const TargetExecutors& executors) {

@@ -1,0 +1,98 @@
+#include "lower/graph/GraphOps.h"
+
+#include <map>
+#include <set>
+
+#include "ir/IRVisitor.h"
+#include "ir/Substitute.h"
+
+namespace texc {
+
+namespace {
+
+std::set<std::string> buffers_read(const Expr& body) {
+  std::set<std::string> names;
+  for_each_expr(body, [&](const Expr& e) {
+    if (auto* load = e->as<Load>()) names.insert(load->buffer->name);
+  });
+  return names;
+}
+
+Buffer with_role(const Buffer& b, BufferRole role) { return BufferNode::make(b->name, b->dtype, b->shape, b->scope, role); }
+
+}  // namespace
+
+std::string graph_kernel_name(const std::string& op, size_t index) { return op + "_k" + std::to_string(index); }
+
+GraphOps split_graph(const OpDef& op, const GraphPartition& partition) {
+  std::map<std::string, size_t> kernel_of;  // stage -> kernel
+  for (size_t k = 0; k < partition.groups.size(); ++k)
+    for (const std::string& s : partition.groups[k].stages) kernel_of[s] = k;
+  std::set<std::string> outputs;
+  for (const Buffer& b : op.outputs) outputs.insert(b->name);
+  std::map<std::string, std::set<std::string>> reads;  // stage -> buffers it reads
+  for (const Stage& s : op.stages) reads[s.name] = buffers_read(s.body);
+  // The tensors read by a later kernel, and the last kernel that reads each.
+  std::map<std::string, size_t> last_reader;
+  for (const Stage& s : op.stages)
+    for (const std::string& r : reads[s.name])
+      if (kernel_of.count(r) && kernel_of[r] != kernel_of[s.name])
+        last_reader[r] = std::max(last_reader[r], kernel_of[s.name]);
+
+  GraphOps graph;
+  for (const Stage& s : op.stages)
+    if (last_reader.count(s.name) && !outputs.count(s.name))
+      graph.intermediates.push_back({s.buffer, kernel_of[s.name], last_reader[s.name]});
+
+  for (size_t k = 0; k < partition.groups.size(); ++k) {
+    const FusedGroup& group = partition.groups[k];
+    std::set<std::string> mine(group.stages.begin(), group.stages.end());
+    std::set<std::string> read;
+    for (const std::string& s : group.stages) read.insert(reads[s].begin(), reads[s].end());
+    GraphKernel kernel;
+    kernel.group = group;
+    OpDef& sub = kernel.op;
+    sub.name = graph_kernel_name(op.name, k);
+    sub.loc = op.loc;
+    sub.schedules = op.schedules;
+    sub.intrinsics = op.intrinsics;
+    sub.attributes = op.attributes;
+    sub.input_domains = op.input_domains;
+    sub.elided_stages = op.elided_stages;  // a main half's prepare stages (lower/SplitPrepare.h)
+    for (const Buffer& b : op.inputs)
+      if (read.count(b->name)) sub.inputs.push_back(b);
+    BufferMap renamed;
+    std::map<std::string, Buffer> written;  // the kernel's outputs by name
+    for (const Stage& s : op.stages)  // tensors of earlier kernels, in the order they are produced
+      if (read.count(s.name) && !mine.count(s.name)) {
+        Buffer input = with_role(s.buffer, BufferRole::Input);
+        renamed[s.buffer.get()] = input;
+        sub.inputs.push_back(input);
+      }
+    for (const Stage& s : op.stages) {
+      if (!mine.count(s.name)) {
+        sub.elided_stages.insert(s.name);
+        continue;
+      }
+      Stage copy = s;
+      if (outputs.count(s.name) || last_reader.count(s.name)) {
+        copy.buffer = with_role(s.buffer, BufferRole::Output);
+        renamed[s.buffer.get()] = copy.buffer;
+        written[s.name] = copy.buffer;
+      }
+      sub.stages.push_back(std::move(copy));
+    }
+    // Outputs: the op's outputs in `->` order first (as the op lists them), then the tensors later
+    // kernels read, in stage order.
+    for (const Buffer& b : op.outputs)
+      if (mine.count(b->name)) sub.outputs.push_back(written.at(b->name));
+    for (const Stage& s : op.stages)
+      if (mine.count(s.name) && !outputs.count(s.name) && last_reader.count(s.name))
+        sub.outputs.push_back(written.at(s.name));
+    for (Stage& s : sub.stages) s.body = substitute_buffers(s.body, renamed);
+    graph.kernels.push_back(std::move(kernel));
+  }
+  return graph;
+}
+
+}  // namespace texc

@@ -1,0 +1,317 @@
+#include "lower/graph/PartitionGraph.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "ir/IRVisitor.h"
+
+namespace texc {
+
+namespace {
+
+std::set<std::string> loaded_buffers(const Expr& e) {
+  std::set<std::string> names;
+  for_each_expr(e, [&](const Expr& x) {
+    if (auto* load = x->as<Load>()) names.insert(load->buffer->name);
+  });
+  return names;
+}
+
+/// sum(a * b) with a and b loading different tensors (a contraction: conv, dense, matmul).
+bool is_contraction(const Reduce* r) {
+  if (r->reduce_kind != ReduceKind::Sum) return false;
+  Expr source = r->source;
+  for (;;) {  // through casts, and selects that give a constant elsewhere (padding, ragged tails)
+    if (auto* c = source->as<Cast>()) {
+      source = c->value;
+    } else if (auto* sel = source->as<Select>(); sel && loaded_buffers(sel->false_value).empty()) {
+      source = sel->true_value;
+    } else if (sel && loaded_buffers(sel->true_value).empty()) {
+      source = sel->false_value;
+    } else {
+      break;
+    }
+  }
+  auto* mul = source->as<Binary>();
+  if (!mul || mul->op != BinaryOp::Mul) return false;
+  std::set<std::string> a = loaded_buffers(mul->a), b = loaded_buffers(mul->b);
+  if (a.empty() || b.empty()) return false;
+  for (const std::string& name : a)
+    if (b.count(name)) return false;
+  return true;
+}
+
+int strength(GroupKind k) {
+  switch (k) {
+    case GroupKind::Injective: return 0;
+    case GroupKind::Reduction: return 1;
+    case GroupKind::ComplexOut: return 2;
+    case GroupKind::Opaque: return 3;
+  }
+  return 0;
+}
+
+/// The stages a schedule primitive names, through the loops and caches earlier primitives bound.
+struct NamedStages {
+  const OpDef& op;
+  std::map<std::string, std::set<std::string>> bound;  // a result name -> the stages its primitive named
+
+  std::set<std::string> of(const SchedPrimitive& p) {
+    std::set<std::string> stages;
+    for (const SchedArg& a : p.args) {
+      if (!a.is_name()) continue;
+      std::string head = a.name.substr(0, a.name.find('.'));
+      if (op.find_stage(head)) stages.insert(head);
+      if (auto it = bound.find(head); it != bound.end()) stages.insert(it->second.begin(), it->second.end());
+    }
+    for (const std::string& r : p.results) bound[r] = stages;
+    return stages;
+  }
+
+  void walk(const std::vector<SchedItem>& items, const std::function<void(const std::set<std::string>&)>& each) {
+    for (const SchedItem& item : items) {
+      if (auto* p = std::get_if<SchedPrimitive>(&item)) {
+        each(of(*p));
+      } else if (auto* f = std::get_if<std::shared_ptr<SchedIf>>(&item)) {
+        walk((*f)->then_items, each);
+        walk((*f)->else_items, each);
+      }
+    }
+  }
+};
+
+}  // namespace
+
+const char* group_kind_name(GroupKind kind) {
+  switch (kind) {
+    case GroupKind::Injective: return "injective";
+    case GroupKind::Reduction: return "reduction";
+    case GroupKind::ComplexOut: return "complex-out-fusible";
+    case GroupKind::Opaque: return "opaque";
+  }
+  return "?";
+}
+
+GroupKind stage_kind(const Stage& stage) {
+  GroupKind kind = GroupKind::Injective;
+  auto raise = [&](GroupKind k) {
+    if (strength(k) > strength(kind)) kind = k;
+  };
+  for_each_expr(stage.body, [&](const Expr& e) {
+    if (auto* r = e->as<Reduce>()) raise(is_contraction(r) ? GroupKind::ComplexOut : GroupKind::Reduction);
+    if (auto* c = e->as<Call>(); c && c->call_kind == CallKind::Extern) raise(GroupKind::Opaque);
+  });
+  return kind;
+}
+
+GraphPartition partition_graph(const OpDef& op, const std::string& target) {
+  // Nodes: the stages of one call, or one own stage.
+  struct Node {
+    std::vector<size_t> stages;
+    GroupKind kind = GroupKind::Injective;
+    std::set<size_t> producers;  // nodes whose stages it reads
+  };
+  std::vector<Node> nodes;
+  std::vector<size_t> node_of(op.stages.size());
+  std::map<std::string, size_t> stage_index;
+  std::map<std::string, size_t> node_of_call;
+  for (size_t i = 0; i < op.stages.size(); ++i) {
+    const Stage& s = op.stages[i];
+    stage_index[s.name] = i;
+    size_t n;
+    if (!s.call_site.empty() && node_of_call.count(s.call_site)) {
+      n = node_of_call[s.call_site];
+    } else {
+      n = nodes.size();
+      nodes.emplace_back();
+      if (!s.call_site.empty()) node_of_call[s.call_site] = n;
+    }
+    node_of[i] = n;
+    nodes[n].stages.push_back(i);
+    GroupKind k = stage_kind(s);
+    if (strength(k) > strength(nodes[n].kind)) nodes[n].kind = k;
+  }
+  for (size_t i = 0; i < op.stages.size(); ++i)
+    for (const std::string& r : loaded_buffers(op.stages[i].body))
+      if (auto it = stage_index.find(r); it != stage_index.end() && node_of[it->second] != node_of[i])
+        nodes[node_of[i]].producers.insert(node_of[it->second]);
+
+  // Groups over nodes (union by relabelling; a handful of nodes per op).
+  std::vector<size_t> group_of(nodes.size());
+  std::vector<bool> anchored;  // a group with a reduction, complex-out-fusible or opaque node
+  std::vector<GroupKind> group_kind;
+  // Would merging group `from` into `into` (with `n` assigned to `into`) leave a cycle? There is one
+  // when a path between them leaves both: some producer group of the merged set depends on it.
+  auto reaches = [&](size_t from_group, const std::set<size_t>& targets, size_t upto_nodes) {
+    // from_group depends (transitively) on a group in targets, through groups other than targets
+    std::set<size_t> seen;
+    std::vector<size_t> work{from_group};
+    while (!work.empty()) {
+      size_t g = work.back();
+      work.pop_back();
+      for (size_t n = 0; n < upto_nodes; ++n) {
+        if (group_of[n] != g) continue;
+        for (size_t p : nodes[n].producers) {
+          size_t pg = group_of[p];
+          if (pg == g) continue;
+          if (targets.count(pg)) return true;
+          if (seen.insert(pg).second) work.push_back(pg);
+        }
+      }
+    }
+    return false;
+  };
+  size_t next_group = 0;
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    const Node& node = nodes[n];
+    std::set<size_t> producer_groups;
+    for (size_t p : node.producers) producer_groups.insert(group_of[p]);
+    // The op's own reduction after a reduction group (a softmax or norm written out by hand) is
+    // part of that layer: it joins like an injective stage.
+    bool own_reduction_after_reduction = false;
+    if (node.kind == GroupKind::Reduction && op.stages[node.stages.front()].call_site.empty() && !producer_groups.empty())
+      own_reduction_after_reduction = group_kind[*producer_groups.rbegin()] == GroupKind::Reduction;
+    if (node.kind == GroupKind::Injective || own_reduction_after_reduction) {
+      // the latest producer group it may join: no other producer group depends on it
+      std::optional<size_t> join;
+      for (auto it = producer_groups.rbegin(); it != producer_groups.rend(); ++it) {
+        size_t g = *it;
+        if (group_kind[g] == GroupKind::Opaque) continue;
+        bool cycle = false;
+        for (size_t other : producer_groups)
+          if (other != g && reaches(other, {g}, n)) cycle = true;
+        if (!cycle) {
+          join = g;
+          break;
+        }
+      }
+      if (join && (node.kind == GroupKind::Injective || group_kind[*join] == GroupKind::Reduction)) {
+        group_of[n] = *join;
+        continue;
+      }
+      if (node.kind != GroupKind::Injective) {  // the reduction could not join: a group of its own
+        group_of[n] = next_group++;
+        group_kind.push_back(node.kind);
+        anchored.push_back(true);
+        continue;
+      }
+      group_of[n] = next_group++;
+      group_kind.push_back(GroupKind::Injective);
+      anchored.push_back(false);
+      continue;
+    }
+    size_t g = next_group++;
+    group_of[n] = g;
+    group_kind.push_back(node.kind);
+    anchored.push_back(true);
+    if (node.kind == GroupKind::Opaque) continue;
+    // absorb producer groups that are purely injective and read only by this node
+    for (size_t pg : producer_groups) {
+      if (anchored[pg]) continue;
+      bool only_here = true;
+      for (size_t m = 0; m < n; ++m)
+        if (group_of[m] != pg)
+          for (size_t p : nodes[m].producers)
+            if (group_of[p] == pg) only_here = false;
+      if (!only_here) continue;
+      bool cycle = false;
+      for (size_t other : producer_groups)
+        if (other != pg && reaches(other, {pg}, n)) cycle = true;
+      if (cycle) continue;
+      for (size_t m = 0; m < n; ++m)
+        if (group_of[m] == pg) group_of[m] = g;
+    }
+  }
+
+  // Groups in a topological order: by their first node... which need not be topological after
+  // absorption, so order them by a walk of the group graph.
+  std::vector<size_t> used;
+  for (size_t n = 0; n < nodes.size(); ++n)
+    if (std::find(used.begin(), used.end(), group_of[n]) == used.end()) used.push_back(group_of[n]);
+  std::vector<size_t> order;
+  std::set<size_t> placed;
+  while (order.size() < used.size()) {
+    bool progress = false;
+    for (size_t g : used) {
+      if (placed.count(g)) continue;
+      bool ready = true;
+      for (size_t n = 0; n < nodes.size() && ready; ++n)
+        if (group_of[n] == g)
+          for (size_t p : nodes[n].producers)
+            if (group_of[p] != g && !placed.count(group_of[p])) ready = false;
+      if (!ready) continue;
+      order.push_back(g);
+      placed.insert(g);
+      progress = true;
+    }
+    if (!progress) break;  // cannot happen: the merges keep the graph acyclic
+  }
+  GraphPartition partition;
+  if (order.size() < used.size()) {  // defensive: one group, as today
+    partition.single_reason = "the fused groups would form a cycle";
+    order.clear();
+  }
+  std::map<size_t, size_t> index_of;
+  for (size_t g : order) {
+    index_of[g] = partition.groups.size();
+    FusedGroup group;
+    group.kind = group_kind[g];
+    for (size_t i = 0; i < op.stages.size(); ++i) {
+      if (group_of[node_of[i]] != g) continue;
+      group.stages.push_back(op.stages[i].name);
+      if (group.anchor.empty() && group.kind != GroupKind::Injective && stage_kind(op.stages[i]) == group.kind) {
+        group.anchor = op.stages[i].name;
+        group.anchor_call = op.stages[i].origin_call;
+      }
+    }
+    partition.groups.push_back(std::move(group));
+  }
+
+  // A graph is an op that calls imported layers: an op whose reductions are all its own stages is
+  // one kernel as written (as before graphs), whatever its groups.
+  bool calls_a_layer = false;
+  for (const Node& node : nodes)
+    if (node.kind != GroupKind::Injective && !op.stages[node.stages.front()].call_site.empty()) calls_a_layer = true;
+  if (partition.groups.size() > 1 && !calls_a_layer)
+    partition.single_reason = "no call of an imported op that reduces: the op's own stages are one kernel";
+
+  // The op's own schedule must not relate stages of two groups.
+  if (partition.groups.size() > 1 && partition.single_reason.empty()) {
+    std::map<std::string, size_t> group_of_stage;
+    for (size_t g = 0; g < partition.groups.size(); ++g)
+      for (const std::string& s : partition.groups[g].stages) group_of_stage[s] = g;
+    for (const ScheduleBlock* block : select_schedule_blocks(op.schedules, target)) {
+      if (!block->origin.empty()) continue;
+      NamedStages named{op, {}};
+      named.walk(block->items, [&](const std::set<std::string>& stages) {
+        std::set<size_t> groups;
+        for (const std::string& s : stages) groups.insert(group_of_stage.at(s));
+        if (groups.size() > 1 && partition.single_reason.empty())
+          partition.single_reason = "the op's schedule relates stages of two groups ('" + *stages.begin() + "', '" +
+                                    *stages.rbegin() + "')";
+      });
+    }
+  }
+  if (!partition.single_reason.empty() || partition.groups.empty()) {
+    FusedGroup all;
+    all.kind = GroupKind::Injective;
+    for (const Stage& s : op.stages) {
+      all.stages.push_back(s.name);
+      GroupKind k = stage_kind(s);
+      if (strength(k) > strength(all.kind)) {
+        all.kind = k;
+        all.anchor = s.name;
+        all.anchor_call = s.origin_call;
+      }
+    }
+    std::string reason = partition.single_reason;
+    partition.groups = {all};
+    partition.single_reason = reason;
+  }
+  return partition;
+}
+
+}  // namespace texc

@@ -1,0 +1,59 @@
+// partition_graph: an op's stages as a dataflow graph, partitioned into fused groups by kind (TVM's
+// FuseOps rules, docs/graph.md). Each group is later compiled as one kernel (lower/graph/GraphOps.h).
+//
+// Nodes: the stages of one call of an imported op form one node (a call is never split: the
+// stdlib op keeps its own schedule); each of the op's own stages is a node of its own. A node's kind
+// is that of its stages (the strongest):
+//  - complex-out-fusible: some stage is a contraction, a `sum` whose body multiplies two loads of
+//    different tensors (conv2d, dense, matmul, depthwise, int8 conv: casts around the loads allowed);
+//  - reduction: some other stage reduces (softmax, pooling, norms);
+//  - opaque: some stage calls an extern function;
+//  - injective: every stage is elementwise, broadcast or a layout transform (no reduction).
+// Groups are formed in the stages' topological order:
+//  - an injective node joins the group of its latest producer node (read directly) when that group
+//    is not opaque and joining keeps the groups acyclic (residual add: the block's input is read as
+//    a kernel input); with no producer, or none it may join, it starts a group of its own;
+//  - a complex-out-fusible or reduction node starts a group (its anchor) and absorbs each producer
+//    group that is purely injective (no anchor) and whose tensors are read by no other group;
+//  - an opaque node is a group alone;
+//  - the op's own reduction stage (no call) whose latest producer group is a reduction group joins
+//    it, as an injective node would (a softmax or norm written out by hand is one layer).
+// A graph is an op that calls imported layers: when no call of the op has a reducing stage (every
+// anchor is the op's own), the op is one group as before (`single_reason` says so).
+// The guarantee: the groups cover every stage once; the group graph (group A -> B when a stage of
+// B reads a stage of A) is acyclic and the groups are listed in a topological order; each group's
+// stages keep the op's stage order; a group has at most one complex-out-fusible node.
+// An op's own schedule (its blocks for `target` that came from no call) that relates stages of two
+// groups (compute_at, or any primitive naming both) keeps the op one group, `single_reason` says
+// why.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "ir/Op.h"
+
+namespace texc {
+
+enum class GroupKind { Injective, Reduction, ComplexOut, Opaque };
+const char* group_kind_name(GroupKind kind);
+
+struct FusedGroup {
+  std::vector<std::string> stages;  // in the op's stage order
+  std::string anchor;               // the anchor node's first stage ("" for an injective group)
+  std::string anchor_call;          // the op the anchor came from (Stage::origin_call, "" for own stages)
+  GroupKind kind = GroupKind::Injective;
+};
+
+struct GraphPartition {
+  std::vector<FusedGroup> groups;   // in a topological order
+  std::string single_reason;        // why the op stays one group although it would split ("" if not)
+};
+
+/// The kind of one stage by itself (the node rules above).
+GroupKind stage_kind(const Stage& stage);
+
+/// Partitions `op`'s stages; `target` selects the op's own schedule blocks checked for stages of
+/// two groups.
+GraphPartition partition_graph(const OpDef& op, const std::string& target);
+
+}  // namespace texc

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Graphs of fused kernels (docs/graph.md):
+#  - examples/10_network.tex: --emit graph lists its 6 kernels (anchor, stages, FLOPs) and 5
+#    intermediates; the header declares the kernels and the entry small_cnn with the op's signature;
+#    texc run passes on interp, x86 and arm with every kernel checked on its own inputs, with
+#    --check full and --check none too; on cuda-interp it stays one kernel and --emit graph says so;
+#  - a C program calls the compiled entry and the kernels one by one: the same output, bit for bit;
+#  - graph/resnet_block.tex (ResNet basic block, 56x56x64) passes on x86 as 2 kernels;
+#  - graph/const_net.tex: const weights re-laid out in the prepare function, the rest a graph of two
+#    kernels, on interp, x86 and arm;
+#  - an op with one group keeps one function (examples/03_conv_relu.tex);
+#  - graph/gather_oob.tex: a gather out of bounds in the second kernel fails naming that kernel.
+# usage: graph_test.sh TEXC REPO_ROOT TEXRT_LIB [TEXRT_AARCH64_LIB]
+set -u
+texc=$(realpath "$1")
+root=$(realpath "$2")
+texrt=$(realpath "$3")
+export TEXC_STDLIB="$root/stdlib"
+# shellcheck source=expect.sh
+. "$root/tests/e2e/expect.sh"
+net="$root/examples/10_network.tex"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+have_arm=false
+if command -v qemu-aarch64 >/dev/null && command -v aarch64-linux-gnu-gcc >/dev/null; then have_arm=true; fi
+
+expect 0 'op small_cnn: 6 kernels, host entry small_cnn' -- "$net" --target x86 -D S=16 --emit graph -o -
+expect 0 'kernel small_cnn_k0: complex-out-fusible, anchor Yb \(conv2d\), [0-9]+ FLOP' -- "$net" --target x86 -D S=16 --emit graph -o -
+expect 0 'stages: C2_Xp, C2_Wb, C2_Yb, C2, A2' -- "$net" --target x86 -D S=16 --emit graph -o -
+expect 0 'kernel small_cnn_k5: reduction, anchor Mx \(softmax\)' -- "$net" --target arm -D S=16 --emit graph -o -
+expect 0 'A1 f32\[1, 8, 16, 16\]: 8192 bytes at workspace offset 0, written by small_cnn_k0, last read by small_cnn_k1' -- \
+  "$net" --target interp -D S=16 --emit graph -o -
+# A2 reuses A1's bytes (A1 is dead once k1 ran): the plan meets the liveness lower bound.
+expect 0 'A2 f32\[1, 16, 8, 8\]: 4096 bytes at workspace offset 0' -- "$net" --target x86 -D S=16 --emit graph -o -
+expect 0 'workspace: 10240 bytes \(liveness lower bound 10240 bytes; 15424 bytes without reuse\)' -- \
+  "$net" --target x86 -D S=16 --emit graph -o -
+expect 0 '#define SMALL_CNN_WORKSPACE_BYTES 10240' -- "$net" --target x86 -D S=16 --emit header -o -
+expect 0 'op small_cnn: 1 kernel \(6 groups, but target .cuda-interp. keeps one kernel per op' -- \
+  "$net" --target cuda-interp -D S=16 --emit graph -o -
+expect 0 'void small_cnn\(const float\* X, const float\* W1, const float\* B1, const float\* W2, const float\* B2, const float\* W3, const float\* B3, float\* Y\);' -- \
+  "$net" --target x86 -D S=16 --emit header -o -
+expect 0 'void small_cnn_k2\(const float\* W2, const float\* B2, const float\* P1, float\* A2\);' -- \
+  "$net" --target x86 -D S=16 --emit header -o -
+expect 0 'op conv_relu: 1 kernel \(one fused group' -- "$root/examples/03_conv_relu.tex" --target x86 -D S=14 --emit graph -o -
+
+for target in interp x86; do
+  expect 0 'small_cnn +[a-z0-9-]+ +PASS .*6 kernels checked on their own inputs' -- run "$net" --target "$target" -D S=16
+done
+$have_arm && expect 0 'small_cnn +arm +PASS .*6 kernels checked on their own inputs' -- run "$net" --target arm -D S=16
+expect 0 'small_cnn +x86 +PASS .*not checked' -- run "$net" --target x86 -D S=16 --check none
+expect 0 '"kernels_checked": 6' -- run "$net" --target interp -D S=16 --json
+expect 1 '--check takes full, sampled or none' -- run "$net" --target x86 --check most
+expect 0 'small_cnn +cuda-interp +PASS' -- run "$net" --target cuda-interp -D S=8
+
+# The compiled entry against its kernels called one by one, from C.
+if "$texc" "$net" --target x86 -D S=16 -o "$work/net" &&
+   cc -O1 -I "$work" "$root/tests/e2e/graph/entry_calls_kernels.c" "$work/net.o" "$texrt" -lstdc++ -lpthread -lm \
+     -o "$work/entry" && "$work/entry"; then
+  echo "ok: the C entry calls its kernels"
+else
+  echo "FAIL: the C entry against its kernels"
+  failures=$((failures + 1))
+fi
+
+expect 0 'resnet_block +x86 +PASS .*2 kernels checked on their own inputs' -- run "$root/tests/e2e/graph/resnet_block.tex" --target x86
+expect 0 'op resnet_block: 2 kernels' -- "$root/tests/e2e/graph/resnet_block.tex" --target x86 --emit graph -o -
+for target in interp x86; do
+  expect 0 'const_net +[a-z0-9-]+ +PASS .*2 kernels checked' -- run "$root/tests/e2e/graph/const_net.tex" --target "$target"
+done
+# The end-to-end check of a graph: 32 points of P (300 elements) and its first and last by default,
+# every element with --check full (300 - 34 = 2520 - 2254).
+expect 0 'const_net +x86 +PASS .*2254 points checked \(sampled\), 2 kernels' -- run "$root/tests/e2e/graph/const_net.tex" --target x86
+expect 0 'const_net +x86 +PASS .*2520 points checked \(all\), 2 kernels' -- run "$root/tests/e2e/graph/const_net.tex" --target x86 --check full
+$have_arm && expect 0 'const_net +arm +PASS .*2 kernels checked' -- run "$root/tests/e2e/graph/const_net.tex" --target arm
+expect 0 'prepare function const_net_prepare \(once per const inputs\): stages Wb' -- \
+  "$root/tests/e2e/graph/const_net.tex" --target x86 --emit graph -o -
+expect 0 'void const_net\(const float\* X, const float\* Wb, float\* P\);' -- \
+  "$root/tests/e2e/graph/const_net.tex" --target x86 --emit header -o -
+# A kernel the reference proves wrong on its inputs: the FAIL names the kernel and its stages.
+expect 0 'gather_net +x86 +PASS .*2 kernels checked' -- run "$root/tests/e2e/graph/gather_oob.tex" --target x86 --input-range I=0,1
+expect 1 "kernel gather_net_k1 \(stages Xq, P, G\): reference: out-of-bounds read of 'P'" -- \
+  run "$root/tests/e2e/graph/gather_oob.tex" --target x86 --input-range I=5,9
+expect 1 "kernel gather_net_k1 \(stages Xq, P, G\): reference: out-of-bounds read of 'P'" -- \
+  run "$root/tests/e2e/graph/gather_oob.tex" --target interp --input-range I=5,9
+echo "$failures failure(s)"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,233 @@
+// lower/graph: partition_graph on ops written with stdlib calls (which stages fuse into which
+// group, the anchor and kind, the topological order) and split_graph (each kernel's inputs and
+// outputs, the intermediates); each kernel's op is evaluated by the reference interpreter on the
+// tensors the earlier kernels produced and compared with the whole op's reference.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <map>
+
+#include "backends/interp/ReferenceInterpreter.h"
+#include "backends/interp/RunOp.h"
+#include "frontend/Frontend.h"
+#include "lower/graph/GraphOps.h"
+#include "lower/graph/PartitionGraph.h"
+#include "lower/graph/PlanWorkspace.h"
+
+using namespace texc;
+
+namespace {
+
+OpDef compile_op(const std::string& text) {
+  FrontendOptions o;
+  o.stdlib_dir = TEXC_TEST_STDLIB_DIR;
+  Program p = compile_source("test.tex", text, o);
+  REQUIRE(p.ops.size() == 1);
+  return p.ops[0];
+}
+
+std::string stages_of(const FusedGroup& g) {
+  std::string s;
+  for (const std::string& n : g.stages) s += (s.empty() ? "" : " ") + n;
+  return s;
+}
+
+std::string names(const std::vector<Buffer>& bs) {
+  std::string s;
+  for (const Buffer& b : bs) s += (s.empty() ? "" : " ") + b->name;
+  return s;
+}
+
+const char* kBlock = R"(
+import nn.conv2d
+op block(X: f32[1, 4, 6, 6], W1: f32[4, 4, 3, 3], S1: f32[4], W2: f32[4, 4, 3, 3]) -> Y {
+  compute {
+    C1 = conv2d_direct(X, W1, pad = 1)
+    A1[n, c, y, x] = max(C1[n, c, y, x] * S1[c], 0.0)
+    C2 = conv2d_direct(A1, W2, pad = 1)
+    Y[n, c, y, x] = max(C2[n, c, y, x] + X[n, c, y, x], 0.0)
+  }
+}
+)";
+
+}  // namespace
+
+TEST_CASE("a residual block: each conv absorbs its epilogue, the residual add joins the second conv") {
+  OpDef op = compile_op(kBlock);
+  GraphPartition p = partition_graph(op, "x86");
+  CHECK(p.single_reason.empty());
+  REQUIRE(p.groups.size() == 2);
+  CHECK(p.groups[0].kind == GroupKind::ComplexOut);
+  CHECK(p.groups[1].kind == GroupKind::ComplexOut);
+  CHECK(p.groups[0].anchor == "C1");
+  CHECK(p.groups[0].anchor_call == "conv2d_direct");
+  CHECK(p.groups[0].stages.back() == "A1");
+  CHECK(p.groups[1].stages.back() == "Y");
+  GraphOps g = split_graph(op, p);
+  REQUIRE(g.kernels.size() == 2);
+  CHECK(g.kernels[0].op.name == "block_k0");
+  CHECK(names(g.kernels[0].op.inputs) == "X W1 S1");
+  CHECK(names(g.kernels[0].op.outputs) == "A1");
+  CHECK(names(g.kernels[1].op.inputs) == "X W2 A1");
+  CHECK(names(g.kernels[1].op.outputs) == "Y");
+  REQUIRE(g.intermediates.size() == 1);
+  CHECK(g.intermediates[0].buffer->name == "A1");
+  CHECK(g.intermediates[0].producer == 0);
+  CHECK(g.intermediates[0].last_reader == 1);
+  CHECK(g.kernels[1].op.elided_stages.count("C1"));
+
+  // The kernels in order compute what the op computes (the reference interpreter on both).
+  std::map<std::string, Tensor> tensors;
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    tensors.emplace(op.inputs[i]->name, Tensor(op.inputs[i]->dtype, buffer_shape(op.inputs[i])));
+    tensors.at(op.inputs[i]->name).fill_random(input_seed(1, i));
+  }
+  for (const GraphKernel& k : g.kernels) {
+    std::vector<const Tensor*> in;
+    for (const Buffer& b : k.op.inputs) in.push_back(&tensors.at(b->name));
+    ReferenceInterpreter ref(k.op, in);
+    for (const Buffer& b : k.op.outputs) tensors.emplace(b->name, ref.evaluate_all(b->name));
+  }
+  std::vector<const Tensor*> in;
+  for (const Buffer& b : op.inputs) in.push_back(&tensors.at(b->name));
+  ReferenceInterpreter whole(op, in);
+  Tensor expected = whole.evaluate_all("Y");
+  const Tensor& got = tensors.at("Y");
+  REQUIRE(got.num_elements() == expected.num_elements());
+  for (int64_t i = 0; i < got.num_elements(); ++i) CHECK(got.get_double(i) == doctest::Approx(expected.get_double(i)));
+}
+
+TEST_CASE("a small CNN: pooling, flatten, dense and softmax each find their group") {
+  OpDef op = compile_op(R"(
+import nn.conv2d
+import nn.pool
+import nn.dense
+import nn.softmax
+op net(X: f32[1, 2, 4, 4], W1: f32[4, 2, 3, 3], W3: f32[3, 16]) -> Y {
+  compute {
+    C1 = conv2d_direct(X, W1, pad = 1)
+    A1[n, c, y, x] = max(C1[n, c, y, x], 0.0)
+    P1 = max_pool2d(A1, kernel = 2, stride = 2)
+    F[n, k: 16] = P1[n, k / 4, (k / 2) % 2, k % 2]
+    D = dense(F, W3)
+    Y = softmax(D)
+  }
+}
+)");
+  GraphPartition p = partition_graph(op, "x86");
+  REQUIRE(p.groups.size() == 4);
+  CHECK(p.groups[0].kind == GroupKind::ComplexOut);
+  CHECK(p.groups[1].kind == GroupKind::Reduction);  // the pool, with the flatten after it
+  CHECK(p.groups[1].stages.back() == "F");
+  CHECK(p.groups[2].kind == GroupKind::ComplexOut);  // dense
+  CHECK(p.groups[2].anchor_call == "dense");
+  CHECK(p.groups[3].kind == GroupKind::Reduction);  // softmax
+  CHECK(p.groups[3].anchor_call == "softmax");
+
+  // The workspace: A1 (k0 -> k1), P1 (k1 -> k2), F (k2 -> k3... ): lives that meet never overlap.
+  GraphOps g = split_graph(op, p);
+  WorkspacePlan plan = plan_workspace(g);
+  REQUIRE(plan.offsets.size() == g.intermediates.size());
+  CHECK(plan.bytes >= plan.lower_bound);
+  CHECK(plan.bytes <= plan.unshared);
+  CHECK(plan.bytes < plan.unshared);  // A1 is dead when F is written: they share bytes
+  for (size_t a = 0; a < g.intermediates.size(); ++a) {
+    CHECK(plan.offsets[a] % 64 == 0);
+    CHECK(plan.offsets[a] + buffer_bytes(g.intermediates[a].buffer) <= plan.bytes);
+    for (size_t b = a + 1; b < g.intermediates.size(); ++b) {
+      const GraphIntermediate& x = g.intermediates[a];
+      const GraphIntermediate& y = g.intermediates[b];
+      bool meet = x.producer <= y.last_reader && y.producer <= x.last_reader;
+      bool overlap = plan.offsets[a] < plan.offsets[b] + buffer_bytes(y.buffer) &&
+                     plan.offsets[b] < plan.offsets[a] + buffer_bytes(x.buffer);
+      CHECK(!(meet && overlap));
+    }
+  }
+}
+
+TEST_CASE("injective stages before a reduction fuse into it; one group stays one") {
+  OpDef op = compile_op(R"(
+op norm(X: f32[8, 16]) -> Y {
+  compute {
+    T[i, j] = X[i, j] * 2.0
+    Y[i] = sum(T[i, j] * T[i, j] for j in 0..16)
+  }
+}
+)");
+  GraphPartition p = partition_graph(op, "x86");
+  REQUIRE(p.groups.size() == 1);
+  CHECK(p.groups[0].kind == GroupKind::Reduction);  // T * T reads one tensor: not a contraction
+  CHECK(stages_of(p.groups[0]) == "T Y");
+}
+
+TEST_CASE("an injective stage that would close a cycle does not join the later group") {
+  OpDef op = compile_op(R"(
+import linalg.matmul
+op diamond(A: f32[8, 8], B: f32[8, 8]) -> Z {
+  compute {
+    M = matmul(A, B)
+    E[i, j] = M[i, j] + 1.0
+    R[i] = max(M[i, j] for j in 0..8)
+    Z[i, j] = E[i, j] - R[i]
+  }
+}
+)");
+  GraphPartition p = partition_graph(op, "x86");
+  // M and E: the matmul and its epilogue; R reads M: a group of its own; Z reads E and R, joins R's
+  // (joining M's group would make M's group read R's and R's read M's).
+  REQUIRE(p.groups.size() == 2);
+  CHECK(p.groups[0].kind == GroupKind::ComplexOut);
+  CHECK(p.groups[0].stages.back() == "E");
+  CHECK(stages_of(p.groups[1]) == "R Z");
+}
+
+TEST_CASE("a softmax written out after a layer call is one group; an op without layer calls is one kernel") {
+  OpDef op = compile_op(R"(
+import linalg.matmul
+op head(A: f32[4, 8], B: f32[8, 6]) -> Y {
+  compute {
+    L = matmul(A, B)
+    M[i] = max(L[i, j] for j in 0..6)
+    E[i, j] = exp(L[i, j] - M[i])
+    S[i] = sum(E[i, j] for j in 0..6)
+    Y[i, j] = E[i, j] / S[i]
+  }
+}
+)");
+  GraphPartition p = partition_graph(op, "x86");
+  REQUIRE(p.groups.size() == 2);
+  CHECK(stages_of(p.groups[1]) == "M E S Y");
+  CHECK(p.groups[1].kind == GroupKind::Reduction);
+
+  OpDef own = compile_op(R"(
+op two(A: f32[8, 8], B: f32[8, 8], C: f32[8, 8]) -> Z {
+  compute {
+    M[i, j] = sum(A[i, k] * B[k, j] for k in 0..8)
+    Z[i, j] = sum(M[i, k] * C[k, j] for k in 0..8)
+  }
+}
+)");
+  GraphPartition q = partition_graph(own, "x86");
+  REQUIRE(q.groups.size() == 1);
+  CHECK(q.single_reason.find("no call of an imported op") != std::string::npos);
+}
+
+TEST_CASE("an op's own schedule relating stages of two groups keeps it one group") {
+  OpDef op = compile_op(R"(
+import linalg.matmul
+op two(A: f32[8, 8], B: f32[8, 8], C: f32[8, 8]) -> Z {
+  compute {
+    M = matmul(A, B)
+    Z = matmul(M, C)
+  }
+  schedule x86 {
+    compute_at(M, Z.i)
+  }
+}
+)");
+  GraphPartition p = partition_graph(op, "x86");
+  REQUIRE(p.groups.size() == 1);
+  CHECK(p.single_reason.find("relates stages of two groups") != std::string::npos);
+  GraphPartition arm = partition_graph(op, "arm");  // no arm block: two groups
+  CHECK(arm.groups.size() == 2);
+}

@@ -1,0 +1,91 @@
+#include "tools/driver/GraphReport.h"
+
+#include <fmt/format.h>
+
+#include "ir/Diagnostics.h"
+#include "lower/Lower.h"
+#include "lower/SplitPrepare.h"
+#include "lower/graph/PartitionGraph.h"
+#include "lower/graph/PlanWorkspace.h"
+#include "tools/driver/LowerForTarget.h"
+
+namespace texc {
+
+namespace {
+
+std::string tensor(const Buffer& b) {
+  std::string dims;
+  for (const Expr& e : b->shape) {
+    int64_t extent = 0;
+    is_const_int(e, &extent);
+    dims += (dims.empty() ? "" : ", ") + std::to_string(extent);
+  }
+  return fmt::format("{} {}[{}]", b->name, b->dtype.str(), dims);
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+std::string anchor_text(const FusedGroup& g) {
+  if (g.anchor.empty()) return "no anchor";
+  return "anchor " + g.anchor + (g.anchor_call.empty() ? "" : " (" + g.anchor_call + ")");
+}
+
+}  // namespace
+
+std::string graph_report(const OpDef& whole, const CompileOptions& opts) {
+  std::string out;
+  std::optional<PreparedOp> split = split_prepare(whole);
+  if (split) {
+    std::vector<std::string> stages;
+    for (const Stage& s : split->prepare.stages) stages.push_back(s.name);
+    out += fmt::format("op {}: prepare function {} (once per const inputs): stages {}\n", whole.name,
+                       split->prepare.name, joined(stages));
+  }
+  const OpDef op = split ? split->main : whole;
+  std::optional<GraphOps> graph = graph_of(op, opts);
+  if (!graph) {
+    GraphPartition partition = partition_graph(op, opts.target);
+    std::string why;
+    if (partition.groups.size() == 1 && partition.single_reason.empty())
+      why = "one fused group";
+    else if (!partition.single_reason.empty())
+      why = partition.single_reason;
+    else
+      why = fmt::format("{} groups, but target '{}' keeps one kernel per op (the graph split applies to x86, arm "
+                        "and interp)", partition.groups.size(), opts.target);
+    out += fmt::format("op {}: 1 kernel ({}), {} FLOP\n", op.name, why, count_flops(op));
+    if (partition.groups.size() > 1)
+      for (size_t k = 0; k < partition.groups.size(); ++k)
+        out += fmt::format("  group {}: {}, {}: stages {}\n", k, group_kind_name(partition.groups[k].kind),
+                           anchor_text(partition.groups[k]), joined(partition.groups[k].stages));
+    return out;
+  }
+  out += fmt::format("op {}: {} kernels, host entry {}\n", op.name, graph->kernels.size(), op.name);
+  for (const GraphKernel& k : graph->kernels) {
+    std::vector<std::string> reads, writes;
+    for (const Buffer& b : k.op.inputs) reads.push_back(tensor(b));
+    for (const Buffer& b : k.op.outputs) writes.push_back(tensor(b));
+    out += fmt::format("  kernel {}: {}, {}, {} FLOP\n", k.op.name, group_kind_name(k.group.kind), anchor_text(k.group),
+                       count_flops(k.op));
+    out += "    stages: " + joined(k.group.stages) + "\n";
+    out += "    reads:  " + joined(reads) + "\n";
+    out += "    writes: " + joined(writes) + "\n";
+  }
+  WorkspacePlan plan = plan_workspace(*graph);
+  out += fmt::format("  intermediates: {}\n", graph->intermediates.size());
+  for (size_t i = 0; i < graph->intermediates.size(); ++i) {
+    const GraphIntermediate& t = graph->intermediates[i];
+    out += fmt::format("    {}: {} bytes at workspace offset {}, written by {}, last read by {}\n", tensor(t.buffer),
+                       buffer_bytes(t.buffer), plan.offsets[i], graph->kernels[t.producer].op.name,
+                       graph->kernels[t.last_reader].op.name);
+  }
+  out += fmt::format("  workspace: {} bytes (liveness lower bound {} bytes; {} bytes without reuse)\n", plan.bytes,
+                     plan.lower_bound, plan.unshared);
+  return out;
+}
+
+}  // namespace texc
