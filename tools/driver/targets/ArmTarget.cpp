@@ -24,8 +24,8 @@ OpExecutor make_arm_executor_of(TargetExecutors& executors, const LoweredFunc& f
 OpExecutor make_arm_graph_executor(TargetExecutors& executors, const std::vector<LoweredFunc>& funcs, const OpDef&) {
   ArmRunOptions options = executors.arm;
   options.extra_link_inputs.clear();
-  for (const LoweredFunc& func : funcs)
-    for (const std::string& input : executors.externs.arm_link_inputs(func))
+  for (size_t k = 0; k + 1 < funcs.size(); ++k)  // the kernels' extern functions (the entry calls only kernels)
+    for (const std::string& input : executors.externs.arm_link_inputs(funcs[k]))
       if (std::find(options.extra_link_inputs.begin(), options.extra_link_inputs.end(), input) ==
           options.extra_link_inputs.end())
         options.extra_link_inputs.push_back(input);

@@ -21,8 +21,8 @@ OpExecutor make_x86_executor(TargetExecutors& executors, const LoweredFunc& func
 
 // A graph's kernels and its host entry in one JIT module; the entry is called.
 OpExecutor make_x86_graph_executor(TargetExecutors& executors, const std::vector<LoweredFunc>& funcs, const OpDef&) {
-  std::map<std::string, void*> symbols;
-  for (const LoweredFunc& func : funcs) symbols.merge(executors.externs.jit_symbols(func));
+  std::map<std::string, void*> symbols;  // the kernels' extern functions (the entry calls only kernels)
+  for (size_t k = 0; k + 1 < funcs.size(); ++k) symbols.merge(executors.externs.jit_symbols(funcs[k]));
   return make_jit_executor(funcs, *executors.cpu, symbols, executors.jit_repeat, executors.jit_timing);
 }
 
