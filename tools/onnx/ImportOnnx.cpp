@@ -2130,8 +2130,8 @@ ImportedModel Importer::run() {
   if (!model_.producer_name().empty()) out << ", produced by " << model_.producer_name();
   out << ").\n";
   if (!result_.weights.empty())
-    out << "# The const inputs are the model's initializers: `texc run --inputs DIR` reads them from DIR/"
-        << result_.op_name << ".NAME.npy (docs/onnx.md).\n";
+    out << "# The const inputs are the model's initializers, in the weights container `texc import` writes:\n"
+        << "# `texc run FILE.tex --weights MODEL.weights` (docs/onnx.md).\n";
   for (const std::string& m : imports_) out << "import " << m << "\n";
   out << "\nop " << result_.op_name << "(" << join(params, ",\n" + std::string(4 + result_.op_name.size(), ' ')) << ")\n    -> "
       << join(output_names) << " {\n  compute {\n";

@@ -6,8 +6,8 @@
 // every dimension of the inputs must be a number. An op type, attribute value or element type the
 // importer does not support is an OnnxImportError naming the node, its op type and the opset.
 //
-// The weights are meant for `texc run --inputs DIR` (docs/cli.md): write_weights puts each as
-// DIR/OP.NAME.npy.
+// The weights go into a weights container (backends/interp/WeightsFile.h) for `texc run --weights`;
+// write_weights also puts each as DIR/OP.NAME.npy, for `texc run --inputs DIR` (docs/cli.md).
 #pragma once
 #include <cstdint>
 #include <stdexcept>
