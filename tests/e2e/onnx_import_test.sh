@@ -93,15 +93,36 @@ else
 fi
 expect 1 "node 'my_topk' \(TopK, opset 13\): this op type is not supported" -- run unsupported_op.onnx
 
+# a dynamic batch: the param 'batch' (default 1), set with -D
+expect 0 'wrote dyn.tex' -- import dynamic_cnn.onnx -o dyn.tex
+grep -q '^param batch = 1$' dyn.tex && grep -q 'x: f32\[batch, 3, 8, 8\]' dyn.tex ||
+  { echo "FAIL: dyn.tex has no param batch"; cat dyn.tex; failures=$((failures + 1)); }
+mkdir in4 && cp dynamic_cnn.x.npy in4/dynamic_cnn.x.npy
+expect 0 'dynamic_cnn +x86 +PASS .* 40 points checked' -- run dynamic_cnn.onnx -D batch=4 --inputs in4 --save-io out4 --repeat 1
+"$python" - <<'PY' || failures=$((failures + 1))
+import numpy as np, sys
+got, want = np.load("out4/dynamic_cnn.y.npy"), np.load("dynamic_cnn.y.npy")
+if got.shape != (4, 10) or not np.allclose(got, want, rtol=1e-4, atol=1e-6):
+    print("FAIL: dynamic_cnn at batch 4 differs from NumPy's:", got, want); sys.exit(1)
+print("ok: dynamic_cnn at batch 4 matches NumPy's (max abs error %.2g)" % np.abs(got - want).max())
+PY
+expect 0 'dynamic_cnn +x86 +PASS .* 10 points checked' -- run dyn.tex --weights dyn.weights --repeat 1
+expect 0 '' -- dyn.tex --target x86 -D batch=3 --weights dyn.weights -o dyn3
+grep -q 'define DYNAMIC_CNN_X_DIM0 3$' dyn3.h || { echo "FAIL: dyn3.h is not for batch 3"; failures=$((failures + 1)); }
+expect 0 'wrote relu_batch.tex' -- import dynamic_batch.onnx -o relu_batch.tex
+
 expect 1 "node 'my_topk' \(TopK, opset 13\): this op type is not supported" -- import unsupported_op.onnx -o u.tex
-expect 1 "graph input 'x' has a dimension 'batch' that is not a number" -- import dynamic_batch.onnx -o d.tex
+expect 1 "graph input 'x' has a dimension 'features' that is not a number \(only a first dimension may be symbolic" -- \
+  import dynamic_inner.onnx -o d.tex
+expect 1 "the dynamic first dimension 'batch' of the graph inputs enters a size texc cannot write as a param" -- \
+  import dynamic_mean.onnx -o m.tex
 expect 1 "node 'pool3' \(MaxPool, opset 13\): ceil_mode = 1 is not supported" -- import ceil_mode.onnx -o c.tex
 expect 1 "opset is 6; texc imports opsets 7 to 17" -- import old_opset.onnx -o o.tex
 expect 1 "node 'lrelu' \(LeakyRelu, opset 13\): a value that is not a finite number" -- import inf_alpha.onnx -o i.tex
 expect 1 "initializer: tensor 'w' of shape \[1000000000, 1000\] holds 1 values, not 1000000000000" -- import bad_initializer.onnx -o b.tex
 expect 1 "is not an ONNX model" -- import small_cnn.x.npy -o n.tex
 expect 1 "-o OUT.tex is required" -- import small_cnn.onnx
-for f in u.tex d.tex c.tex o.tex n.tex i.tex b.tex; do
+for f in u.tex d.tex m.tex c.tex o.tex n.tex i.tex b.tex; do
   [ ! -e "$f" ] || { echo "FAIL: $f written by a failed import"; failures=$((failures + 1)); }
 done
 

@@ -1,8 +1,10 @@
 #include "tools/onnx/ImportOnnx.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -90,13 +92,17 @@ std::string rvar(size_t k) { return index_name('r', k); }
 
 class Importer {
  public:
-  Importer(const onnx::ModelProto& model, const OnnxImportOptions& options) : model_(model), options_(options) {}
+  /// `dynamic`: each symbolic first dimension of a graph input (by its dim_param, "" for one with
+  /// neither a value nor a name) and the number it stands for in this import (import_onnx_bytes).
+  Importer(const onnx::ModelProto& model, const OnnxImportOptions& options, std::map<std::string, int64_t> dynamic)
+      : model_(model), options_(options), dynamic_(std::move(dynamic)) {}
 
   ImportedModel run();
 
  private:
   const onnx::ModelProto& model_;
   const OnnxImportOptions& options_;
+  std::map<std::string, int64_t> dynamic_;
   int64_t opset_ = 0;
   std::map<std::string, Value> values_;
   std::set<std::string> taken_;           // .tex names in use
@@ -2013,8 +2019,10 @@ void Importer::import_node() {
 }
 
 
-/// The static shape and element type of a graph input or output, or a message saying why not.
-std::optional<std::string> static_type_of(const onnx::ValueInfoProto& vi, Type* type, Shape* shape) {
+/// The static shape and element type of a graph input or output, or a message saying why not. A
+/// symbolic first dimension that `dynamic` binds (Importer) takes its number.
+std::optional<std::string> static_type_of(const onnx::ValueInfoProto& vi, Type* type, Shape* shape,
+                                          const std::map<std::string, int64_t>& dynamic = {}) {
   if (!vi.type().has_tensor_type()) return "'" + vi.name() + "' is not a tensor";
   const auto& tt = vi.type().tensor_type();
   std::optional<Type> t = texc_type_of_onnx(tt.elem_type());
@@ -2023,8 +2031,14 @@ std::optional<std::string> static_type_of(const onnx::ValueInfoProto& vi, Type* 
   if (!tt.has_shape()) return "'" + vi.name() + "' has no shape";
   shape->clear();
   for (const auto& d : tt.shape().dim()) {
+    auto bound = dynamic.find(d.dim_param());
+    if (!d.has_dim_value() && shape->empty() && bound != dynamic.end()) {
+      shape->push_back(bound->second);
+      continue;
+    }
     if (!d.has_dim_value())
-      return "'" + vi.name() + "' has a dimension '" + d.dim_param() + "' that is not a number (static shapes only)";
+      return "'" + vi.name() + "' has a dimension '" + d.dim_param() +
+             "' that is not a number (only a first dimension may be symbolic: a dynamic batch)";
     if (d.dim_value() <= 0 || d.dim_value() > (int64_t(1) << 40))
       return "'" + vi.name() + "' has a dimension of " + std::to_string(d.dim_value()) + " (texc's extents are positive)";
     shape->push_back(d.dim_value());
@@ -2042,15 +2056,19 @@ ImportedModel Importer::run() {
   result_.opset = opset_;
   std::string base = options_.op_name.empty() ? (g.name().empty() ? "model" : g.name()) : options_.op_name;
   result_.op_name = fresh_name(base);
+  for (const auto& [dim_param, number] : dynamic_) {
+    (void)number;
+    result_.dynamic_dims.push_back({dim_param, fresh_name(dim_param.empty() ? "N" : dim_param)});
+  }
   for (const auto& vi : g.value_info()) {
     Type t;
     Shape s;
-    if (!static_type_of(vi, &t, &s)) declared_[vi.name()] = s;
+    if (!static_type_of(vi, &t, &s, dynamic_)) declared_[vi.name()] = s;
   }
   for (const auto& vi : g.output()) {
     Type t;
     Shape s;
-    if (!static_type_of(vi, &t, &s)) declared_[vi.name()] = s;
+    if (!static_type_of(vi, &t, &s, dynamic_)) declared_[vi.name()] = s;
   }
   // initializers: constants, materialized as const inputs where a node reads them as data
   for (const auto& init : g.initializer()) {
@@ -2069,7 +2087,7 @@ ImportedModel Importer::run() {
   for (const auto& vi : g.input()) {
     if (values_.count(vi.name())) continue;  // an initializer listed as an input too (older exporters)
     Value v;
-    if (auto why = static_type_of(vi, &v.type, &v.shape)) throw OnnxImportError("graph input " + *why);
+    if (auto why = static_type_of(vi, &v.type, &v.shape, dynamic_)) throw OnnxImportError("graph input " + *why);
     v.tex = fresh_name(vi.name());
     v.materialized = true;
     values_[vi.name()] = v;
@@ -2133,6 +2151,9 @@ ImportedModel Importer::run() {
     out << "# The const inputs are the model's initializers, in the weights container `texc import` writes:\n"
         << "# `texc run FILE.tex --weights MODEL.weights` (docs/onnx.md).\n";
   for (const std::string& m : imports_) out << "import " << m << "\n";
+  for (const DynamicDim& d : result_.dynamic_dims)
+    out << "\n# The graph inputs' dynamic first dimension '" << d.dim_param << "' (set it with -D " << d.param
+        << "=SIZE)\nparam " << d.param << " = 1\n";
   out << "\nop " << result_.op_name << "(" << join(params, ",\n" + std::string(4 + result_.op_name.size(), ' ')) << ")\n    -> "
       << join(output_names) << " {\n  compute {\n";
   for (const std::string& l : lines_) out << l << "\n";
@@ -2147,13 +2168,100 @@ ImportedModel Importer::run() {
 
 }  // namespace
 
+namespace {
+
+/// The dim_params of the graph inputs' symbolic first dimensions ("" for one with no name), in order.
+std::vector<std::string> dynamic_first_dims(const onnx::ModelProto& model) {
+  std::set<std::string> initializers;
+  for (const auto& init : model.graph().initializer()) initializers.insert(init.name());
+  std::vector<std::string> names;
+  for (const auto& vi : model.graph().input()) {
+    if (initializers.count(vi.name()) || !vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape()) continue;
+    const auto& dims = vi.type().tensor_type().shape().dim();
+    if (dims.empty() || dims[0].has_dim_value()) continue;
+    if (std::find(names.begin(), names.end(), dims[0].dim_param()) == names.end()) names.push_back(dims[0].dim_param());
+  }
+  return names;
+}
+
+bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
+
+/// `text` with every integer literal equal to a number of `dynamic` (a whole token: not part of a
+/// name or of a float literal) replaced by the param that stands for it.
+std::string with_params(const std::string& text, const std::map<std::string, int64_t>& dynamic,
+                        const std::vector<DynamicDim>& dims) {
+  std::map<std::string, std::string> param_of;  // the number's digits -> the param
+  for (const DynamicDim& d : dims) param_of[std::to_string(dynamic.at(d.dim_param))] = d.param;
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    if (!std::isdigit(static_cast<unsigned char>(text[i])) || (i > 0 && is_word_char(text[i - 1]))) {
+      out += text[i++];
+      continue;
+    }
+    size_t j = i;
+    while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
+    std::string token = text.substr(i, j - i);
+    bool whole = j == text.size() || !(is_word_char(text[j]) || text[j] == 'e' || text[j] == 'E');
+    auto it = param_of.find(token);
+    out += whole && it != param_of.end() ? it->second : token;
+    i = j;
+  }
+  return out;
+}
+
+bool same_weights(const ImportedModel& a, const ImportedModel& b) {
+  if (a.weights.size() != b.weights.size()) return false;
+  for (size_t k = 0; k < a.weights.size(); ++k) {
+    const Tensor& x = a.weights[k].value;
+    const Tensor& y = b.weights[k].value;
+    if (a.weights[k].tex_name != b.weights[k].tex_name || x.dtype() != y.dtype() || x.shape() != y.shape() ||
+        std::memcmp(x.data(), y.data(), x.num_bytes()) != 0)
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 ImportedModel import_onnx_bytes(const std::string& bytes, const OnnxImportOptions& options) {
   onnx::ModelProto model;
   if (!model.ParseFromString(bytes))
     throw OnnxImportError((options.source_name.empty() ? std::string("the input") : options.source_name) +
                           " is not an ONNX model (a serialized ModelProto)");
-  Importer importer(model, options);
-  return importer.run();
+  std::vector<std::string> dynamic = dynamic_first_dims(model);
+  if (dynamic.empty()) return Importer(model, options, {}).run();
+  // A dynamic batch: the model imported twice, the symbolic dimension standing for a different
+  // prime each time (sizes no model has). Where both texts, with each prime written as the param,
+  // are the same (and so are the weights), every size and index the importer derived from the
+  // dimension is the dimension itself, and the text holds for any value the param takes. Where they
+  // differ, the dimension went into a product, a constant or a float (a Reshape to a computed
+  // size, a mean over the batch): refused.
+  static const int64_t first[] = {7919, 7927, 7933, 7937}, second[] = {8011, 8017, 8039, 8053};
+  if (dynamic.size() > 4) throw OnnxImportError("the graph inputs have more than 4 symbolic first dimensions");
+  std::map<std::string, int64_t> bind_a, bind_b;
+  for (size_t k = 0; k < dynamic.size(); ++k) {
+    bind_a[dynamic[k]] = first[k];
+    bind_b[dynamic[k]] = second[k];
+  }
+  ImportedModel a = Importer(model, options, bind_a).run();
+  ImportedModel b = Importer(model, options, bind_b).run();
+  std::string text = with_params(a.tex_source, bind_a, a.dynamic_dims);
+  if (text != with_params(b.tex_source, bind_b, b.dynamic_dims) || !same_weights(a, b)) {
+    std::string names;
+    for (const DynamicDim& d : a.dynamic_dims) names += (names.empty() ? "'" : ", '") + d.dim_param + "'";
+    throw OnnxImportError("the dynamic first dimension " + names +
+                          " of the graph inputs enters a size texc cannot write as a param (a product, a "
+                          "constant or a float computed from it: a Reshape or Flatten across the batch, a mean "
+                          "over it ...); give the inputs a fixed first dimension");
+  }
+  a.tex_source = std::move(text);
+  // The shapes reported are those of the default, 1.
+  for (std::vector<ImportedTensor>* list : {&a.inputs, &a.outputs})
+    for (ImportedTensor& t : *list)
+      for (int64_t& d : t.shape)
+        for (const auto& [dim_param, number] : bind_a)
+          if (d == number) d = 1;
+  return a;
 }
 
 ImportedModel import_onnx_file(const std::string& path, OnnxImportOptions options) {
