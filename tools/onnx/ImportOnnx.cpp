@@ -501,9 +501,12 @@ void Importer::conv() {
 void Importer::pool(bool is_max) {
   if (is_max) only_attributes({"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"});
   else only_attributes({"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"});
-  if (node_->output_size() > 1 && !node_->output(1).empty()) fail("the Indices output is not supported");
+  bool with_indices = node_->output_size() > 1 && !node_->output(1).empty();
+  if (with_indices && !is_max) fail("has a second output");
   Value& x = input(0);
-  require_float(x, true);
+  // MaxPool of 8-bit integers (opset 12 on): an expression, the padding the type's least value.
+  bool integer = is_max && (x.type == Int(8) || x.type == UInt(8));
+  if (!integer) require_float(x, true);
   if (x.shape.size() < 3) fail("input of rank " + std::to_string(x.shape.size()) + " is not supported");
   size_t sp = x.shape.size() - 2;
   auto ks = attr_ints("kernel_shape");
@@ -513,16 +516,29 @@ void Importer::pool(bool is_max) {
   std::vector<int64_t> dil = attr_ints("dilations").value_or(std::vector<int64_t>(sp, 1));
   std::vector<int64_t> pads = attr_ints("pads").value_or(std::vector<int64_t>(2 * sp, 0));
   if (strides.size() != sp || dil.size() != sp || pads.size() != 2 * sp) fail("strides, dilations or pads do not match the rank");
-  if (attr_int("ceil_mode", 0) != 0) fail("ceil_mode = 1 is not supported");
-  if (attr_int("storage_order", 0) != 0) fail("storage_order = 1 is not supported");
+  bool column_major = attr_int("storage_order", 0) != 0;
+  if (column_major && !with_indices) fail("storage_order = 1 without the Indices output is not supported");
   bool include_pad = attr_int("count_include_pad", 0) != 0;
   std::string auto_pad = attr_string("auto_pad", "NOTSET");
   Shape out{x.shape[0], x.shape[1]};
   append_spatial_extents(x.shape, K, strides, dil, auto_pad, pads, out);
+  // ceil_mode: a last, partial window where the floor leaves input over, if it starts inside the
+  // input or its left padding (as PyTorch and ONNX Runtime): its taps past the end are not read
+  // (max) and not counted (average, count_include_pad or not), as the conditions below say.
+  bool ceil_extended = false;
+  if (attr_int("ceil_mode", 0) != 0 && auto_pad == "NOTSET") {
+    for (size_t d = 0; d < sp; ++d) {
+      int64_t span = x.shape[2 + d] + pads[d] + pads[sp + d] - (dil[d] * (K[d] - 1) + 1);
+      int64_t o = (span + strides[d] - 1) / strides[d] + 1;
+      if ((o - 1) * strides[d] >= x.shape[2 + d] + pads[d]) --o;
+      ceil_extended |= o != out[2 + d];
+      out[2 + d] = o;
+    }
+  }
   std::string xn = tensor(0);
-  std::string y = define_output(0, Float(32), out);
+  std::string y = define_output(0, x.type, out);
   bool uniform = sp == 2 && K[0] == K[1] && strides[0] == strides[1] && dil[0] == 1 && dil[1] == 1 &&
-                 pads[0] == pads[1] && pads[0] == pads[2] && pads[0] == pads[3];
+                 pads[0] == pads[1] && pads[0] == pads[2] && pads[0] == pads[3] && !ceil_extended && !integer && !with_indices;
   std::string args = ", kernel = " + std::to_string(K[0]) + ", stride = " + std::to_string(strides[0]) +
                      ", pad = " + std::to_string(pads[0]);
   if (uniform && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER") {
@@ -543,8 +559,26 @@ void Importer::pool(bool is_max) {
   }
   std::string cond = join(conds, " && ");
   if (is_max) {
-    std::string term = conds.empty() ? at(xn, xi) : "select(" + cond + ", " + at(xn, xi) + ", " + literal(-3.4028234663852886e38) + ")";
+    std::string least = !integer ? literal(-3.4028234663852886e38) : x.type == Int(8) ? "i8(-128)" : "u8(0)";
+    std::string term = conds.empty() ? at(xn, xi) : "select(" + cond + ", " + at(xn, xi) + ", " + least + ")";
     emit(lhs(y, out) + " = max(" + term + " for " + join(fors) + ")");
+    if (with_indices) {
+      // Indices (opset 8 on): the index into the whole input (batch and channel included) of the
+      // window's first element holding the maximum; its spatial part row-major, or column-major
+      // with storage_order = 1. (The select of `term` guards the read; a padded tap never holds
+      // the maximum.)
+      std::string flat = "(" + xi[0] + ") * " + std::to_string(x.shape[1]) + " + " + xi[1];
+      std::string spatial;
+      for (size_t k = 0; k < sp; ++k) {
+        size_t d = column_major ? 2 + sp - 1 - k : 2 + k;
+        spatial = spatial.empty() ? xi[d] : "(" + spatial + ") * " + std::to_string(x.shape[d]) + " + " + xi[d];
+      }
+      flat = "(" + flat + ") * " + std::to_string(product(x.shape, 2)) + " + " + spatial;
+      std::string hit = term + " == " + at(y, ivars(out.size()));
+      std::string none = std::to_string(product(x.shape));
+      std::string indices = define_output(1, Int(64), out);
+      emit(lhs(indices, out) + " = min(select(" + hit + ", " + flat + ", " + none + ") for " + join(fors) + ")");
+    }
     return;
   }
   std::string term = conds.empty() ? at(xn, xi) : "select(" + cond + ", " + at(xn, xi) + ", 0.0)";
@@ -1849,18 +1883,27 @@ void Importer::import_node() {
     if (num_inputs() < 1) fail("takes one input");
     return copy_reshaped(input(0).shape);
   }
-  if (t == "Pow" && num_inputs() == 2 && input(0).type != input(1).type) {  // a float base, another exponent type
+  if (t == "Pow" && num_inputs() == 2) {
+    // A float base: pow in its type (the exponent cast to it). An integer base (opset 12 on): pow
+    // in f64, truncated to the base's type, as ONNX's reference (numpy's power, then the cast);
+    // exact while the result fits f64's 53-bit mantissa.
     only_attributes({});
-    require_float(input(0));
-    Type base = input(0).type;
-    require_types({Float(32), Float(64), Int(32), Int(64)}, input(1));
-    return elementwise(base, [&](const std::vector<std::string>& a) { return "pow(" + a[0] + ", " + base.str() + "(" + a[1] + "))"; });
+    Type base = input(0).type, exponent = input(1).type;
+    if (base.is_float()) require_float(input(0));
+    else require_types({Int(32), Int(64)}, input(0));
+    require_types({Float(16), Float(32), Float(64), Int(8), Int(16), Int(32), Int(64), UInt(8), UInt(16), UInt(32), UInt(64)},
+                  input(1));
+    return elementwise(base, [&](const std::vector<std::string>& a) {
+      if (base.is_float()) return "pow(" + a[0] + ", " + (exponent == base ? a[1] : base.str() + "(" + a[1] + ")") + ")";
+      return base.str() + "(pow(f64(" + a[0] + "), f64(" + a[1] + ")))";
+    });
   }
   if (t == "Add" || t == "Sub" || t == "Mul" || t == "Div" || t == "Pow") {
     only_attributes({});
     if (num_inputs() != 2) fail("takes two inputs");
     same_type_inputs();
-    if (t == "Div" || t == "Pow") require_float(input(0));
+    if (t == "Div" && input(0).type.is_uint()) require_types({UInt(8), UInt(16), UInt(32), UInt(64)}, input(0));
+    else if (t == "Div" || t == "Pow") require_float(input(0));
     else require_types({Float(32), Float(64), Int(8), Int(16), Int(32), Int(64), UInt(8), UInt(16), UInt(32), UInt(64)}, input(0));
     std::string o = t == "Add" ? " + " : t == "Sub" ? " - " : t == "Mul" ? " * " : " / ";
     return elementwise(input(0).type, [&](const std::vector<std::string>& a) {

@@ -8,7 +8,7 @@ input) and small_cnn.y.npy (the expected output); dynamic_cnn.onnx, the same wit
 batch 'batch', with dynamic_cnn.x.npy and .y.npy at batch 4; dynamic_batch.onnx (a Relu on
 [batch, 4]); and the models the importer must refuse: unsupported_op.onnx (TopK),
 dynamic_inner.onnx (a symbolic dimension not first), dynamic_mean.onnx (a mean over the batch),
-ceil_mode.onnx (MaxPool ceil_mode = 1), old_opset.onnx (opset 6), inf_alpha.onnx,
+storage_order.onnx (MaxPool storage_order = 1), old_opset.onnx (opset 6), inf_alpha.onnx,
 bad_initializer.onnx.
 """
 import os
@@ -108,9 +108,9 @@ single("dynamic_inner", helper.make_node("Relu", ["x"], ["y"], name="act"),
        [v("x", TensorProto.FLOAT, [2, "features"])], [v("y", TensorProto.FLOAT, [2, "features"])])
 single("dynamic_mean", helper.make_node("ReduceMean", ["x"], ["y"], name="mean", axes=[0], keepdims=1),
        [v("x", TensorProto.FLOAT, ["batch", 4])], [v("y", TensorProto.FLOAT, [1, 4])])
-single("ceil_mode", helper.make_node("MaxPool", ["x"], ["y"], name="pool3", kernel_shape=[3, 3], strides=[2, 2],
-                                     ceil_mode=1),
-       [v("x", TensorProto.FLOAT, [1, 1, 8, 8])], [v("y", TensorProto.FLOAT, [1, 1, 4, 4])])
+single("storage_order", helper.make_node("MaxPool", ["x"], ["y"], name="pool3", kernel_shape=[3, 3],
+                                         strides=[2, 2], storage_order=1),
+       [v("x", TensorProto.FLOAT, [1, 1, 8, 8])], [v("y", TensorProto.FLOAT, [1, 1, 3, 3])])
 single("old_opset", helper.make_node("Relu", ["x"], ["y"], name="act"),
        [v("x", TensorProto.FLOAT, [2, 4])], [v("y", TensorProto.FLOAT, [2, 4])], opset=6)
 single("inf_alpha", helper.make_node("LeakyRelu", ["x"], ["y"], name="lrelu", alpha=float("inf")),
