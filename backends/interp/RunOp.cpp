@@ -84,7 +84,10 @@ RunResult run_op(const OpDef& op, const OpExecutor& execute, const RunOptions& o
     for (size_t i = 0; i < op.inputs.size(); ++i) {
       const Buffer& b = op.inputs[i];
       allocating = &b;
-      if (!options.inputs_dir.empty() && std::filesystem::exists(io_path(options.inputs_dir, op, b))) {
+      const Tensor* weight = options.weights ? find_weight(*options.weights, options.weights_path, op, b) : nullptr;
+      if (weight) {
+        tensors.push_back(*weight);
+      } else if (!options.inputs_dir.empty() && std::filesystem::exists(io_path(options.inputs_dir, op, b))) {
         tensors.push_back(load_input(io_path(options.inputs_dir, op, b), b, op));
       } else {
         if (!options.inputs_dir.empty()) r.random_inputs.push_back(b->name);  // no file for it: random

@@ -23,6 +23,7 @@
 
 #include "backends/interp/Check.h"
 #include "backends/interp/Tensor.h"
+#include "backends/interp/WeightsFile.h"
 #include "ir/Op.h"
 
 namespace texc {
@@ -52,6 +53,10 @@ struct RunOptions {
   int repeat = 1;
   uint64_t seed = 0;
   std::string inputs_dir;   // "" = random inputs; else the inputs that have a file there
+  /// The tensors of a weights container (--weights FILE: WeightsFile.h), read before inputs_dir:
+  /// an input with a tensor of its name there takes it (its dtype and shape must be the input's).
+  const std::vector<NamedTensor>* weights = nullptr;
+  std::string weights_path;  // the container's name in messages
   std::string save_io_dir;  // "" = save nothing
   /// Random inputs uniform in [lo, hi] instead of Tensor::fill_random's default range: by input
   /// name, or for every input under the name "" (--input-range [NAME=]LO,HI).

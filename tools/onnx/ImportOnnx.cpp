@@ -1,8 +1,10 @@
 #include "tools/onnx/ImportOnnx.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -90,13 +92,17 @@ std::string rvar(size_t k) { return index_name('r', k); }
 
 class Importer {
  public:
-  Importer(const onnx::ModelProto& model, const OnnxImportOptions& options) : model_(model), options_(options) {}
+  /// `dynamic`: each symbolic first dimension of a graph input (by its dim_param, "" for one with
+  /// neither a value nor a name) and the number it stands for in this import (import_onnx_bytes).
+  Importer(const onnx::ModelProto& model, const OnnxImportOptions& options, std::map<std::string, int64_t> dynamic)
+      : model_(model), options_(options), dynamic_(std::move(dynamic)) {}
 
   ImportedModel run();
 
  private:
   const onnx::ModelProto& model_;
   const OnnxImportOptions& options_;
+  std::map<std::string, int64_t> dynamic_;
   int64_t opset_ = 0;
   std::map<std::string, Value> values_;
   std::set<std::string> taken_;           // .tex names in use
@@ -495,9 +501,12 @@ void Importer::conv() {
 void Importer::pool(bool is_max) {
   if (is_max) only_attributes({"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"});
   else only_attributes({"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"});
-  if (node_->output_size() > 1 && !node_->output(1).empty()) fail("the Indices output is not supported");
+  bool with_indices = node_->output_size() > 1 && !node_->output(1).empty();
+  if (with_indices && !is_max) fail("has a second output");
   Value& x = input(0);
-  require_float(x, true);
+  // MaxPool of 8-bit integers (opset 12 on): an expression, the padding the type's least value.
+  bool integer = is_max && (x.type == Int(8) || x.type == UInt(8));
+  if (!integer) require_float(x, true);
   if (x.shape.size() < 3) fail("input of rank " + std::to_string(x.shape.size()) + " is not supported");
   size_t sp = x.shape.size() - 2;
   auto ks = attr_ints("kernel_shape");
@@ -507,16 +516,29 @@ void Importer::pool(bool is_max) {
   std::vector<int64_t> dil = attr_ints("dilations").value_or(std::vector<int64_t>(sp, 1));
   std::vector<int64_t> pads = attr_ints("pads").value_or(std::vector<int64_t>(2 * sp, 0));
   if (strides.size() != sp || dil.size() != sp || pads.size() != 2 * sp) fail("strides, dilations or pads do not match the rank");
-  if (attr_int("ceil_mode", 0) != 0) fail("ceil_mode = 1 is not supported");
-  if (attr_int("storage_order", 0) != 0) fail("storage_order = 1 is not supported");
+  bool column_major = attr_int("storage_order", 0) != 0;
+  if (column_major && !with_indices) fail("storage_order = 1 without the Indices output is not supported");
   bool include_pad = attr_int("count_include_pad", 0) != 0;
   std::string auto_pad = attr_string("auto_pad", "NOTSET");
   Shape out{x.shape[0], x.shape[1]};
   append_spatial_extents(x.shape, K, strides, dil, auto_pad, pads, out);
+  // ceil_mode: a last, partial window where the floor leaves input over, if it starts inside the
+  // input or its left padding (as PyTorch and ONNX Runtime): its taps past the end are not read
+  // (max) and not counted (average, count_include_pad or not), as the conditions below say.
+  bool ceil_extended = false;
+  if (attr_int("ceil_mode", 0) != 0 && auto_pad == "NOTSET") {
+    for (size_t d = 0; d < sp; ++d) {
+      int64_t span = x.shape[2 + d] + pads[d] + pads[sp + d] - (dil[d] * (K[d] - 1) + 1);
+      int64_t o = (span + strides[d] - 1) / strides[d] + 1;
+      if ((o - 1) * strides[d] >= x.shape[2 + d] + pads[d]) --o;
+      ceil_extended |= o != out[2 + d];
+      out[2 + d] = o;
+    }
+  }
   std::string xn = tensor(0);
-  std::string y = define_output(0, Float(32), out);
+  std::string y = define_output(0, x.type, out);
   bool uniform = sp == 2 && K[0] == K[1] && strides[0] == strides[1] && dil[0] == 1 && dil[1] == 1 &&
-                 pads[0] == pads[1] && pads[0] == pads[2] && pads[0] == pads[3];
+                 pads[0] == pads[1] && pads[0] == pads[2] && pads[0] == pads[3] && !ceil_extended && !integer && !with_indices;
   std::string args = ", kernel = " + std::to_string(K[0]) + ", stride = " + std::to_string(strides[0]) +
                      ", pad = " + std::to_string(pads[0]);
   if (uniform && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER") {
@@ -537,8 +559,26 @@ void Importer::pool(bool is_max) {
   }
   std::string cond = join(conds, " && ");
   if (is_max) {
-    std::string term = conds.empty() ? at(xn, xi) : "select(" + cond + ", " + at(xn, xi) + ", " + literal(-3.4028234663852886e38) + ")";
+    std::string least = !integer ? literal(-3.4028234663852886e38) : x.type == Int(8) ? "i8(-128)" : "u8(0)";
+    std::string term = conds.empty() ? at(xn, xi) : "select(" + cond + ", " + at(xn, xi) + ", " + least + ")";
     emit(lhs(y, out) + " = max(" + term + " for " + join(fors) + ")");
+    if (with_indices) {
+      // Indices (opset 8 on): the index into the whole input (batch and channel included) of the
+      // window's first element holding the maximum; its spatial part row-major, or column-major
+      // with storage_order = 1. (The select of `term` guards the read; a padded tap never holds
+      // the maximum.)
+      std::string flat = "(" + xi[0] + ") * " + std::to_string(x.shape[1]) + " + " + xi[1];
+      std::string spatial;
+      for (size_t k = 0; k < sp; ++k) {
+        size_t d = column_major ? 2 + sp - 1 - k : 2 + k;
+        spatial = spatial.empty() ? xi[d] : "(" + spatial + ") * " + std::to_string(x.shape[d]) + " + " + xi[d];
+      }
+      flat = "(" + flat + ") * " + std::to_string(product(x.shape, 2)) + " + " + spatial;
+      std::string hit = term + " == " + at(y, ivars(out.size()));
+      std::string none = std::to_string(product(x.shape));
+      std::string indices = define_output(1, Int(64), out);
+      emit(lhs(indices, out) + " = min(select(" + hit + ", " + flat + ", " + none + ") for " + join(fors) + ")");
+    }
     return;
   }
   std::string term = conds.empty() ? at(xn, xi) : "select(" + cond + ", " + at(xn, xi) + ", 0.0)";
@@ -1843,18 +1883,27 @@ void Importer::import_node() {
     if (num_inputs() < 1) fail("takes one input");
     return copy_reshaped(input(0).shape);
   }
-  if (t == "Pow" && num_inputs() == 2 && input(0).type != input(1).type) {  // a float base, another exponent type
+  if (t == "Pow" && num_inputs() == 2) {
+    // A float base: pow in its type (the exponent cast to it). An integer base (opset 12 on): pow
+    // in f64, truncated to the base's type, as ONNX's reference (numpy's power, then the cast);
+    // exact while the result fits f64's 53-bit mantissa.
     only_attributes({});
-    require_float(input(0));
-    Type base = input(0).type;
-    require_types({Float(32), Float(64), Int(32), Int(64)}, input(1));
-    return elementwise(base, [&](const std::vector<std::string>& a) { return "pow(" + a[0] + ", " + base.str() + "(" + a[1] + "))"; });
+    Type base = input(0).type, exponent = input(1).type;
+    if (base.is_float()) require_float(input(0));
+    else require_types({Int(32), Int(64)}, input(0));
+    require_types({Float(16), Float(32), Float(64), Int(8), Int(16), Int(32), Int(64), UInt(8), UInt(16), UInt(32), UInt(64)},
+                  input(1));
+    return elementwise(base, [&](const std::vector<std::string>& a) {
+      if (base.is_float()) return "pow(" + a[0] + ", " + (exponent == base ? a[1] : base.str() + "(" + a[1] + ")") + ")";
+      return base.str() + "(pow(f64(" + a[0] + "), f64(" + a[1] + ")))";
+    });
   }
   if (t == "Add" || t == "Sub" || t == "Mul" || t == "Div" || t == "Pow") {
     only_attributes({});
     if (num_inputs() != 2) fail("takes two inputs");
     same_type_inputs();
-    if (t == "Div" || t == "Pow") require_float(input(0));
+    if (t == "Div" && input(0).type.is_uint()) require_types({UInt(8), UInt(16), UInt(32), UInt(64)}, input(0));
+    else if (t == "Div" || t == "Pow") require_float(input(0));
     else require_types({Float(32), Float(64), Int(8), Int(16), Int(32), Int(64), UInt(8), UInt(16), UInt(32), UInt(64)}, input(0));
     std::string o = t == "Add" ? " + " : t == "Sub" ? " - " : t == "Mul" ? " * " : " / ";
     return elementwise(input(0).type, [&](const std::vector<std::string>& a) {
@@ -2013,8 +2062,10 @@ void Importer::import_node() {
 }
 
 
-/// The static shape and element type of a graph input or output, or a message saying why not.
-std::optional<std::string> static_type_of(const onnx::ValueInfoProto& vi, Type* type, Shape* shape) {
+/// The static shape and element type of a graph input or output, or a message saying why not. A
+/// symbolic first dimension that `dynamic` binds (Importer) takes its number.
+std::optional<std::string> static_type_of(const onnx::ValueInfoProto& vi, Type* type, Shape* shape,
+                                          const std::map<std::string, int64_t>& dynamic = {}) {
   if (!vi.type().has_tensor_type()) return "'" + vi.name() + "' is not a tensor";
   const auto& tt = vi.type().tensor_type();
   std::optional<Type> t = texc_type_of_onnx(tt.elem_type());
@@ -2023,8 +2074,14 @@ std::optional<std::string> static_type_of(const onnx::ValueInfoProto& vi, Type* 
   if (!tt.has_shape()) return "'" + vi.name() + "' has no shape";
   shape->clear();
   for (const auto& d : tt.shape().dim()) {
+    auto bound = dynamic.find(d.dim_param());
+    if (!d.has_dim_value() && shape->empty() && bound != dynamic.end()) {
+      shape->push_back(bound->second);
+      continue;
+    }
     if (!d.has_dim_value())
-      return "'" + vi.name() + "' has a dimension '" + d.dim_param() + "' that is not a number (static shapes only)";
+      return "'" + vi.name() + "' has a dimension '" + d.dim_param() +
+             "' that is not a number (only a first dimension may be symbolic: a dynamic batch)";
     if (d.dim_value() <= 0 || d.dim_value() > (int64_t(1) << 40))
       return "'" + vi.name() + "' has a dimension of " + std::to_string(d.dim_value()) + " (texc's extents are positive)";
     shape->push_back(d.dim_value());
@@ -2042,15 +2099,19 @@ ImportedModel Importer::run() {
   result_.opset = opset_;
   std::string base = options_.op_name.empty() ? (g.name().empty() ? "model" : g.name()) : options_.op_name;
   result_.op_name = fresh_name(base);
+  for (const auto& [dim_param, number] : dynamic_) {
+    (void)number;
+    result_.dynamic_dims.push_back({dim_param, fresh_name(dim_param.empty() ? "N" : dim_param)});
+  }
   for (const auto& vi : g.value_info()) {
     Type t;
     Shape s;
-    if (!static_type_of(vi, &t, &s)) declared_[vi.name()] = s;
+    if (!static_type_of(vi, &t, &s, dynamic_)) declared_[vi.name()] = s;
   }
   for (const auto& vi : g.output()) {
     Type t;
     Shape s;
-    if (!static_type_of(vi, &t, &s)) declared_[vi.name()] = s;
+    if (!static_type_of(vi, &t, &s, dynamic_)) declared_[vi.name()] = s;
   }
   // initializers: constants, materialized as const inputs where a node reads them as data
   for (const auto& init : g.initializer()) {
@@ -2069,7 +2130,7 @@ ImportedModel Importer::run() {
   for (const auto& vi : g.input()) {
     if (values_.count(vi.name())) continue;  // an initializer listed as an input too (older exporters)
     Value v;
-    if (auto why = static_type_of(vi, &v.type, &v.shape)) throw OnnxImportError("graph input " + *why);
+    if (auto why = static_type_of(vi, &v.type, &v.shape, dynamic_)) throw OnnxImportError("graph input " + *why);
     v.tex = fresh_name(vi.name());
     v.materialized = true;
     values_[vi.name()] = v;
@@ -2130,9 +2191,12 @@ ImportedModel Importer::run() {
   if (!model_.producer_name().empty()) out << ", produced by " << model_.producer_name();
   out << ").\n";
   if (!result_.weights.empty())
-    out << "# The const inputs are the model's initializers: `texc run --inputs DIR` reads them from DIR/"
-        << result_.op_name << ".NAME.npy (docs/onnx.md).\n";
+    out << "# The const inputs are the model's initializers, in the weights container `texc import` writes:\n"
+        << "# `texc run FILE.tex --weights MODEL.weights` (docs/onnx.md).\n";
   for (const std::string& m : imports_) out << "import " << m << "\n";
+  for (const DynamicDim& d : result_.dynamic_dims)
+    out << "\n# The graph inputs' dynamic first dimension '" << d.dim_param << "' (set it with -D " << d.param
+        << "=SIZE)\nparam " << d.param << " = 1\n";
   out << "\nop " << result_.op_name << "(" << join(params, ",\n" + std::string(4 + result_.op_name.size(), ' ')) << ")\n    -> "
       << join(output_names) << " {\n  compute {\n";
   for (const std::string& l : lines_) out << l << "\n";
@@ -2147,13 +2211,100 @@ ImportedModel Importer::run() {
 
 }  // namespace
 
+namespace {
+
+/// The dim_params of the graph inputs' symbolic first dimensions ("" for one with no name), in order.
+std::vector<std::string> dynamic_first_dims(const onnx::ModelProto& model) {
+  std::set<std::string> initializers;
+  for (const auto& init : model.graph().initializer()) initializers.insert(init.name());
+  std::vector<std::string> names;
+  for (const auto& vi : model.graph().input()) {
+    if (initializers.count(vi.name()) || !vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape()) continue;
+    const auto& dims = vi.type().tensor_type().shape().dim();
+    if (dims.empty() || dims[0].has_dim_value()) continue;
+    if (std::find(names.begin(), names.end(), dims[0].dim_param()) == names.end()) names.push_back(dims[0].dim_param());
+  }
+  return names;
+}
+
+bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
+
+/// `text` with every integer literal equal to a number of `dynamic` (a whole token: not part of a
+/// name or of a float literal) replaced by the param that stands for it.
+std::string with_params(const std::string& text, const std::map<std::string, int64_t>& dynamic,
+                        const std::vector<DynamicDim>& dims) {
+  std::map<std::string, std::string> param_of;  // the number's digits -> the param
+  for (const DynamicDim& d : dims) param_of[std::to_string(dynamic.at(d.dim_param))] = d.param;
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    if (!std::isdigit(static_cast<unsigned char>(text[i])) || (i > 0 && is_word_char(text[i - 1]))) {
+      out += text[i++];
+      continue;
+    }
+    size_t j = i;
+    while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
+    std::string token = text.substr(i, j - i);
+    bool whole = j == text.size() || !(is_word_char(text[j]) || text[j] == 'e' || text[j] == 'E');
+    auto it = param_of.find(token);
+    out += whole && it != param_of.end() ? it->second : token;
+    i = j;
+  }
+  return out;
+}
+
+bool same_weights(const ImportedModel& a, const ImportedModel& b) {
+  if (a.weights.size() != b.weights.size()) return false;
+  for (size_t k = 0; k < a.weights.size(); ++k) {
+    const Tensor& x = a.weights[k].value;
+    const Tensor& y = b.weights[k].value;
+    if (a.weights[k].tex_name != b.weights[k].tex_name || x.dtype() != y.dtype() || x.shape() != y.shape() ||
+        std::memcmp(x.data(), y.data(), x.num_bytes()) != 0)
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 ImportedModel import_onnx_bytes(const std::string& bytes, const OnnxImportOptions& options) {
   onnx::ModelProto model;
   if (!model.ParseFromString(bytes))
     throw OnnxImportError((options.source_name.empty() ? std::string("the input") : options.source_name) +
                           " is not an ONNX model (a serialized ModelProto)");
-  Importer importer(model, options);
-  return importer.run();
+  std::vector<std::string> dynamic = dynamic_first_dims(model);
+  if (dynamic.empty()) return Importer(model, options, {}).run();
+  // A dynamic batch: the model imported twice, the symbolic dimension standing for a different
+  // prime each time (sizes no model has). Where both texts, with each prime written as the param,
+  // are the same (and so are the weights), every size and index the importer derived from the
+  // dimension is the dimension itself, and the text holds for any value the param takes. Where they
+  // differ, the dimension went into a product, a constant or a float (a Reshape to a computed
+  // size, a mean over the batch): refused.
+  static const int64_t first[] = {7919, 7927, 7933, 7937}, second[] = {8011, 8017, 8039, 8053};
+  if (dynamic.size() > 4) throw OnnxImportError("the graph inputs have more than 4 symbolic first dimensions");
+  std::map<std::string, int64_t> bind_a, bind_b;
+  for (size_t k = 0; k < dynamic.size(); ++k) {
+    bind_a[dynamic[k]] = first[k];
+    bind_b[dynamic[k]] = second[k];
+  }
+  ImportedModel a = Importer(model, options, bind_a).run();
+  ImportedModel b = Importer(model, options, bind_b).run();
+  std::string text = with_params(a.tex_source, bind_a, a.dynamic_dims);
+  if (text != with_params(b.tex_source, bind_b, b.dynamic_dims) || !same_weights(a, b)) {
+    std::string names;
+    for (const DynamicDim& d : a.dynamic_dims) names += (names.empty() ? "'" : ", '") + d.dim_param + "'";
+    throw OnnxImportError("the dynamic first dimension " + names +
+                          " of the graph inputs enters a size texc cannot write as a param (a product, a "
+                          "constant or a float computed from it: a Reshape or Flatten across the batch, a mean "
+                          "over it ...); give the inputs a fixed first dimension");
+  }
+  a.tex_source = std::move(text);
+  // The shapes reported are those of the default, 1.
+  for (std::vector<ImportedTensor>* list : {&a.inputs, &a.outputs})
+    for (ImportedTensor& t : *list)
+      for (int64_t& d : t.shape)
+        for (const auto& [dim_param, number] : bind_a)
+          if (d == number) d = 1;
+  return a;
 }
 
 ImportedModel import_onnx_file(const std::string& path, OnnxImportOptions options) {

@@ -3,11 +3,12 @@
 // nodes) `const` inputs whose values are the model's weights, and each node a call of a stdlib op
 // (nn.conv2d, nn.pool, linalg.matmul, nn.softmax, ...) or, where none fits (broadcasting
 // arithmetic, reshapes, other ranks), a tensor expression in index notation. Shapes are static:
-// every dimension of the inputs must be a number. An op type, attribute value or element type the
+// every dimension of the inputs must be a number, except a symbolic first one (a dynamic batch),
+// which becomes a param of the .tex (import_onnx_bytes). An op type, attribute value or element type the
 // importer does not support is an OnnxImportError naming the node, its op type and the opset.
 //
-// The weights are meant for `texc run --inputs DIR` (docs/cli.md): write_weights puts each as
-// DIR/OP.NAME.npy.
+// The weights go into a weights container (backends/interp/WeightsFile.h) for `texc run --weights`;
+// write_weights also puts each as DIR/OP.NAME.npy, for `texc run --inputs DIR` (docs/cli.md).
 #pragma once
 #include <cstdint>
 #include <stdexcept>
@@ -48,6 +49,13 @@ struct ImportedWeight {
   Tensor value;
 };
 
+/// A dynamic first dimension of the graph inputs, as a param of the .tex (`param batch = 1`, set
+/// with -D): ONNX's name for it ("" when it has none) and the param's.
+struct DynamicDim {
+  std::string dim_param;
+  std::string param;
+};
+
 struct ImportedModel {
   std::string op_name;
   std::string tex_source;                // the whole .tex file
@@ -57,6 +65,7 @@ struct ImportedModel {
   std::vector<std::string> graph_inputs; // the graph's inputs that are not initializers, in order
                                          // (an input only a shape depends on is not one of the op's)
   int64_t opset = 0;                     // the model's default-domain opset
+  std::vector<DynamicDim> dynamic_dims;  // the params standing for symbolic first dimensions
 };
 
 /// Imports a serialized ModelProto (the bytes of a .onnx file). Throws OnnxImportError.

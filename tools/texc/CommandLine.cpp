@@ -22,11 +22,11 @@ std::string usage_text() {
   std::string text = R"(usage:
   texc FILE.tex [--target T] [-o OUT] [--emit KINDS] [--op NAME] [-D NAME=VALUE]... [-I DIR]...
                 [--records R.jsonl [--records-any-machine] | --no-records] [--knob NAME=VALUE]...
-                [--no-fuse] [--remarks]
+                [--no-fuse] [--remarks] [--weights W]
   texc run  FILE.tex [--target T] [--op NAME] [-D ...] [--records R.jsonl [--records-any-machine] |
                 --no-records] [--knob NAME=VALUE]...
-                [--repeat N] [--check full|sampled|none] [--json] [--inputs DIR] [--input-range [NAME=]LO,HI]... [--save-io DIR]
-                [--threads N] [--seed S]
+                [--repeat N] [--check full|sampled|none] [--json] [--inputs DIR] [--weights W]
+                [--input-range [NAME=]LO,HI]... [--save-io DIR] [--threads N] [--seed S]
                 [--extern-lib LIB]... [--extern-src FILE.c]...
   texc tune FILE.tex [--target T] --trials N --records R.jsonl [--op NAME] [--seed S] [--json]
                 [--tuner xgb|ga|random|grid] [--transfer R.jsonl] [--early-stopping N] [--curve F.svg]
@@ -35,9 +35,10 @@ std::string usage_text() {
   texc worker --broker redis://HOST:PORT --device NAME [--target T] [--mcpu CPU] [--mattr A]
                 [--password-file F] [--name NAME] [--visibility S] [--max-job-bytes N] [--max-jobs N]
   texc farm status --broker redis://HOST:PORT [--password-file F] [--json]
-  texc import MODEL.onnx -o MODEL.tex [--weights-dir DIR] [--op NAME]
-                (docs/onnx.md: the model as one op of stdlib calls; its initializers as DIR/OP.NAME.npy,
-                DIR by default MODEL.weights beside the .tex, for 'texc run --inputs DIR')
+  texc import MODEL.onnx -o MODEL.tex [--weights W] [--weights-dir DIR] [--op NAME]
+                (docs/onnx.md: the model as one op of stdlib calls; its initializers in the weights
+                container W, by default MODEL.weights beside the .tex, for 'texc run --weights W';
+                --weights-dir DIR also writes them as DIR/OP.NAME.npy for 'texc run --inputs DIR')
   texc --version | --help
 
 targets (--target; host, the default, is x86 on x86-64 and arm on aarch64):
@@ -66,6 +67,9 @@ targets (--target; host, the default, is x86 on x86-64 and arm on aarch64):
                    sample) or none (run and time only; docs/graph.md)
 --json             run/tune: one JSON object per op instead of the table
 --inputs DIR       run: read inputs from DIR/OP.NAME.npy; inputs without a file there are random
+--weights W        run/compile: the weights container W (texc import's MODEL.weights, docs/onnx.md)
+                   holds every const input of the op (checked: name, dtype, shape); run reads each
+                   input it has a tensor of that name for from it (before --inputs)
 --input-range [NAME=]LO,HI
                    run: random values of input NAME (without NAME: of every input) uniform in
                    [LO, HI] (integers: the whole numbers there); default [-1, 1] for floats
@@ -227,10 +231,12 @@ CommandLine parse_import_command_line(const std::vector<std::string>& args) {
       cl.output_stem = value();
     } else if (arg == "--weights-dir") {
       cl.weights_dir = value();
+    } else if (arg == "--weights") {
+      cl.weights_file = value();
     } else if (arg == "--op") {
       cl.op = value();
     } else if (arg.size() > 1 && arg[0] == '-') {
-      throw CommandLineError("unknown option '" + arg + "' of 'texc import' (it takes -o, --weights-dir and --op)");
+      throw CommandLineError("unknown option '" + arg + "' of 'texc import' (it takes -o, --weights, --weights-dir and --op)");
     } else if (cl.file.empty()) {
       cl.file = arg;
     } else {
@@ -324,6 +330,8 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       cl.json = true;
     } else if (arg == "--inputs") {
       cl.inputs_dir = value();
+    } else if (arg == "--weights") {
+      cl.weights_file = value();
     } else if (arg == "--input-range") {
       add_input_range(cl, value());
     } else if (arg == "--save-io") {
@@ -433,6 +441,10 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     throw CommandLineError("--repeat, --check, --inputs, --input-range, --save-io and --threads apply to 'texc run' only");
   if (!cl.inputs_dir.empty() && !std::filesystem::is_directory(cl.inputs_dir))
     throw CommandLineError("--inputs " + cl.inputs_dir + ": no such directory");
+  if (!cl.weights_file.empty() && cl.command != Command::Run && cl.command != Command::Compile)
+    throw CommandLineError("--weights applies to compiling and 'texc run' (and names the container 'texc import' writes)");
+  if (!cl.weights_file.empty() && !std::filesystem::is_regular_file(cl.weights_file))
+    throw CommandLineError("--weights " + cl.weights_file + ": no such file");
   std::error_code same_error;
   if (!cl.inputs_dir.empty() && !cl.save_io_dir.empty() &&
       std::filesystem::equivalent(cl.inputs_dir, cl.save_io_dir, same_error))

@@ -56,7 +56,9 @@ struct CommandLine : CompileOptions {
   std::vector<std::string> curve_with;      // --curve-with R.jsonl (tune; more lines on the curve)
   double timeout_s = 0;                     // --timeout S (tune; 0 = 10 s per candidate)
   std::string objective;                    // --objective rank|reg (tune; "" = reg)
-  std::string weights_dir;                  // --weights-dir (import; "" = OUT.weights beside -o OUT.tex)
+  std::string weights_dir;                  // --weights-dir (import: also the weights as DIR/OP.NAME.npy)
+  std::string weights_file;                 // --weights W (run, compile: the weights container to read;
+                                            // import: the one to write, "" = OUT.weights beside OUT.tex)
   std::string broker;                       // --broker redis://HOST:PORT (tune: measured by the farm)
   std::string device_kind;                  // --device NAME (tune --broker; "" = the target's name)
   std::string password_file;                // --password-file F (tune --broker)

@@ -7,6 +7,7 @@
 #include "tools/driver/LoadProgram.h"
 #include "tools/driver/OutputFile.h"
 #include "tools/texc/Commands.h"
+#include "tools/texc/ModelSource.h"
 
 namespace texc {
 
@@ -44,12 +45,12 @@ void check_command_line_files(const CommandLine& cl) {
 
 Program load_program(const CommandLine& cl) {
   note_command_line_inputs(cl);
-  Program program = read_program(ProgramSource::file(cl.file), cl);
+  Program program = read_program(model_program_source(cl), cl);
   check_command_line_files(cl);  // the inputs are known now: the front end noted every import
   check_knob_options(cl, program.ops);
   return program;
 }
 
-Program load_definitions(const CommandLine& cl) { return load_definitions(ProgramSource::file(cl.file), cl); }
+Program load_definitions(const CommandLine& cl) { return load_definitions(model_program_source(cl), cl); }
 
 }  // namespace texc

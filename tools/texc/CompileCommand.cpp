@@ -19,6 +19,7 @@
 #include "tools/driver/OutputFile.h"
 #include "tools/texc/CommandLine.h"
 #include "tools/texc/Commands.h"
+#include "tools/texc/ModelSource.h"
 
 namespace texc {
 
@@ -90,8 +91,20 @@ int compile_command(const CommandLine& cl) {
   PhaseClock frontend;
   Program program = load_program(cl);
   PhaseTime frontend_time = frontend.elapsed();
-  Module module = compile_program(program, ProgramSource::file(cl.file), cl);
+  std::string weights_name;
+  const std::vector<NamedTensor>& weights = model_weights(cl, &weights_name);
+  if (!cl.weights_file.empty())  // the container must fit the ops compiled (docs/onnx.md)
+    for (const OpDef& op : program.ops) check_const_inputs(weights, weights_name, op);
+  Module module = compile_program(program, model_program_source(cl), cl);
   auto path = [&](const std::string& kind) { return output_path(cl, emit, kind); };
+  // An ONNX model compiled directly: its initializers go beside the object, as OUT.weights.
+  std::string weights_out;
+  if (is_onnx_model(cl.file) && cl.weights_file.empty() && !weights.empty() && cl.output_stem != "-") {
+    std::string stem = path(emit[0]);
+    stem.resize(stem.size() - output_extensions().at(emit[0]).size());
+    weights_out = stem + ".weights";
+    refuse_input_as_output(weights_out, kOutput);
+  }
 
   // Every output is checked before the first is written: none may be a file the run read.
   for (const std::string& kind : emit)
@@ -99,6 +112,7 @@ int compile_command(const CommandLine& cl) {
       if (file != "-") refuse_input_as_output(file, kOutput);
   for (const char* kind : {"loops", "vdla", "ptx", "obj", "asm", "llvm", "header", "graph"})
     if (emits(emit, kind)) module.write(kind, path(kind));
+  if (!weights_out.empty()) write_weights_file(weights_out, weights);
 
   CompileTimes times = module.times();
   times.frontend = frontend_time;

@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "backends/interp/Npy.h"
+#include "backends/interp/WeightsFile.h"
 #include "backends/llvm/ArmRunner.h"
 #include "ir/Diagnostics.h"
 #include "tools/texc/CommandLine.h"
@@ -53,6 +54,9 @@ int run_texc(int argc, char** argv) {
     std::cerr << "texc: error: " << e.what() << "\n";
     return 1;
   } catch (const NpyError& e) {
+    std::cerr << "texc: error: " << e.what() << "\n";
+    return 1;
+  } catch (const WeightsFileError& e) {  // --weights: not a container, truncated, a tensor missing or mis-shaped
     std::cerr << "texc: error: " << e.what() << "\n";
     return 1;
   } catch (const TargetOptionError& e) {  // --mcpu / --mattr the target does not know

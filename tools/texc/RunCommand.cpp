@@ -37,6 +37,7 @@
 #include "backends/interp/RunOp.h"
 #include "runtime/texrt.h"
 #include "tools/texc/Commands.h"
+#include "tools/texc/ModelSource.h"
 #include "ir/Target.h"
 #include "tools/driver/GraphCheck.h"
 #include "tools/driver/LoadProgram.h"
@@ -133,6 +134,11 @@ int run_command(const CommandLine& command_line) {
 
   Program program = load_program(cl);
   check_input_ranges(cl, program);
+  // --weights W, or an ONNX model's initializers: every const input must be there.
+  options.weights = &model_weights(cl, &options.weights_path);
+  if (options.weights->empty()) options.weights = nullptr;
+  else
+    for (const OpDef& op : program.ops) check_const_inputs(*options.weights, options.weights_path, op);
   // Each op is checked against its definition, also where --target compiled a `compute TARGET`
   // implementation of it (or of an op it calls) instead.
   Program definitions = load_definitions(cl);

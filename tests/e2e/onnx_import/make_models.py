@@ -4,9 +4,12 @@ with NumPy written from the ONNX operator specs.
 usage: make_models.py OUTDIR
 writes OUTDIR/small_cnn.onnx (Conv + BatchNormalization + Relu + MaxPool + depthwise Conv +
 GlobalAveragePool + Flatten + Gemm + Softmax, all weights as initializers), small_cnn.x.npy (its
-input) and small_cnn.y.npy (the expected output), and the models the importer must refuse:
-unsupported_op.onnx (TopK), dynamic_batch.onnx (a symbolic batch dimension), ceil_mode.onnx
-(MaxPool ceil_mode = 1), old_opset.onnx (opset 6).
+input) and small_cnn.y.npy (the expected output); dynamic_cnn.onnx, the same with a symbolic
+batch 'batch', with dynamic_cnn.x.npy and .y.npy at batch 4; dynamic_batch.onnx (a Relu on
+[batch, 4]); and the models the importer must refuse: unsupported_op.onnx (TopK),
+dynamic_inner.onnx (a symbolic dimension not first), dynamic_mean.onnx (a mean over the batch),
+storage_order.onnx (MaxPool storage_order = 1), old_opset.onnx (opset 6), inf_alpha.onnx,
+bad_initializer.onnx.
 """
 import os
 import sys
@@ -59,24 +62,34 @@ nodes = [
     helper.make_node("Gemm", ["f", "fc.weight", "fc.bias"], ["logits"], name="fc", transB=1),
     helper.make_node("Softmax", ["logits"], ["y"], name="softmax", axis=1),
 ]
-graph = helper.make_graph(nodes, "small_cnn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10])], inits)
-model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-onnx.checker.check_model(model)
-onnx.save(model, os.path.join(out, "small_cnn.onnx"))
+# small_cnn with a fixed batch of 1, and dynamic_cnn, the same graph with a symbolic batch 'batch'
+for name, batch in [("small_cnn", 1), ("dynamic_cnn", "batch")]:
+    graph = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, 3, 8, 8])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [batch, 10])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(out, name + ".onnx"))
 
-t = conv(x.astype(np.float64), w1, b1, 1, 1)
-t = (t - mean[None, :, None, None]) / np.sqrt(var[None, :, None, None] + np.float32(1e-3)) * scale[None, :, None, None] \
-    + bias[None, :, None, None]
-t = np.maximum(t, 0)
-t = t.reshape(1, 8, 4, 2, 4, 2).max(axis=(3, 5))
-t = conv(t, w2, b2, 1, 8)
-t = t.mean(axis=(2, 3))
-t = t @ wg.T + bg
-t = np.exp(t - t.max(axis=1, keepdims=True))
-t = t / t.sum(axis=1, keepdims=True)
+
+def small_cnn(x):
+    n = x.shape[0]
+    t = conv(x.astype(np.float64), w1, b1, 1, 1)
+    t = (t - mean[None, :, None, None]) / np.sqrt(var[None, :, None, None] + np.float32(1e-3)) * \
+        scale[None, :, None, None] + bias[None, :, None, None]
+    t = np.maximum(t, 0)
+    t = t.reshape(n, 8, 4, 2, 4, 2).max(axis=(3, 5))
+    t = conv(t, w2, b2, 1, 8)
+    t = t.mean(axis=(2, 3))
+    t = t @ wg.T + bg
+    t = np.exp(t - t.max(axis=1, keepdims=True))
+    return (t / t.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
 np.save(os.path.join(out, "small_cnn.x.npy"), x)
-np.save(os.path.join(out, "small_cnn.y.npy"), t.astype(np.float32))
+np.save(os.path.join(out, "small_cnn.y.npy"), small_cnn(x))
+x4 = f32(4, 3, 8, 8)  # dynamic_cnn at batch 4
+np.save(os.path.join(out, "dynamic_cnn.x.npy"), x4)
+np.save(os.path.join(out, "dynamic_cnn.y.npy"), small_cnn(x4))
 
 
 def single(name, node, inputs, outputs, opset=13):
@@ -90,9 +103,14 @@ single("unsupported_op", helper.make_node("TopK", ["x", "k"], ["v", "i"], name="
        [v("v", TensorProto.FLOAT, [3, 2]), v("i", TensorProto.INT64, [3, 2])])
 single("dynamic_batch", helper.make_node("Relu", ["x"], ["y"], name="act"),
        [v("x", TensorProto.FLOAT, ["batch", 4])], [v("y", TensorProto.FLOAT, ["batch", 4])])
-single("ceil_mode", helper.make_node("MaxPool", ["x"], ["y"], name="pool3", kernel_shape=[3, 3], strides=[2, 2],
-                                     ceil_mode=1),
-       [v("x", TensorProto.FLOAT, [1, 1, 8, 8])], [v("y", TensorProto.FLOAT, [1, 1, 4, 4])])
+# symbolic dimensions texc refuses: one not first; a batch that a mean divides by
+single("dynamic_inner", helper.make_node("Relu", ["x"], ["y"], name="act"),
+       [v("x", TensorProto.FLOAT, [2, "features"])], [v("y", TensorProto.FLOAT, [2, "features"])])
+single("dynamic_mean", helper.make_node("ReduceMean", ["x"], ["y"], name="mean", axes=[0], keepdims=1),
+       [v("x", TensorProto.FLOAT, ["batch", 4])], [v("y", TensorProto.FLOAT, [1, 4])])
+single("storage_order", helper.make_node("MaxPool", ["x"], ["y"], name="pool3", kernel_shape=[3, 3],
+                                         strides=[2, 2], storage_order=1),
+       [v("x", TensorProto.FLOAT, [1, 1, 8, 8])], [v("y", TensorProto.FLOAT, [1, 1, 3, 3])])
 single("old_opset", helper.make_node("Relu", ["x"], ["y"], name="act"),
        [v("x", TensorProto.FLOAT, [2, 4])], [v("y", TensorProto.FLOAT, [2, 4])], opset=6)
 single("inf_alpha", helper.make_node("LeakyRelu", ["x"], ["y"], name="lrelu", alpha=float("inf")),

@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""End-to-end benchmark: texc on an imported ONNX model against ONNX Runtime (bench/e2e/README.md).
+
+For each model (exported by export_models.py when WORK/MODEL.onnx is missing): `texc import` and
+`texc MODEL.onnx --op model --target x86 -o WORK/MODEL` (the model imported in memory, docs/onnx.md:
+MODEL.o, MODEL.h, MODEL.weights) are timed once, and a C program generated from the header
+(texc_driver.py: the weights loaded through the C API, model_prepare once) is linked with
+libtexrt.a. Then for each thread count ROUNDS interleaved rounds (the order of texc and ORT
+alternates from round to round), each round one process per runtime:
+  texc  the driver, TEXC_NUM_THREADS=T: warm-up calls for 100 ms, REPEAT timed calls of model(); the
+        round's figure is their median (with --texc-run instead `texc run WORK/MODEL.onnx --threads
+        T --repeat REPEAT --json`, which also checks the op against texc's reference interpreter:
+        small models only, the interpreter evaluates a ResNet for hours)
+  ort   `node ort_bench.js` (onnxruntime-node, every graph optimization, T intra-op threads):
+        warm-up runs for 100 ms, REPEAT timed session.run calls; the round's figure is their median
+Reported per model and thread count: the median and the minimum over the rounds of the round
+figures, ORT's time over texc's (> 1: texc faster), and the largest difference between the two
+outputs relative to the largest ORT output (above --tolerance, default 1e-4: exit 1). `texc
+import` of each model is timed once.
+
+usage: run_e2e.py [--models small_cnn,...] [--threads 1,2] [--rounds 5] [--repeat 20]
+                  [--work bench/e2e/work] [--texc build/tools/texc/texc] [--libtexrt build/runtime/libtexrt.a]
+                  [--texc-run] [--json-out F] [--markdown F] [--tolerance 1e-4]
+Needs python3 with numpy (and torch + torchvision to export: python3-torch, python3-torchvision),
+node, and `npm install --ignore-scripts onnxruntime-node` in bench/e2e/ort/ (git-ignored).
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+import texc_driver
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def run(cmd, env=None):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    if p.returncode != 0:
+        raise RuntimeError("%s failed (exit %d):\n%s%s" % (" ".join(cmd), p.returncode, p.stdout[-2000:], p.stderr[-2000:]))
+    return p.stdout
+
+
+def last_json(text):
+    for line in reversed(text.strip().splitlines()):
+        if line.startswith("{"):
+            return json.loads(line)
+    raise RuntimeError("no JSON line in:\n" + text)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--models", default="small_cnn")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--work", default=os.path.join(HERE, "work"))
+    ap.add_argument("--texc", default=os.path.join(ROOT, "build", "tools", "texc", "texc"))
+    ap.add_argument("--libtexrt", default=os.path.join(ROOT, "build", "runtime", "libtexrt.a"))
+    ap.add_argument("--texc-run", action="store_true", help="time `texc run` (checked against the reference) instead")
+    ap.add_argument("--json-out")
+    ap.add_argument("--markdown")
+    ap.add_argument("--tolerance", type=float, default=1e-4,
+                    help="the largest output difference (relative to the largest ORT output) accepted; exit 1 above it")
+    args = ap.parse_args(argv)
+    models = args.models.split(",")
+    threads = [int(t) for t in args.threads.split(",")]
+    os.makedirs(args.work, exist_ok=True)
+    env = dict(os.environ, TEXC_STDLIB=os.path.join(ROOT, "stdlib"), NODE_PATH=os.path.join(HERE, "ort", "node_modules"))
+    for k in list(env):  # nothing that overrides either runtime's threads
+        if k.startswith(("OMP_", "ORT_", "TEXC_NUM_THREADS", "MKL_", "OPENBLAS_")):
+            del env[k]
+    missing = [m for m in models if not os.path.exists(os.path.join(args.work, m + ".onnx"))]
+    if missing:
+        run([sys.executable, os.path.join(HERE, "export_models.py"), args.work] + missing)
+
+    results = []
+    for m in models:
+        onnx_path = os.path.join(args.work, m + ".onnx")
+        x = np.load(os.path.join(args.work, m + ".x.npy"))
+        inputs = os.path.join(args.work, m + ".in")
+        os.makedirs(inputs, exist_ok=True)
+        np.save(os.path.join(inputs, "model.x.npy"), x)
+        x_bin = os.path.join(args.work, m + ".x.bin")
+        x.tofile(x_bin)
+        t0 = time.perf_counter()
+        run([args.texc, "import", onnx_path, "-o", os.path.join(args.work, m + ".tex"), "--op", "model"], env)
+        import_s = time.perf_counter() - t0
+        stem = os.path.join(args.work, m)
+        t0 = time.perf_counter()
+        run([args.texc, onnx_path, "--op", "model", "--target", "x86", "-o", stem], env)
+        compile_s = time.perf_counter() - t0
+        texc_driver.write_driver(stem + ".h", "model", stem + ".driver.c")
+        run(["cc", "-O2", "-I" + args.work, "-I" + ROOT, stem + ".driver.c", stem + ".o", args.libtexrt, "-lstdc++",
+             "-lpthread", "-lm", "-ldl", "-o", stem + ".driver"])
+        rounds = {(t, impl): [] for t in threads for impl in ("texc", "ort")}
+        outputs = {}
+        for r in range(args.rounds):
+            for t in threads:
+                order = ("texc", "ort") if r % 2 == 0 else ("ort", "texc")
+                for impl in order:
+                    out_dir = os.path.join(args.work, "%s.%s.t%d" % (m, impl, t))
+                    os.makedirs(out_dir, exist_ok=True)
+                    if impl == "texc" and not args.texc_run:
+                        y_bin = os.path.join(out_dir, "y.bin")
+                        res = last_json(run([stem + ".driver", stem + ".weights", x_bin, y_bin, str(args.repeat)],
+                                            dict(env, TEXC_NUM_THREADS=str(t))))
+                        outputs[(t, impl)] = np.fromfile(y_bin, np.float32)
+                    elif impl == "texc":
+                        res = last_json(run([args.texc, "run", onnx_path, "--op", "model", "--target", "x86", "--threads",
+                                             str(t), "--repeat", str(args.repeat), "--json", "--inputs", inputs,
+                                             "--save-io", out_dir], env))
+                        if res["status"] != "pass":
+                            raise RuntimeError("texc run of %s: %s" % (m, res["message"]))
+                        outputs[(t, impl)] = np.load(os.path.join(out_dir, "model.y.npy")).reshape(-1)
+                    else:
+                        y_bin = os.path.join(out_dir, "y.bin")
+                        res = last_json(run(["node", os.path.join(HERE, "ort_bench.js"), onnx_path, x_bin,
+                                             ",".join(str(d) for d in x.shape), str(t), str(args.repeat), y_bin], env))
+                        outputs[(t, impl)] = np.fromfile(y_bin, np.float32)
+                    rounds[(t, impl)].append(res["median_ms"])
+                    print("%s round %d threads %d %-4s %.4f ms" % (m, r, t, impl, res["median_ms"]), flush=True)
+        for t in threads:
+            got, want = outputs[(t, "texc")], outputs[(t, "ort")]
+            rel = float(np.abs(got - want).max() / max(np.abs(want).max(), 1e-30))
+            texc_ms, ort_ms = rounds[(t, "texc")], rounds[(t, "ort")]
+            results.append({"model": m, "threads": t, "import_s": import_s, "compile_s": compile_s,
+                            "texc_timing": "texc run" if args.texc_run else "compiled driver",
+                            "rounds": args.rounds, "repeat": args.repeat,
+                            "texc_median_ms": statistics.median(texc_ms), "texc_min_ms": min(texc_ms),
+                            "ort_median_ms": statistics.median(ort_ms), "ort_min_ms": min(ort_ms),
+                            "speedup_median": statistics.median(ort_ms) / statistics.median(texc_ms),
+                            "speedup_min": min(ort_ms) / min(texc_ms), "max_rel_diff": rel,
+                            "texc_rounds_ms": texc_ms, "ort_rounds_ms": ort_ms})
+    lines = ["| model | threads | texc import, compile | texc median / min (ms) | ORT median / min (ms) | ORT / texc (median, min) | output difference |",
+             "|---|---|---|---|---|---|---|"]
+    for r in results:
+        lines.append("| %s | %d | %.2f s, %.1f s | %.4g / %.4g | %.4g / %.4g | %.2fx, %.2fx | %.1e |" % (
+            r["model"], r["threads"], r["import_s"], r["compile_s"], r["texc_median_ms"], r["texc_min_ms"], r["ort_median_ms"],
+            r["ort_min_ms"], r["speedup_median"], r["speedup_min"], r["max_rel_diff"]))
+    table = "\n".join(lines)
+    print(table)
+    if args.json_out:
+        with open(args.json_out, "w") as f:
+            json.dump(results, f, indent=1)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(table + "\n")
+    bad = [r for r in results if not r["max_rel_diff"] <= args.tolerance]
+    for r in bad:
+        print("run_e2e: %s at %d threads: texc's output differs from ORT's by %.2g (> %g)" %
+              (r["model"], r["threads"], r["max_rel_diff"], args.tolerance), file=sys.stderr)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
