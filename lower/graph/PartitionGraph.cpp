@@ -204,7 +204,7 @@ GraphPartition partition_graph(const OpDef& op, const std::string& target) {
       for (auto it = producer_groups.rbegin(); it != producer_groups.rend(); ++it) {
         size_t g = *it;
         if (group_kind[g] == GroupKind::Opaque) {
-          if (why_not_latest.empty()) why_not_latest = "it calls an extern function (an opaque kernel)";
+          if (why_not_latest.empty()) why_not_latest = "that kernel calls an extern function (opaque)";
           continue;
         }
         std::optional<size_t> cycle;
