@@ -43,14 +43,14 @@ const std::vector<Target>& all_targets() {
   const TargetLimits kCudaLimits = {1024, 48 * 1024, {2147483647, 65535, 65535}, {1024, 1024, 64}, 512 * 1024};
   // CPUs: `vthread` is accepted and means a serial loop there, as in TVM.
   // Outputs: interp and cuda-interp run the loops and generate no code; vdla its program.
-  const std::vector<std::string> kCpuOutputs = {"obj", "header", "llvm", "asm", "loops", "graph"};
+  const std::vector<std::string> kCpuOutputs = {"obj", "header", "llvm", "asm", "loops", "graph", "graph-dot"};
   // One entry per target, in the order --help lists them. Each target's behaviour on the host
   // (executor, tuning runner, timing) is its entry in tools/driver/TargetRegistry.cpp.
   static const std::vector<Target> targets = {
       {.name = "interp", .schedule_family = "cpu", .description = "texc's own loop interpreter",
        .passes = PassFamily::Cpu, .own_schedule_block = false, .interprets_intrinsics = true, .llvm_cpu_arch = "",
        .default_mcpu = "", .vdla_program = false, .peak_gflops = 0, .thread_tags = {"vthread"}, .scopes = kCpuScopes,
-       .builtin_intrinsics = {}, .limits = {}, .outputs = {"loops", "graph"}, .default_outputs = {"loops"}},
+       .builtin_intrinsics = {}, .limits = {}, .outputs = {"loops", "graph", "graph-dot"}, .default_outputs = {"loops"}},
       {.name = "x86", .schedule_family = "cpu", .description = "x86-64 through LLVM (the host's CPU by default)",
        .passes = PassFamily::Cpu, .own_schedule_block = true, .interprets_intrinsics = false, .llvm_cpu_arch = "x86",
        .default_mcpu = "", .vdla_program = false, .peak_gflops = 0, .thread_tags = {"vthread"}, .scopes = kCpuScopes,
@@ -69,16 +69,16 @@ const std::vector<Target>& all_targets() {
        .passes = PassFamily::Gpu, .own_schedule_block = true, .interprets_intrinsics = false, .llvm_cpu_arch = "",
        .default_mcpu = "", .vdla_program = false, .peak_gflops = 4e6, .thread_tags = kGpuThreadTags,
        .scopes = kGpuScopes, .builtin_intrinsics = {}, .limits = kCudaLimits,
-       .outputs = {"obj", "header", "ptx", "llvm", "loops", "graph"}, .default_outputs = {"obj", "header", "ptx"}},
+       .outputs = {"obj", "header", "ptx", "llvm", "loops", "graph", "graph-dot"}, .default_outputs = {"obj", "header", "ptx"}},
       {.name = "cuda-interp", .schedule_family = "cuda",
        .description = "the CUDA-lowered loops run with GPU semantics", .passes = PassFamily::Gpu,
        .own_schedule_block = false, .interprets_intrinsics = false, .llvm_cpu_arch = "", .default_mcpu = "",
        .vdla_program = false, .peak_gflops = 4e6, .thread_tags = kGpuThreadTags, .scopes = kGpuScopes,
-       .builtin_intrinsics = {}, .limits = kCudaLimits, .outputs = {"loops", "graph"}, .default_outputs = {"loops"}},
+       .builtin_intrinsics = {}, .limits = kCudaLimits, .outputs = {"loops", "graph", "graph-dot"}, .default_outputs = {"loops"}},
       {.name = "vdla", .schedule_family = "", .description = "the VDLA accelerator (instruction stream + simulator)",
        .passes = PassFamily::Vdla, .own_schedule_block = true, .interprets_intrinsics = false, .llvm_cpu_arch = "",
        .default_mcpu = "", .vdla_program = true, .peak_gflops = 1e3, .thread_tags = {"vthread"},
-       .scopes = kVdlaScopes, .builtin_intrinsics = {"vdla.gemm"}, .limits = {}, .outputs = {"vdla", "loops", "graph"},
+       .scopes = kVdlaScopes, .builtin_intrinsics = {"vdla.gemm"}, .limits = {}, .outputs = {"vdla", "loops", "graph", "graph-dot"},
        .default_outputs = {"vdla"}},
   };
   return targets;
@@ -118,9 +118,9 @@ std::string output_refusal(const Target& t, const std::string& kind) {
   auto has = [&](const Target& x) { return std::find(x.outputs.begin(), x.outputs.end(), kind) != x.outputs.end(); };
   if (has(t)) return "";
   std::string name = t.name;
-  if (t.outputs.size() == 2 && t.outputs[1] == "graph")  // loops and the partition (docs/graph.md)
+  if (t.outputs.size() == 3 && t.outputs[1] == "graph")  // loops and the partition (docs/graph.md)
     return "target '" + name + "' generates no code (" + t.description + "); its outputs are --emit " +
-           t.outputs[0] + " and graph, not '" + kind + "'";
+           t.outputs[0] + ", graph and graph-dot, not '" + kind + "'";
   // An output only one target has (ptx, vdla): name that target.
   const Target* owner = nullptr;
   int owners = 0;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "ir/IRVisitor.h"
+#include "lower/graph/GraphOps.h"
 
 namespace texc {
 
@@ -71,10 +72,11 @@ struct NamedStages {
     return stages;
   }
 
-  void walk(const std::vector<SchedItem>& items, const std::function<void(const std::set<std::string>&)>& each) {
+  void walk(const std::vector<SchedItem>& items,
+            const std::function<void(const SchedPrimitive&, const std::set<std::string>&)>& each) {
     for (const SchedItem& item : items) {
       if (auto* p = std::get_if<SchedPrimitive>(&item)) {
-        each(of(*p));
+        each(*p, of(*p));
       } else if (auto* f = std::get_if<std::shared_ptr<SchedIf>>(&item)) {
         walk((*f)->then_items, each);
         walk((*f)->else_items, each);
@@ -164,6 +166,27 @@ GraphPartition partition_graph(const OpDef& op, const std::string& target) {
     }
     return false;
   };
+  // A stage as a remark names it: the call it came from, as the op wrote it, else its own name.
+  auto stage_label = [&](const Stage& s) {
+    return s.call_site.empty() ? "'" + s.name + "'" : "'" + s.call_site + "' (" + s.origin_call + ")";
+  };
+  // The kernel a group is, for a remark: its anchor node's (or else its first node's) stage.
+  auto group_label = [&](size_t g, size_t upto_nodes) {
+    std::optional<size_t> first, anchor;
+    for (size_t m = 0; m < upto_nodes; ++m) {
+      if (group_of[m] != g) continue;
+      if (!first) first = m;
+      if (!anchor && nodes[m].kind != GroupKind::Injective) anchor = m;
+    }
+    return "the kernel of " + stage_label(op.stages[nodes[anchor ? *anchor : *first].stages.front()]);
+  };
+  // A stage that was not fused, why (its remark's message less where it runs: added at the end).
+  struct Unfused {
+    size_t node;
+    std::string message;
+  };
+  std::vector<Unfused> unfused;
+  auto stage_of = [&](size_t n) { return "elementwise stage '" + op.stages[nodes[n].stages.front()].name + "'"; };
   size_t next_group = 0;
   for (size_t n = 0; n < nodes.size(); ++n) {
     const Node& node = nodes[n];
@@ -177,17 +200,26 @@ GraphPartition partition_graph(const OpDef& op, const std::string& target) {
     if (node.kind == GroupKind::Injective || own_reduction_after_reduction) {
       // the latest producer group it may join: no other producer group depends on it
       std::optional<size_t> join;
+      std::string why_not_latest;  // why the latest producer group was passed over
       for (auto it = producer_groups.rbegin(); it != producer_groups.rend(); ++it) {
         size_t g = *it;
-        if (group_kind[g] == GroupKind::Opaque) continue;
-        bool cycle = false;
+        if (group_kind[g] == GroupKind::Opaque) {
+          if (why_not_latest.empty()) why_not_latest = "that kernel calls an extern function (opaque)";
+          continue;
+        }
+        std::optional<size_t> cycle;
         for (size_t other : producer_groups)
-          if (other != g && reaches(other, {g}, n)) cycle = true;
+          if (other != g && reaches(other, {g}, n)) cycle = other;
         if (!cycle) {
           join = g;
           break;
         }
+        if (why_not_latest.empty())
+          why_not_latest = "joining it would close a cycle through " + group_label(*cycle, n);
       }
+      if (!why_not_latest.empty() && node.kind == GroupKind::Injective)
+        unfused.push_back({n, stage_of(n) + " is not fused into " + group_label(*producer_groups.rbegin(), n) +
+                                  ", its latest producer: " + why_not_latest});
       if (join && (node.kind == GroupKind::Injective || group_kind[*join] == GroupKind::Reduction)) {
         group_of[n] = *join;
         continue;
@@ -211,16 +243,24 @@ GraphPartition partition_graph(const OpDef& op, const std::string& target) {
     // absorb producer groups that are purely injective and read only by this node
     for (size_t pg : producer_groups) {
       if (anchored[pg]) continue;
-      bool only_here = true;
-      for (size_t m = 0; m < n; ++m)
+      std::optional<size_t> other_reader;
+      for (size_t m = 0; m < n && !other_reader; ++m)
         if (group_of[m] != pg)
           for (size_t p : nodes[m].producers)
-            if (group_of[p] == pg) only_here = false;
-      if (!only_here) continue;
-      bool cycle = false;
+            if (group_of[p] == pg) other_reader = m;
+      std::optional<size_t> cycle;
       for (size_t other : producer_groups)
-        if (other != pg && reaches(other, {pg}, n)) cycle = true;
-      if (cycle) continue;
+        if (other != pg && reaches(other, {pg}, n)) cycle = other;
+      if (other_reader || cycle) {
+        size_t first = 0;
+        while (group_of[first] != pg) ++first;
+        std::string why = other_reader ? "stage '" + op.stages[nodes[*other_reader].stages.front()].name +
+                                             "' of another kernel reads it too"
+                                       : "that would close a cycle through " + group_label(*cycle, n);
+        unfused.push_back({first, stage_of(first) + " is not fused into the kernel of " +
+                                      stage_label(op.stages[node.stages.front()]) + ", which reads it: " + why});
+        continue;
+      }
       for (size_t m = 0; m < n; ++m)
         if (group_of[m] == pg) group_of[m] = g;
     }
@@ -270,6 +310,19 @@ GraphPartition partition_graph(const OpDef& op, const std::string& target) {
     partition.groups.push_back(std::move(group));
   }
 
+  // The remarks, each saying which kernel the stage runs in.
+  if (order.size() == used.size()) {
+    std::sort(unfused.begin(), unfused.end(), [](const Unfused& a, const Unfused& b) { return a.node < b.node; });
+    for (const Unfused& u : unfused) {
+      size_t k = index_of.at(group_of[u.node]);
+      const FusedGroup& g = partition.groups[k];
+      std::string where = g.anchor.empty() ? "it is a kernel without an anchor"
+                                           : "it runs in the kernel of " + stage_label(*op.find_stage(g.anchor));
+      const Stage& s = op.stages[nodes[u.node].stages.front()];
+      partition.remarks.push_back({s.loc, u.message + "; " + where + " (" + graph_kernel_name(op.name, k) + ")"});
+    }
+  }
+
   // A graph is an op that calls imported layers: an op whose reductions are all its own stages is
   // one kernel as written (as before graphs), whatever its groups.
   bool calls_a_layer = false;
@@ -286,16 +339,21 @@ GraphPartition partition_graph(const OpDef& op, const std::string& target) {
     for (const ScheduleBlock* block : select_schedule_blocks(op.schedules, target)) {
       if (!block->origin.empty()) continue;
       NamedStages named{op, {}};
-      named.walk(block->items, [&](const std::set<std::string>& stages) {
+      named.walk(block->items, [&](const SchedPrimitive& prim, const std::set<std::string>& stages) {
         std::set<size_t> groups;
         for (const std::string& s : stages) groups.insert(group_of_stage.at(s));
-        if (groups.size() > 1 && partition.single_reason.empty())
+        if (groups.size() > 1 && partition.single_reason.empty()) {
           partition.single_reason = "the op's schedule relates stages of two groups ('" + *stages.begin() + "', '" +
                                     *stages.rbegin() + "')";
+          partition.remarks = {{prim.loc, "op '" + op.name + "' stays one kernel: this " + prim.primitive +
+                                              " relates stages '" + *stages.begin() + "' and '" + *stages.rbegin() +
+                                              "' of two fused groups, which would be kernels of their own"}};
+        }
       });
     }
   }
   if (!partition.single_reason.empty() || partition.groups.empty()) {
+    if (partition.single_reason.rfind("the op's schedule", 0) != 0) partition.remarks.clear();
     FusedGroup all;
     all.kind = GroupKind::Injective;
     for (const Stage& s : op.stages) {

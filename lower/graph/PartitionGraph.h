@@ -26,11 +26,19 @@
 // An op's own schedule (its blocks for `target` that came from no call) that relates stages of two
 // groups (compute_at, or any primitive naming both) keeps the op one group, `single_reason` says
 // why.
+// Remarks (ir/Remark.h, `--remarks`) say where an elementwise stage was not fused into a
+// neighbour's kernel and why, at the stage: an injective node that could not join its latest
+// producer group (that group is opaque, or joining would close a cycle), or an injective producer
+// group an anchor did not absorb (another group reads it too, or absorbing would close a cycle);
+// each says which kernel the stage runs in. An op kept one kernel by its own schedule has one
+// remark instead, at the primitive relating two groups; an op that is one kernel for another
+// reason (one group, no imported reducing op) has none.
 #pragma once
 #include <string>
 #include <vector>
 
 #include "ir/Op.h"
+#include "ir/Remark.h"
 
 namespace texc {
 
@@ -47,6 +55,7 @@ struct FusedGroup {
 struct GraphPartition {
   std::vector<FusedGroup> groups;   // in a topological order
   std::string single_reason;        // why the op stays one group although it would split ("" if not)
+  std::vector<Remark> remarks;      // where a stage was not fused, and why (above), in stage order
 };
 
 /// The kind of one stage by itself (the node rules above).

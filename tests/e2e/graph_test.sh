@@ -9,7 +9,10 @@
 #  - graph/const_net.tex: const weights re-laid out in the prepare function, the rest a graph of two
 #    kernels, on interp, x86 and arm;
 #  - an op with one group keeps one function (examples/03_conv_relu.tex);
-#  - graph/gather_oob.tex: a gather out of bounds in the second kernel fails naming that kernel.
+#  - graph/gather_oob.tex: a gather out of bounds in the second kernel fails naming that kernel;
+#  - --emit graph-dot: examples/10_network.tex's digraph has its 6 kernel boxes, 8 input/output
+#    nodes and 13 edges with the right ends and labels (graph_dot_check.py); `dot -Tsvg` accepts it
+#    when graphviz is installed (skipped otherwise); an op with a prepare function and one kernel too.
 # usage: graph_test.sh TEXC REPO_ROOT TEXRT_LIB [TEXRT_AARCH64_LIB]
 set -u
 texc=$(realpath "$1")
@@ -51,6 +54,32 @@ expect 0 'small_cnn +x86 +PASS .*not checked' -- run "$net" --target x86 -D S=16
 expect 0 '"kernels_checked": 6' -- run "$net" --target interp -D S=16 --json
 expect 1 '--check takes full, sampled or none' -- run "$net" --target x86 --check most
 expect 0 'small_cnn +cuda-interp +PASS' -- run "$net" --target cuda-interp -D S=8
+
+# --emit graph-dot: the structure of the digraph (graph_dot_check.py), then Graphviz's own parser.
+if "$texc" "$net" --target x86 -D S=16 --emit graph-dot -o "$work/net.graph.dot" &&
+   python3 "$root/tests/e2e/graph/graph_dot_check.py" "$work/net.graph.dot"; then
+  echo "ok: graph-dot of small_cnn"
+else
+  echo "FAIL: graph-dot of small_cnn"
+  failures=$((failures + 1))
+fi
+if command -v dot >/dev/null; then
+  if dot -Tsvg "$work/net.graph.dot" -o "$work/net.svg" && grep -q '<svg' "$work/net.svg"; then
+    echo "ok: dot -Tsvg accepts the graph-dot"
+  else
+    echo "FAIL: dot -Tsvg rejects the graph-dot"
+    failures=$((failures + 1))
+  fi
+else
+  echo "skip: dot -Tsvg (graphviz is not installed)"
+fi
+expect 0 '"const_net_prepare" -> "const_net_k0" \[label="Wb f32\[1, 1, 3, 3, 5, 16\]\\n2880 bytes"\]' -- \
+  "$root/tests/e2e/graph/const_net.tex" --target x86 --emit graph-dot -o -
+expect 0 '"conv_relu" \[shape=box, label="conv_relu\\n1 kernel \(one fused group\)' -- \
+  "$root/examples/03_conv_relu.tex" --target x86 -D S=14 --emit graph-dot -o -
+expect 0 'label="small_cnn\\n1 kernel \(6 groups, but target .cuda-interp.' -- \
+  "$net" --target cuda-interp -D S=16 --emit graph-dot -o -
+expect 1 'its outputs are --emit loops, graph and graph-dot' -- "$net" --target interp --emit obj
 
 # The compiled entry against its kernels called one by one, from C.
 if "$texc" "$net" --target x86 -D S=16 -o "$work/net" &&

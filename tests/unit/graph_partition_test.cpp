@@ -228,6 +228,64 @@ op two(A: f32[8, 8], B: f32[8, 8], C: f32[8, 8]) -> Z {
   GraphPartition p = partition_graph(op, "x86");
   REQUIRE(p.groups.size() == 1);
   CHECK(p.single_reason.find("relates stages of two groups") != std::string::npos);
+  // One remark, at the compute_at (line 9 of the text), not one per stage.
+  REQUIRE(p.remarks.size() == 1);
+  CHECK(p.remarks[0].loc.line == 9);
+  CHECK(p.remarks[0].message.find("op 'two' stays one kernel: this compute_at relates stages 'M' and 'Z'") == 0);
   GraphPartition arm = partition_graph(op, "arm");  // no arm block: two groups
   CHECK(arm.groups.size() == 2);
+  CHECK(arm.remarks.empty());
+}
+
+TEST_CASE("a shared elementwise producer that no anchor may absorb is a remark at its stage") {
+  OpDef op = compile_op(R"(
+import nn.conv2d
+op shared_pre(X: f32[1, 4, 8, 8], W0: f32[4, 4, 3, 3], W1: f32[4, 4, 3, 3]) -> Y {
+  compute {
+    R[n, c, y, x] = X[n, c, y, x] * 0.5
+    C0 = conv2d(X, W0, pad = 1)
+    Z[n, c, y, x] = C0[n, c, y, x] + R[n, c, y, x]
+    C1 = conv2d(R, W1, pad = 1)
+    Y[n, c, y, x] = Z[n, c, y, x] + C1[n, c, y, x]
+  }
+}
+)");
+  GraphPartition p = partition_graph(op, "x86");
+  REQUIRE(p.groups.size() == 3);
+  CHECK(p.groups[0].stages == std::vector<std::string>{"R"});
+  REQUIRE(p.remarks.size() == 1);
+  CHECK(p.remarks[0].loc.line == 5);
+  CHECK(p.remarks[0].message ==
+        "elementwise stage 'R' is not fused into the kernel of 'C1' (conv2d), which reads it: stage 'Z' of another "
+        "kernel reads it too; it is a kernel without an anchor (shared_pre_k0)");
+  // Without the second reader Z, the second conv absorbs R: no remark.
+  OpDef alone = compile_op(R"(
+import nn.conv2d
+op alone(X: f32[1, 4, 8, 8], W1: f32[4, 4, 3, 3]) -> Y {
+  compute {
+    R[n, c, y, x] = X[n, c, y, x] * 0.5
+    C1 = conv2d(R, W1, pad = 1)
+    Y = conv2d(C1, W1, pad = 1)
+  }
+}
+)");
+  GraphPartition q = partition_graph(alone, "x86");
+  CHECK(q.groups.size() == 2);
+  CHECK(q.remarks.empty());
+}
+
+TEST_CASE("an op written by hand is one kernel and has no partition remarks") {
+  OpDef op = compile_op(R"(
+op own(A: f32[8, 8]) -> C {
+  compute {
+    S[i] = sum(A[i, k] * A[i, k] for k in 0..8)
+    R[i, j] = A[i, j] * 2.0
+    T[i] = sum(R[i, k] for k in 0..8)
+    C[i, j] = R[i, j] + S[i] + T[i]
+  }
+}
+)");
+  GraphPartition p = partition_graph(op, "x86");
+  CHECK(p.groups.size() == 1);
+  CHECK(p.remarks.empty());
 }

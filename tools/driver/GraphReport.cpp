@@ -36,6 +36,14 @@ std::string anchor_text(const FusedGroup& g) {
 
 }  // namespace
 
+std::string one_kernel_reason(const OpDef& op, const CompileOptions& opts) {
+  GraphPartition partition = partition_graph(op, opts.target);
+  if (partition.groups.size() == 1 && partition.single_reason.empty()) return "one fused group";
+  if (!partition.single_reason.empty()) return partition.single_reason;
+  return fmt::format("{} groups, but target '{}' keeps one kernel per op (the graph split applies to x86, arm "
+                     "and interp)", partition.groups.size(), opts.target);
+}
+
 std::string graph_report(const OpDef& whole, const CompileOptions& opts) {
   std::string out;
   std::optional<PreparedOp> split = split_prepare(whole);
@@ -49,15 +57,7 @@ std::string graph_report(const OpDef& whole, const CompileOptions& opts) {
   std::optional<GraphOps> graph = graph_of(op, opts);
   if (!graph) {
     GraphPartition partition = partition_graph(op, opts.target);
-    std::string why;
-    if (partition.groups.size() == 1 && partition.single_reason.empty())
-      why = "one fused group";
-    else if (!partition.single_reason.empty())
-      why = partition.single_reason;
-    else
-      why = fmt::format("{} groups, but target '{}' keeps one kernel per op (the graph split applies to x86, arm "
-                        "and interp)", partition.groups.size(), opts.target);
-    out += fmt::format("op {}: 1 kernel ({}), {} FLOP\n", op.name, why, count_flops(op));
+    out += fmt::format("op {}: 1 kernel ({}), {} FLOP\n", op.name, one_kernel_reason(op, opts), count_flops(op));
     if (partition.groups.size() > 1)
       for (size_t k = 0; k < partition.groups.size(); ++k)
         out += fmt::format("  group {}: {}, {}: stages {}\n", k, group_kind_name(partition.groups[k].kind),

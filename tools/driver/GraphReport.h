@@ -13,6 +13,10 @@
 
 namespace texc {
 
+/// Why `op` (as graph_op_of gives it) compiles to one kernel on opts.target, when graph_of is nullopt:
+/// "one fused group", the partition's single_reason, or the target's rule.
+std::string one_kernel_reason(const OpDef& op, const CompileOptions& opts);
+
 /// The report of one op (as elaborated for the target) compiled with `opts`.
 std::string graph_report(const OpDef& op, const CompileOptions& opts);
 

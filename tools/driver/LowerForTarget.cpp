@@ -49,8 +49,8 @@ OpDef graph_op_of(const OpDef& op) {
 namespace {
 
 /// `op` as one function, or as its graph's kernels and host entry.
-std::vector<LoweredFunc> lower_main(const OpDef& op, const CompileOptions& opts, const KnobConfig& knobs,
-                                    std::vector<Remark>* remarks) {
+std::vector<LoweredFunc> lower_graph_or_op(const OpDef& op, const CompileOptions& opts, const KnobConfig& knobs,
+                                           std::vector<Remark>* remarks) {
   std::optional<GraphOps> graph = graph_of(op, opts);
   if (!graph) return {lower_for_target(op, opts, knobs, remarks)};
   std::vector<LoweredFunc> kernels;
@@ -67,6 +67,19 @@ std::vector<LoweredFunc> lower_main(const OpDef& op, const CompileOptions& opts,
   LoweredFunc entry = make_graph_entry(op, *graph, kernels);
   kernels.push_back(std::move(entry));
   return kernels;
+}
+
+/// lower_graph_or_op, after the partition's remarks (where a stage was not fused, and why) on the
+/// targets that split graphs: printed first, and first in `remarks`.
+std::vector<LoweredFunc> lower_main(const OpDef& op, const CompileOptions& opts, const KnobConfig& knobs,
+                                    std::vector<Remark>* remarks) {
+  std::vector<Remark> partition_remarks;
+  if (opts.remarks && pass_targets_of(opts.target) == kCpuPasses)
+    partition_remarks = partition_graph(op, opts.target).remarks;
+  for (const Remark& r : partition_remarks) print_remark(std::cerr, r);
+  std::vector<LoweredFunc> funcs = lower_graph_or_op(op, opts, knobs, remarks);
+  if (remarks) remarks->insert(remarks->begin(), partition_remarks.begin(), partition_remarks.end());
+  return funcs;
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "tools/driver/CudaExecutor.h"
 #include "tools/driver/EnvironmentError.h"
 #include "tools/driver/GraphReport.h"
+#include "tools/driver/GraphDot.h"
 #include "tools/driver/KnobOptions.h"
 #include "tools/driver/LowerForTarget.h"
 #include "tools/driver/OutputFile.h"
@@ -99,6 +100,12 @@ void Module::write(const std::string& kind, const std::string& path) {
     std::string report;
     for (const CompiledOp& c : ops_) report += graph_report(c.op, options_);
     write_text(path, report);
+    return;
+  }
+  if (kind == "graph-dot") {
+    std::vector<const OpDef*> ops;
+    for (const CompiledOp& c : ops_) ops.push_back(&c.op);
+    write_text(path, graph_dot(ops, options_));
     return;
   }
   if (kind == "loops") {

@@ -14,7 +14,7 @@
 namespace texc {
 
 const std::vector<std::string>& emit_kinds() {
-  static const std::vector<std::string> kinds = {"obj", "header", "llvm", "asm", "ptx", "vdla", "loops", "graph"};
+  static const std::vector<std::string> kinds = {"obj", "header", "llvm", "asm", "ptx", "vdla", "loops", "graph", "graph-dot"};
   return kinds;
 }
 
@@ -42,7 +42,7 @@ std::string usage_text() {
   texc --version | --help
 
 targets (--target; host, the default, is x86 on x86-64 and arm on aarch64):
-@TARGETS@--emit KINDS       comma-separated: obj header llvm asm ptx vdla loops (default obj,header; interp: loops)
+@TARGETS@--emit KINDS       comma-separated: obj header llvm asm ptx vdla loops graph graph-dot (default obj,header; interp: loops)
 -o OUT             output stem (default: the input file's stem in the current directory); a name
                    ending in an emitted kind's extension is taken as given (-o mm.o: mm.o, mm.h);
                    -o - writes the one text output asked for (header, llvm, asm, loops) to stdout
@@ -285,7 +285,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
         std::string kind = list.substr(start, comma - start);
         const auto& kinds = emit_kinds();
         if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
-          throw CommandLineError("--emit: unknown output kind '" + kind + "' (expected obj, header, llvm, asm, ptx, vdla or loops)");
+          throw CommandLineError("--emit: unknown output kind '" + kind + "' (expected obj, header, llvm, asm, ptx, vdla, loops, graph or graph-dot)");
         if (std::find(cl.emit.begin(), cl.emit.end(), kind) == cl.emit.end()) cl.emit.push_back(kind);
         start = comma + 1;
       }

@@ -32,7 +32,7 @@ constexpr const char* kOutput = "output";
 const std::map<std::string, std::string>& output_extensions() {
   static const std::map<std::string, std::string> extensions = {
       {"obj", ".o"}, {"header", ".h"}, {"llvm", ".ll"}, {"asm", ".s"}, {"loops", ".loops.txt"},
-      {"ptx", ".ptx"}, {"vdla", ".vdla"}, {"graph", ".graph.txt"}};
+      {"ptx", ".ptx"}, {"vdla", ".vdla"}, {"graph", ".graph.txt"}, {"graph-dot", ".graph.dot"}};
   return extensions;
 }
 
@@ -63,7 +63,7 @@ void check_stdout_output(const CommandLine& cl, const std::vector<std::string>& 
   for (const std::string& k : emit) kinds += (kinds.empty() ? "" : ",") + k;
   if (emit.size() != 1 || emit[0] == "obj")
     throw CommandLineError("-o - writes one text output to stdout, but the outputs are '" + kinds +
-                           "'; pick one with --emit header, llvm, asm, loops or graph");
+                           "'; pick one with --emit header, llvm, asm, loops, graph or graph-dot");
 }
 
 /// The outputs a target can write: its entry in ir/Target.h (docs/cli.md, "--emit").
@@ -110,7 +110,7 @@ int compile_command(const CommandLine& cl) {
   for (const std::string& kind : emit)
     for (const std::string& file : module.output_files(kind, path(kind)))
       if (file != "-") refuse_input_as_output(file, kOutput);
-  for (const char* kind : {"loops", "vdla", "ptx", "obj", "asm", "llvm", "header", "graph"})
+  for (const char* kind : {"loops", "vdla", "ptx", "obj", "asm", "llvm", "header", "graph", "graph-dot"})
     if (emits(emit, kind)) module.write(kind, path(kind));
   if (!weights_out.empty()) write_weights_file(weights_out, weights);
 
