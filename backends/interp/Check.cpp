@@ -129,6 +129,21 @@ ExpectedOutput expected_output(ReferenceInterpreter& reference, const std::strin
   return e;
 }
 
+ExpectedOutput expected_output(const Tensor& values, const std::string& name) {
+  ExpectedOutput e;
+  e.name = name;
+  e.dtype = values.dtype();
+  e.shape = values.shape();
+  int64_t n = values.num_elements();
+  e.points.resize(n);
+  e.values.reserve(n);
+  for (int64_t p = 0; p < n; ++p) {
+    e.points[p] = p;
+    e.values.push_back(e.dtype.is_float() ? float_value(values.get_double(p)) : int_value(values.get_int(p)));
+  }
+  return e;
+}
+
 CheckResult compare_output(const ExpectedOutput& expected_output, const Tensor& actual, const CheckOptions& options) {
   CheckResult r;
   const std::string& name = expected_output.name;

@@ -77,6 +77,10 @@ struct ExpectedOutput {
 };
 ExpectedOutput expected_output(ReferenceInterpreter& reference, const std::string& name,
                                const CheckOptions& options = {});
+/// Every element of `values` as the expected values of output `name` (values computed another way
+/// and checked already: the outputs of a graph's kernels run one by one, each checked against the
+/// reference on its own inputs, GraphCheck.h).
+ExpectedOutput expected_output(const Tensor& values, const std::string& name);
 /// Checks `actual` against precomputed expected values (a reference error fails the check).
 CheckResult compare_output(const ExpectedOutput& expected, const Tensor& actual, const CheckOptions& options = {});
 

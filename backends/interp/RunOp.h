@@ -46,6 +46,9 @@ struct PartsCheck {
   double max_rel_err = 0;
   bool sampled = false;
   std::string failure;
+  /// The op's outputs as the parts computed them, one after the other (in the op's output order):
+  /// what the whole op's run is compared with end to end under CheckMode::Sampled.
+  std::vector<Tensor> outputs;
 };
 
 struct RunOptions {
@@ -68,10 +71,12 @@ struct RunOptions {
   /// op's inputs; checks the op's parts each against the reference on its own inputs. A failure
   /// fails the run with its message (the op is not run).
   std::function<PartsCheck(const std::vector<Tensor*>& inputs)> check_parts;
-  /// With check_parts and CheckMode::Sampled: the whole op's outputs are compared end to end on at
-  /// most this many points (the parts were checked already; evaluating a network's reference at
-  /// many points takes minutes).
-  int64_t end_to_end_points = 32;
+  /// With check_parts and CheckMode::Full, the whole op's outputs are also compared with the
+  /// reference of the whole op at every element (the parts were checked already, so this costs
+  /// the whole op's reference: minutes for a network). With CheckMode::Sampled they are compared
+  /// at every element with the outputs of the parts run one by one (PartsCheck::outputs), each
+  /// part checked against the reference on its own inputs: that checks the host entry's calls and
+  /// its workspace without the whole op's reference.
   /// An op whose whole evaluation costs more than this many flops (ir::count_flops) is checked on
   /// a sample of points even when its outputs are small enough to check whole, so that the
   /// reference (a tree-walking interpreter) takes seconds, not minutes.

@@ -109,6 +109,7 @@ PartsCheck check_graph_parts(const OpDef& op, const std::vector<LoweredFunc>& fu
       }
     }
   }
+  for (const Buffer& b : op.outputs) result.outputs.push_back(*by_name.at(b->name));
   return result;
 }
 

@@ -63,8 +63,8 @@ targets (--target; host, the default, is x86 on x86-64 and arm on aarch64):
                    (default 10; 1 on interp; 3 for arm under qemu)
 --check MODE       run: full (every output element against the reference), sampled (the default:
                    whole outputs when small and cheap, else a sample; an op compiled as a graph of
-                   kernels has each kernel checked on its own inputs, then a small end-to-end
-                   sample) or none (run and time only; docs/graph.md)
+                   kernels has each kernel checked on its own inputs, then its outputs against
+                   the kernels' run one by one) or none (run and time only; docs/graph.md)
 --json             run/tune: one JSON object per op instead of the table
 --inputs DIR       run: read inputs from DIR/OP.NAME.npy; inputs without a file there are random
 --weights W        run/compile: the weights container W (texc import's MODEL.weights, docs/onnx.md)
