@@ -4,23 +4,9 @@
 
 #include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
+#include "lower/OpParts.h"
 
 namespace texc {
-
-namespace {
-
-/// The names of the buffers a stage body reads.
-std::set<std::string> buffers_read(const Expr& body) {
-  std::set<std::string> names;
-  for_each_expr(body, [&](const Expr& e) {
-    if (auto* load = e->as<Load>()) names.insert(load->buffer->name);
-  });
-  return names;
-}
-
-Buffer with_role(const Buffer& b, BufferRole role) { return BufferNode::make(b->name, b->dtype, b->shape, b->scope, role); }
-
-}  // namespace
 
 std::optional<PreparedOp> split_prepare(const OpDef& op) {
   if (op.const_inputs.empty()) return std::nullopt;

@@ -5,22 +5,9 @@
 
 #include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
+#include "lower/OpParts.h"
 
 namespace texc {
-
-namespace {
-
-std::set<std::string> buffers_read(const Expr& body) {
-  std::set<std::string> names;
-  for_each_expr(body, [&](const Expr& e) {
-    if (auto* load = e->as<Load>()) names.insert(load->buffer->name);
-  });
-  return names;
-}
-
-Buffer with_role(const Buffer& b, BufferRole role) { return BufferNode::make(b->name, b->dtype, b->shape, b->scope, role); }
-
-}  // namespace
 
 std::string graph_kernel_name(const std::string& op, size_t index) { return op + "_k" + std::to_string(index); }
 
