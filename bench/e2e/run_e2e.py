@@ -9,8 +9,8 @@ libtexrt.a. Then for each thread count ROUNDS interleaved rounds (the order of t
 alternates from round to round), each round one process per runtime:
   texc  the driver, TEXC_NUM_THREADS=T: warm-up calls for 100 ms, REPEAT timed calls of model(); the
         round's figure is their median (with --texc-run instead `texc run WORK/MODEL.onnx --threads
-        T --repeat REPEAT --json`, which also checks the op against texc's reference interpreter:
-        small models only, the interpreter evaluates a ResNet for hours)
+        T --repeat REPEAT --json`, which also checks the op against texc's reference interpreter,
+        kernel by kernel for a network compiled as a graph (docs/graph.md): about 12 s for ResNet-18)
   ort   `node ort_bench.js` (onnxruntime-node, every graph optimization, T intra-op threads):
         warm-up runs for 100 ms, REPEAT timed session.run calls; the round's figure is their median
 Reported per model and thread count: the median and the minimum over the rounds of the round
