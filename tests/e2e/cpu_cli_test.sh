@@ -98,7 +98,7 @@ expect 1 "unknown CPU 'pentium9' for target x86" -- "$matmul" --target x86 --mcp
 check "no output for a bad --mcpu" test ! -e "$work/bad.o"
 expect 1 "unknown CPU 'cortex-z9' for target arm" -- run "$matmul" --target arm --mcpu cortex-z9
 expect 1 "--emit ptx is an output of target 'cuda'" -- "$matmul" --target x86 --emit ptx
-expect 1 "target 'cuda' writes --emit obj, header, ptx, llvm, loops and graph, not 'asm'" -- "$matmul" --target cuda --emit asm
+expect 1 "target 'cuda' writes --emit obj, header, ptx, llvm, loops, graph and graph-dot, not 'asm'" -- "$matmul" --target cuda --emit asm
 # The cuda lowering makes a kernel of an op without a `schedule cuda` (the default schedule); its PTX
 # assembles with the CUDA toolkit's ptxas when it is installed.
 expect 0 '' -- "$matmul" --target cuda --emit ptx,obj,header -o "$work/cu"
