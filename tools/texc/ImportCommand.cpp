@@ -11,19 +11,12 @@
 #include "tools/driver/EnvironmentError.h"
 #include "tools/onnx/ImportOnnx.h"
 #include "tools/texc/Commands.h"
+#include "tools/texc/ModelSource.h"
 
 namespace texc {
 
 int import_command(const CommandLine& cl) {
-  ImportedModel model;
-  try {
-    OnnxImportOptions options;
-    options.op_name = cl.op;
-    model = import_onnx_file(cl.file, options);
-  } catch (const OnnxImportError& e) {
-    std::cerr << "texc: error: " << cl.file << ": " << e.what() << "\n";
-    return 1;
-  }
+  ImportedModel model = import_model(cl);  // a model that cannot be imported: CommandLineError, exit 1
   std::filesystem::path tex(cl.output_stem);
   std::string container = cl.weights_file;
   if (container.empty()) container = (tex.parent_path() / (tex.stem().string() + ".weights")).string();

@@ -4,9 +4,6 @@
 #include <memory>
 
 #include "tools/driver/EnvironmentError.h"
-#ifdef TEXC_HAVE_ONNX
-#include "tools/onnx/ImportOnnx.h"
-#endif
 
 namespace texc {
 
@@ -23,14 +20,7 @@ const InMemoryModel& imported_model(const CommandLine& cl) {
   std::unique_ptr<InMemoryModel>& slot = imported[cl.file];
   if (slot) return *slot;
 #ifdef TEXC_HAVE_ONNX
-  ImportedModel model;
-  try {
-    OnnxImportOptions options;
-    options.op_name = cl.op;
-    model = import_onnx_file(cl.file, options);
-  } catch (const OnnxImportError& e) {
-    throw CommandLineError(cl.file + ": " + e.what());
-  }
+  ImportedModel model = import_model(cl);
   slot = std::make_unique<InMemoryModel>();
   slot->tex_source = std::move(model.tex_source);
   for (ImportedWeight& w : model.weights) slot->weights.push_back({w.tex_name, std::move(w.value)});
@@ -42,6 +32,18 @@ const InMemoryModel& imported_model(const CommandLine& cl) {
 }
 
 }  // namespace
+
+#ifdef TEXC_HAVE_ONNX
+ImportedModel import_model(const CommandLine& cl) {
+  try {
+    OnnxImportOptions options;
+    options.op_name = cl.op;
+    return import_onnx_file(cl.file, options);
+  } catch (const OnnxImportError& e) {
+    throw CommandLineError(cl.file + ": " + e.what());
+  }
+}
+#endif
 
 bool is_onnx_model(const std::string& file) {
   return file.size() > 5 && file.compare(file.size() - 5, 5, ".onnx") == 0;

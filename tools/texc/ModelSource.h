@@ -10,11 +10,21 @@
 #include "backends/interp/WeightsFile.h"
 #include "tools/driver/LoadProgram.h"
 #include "tools/texc/CommandLine.h"
+#ifdef TEXC_HAVE_ONNX
+#include "tools/onnx/ImportOnnx.h"
+#endif
 
 namespace texc {
 
 /// FILE names an ONNX model (it ends in .onnx).
 bool is_onnx_model(const std::string& file);
+
+#ifdef TEXC_HAVE_ONNX
+/// The command line's ONNX model imported (its op named --op when given): what `texc import` writes
+/// and what the in-memory import reads. A model that cannot be imported is a CommandLineError
+/// "MODEL.onnx: why" (exit 1).
+ImportedModel import_model(const CommandLine& cl);
+#endif
 
 /// The program text of the command line's file: the .tex file, or the imported model's .tex
 /// (named `MODEL.onnx` in diagnostics). An ONNX model that cannot be imported is a
