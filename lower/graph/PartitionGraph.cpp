@@ -109,7 +109,7 @@ GroupKind stage_kind(const Stage& stage) {
   return kind;
 }
 
-GraphPartition partition_graph(const OpDef& op, const std::string& target) {
+GraphPartition partition_graph(const OpDef& op, const std::string& target, GraphFusion fusion) {
   // Nodes: the stages of one call, or one own stage.
   struct Node {
     std::vector<size_t> stages;
@@ -190,6 +190,12 @@ GraphPartition partition_graph(const OpDef& op, const std::string& target) {
   size_t next_group = 0;
   for (size_t n = 0; n < nodes.size(); ++n) {
     const Node& node = nodes[n];
+    if (fusion == GraphFusion::None) {  // every node a kernel of its own: nothing to remark
+      group_of[n] = next_group++;
+      group_kind.push_back(node.kind);
+      anchored.push_back(node.kind != GroupKind::Injective);
+      continue;
+    }
     std::set<size_t> producer_groups;
     for (size_t p : node.producers) producer_groups.insert(group_of[p]);
     // The op's own reduction after a reduction group (a softmax or norm written out by hand) is

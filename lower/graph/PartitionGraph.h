@@ -61,8 +61,14 @@ struct GraphPartition {
 /// The kind of one stage by itself (the node rules above).
 GroupKind stage_kind(const Stage& stage);
 
+/// How nodes are grouped: by the rules above, or not at all (`--no-graph-fusion`: every node a
+/// group of its own, as TVM's FuseOps at opt level 0; the same layers as separate kernels, for
+/// measuring what fusion wins). The single-kernel rules (no imported reducing op, an own schedule
+/// relating two groups) apply to both.
+enum class GraphFusion { ByKind, None };
+
 /// Partitions `op`'s stages; `target` selects the op's own schedule blocks checked for stages of
 /// two groups.
-GraphPartition partition_graph(const OpDef& op, const std::string& target);
+GraphPartition partition_graph(const OpDef& op, const std::string& target, GraphFusion fusion = GraphFusion::ByKind);
 
 }  // namespace texc

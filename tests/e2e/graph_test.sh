@@ -9,6 +9,7 @@
 #  - graph/const_net.tex: const weights re-laid out in the prepare function, the rest a graph of two
 #    kernels, on interp, x86 and arm;
 #  - an op with one group keeps one function (examples/03_conv_relu.tex);
+#  - --no-graph-fusion: small_cnn as 10 kernels (one per call and own stage), passing on x86;
 #  - graph/gather_oob.tex: a gather out of bounds in the second kernel fails naming that kernel;
 #  - --emit graph-dot: examples/10_network.tex's digraph has its 6 kernel boxes, 8 input/output
 #    nodes and 13 edges with the right ends and labels (graph_dot_check.py); `dot -Tsvg` accepts it
@@ -45,6 +46,11 @@ expect 0 'void small_cnn\(const float\* X, const float\* W1, const float\* B1, c
 expect 0 'void small_cnn_k2\(const float\* W2, const float\* B2, const float\* P1, float\* A2\);' -- \
   "$net" --target x86 -D S=16 --emit header -o -
 expect 0 'op conv_relu: 1 kernel \(one fused group' -- "$root/examples/03_conv_relu.tex" --target x86 -D S=14 --emit graph -o -
+# --no-graph-fusion: every layer call and own stage a kernel of its own (the bias + ReLU apart
+# from its conv, the flatten apart from its pool), computing the same.
+expect 0 'op small_cnn: 10 kernels, host entry small_cnn' -- "$net" --target x86 -D S=16 --no-graph-fusion --emit graph -o -
+expect 0 'kernel small_cnn_k1: injective, no anchor' -- "$net" --target x86 -D S=16 --no-graph-fusion --emit graph -o -
+expect 0 'small_cnn +x86 +PASS .*10 kernels checked on their own inputs' -- run "$net" --target x86 -D S=16 --no-graph-fusion
 
 for target in interp x86; do
   expect 0 'small_cnn +[a-z0-9-]+ +PASS .*6 kernels checked on their own inputs' -- run "$net" --target "$target" -D S=16

@@ -97,6 +97,33 @@ TEST_CASE("a residual block: each conv absorbs its epilogue, the residual add jo
   for (int64_t i = 0; i < got.num_elements(); ++i) CHECK(got.get_double(i) == doctest::Approx(expected.get_double(i)));
 }
 
+TEST_CASE("without graph fusion each call and each own stage is a kernel of its own") {
+  OpDef op = compile_op(kBlock);
+  GraphPartition p = partition_graph(op, "x86", GraphFusion::None);
+  CHECK(p.single_reason.empty());
+  CHECK(p.remarks.empty());
+  REQUIRE(p.groups.size() == 4);  // conv, its scale + ReLU, conv, the residual add + ReLU
+  CHECK(p.groups[0].anchor == "C1");
+  CHECK(p.groups[1].kind == GroupKind::Injective);
+  CHECK(stages_of(p.groups[1]) == "A1");
+  CHECK(p.groups[2].anchor == "C2");
+  CHECK(stages_of(p.groups[3]) == "Y");
+  GraphOps g = split_graph(op, p);
+  REQUIRE(g.kernels.size() == 4);
+  CHECK(names(g.kernels[1].op.inputs) == "S1 C1");
+  CHECK(names(g.kernels[3].op.inputs) == "X C2");
+  // An op of its own stages stays one kernel without fusion too.
+  OpDef own = compile_op(R"(
+op own(X: f32[4, 4]) -> Y {
+  compute {
+    A[i, j] = X[i, j] * 2.0
+    Y[i] = sum(A[i, k] for k in 0..4)
+  }
+}
+)");
+  CHECK(partition_graph(own, "x86", GraphFusion::None).groups.size() == 1);
+}
+
 TEST_CASE("a small CNN: pooling, flatten, dense and softmax each find their group") {
   OpDef op = compile_op(R"(
 import nn.conv2d

@@ -37,7 +37,7 @@ std::string anchor_text(const FusedGroup& g) {
 }  // namespace
 
 std::string one_kernel_reason(const OpDef& op, const CompileOptions& opts) {
-  GraphPartition partition = partition_graph(op, opts.target);
+  GraphPartition partition = partition_graph(op, opts.target, graph_fusion_of(opts));
   if (partition.groups.size() == 1 && partition.single_reason.empty()) return "one fused group";
   if (!partition.single_reason.empty()) return partition.single_reason;
   return fmt::format("{} groups, but target '{}' keeps one kernel per op (the graph split applies to x86, arm "
@@ -56,7 +56,7 @@ std::string graph_report(const OpDef& whole, const CompileOptions& opts) {
   const OpDef op = split ? split->main : whole;
   std::optional<GraphOps> graph = graph_of(op, opts);
   if (!graph) {
-    GraphPartition partition = partition_graph(op, opts.target);
+    GraphPartition partition = partition_graph(op, opts.target, graph_fusion_of(opts));
     out += fmt::format("op {}: 1 kernel ({}), {} FLOP\n", op.name, one_kernel_reason(op, opts), count_flops(op));
     if (partition.groups.size() > 1)
       for (size_t k = 0; k < partition.groups.size(); ++k)

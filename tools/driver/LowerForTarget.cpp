@@ -34,9 +34,13 @@ LoweredFunc lower_for_target(const OpDef& op, const CompileOptions& opts, const 
   return func;
 }
 
+GraphFusion graph_fusion_of(const CompileOptions& opts) {
+  return opts.no_graph_fusion ? GraphFusion::None : GraphFusion::ByKind;
+}
+
 std::optional<GraphOps> graph_of(const OpDef& op, const CompileOptions& opts) {
   if (pass_targets_of(opts.target) != kCpuPasses) return std::nullopt;
-  GraphPartition partition = partition_graph(op, opts.target);
+  GraphPartition partition = partition_graph(op, opts.target, graph_fusion_of(opts));
   if (partition.groups.size() < 2) return std::nullopt;
   return split_graph(op, partition);
 }
@@ -75,7 +79,7 @@ std::vector<LoweredFunc> lower_main(const OpDef& op, const CompileOptions& opts,
                                     std::vector<Remark>* remarks) {
   std::vector<Remark> partition_remarks;
   if (opts.remarks && pass_targets_of(opts.target) == kCpuPasses)
-    partition_remarks = partition_graph(op, opts.target).remarks;
+    partition_remarks = partition_graph(op, opts.target, graph_fusion_of(opts)).remarks;
   for (const Remark& r : partition_remarks) print_remark(std::cerr, r);
   std::vector<LoweredFunc> funcs = lower_graph_or_op(op, opts, knobs, remarks);
   if (remarks) remarks->insert(remarks->begin(), partition_remarks.begin(), partition_remarks.end());

@@ -25,6 +25,8 @@ LoweredFunc lower_for_target(const OpDef& op, const CompileOptions& opts, const 
 /// partition has one group, or the target is not a CPU target (x86, arm, interp; the GPU and VDLA
 /// targets keep one kernel per op for now).
 std::optional<GraphOps> graph_of(const OpDef& op, const CompileOptions& opts);
+/// How graph_of groups an op's layers: by kind, or none with --no-graph-fusion.
+GraphFusion graph_fusion_of(const CompileOptions& opts);
 /// The op that graph_of partitions: `op`, or its main half when it has a prepare function.
 OpDef graph_op_of(const OpDef& op);
 

@@ -22,7 +22,7 @@ std::string usage_text() {
   std::string text = R"(usage:
   texc FILE.tex [--target T] [-o OUT] [--emit KINDS] [--op NAME] [-D NAME=VALUE]... [-I DIR]...
                 [--records R.jsonl [--records-any-machine] | --no-records] [--knob NAME=VALUE]...
-                [--no-fuse] [--remarks] [--weights W]
+                [--no-fuse] [--no-graph-fusion] [--remarks] [--weights W]
   texc run  FILE.tex [--target T] [--op NAME] [-D ...] [--records R.jsonl [--records-any-machine] |
                 --no-records] [--knob NAME=VALUE]...
                 [--repeat N] [--check full|sampled|none] [--json] [--inputs DIR] [--weights W]
@@ -56,6 +56,9 @@ targets (--target; host, the default, is x86 on x86-64 and arm on aarch64):
 --no-records       none of the shipped records: the schedules' default knobs (unless --records)
 --knob NAME=VALUE  give a schedule knob one of its values (repeatable; bool knobs: true or false, or 1 or 0)
 --no-fuse          no automatic fusion of stages by kind
+--no-graph-fusion  compile/run: an op compiled as a graph of kernels gets one kernel per layer
+                   call and per own stage, none fused with its neighbours (to measure what fusion
+                   wins; docs/graph.md)
 --remarks          compile/run: say where the schedule was not honoured as written (a vectorized
                    loop left scalar, a parallel loop's tail run apart, a cache larger than L2), at its line
 --verify-each      run the IR verifier after every lowering pass (always on in debug builds)
@@ -313,6 +316,9 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     } else if (arg == "--no-fuse") {
       no_value();
       cl.no_fuse = true;
+    } else if (arg == "--no-graph-fusion") {
+      no_value();
+      cl.no_graph_fusion = true;
     } else if (arg == "--remarks") {
       no_value();
       cl.remarks = true;

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""What graph fusion wins (issue 30, docs/graph.md): each model compiled twice by texc from the same
+ONNX file, as its graph of fused kernels and with --no-graph-fusion (every layer call and every
+own stage a kernel of its own, each conv still packing its input into blocks and back: the same
+layers as separate ops), both run by the same generated C driver (bench/e2e/texc_driver.py: the
+weights loaded once, model_prepare once, warm-up for 100 ms, REPEAT timed calls, their median).
+
+For each thread count, ROUNDS interleaved rounds (the order of the two builds alternates), one
+process per build and round. Reported per model and thread count: the kernel counts, each
+build's median over rounds of the round medians, and separate / fused (> 1: fusion wins); the two
+builds' outputs must agree (max difference relative to the largest output <= 1e-4, else exit 1).
+
+usage: bench/graph_fusion.py [--models resnet18,mobilenet_v2] [--threads 1,2] [--rounds 5]
+                             [--repeat 20] [--work bench/e2e/work] [--texc build/tools/texc/texc]
+                             [--libtexrt build/runtime/libtexrt.a] [--markdown F]
+Models are exported by bench/e2e/export_models.py when WORK/MODEL.onnx is missing (Debian's
+python3 with python3-torch and python3-torchvision).
+"""
+import argparse
+import os
+import re
+import statistics
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(HERE, "e2e"))
+import texc_driver  # noqa: E402
+from run_e2e import last_json, run  # noqa: E402
+
+BUILDS = {"fused": [], "separate": ["--no-graph-fusion"]}
+
+
+def kernel_count(texc, onnx_path, flags, env):
+    report = run([texc, onnx_path, "--op", "model", "--target", "x86", "--emit", "graph", "-o", "-"] + flags, env)
+    m = re.search(r"op model: (\d+) kernels", report)
+    return int(m.group(1)) if m else 1
+
+
+def main(argv):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--models", default="resnet18,mobilenet_v2")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--work", default=os.path.join(HERE, "e2e", "work"))
+    ap.add_argument("--texc", default=os.path.join(ROOT, "build", "tools", "texc", "texc"))
+    ap.add_argument("--libtexrt", default=os.path.join(ROOT, "build", "runtime", "libtexrt.a"))
+    ap.add_argument("--markdown")
+    args = ap.parse_args(argv)
+    models = args.models.split(",")
+    threads = [int(t) for t in args.threads.split(",")]
+    os.makedirs(args.work, exist_ok=True)
+    env = dict(os.environ, TEXC_STDLIB=os.path.join(ROOT, "stdlib"))
+    for k in list(env):
+        if k.startswith(("OMP_", "TEXC_NUM_THREADS")):
+            del env[k]
+    missing = [m for m in models if not os.path.exists(os.path.join(args.work, m + ".onnx"))]
+    if missing:
+        run(["/usr/bin/python3", os.path.join(HERE, "e2e", "export_models.py"), args.work] + missing)
+
+    lines = ["| model | threads | kernels fused / separate | fused median (ms) | separate median (ms) | separate / fused |",
+             "|---|---|---|---|---|---|"]
+    bad = False
+    for m in models:
+        onnx_path = os.path.join(args.work, m + ".onnx")
+        x_bin = os.path.join(args.work, m + ".x.bin")
+        np.load(os.path.join(args.work, m + ".x.npy")).tofile(x_bin)
+        drivers, kernels = {}, {}
+        for build, flags in BUILDS.items():
+            stem = os.path.join(args.work, "%s.%s" % (m, build))
+            run([args.texc, onnx_path, "--op", "model", "--target", "x86", "-o", stem] + flags, env)
+            texc_driver.write_driver(stem + ".h", "model", stem + ".driver.c")
+            run(["cc", "-O2", "-I" + args.work, "-I" + ROOT, stem + ".driver.c", stem + ".o", args.libtexrt,
+                 "-lstdc++", "-lpthread", "-lm", "-ldl", "-o", stem + ".driver"])
+            drivers[build] = stem
+            kernels[build] = kernel_count(args.texc, onnx_path, flags, env)
+        for t in threads:
+            times = {b: [] for b in BUILDS}
+            outputs = {}
+            for r in range(args.rounds):
+                order = list(BUILDS) if r % 2 == 0 else list(reversed(list(BUILDS)))
+                for build in order:
+                    stem = drivers[build]
+                    y_bin = stem + ".y.bin"
+                    res = last_json(run([stem + ".driver", stem + ".weights", x_bin, y_bin, str(args.repeat)],
+                                        dict(env, TEXC_NUM_THREADS=str(t))))
+                    outputs[build] = np.fromfile(y_bin, np.float32)
+                    times[build].append(res["median_ms"])
+                    print("%s threads %d round %d %-8s %.4f ms" % (m, t, r, build, res["median_ms"]), flush=True)
+            fused, separate = statistics.median(times["fused"]), statistics.median(times["separate"])
+            diff = float(np.abs(outputs["fused"] - outputs["separate"]).max() / max(np.abs(outputs["fused"]).max(), 1e-30))
+            if not diff <= 1e-4:
+                print("graph_fusion: %s: the two builds' outputs differ by %.2g" % (m, diff), file=sys.stderr)
+                bad = True
+            lines.append("| %s | %d | %d / %d | %.3f | %.3f | %.2fx |" % (
+                m, t, kernels["fused"], kernels["separate"], fused, separate, separate / fused))
+    table = "\n".join(lines)
+    print(table)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(table + "\n")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
