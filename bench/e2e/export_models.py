@@ -42,20 +42,27 @@ MODELS = {
 }
 
 
+def build(name):
+    """The model `name` in eval mode with its seeded weights and batch-norm statistics, and its
+    seeded input: the same on every call (torch_bench.py rebuilds the exported models with it)."""
+    make, shape = MODELS[name]
+    torch.manual_seed(0)
+    model = make().eval()
+    with torch.no_grad():  # batch norm statistics that are not the identity
+        for m in model.modules():
+            if isinstance(m, nn.BatchNorm2d):
+                m.running_mean.uniform_(-0.1, 0.1)
+                m.running_var.uniform_(0.5, 1.5)
+    x = np.random.default_rng(1).uniform(-1, 1, size=shape).astype(np.float32)
+    return model, x
+
+
 def main(argv):
     out = argv[0]
     names = argv[1:] or list(MODELS)
     os.makedirs(out, exist_ok=True)
     for name in names:
-        make, shape = MODELS[name]
-        torch.manual_seed(0)
-        model = make().eval()
-        with torch.no_grad():  # batch norm statistics that are not the identity
-            for m in model.modules():
-                if isinstance(m, nn.BatchNorm2d):
-                    m.running_mean.uniform_(-0.1, 0.1)
-                    m.running_var.uniform_(0.5, 1.5)
-        x = np.random.default_rng(1).uniform(-1, 1, size=shape).astype(np.float32)
+        model, x = build(name)
         path = os.path.join(out, name + ".onnx")
         torch.onnx.export(model, torch.from_numpy(x), path, opset_version=17, input_names=["x"], output_names=["y"],
                           do_constant_folding=True)

@@ -13,14 +13,19 @@ alternates from round to round), each round one process per runtime:
         kernel by kernel for a network compiled as a graph (docs/graph.md): about 12 s for ResNet-18)
   ort   `node ort_bench.js` (onnxruntime-node, every graph optimization, T intra-op threads):
         warm-up runs for 100 ms, REPEAT timed session.run calls; the round's figure is their median
-Reported per model and thread count: the median and the minimum over the rounds of the round
-figures, ORT's time over texc's (> 1: texc faster), and the largest difference between the two
-outputs relative to the largest ORT output (above --tolerance, default 1e-4: exit 1). `texc
-import` of each model is timed once.
+  torch-eager, torch-jit  `torch_bench.py` (PyTorch on the CPU, the model rebuilt with the same
+        seeded weights; eager, or traced + frozen + optimize_for_inference), T threads, warm-up for
+        100 ms, REPEAT timed calls; the round's figure is their median
+The order of the runtimes rotates from round to round. Reported per model and thread count: the
+median and the minimum over the rounds of the round figures, each peer's time over texc's (> 1:
+texc faster), and the largest difference between texc's (and each PyTorch's) output and ORT's,
+relative to the largest ORT output (above --tolerance, default 1e-4: exit 1). `texc import` of
+each model is timed once.
 
 usage: run_e2e.py [--models small_cnn,...] [--threads 1,2] [--rounds 5] [--repeat 20]
                   [--work bench/e2e/work] [--texc build/tools/texc/texc] [--libtexrt build/runtime/libtexrt.a]
-                  [--texc-run] [--json-out F] [--markdown F] [--tolerance 1e-4]
+                  [--texc-run] [--peers ort,torch-eager,torch-jit] [--json-out F] [--markdown F]
+                  [--tolerance 1e-4]
 Needs python3 with numpy (and torch + torchvision to export: python3-torch, python3-torchvision),
 node, and `npm install --ignore-scripts onnxruntime-node` in bench/e2e/ort/ (git-ignored).
 """
@@ -64,6 +69,8 @@ def main(argv):
     ap.add_argument("--texc", default=os.path.join(ROOT, "build", "tools", "texc", "texc"))
     ap.add_argument("--libtexrt", default=os.path.join(ROOT, "build", "runtime", "libtexrt.a"))
     ap.add_argument("--texc-run", action="store_true", help="time `texc run` (checked against the reference) instead")
+    ap.add_argument("--peers", default="ort,torch-eager,torch-jit",
+                    help="the runtimes texc is compared with (ort is always run: its output is the reference)")
     ap.add_argument("--json-out")
     ap.add_argument("--markdown")
     ap.add_argument("--tolerance", type=float, default=1e-4,
@@ -71,6 +78,11 @@ def main(argv):
     args = ap.parse_args(argv)
     models = args.models.split(",")
     threads = [int(t) for t in args.threads.split(",")]
+    peers = ["ort"] + [p for p in args.peers.split(",") if p and p != "ort"]
+    for p in peers:
+        if p not in ("ort", "torch-eager", "torch-jit"):
+            ap.error("--peers: unknown runtime %r (ort, torch-eager, torch-jit)" % p)
+    impls = ["texc"] + peers
     os.makedirs(args.work, exist_ok=True)
     env = dict(os.environ, TEXC_STDLIB=os.path.join(ROOT, "stdlib"), NODE_PATH=os.path.join(HERE, "ort", "node_modules"))
     for k in list(env):  # nothing that overrides either runtime's threads
@@ -99,16 +111,16 @@ def main(argv):
         texc_driver.write_driver(stem + ".h", "model", stem + ".driver.c")
         run(["cc", "-O2", "-I" + args.work, "-I" + ROOT, stem + ".driver.c", stem + ".o", args.libtexrt, "-lstdc++",
              "-lpthread", "-lm", "-ldl", "-o", stem + ".driver"])
-        rounds = {(t, impl): [] for t in threads for impl in ("texc", "ort")}
+        rounds = {(t, impl): [] for t in threads for impl in impls}
         outputs = {}
         for r in range(args.rounds):
             for t in threads:
-                order = ("texc", "ort") if r % 2 == 0 else ("ort", "texc")
+                order = impls[r % len(impls):] + impls[:r % len(impls)]
                 for impl in order:
                     out_dir = os.path.join(args.work, "%s.%s.t%d" % (m, impl, t))
                     os.makedirs(out_dir, exist_ok=True)
+                    y_bin = os.path.join(out_dir, "y.bin")
                     if impl == "texc" and not args.texc_run:
-                        y_bin = os.path.join(out_dir, "y.bin")
                         res = last_json(run([stem + ".driver", stem + ".weights", x_bin, y_bin, str(args.repeat)],
                                             dict(env, TEXC_NUM_THREADS=str(t))))
                         outputs[(t, impl)] = np.fromfile(y_bin, np.float32)
@@ -119,31 +131,51 @@ def main(argv):
                         if res["status"] != "pass":
                             raise RuntimeError("texc run of %s: %s" % (m, res["message"]))
                         outputs[(t, impl)] = np.load(os.path.join(out_dir, "model.y.npy")).reshape(-1)
-                    else:
-                        y_bin = os.path.join(out_dir, "y.bin")
+                    elif impl == "ort":
                         res = last_json(run(["node", os.path.join(HERE, "ort_bench.js"), onnx_path, x_bin,
                                              ",".join(str(d) for d in x.shape), str(t), str(args.repeat), y_bin], env))
                         outputs[(t, impl)] = np.fromfile(y_bin, np.float32)
+                    else:
+                        res = last_json(run([sys.executable, os.path.join(HERE, "torch_bench.py"), m, impl[len("torch-"):],
+                                             x_bin, str(t), str(args.repeat), y_bin], env))
+                        outputs[(t, impl)] = np.fromfile(y_bin, np.float32)
                     rounds[(t, impl)].append(res["median_ms"])
-                    print("%s round %d threads %d %-4s %.4f ms" % (m, r, t, impl, res["median_ms"]), flush=True)
+                    print("%s round %d threads %d %-11s %.4f ms" % (m, r, t, impl, res["median_ms"]), flush=True)
         for t in threads:
-            got, want = outputs[(t, "texc")], outputs[(t, "ort")]
-            rel = float(np.abs(got - want).max() / max(np.abs(want).max(), 1e-30))
-            texc_ms, ort_ms = rounds[(t, "texc")], rounds[(t, "ort")]
-            results.append({"model": m, "threads": t, "import_s": import_s, "compile_s": compile_s,
-                            "texc_timing": "texc run" if args.texc_run else "compiled driver",
-                            "rounds": args.rounds, "repeat": args.repeat,
-                            "texc_median_ms": statistics.median(texc_ms), "texc_min_ms": min(texc_ms),
-                            "ort_median_ms": statistics.median(ort_ms), "ort_min_ms": min(ort_ms),
-                            "speedup_median": statistics.median(ort_ms) / statistics.median(texc_ms),
-                            "speedup_min": min(ort_ms) / min(texc_ms), "max_rel_diff": rel,
-                            "texc_rounds_ms": texc_ms, "ort_rounds_ms": ort_ms})
-    lines = ["| model | threads | texc import, compile | texc median / min (ms) | ORT median / min (ms) | ORT / texc (median, min) | output difference |",
-             "|---|---|---|---|---|---|---|"]
+            want = outputs[(t, "ort")]
+            scale = max(np.abs(want).max(), 1e-30)
+            diff = {impl: float(np.abs(outputs[(t, impl)] - want).max() / scale) for impl in impls if impl != "ort"}
+            texc_ms = rounds[(t, "texc")]
+            row = {"model": m, "threads": t, "import_s": import_s, "compile_s": compile_s,
+                   "texc_timing": "texc run" if args.texc_run else "compiled driver",
+                   "rounds": args.rounds, "repeat": args.repeat,
+                   "texc_median_ms": statistics.median(texc_ms), "texc_min_ms": min(texc_ms),
+                   "max_rel_diff": diff["texc"], "texc_rounds_ms": texc_ms, "peers": {}}
+            for p in peers:
+                ms = rounds[(t, p)]
+                row["peers"][p] = {"median_ms": statistics.median(ms), "min_ms": min(ms), "rounds_ms": ms,
+                                   "speedup_median": statistics.median(ms) / statistics.median(texc_ms),
+                                   "speedup_min": min(ms) / min(texc_ms), "max_rel_diff": diff.get(p, 0.0)}
+            # the figures run_e2e.py has always reported: ORT's
+            row.update({"ort_median_ms": row["peers"]["ort"]["median_ms"], "ort_min_ms": row["peers"]["ort"]["min_ms"],
+                        "speedup_median": row["peers"]["ort"]["speedup_median"],
+                        "speedup_min": row["peers"]["ort"]["speedup_min"], "ort_rounds_ms": rounds[(t, "ort")]})
+            results.append(row)
+    head = "| model | threads | texc import, compile | texc median / min (ms) |"
+    rule = "|---|---|---|---|"
+    for p in peers:
+        head += " %s median / min (ms) | %s / texc (median, min) |" % (p, p)
+        rule += "---|---|"
+    lines = [head + " output difference |", rule + "---|"]
     for r in results:
-        lines.append("| %s | %d | %.2f s, %.1f s | %.4g / %.4g | %.4g / %.4g | %.2fx, %.2fx | %.1e |" % (
-            r["model"], r["threads"], r["import_s"], r["compile_s"], r["texc_median_ms"], r["texc_min_ms"], r["ort_median_ms"],
-            r["ort_min_ms"], r["speedup_median"], r["speedup_min"], r["max_rel_diff"]))
+        line = "| %s | %d | %.2f s, %.1f s | %.4g / %.4g |" % (
+            r["model"], r["threads"], r["import_s"], r["compile_s"], r["texc_median_ms"], r["texc_min_ms"])
+        for p in peers:
+            f = r["peers"][p]
+            line += " %.4g / %.4g | %.2fx, %.2fx |" % (f["median_ms"], f["min_ms"], f["speedup_median"], f["speedup_min"])
+        diffs = ", ".join("%s %.1e" % (impl, d["max_rel_diff"]) for impl, d in [("texc", r)] + [
+            (p, r["peers"][p]) for p in peers if p != "ort"])
+        lines.append(line + " %s |" % diffs)
     table = "\n".join(lines)
     print(table)
     if args.json_out:
@@ -152,10 +184,13 @@ def main(argv):
     if args.markdown:
         with open(args.markdown, "w") as f:
             f.write(table + "\n")
-    bad = [r for r in results if not r["max_rel_diff"] <= args.tolerance]
-    for r in bad:
-        print("run_e2e: %s at %d threads: texc's output differs from ORT's by %.2g (> %g)" %
-              (r["model"], r["threads"], r["max_rel_diff"], args.tolerance), file=sys.stderr)
+    bad = 0
+    for r in results:
+        for impl, d in [("texc", r["max_rel_diff"])] + [(p, f["max_rel_diff"]) for p, f in r["peers"].items()]:
+            if not d <= args.tolerance:
+                print("run_e2e: %s at %d threads: %s's output differs from ORT's by %.2g (> %g)" %
+                      (r["model"], r["threads"], impl, d, args.tolerance), file=sys.stderr)
+                bad += 1
     return 1 if bad else 0
 
 
