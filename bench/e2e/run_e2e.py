@@ -24,8 +24,11 @@ each model is timed once.
 
 usage: run_e2e.py [--models small_cnn,...] [--threads 1,2] [--rounds 5] [--repeat 20]
                   [--work bench/e2e/work] [--texc build/tools/texc/texc] [--libtexrt build/runtime/libtexrt.a]
-                  [--texc-run] [--peers ort,torch-eager,torch-jit] [--json-out F] [--markdown F]
+                  [--texc-run] [--peers ort,torch-eager,torch-jit] [--arm] [--json-out F] [--markdown F]
                   [--tolerance 1e-4]
+--arm: also compile each model for --target arm, link the same driver statically with
+aarch64-linux-gnu-gcc against build/runtime/aarch64/libtexrt.a, run it once under qemu-aarch64
+(correctness only: emulated times mean nothing) and compare its output with ORT's at 1 thread.
 Needs python3 with numpy (and torch + torchvision to export: python3-torch, python3-torchvision),
 node, and `npm install --ignore-scripts onnxruntime-node` in bench/e2e/ort/ (git-ignored).
 """
@@ -71,6 +74,8 @@ def main(argv):
     ap.add_argument("--texc-run", action="store_true", help="time `texc run` (checked against the reference) instead")
     ap.add_argument("--peers", default="ort,torch-eager,torch-jit",
                     help="the runtimes texc is compared with (ort is always run: its output is the reference)")
+    ap.add_argument("--arm", action="store_true", help="also check the model compiled for arm, under qemu-aarch64")
+    ap.add_argument("--libtexrt-aarch64", default=os.path.join(ROOT, "build", "runtime", "aarch64", "libtexrt.a"))
     ap.add_argument("--json-out")
     ap.add_argument("--markdown")
     ap.add_argument("--tolerance", type=float, default=1e-4,
@@ -141,6 +146,20 @@ def main(argv):
                         outputs[(t, impl)] = np.fromfile(y_bin, np.float32)
                     rounds[(t, impl)].append(res["median_ms"])
                     print("%s round %d threads %d %-11s %.4f ms" % (m, r, t, impl, res["median_ms"]), flush=True)
+        arm_diff = None
+        if args.arm:
+            arm_stem = stem + ".arm"
+            run([args.texc, onnx_path, "--op", "model", "--target", "arm", "-o", arm_stem], env)
+            texc_driver.write_driver(arm_stem + ".h", "model", arm_stem + ".driver.c")
+            run(["aarch64-linux-gnu-gcc", "-static", "-O2", "-I" + args.work, "-I" + ROOT, arm_stem + ".driver.c",
+                 arm_stem + ".o", args.libtexrt_aarch64, "-lstdc++", "-lpthread", "-lm", "-o", arm_stem + ".driver"])
+            y_bin = arm_stem + ".y.bin"
+            res = last_json(run(["qemu-aarch64", arm_stem + ".driver", arm_stem + ".weights", x_bin, y_bin, "1"],
+                                dict(env, TEXC_NUM_THREADS="1")))
+            want = outputs[(threads[0], "ort")]
+            arm_diff = float(np.abs(np.fromfile(y_bin, np.float32) - want).max() / max(np.abs(want).max(), 1e-30))
+            print("%s arm (qemu-aarch64, one call %.0f ms emulated): output difference from ORT %.1e" %
+                  (m, res["median_ms"], arm_diff), flush=True)
         for t in threads:
             want = outputs[(t, "ort")]
             scale = max(np.abs(want).max(), 1e-30)
@@ -151,6 +170,8 @@ def main(argv):
                    "rounds": args.rounds, "repeat": args.repeat,
                    "texc_median_ms": statistics.median(texc_ms), "texc_min_ms": min(texc_ms),
                    "max_rel_diff": diff["texc"], "texc_rounds_ms": texc_ms, "peers": {}}
+            if arm_diff is not None:
+                row["arm_max_rel_diff"] = arm_diff
             for p in peers:
                 ms = rounds[(t, p)]
                 row["peers"][p] = {"median_ms": statistics.median(ms), "min_ms": min(ms), "rounds_ms": ms,
@@ -175,6 +196,8 @@ def main(argv):
             line += " %.4g / %.4g | %.2fx, %.2fx |" % (f["median_ms"], f["min_ms"], f["speedup_median"], f["speedup_min"])
         diffs = ", ".join("%s %.1e" % (impl, d["max_rel_diff"]) for impl, d in [("texc", r)] + [
             (p, r["peers"][p]) for p in peers if p != "ort"])
+        if "arm_max_rel_diff" in r:
+            diffs += ", texc arm (qemu) %.1e" % r["arm_max_rel_diff"]
         lines.append(line + " %s |" % diffs)
     table = "\n".join(lines)
     print(table)
@@ -186,7 +209,10 @@ def main(argv):
             f.write(table + "\n")
     bad = 0
     for r in results:
-        for impl, d in [("texc", r["max_rel_diff"])] + [(p, f["max_rel_diff"]) for p, f in r["peers"].items()]:
+        checked = [("texc", r["max_rel_diff"])] + [(p, f["max_rel_diff"]) for p, f in r["peers"].items()]
+        if "arm_max_rel_diff" in r:
+            checked.append(("texc on arm", r["arm_max_rel_diff"]))
+        for impl, d in checked:
             if not d <= args.tolerance:
                 print("run_e2e: %s at %d threads: %s's output differs from ORT's by %.2g (> %g)" %
                       (r["model"], r["threads"], impl, d, args.tolerance), file=sys.stderr)
