@@ -56,6 +56,19 @@ struct ArmTools {
   std::string texrt_lib;
 };
 
+/// The aarch64 runtime library: $TEXC_TEXRT_AARCH64, else an installed texc's
+/// PREFIX/lib/aarch64/libtexrt.a (beside PREFIX/bin/texc), else the one this build made.
+std::string default_aarch64_texrt() {
+  if (const char* env = std::getenv("TEXC_TEXRT_AARCH64"); env && *env) return env;
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    fs::path installed = exe.parent_path() / ".." / "lib" / "aarch64" / "libtexrt.a";
+    if (fs::is_regular_file(installed, ec)) return fs::weakly_canonical(installed, ec).string();
+  }
+  return TEXC_TEXRT_AARCH64_LIB;
+}
+
 ArmTools find_arm_tools(const ArmRunOptions& options) {
   ArmTools tools;
   bool native = host_is_aarch64();
@@ -68,10 +81,7 @@ ArmTools find_arm_tools(const ArmRunOptions& options) {
     if (tools.qemu.empty()) throw MissingToolError("qemu-aarch64 not found on PATH (install qemu-user)");
   }
   tools.texrt_lib = options.texrt_lib;
-  if (tools.texrt_lib.empty()) {
-    const char* env = std::getenv("TEXC_TEXRT_AARCH64");
-    tools.texrt_lib = env && *env ? env : TEXC_TEXRT_AARCH64_LIB;
-  }
+  if (tools.texrt_lib.empty()) tools.texrt_lib = default_aarch64_texrt();
   if (!fs::exists(tools.texrt_lib))
     throw MissingToolError("the aarch64 runtime library '" + tools.texrt_lib +
                            "' does not exist (build the target texrt_aarch64, or set TEXC_TEXRT_AARCH64)");

@@ -3,7 +3,8 @@
 # C++ program (install/library_consumer.cpp) configured with find_package(texc) against that prefix
 # alone — not the build or source tree — compiles install/scaled_matmul.tex with the library API,
 # runs it on x86 and interp against the reference interpreter, and sees texc's errors as C++
-# exceptions (UserError, OptionError, InternalError). The installed texc runs the same op.
+# exceptions (UserError, OptionError, InternalError). The installed texc runs the same op, on x86
+# and on arm (with the installed aarch64 runtime, PREFIX/lib/aarch64/libtexrt.a).
 # usage: install_test.sh CMAKE BUILD_DIR SOURCE_DIR [FLAGS]   (FLAGS: the sanitizer flags of the build, if any)
 set -euo pipefail
 CMAKE=$1 BUILD=$(cd "$2" && pwd) SRC=$(cd "$3" && pwd) FLAGS=${4:-}
@@ -44,4 +45,13 @@ grep -q 'for ii in 0..4' "$tmp/out/ti4.loops.txt" || { cat "$tmp/out/ti4.loops.t
 (cd "$tmp" && TEXC_STDLIB= "$tmp/prefix/bin/texc" run "$tmp/src/scaled_matmul.tex" --target x86 --repeat 1) > "$tmp/texc.log" 2>&1 \
   || { cat "$tmp/texc.log"; fail "the installed texc run"; }
 grep -q 'PASS' "$tmp/texc.log" || { cat "$tmp/texc.log"; fail "the installed texc run did not pass"; }
+# arm: the installed texc links its programs with the installed aarch64 runtime.
+if command -v qemu-aarch64 > /dev/null && command -v aarch64-linux-gnu-g++ > /dev/null; then
+  [[ -e "$tmp/prefix/lib/aarch64/libtexrt.a" ]] || fail "the prefix has no lib/aarch64/libtexrt.a"
+  (cd "$tmp" && TEXC_STDLIB= TEXC_TEXRT_AARCH64= "$tmp/prefix/bin/texc" run "$tmp/src/scaled_matmul.tex" --target arm --repeat 1) \
+    > "$tmp/texc_arm.log" 2>&1 || { cat "$tmp/texc_arm.log"; fail "the installed texc run --target arm"; }
+  grep -q 'PASS' "$tmp/texc_arm.log" || { cat "$tmp/texc_arm.log"; fail "the installed texc run --target arm did not pass"; }
+else
+  echo "skip: the installed texc on arm (qemu-aarch64 or aarch64-linux-gnu-g++ missing)"
+fi
 echo "install_test: PASS"

@@ -3,6 +3,8 @@
 #   P/include/texc/{ir,frontend,lower,backends,tuner,runtime,tools/driver}/*.h   the headers, included as
 #                                                  "tools/driver/Module.h" with -I P/include/texc
 #   P/lib/libtexc_*.a, P/lib/libtexrt.a             the static libraries
+#   P/lib/aarch64/libtexrt.a                        the runtime for arm programs (when the cross
+#                                                  compiler built it; the installed texc links it)
 #   P/lib/cmake/texc/texcConfig.cmake               find_package(texc): the target texc::texc_driver
 #   P/bin/texc                                      the command
 #   P/share/texc/stdlib                             the standard library (texc finds it from P/bin;
@@ -18,6 +20,9 @@ set(TEXC_INSTALLED_LIBRARIES texc_ir texc_grammar texc_frontend texc_lower texc_
                              texc_backends_vdla texc_tuner texc_driver texrt)
 install(TARGETS ${TEXC_INSTALLED_LIBRARIES} EXPORT texcTargets ARCHIVE DESTINATION lib)
 install(TARGETS texc RUNTIME DESTINATION bin)
+if(TARGET texrt_aarch64)
+  install(FILES ${TEXRT_AARCH64_LIB} DESTINATION lib/aarch64)
+endif()
 install(EXPORT texcTargets NAMESPACE texc:: DESTINATION lib/cmake/texc)
 foreach(dir ir frontend lower backends tuner runtime tools/driver)
   get_filename_component(parent ${dir} DIRECTORY)
