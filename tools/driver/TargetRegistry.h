@@ -52,7 +52,8 @@ struct TargetBehaviour {
   void (*prepare_run)(TargetExecutors& executors, const RunRequest& request, RunOptions& options) = nullptr;
   /// Whether `texc run` and Module::run take the executor's own times: the checked call and the
   /// `repeat` timed rounds are one Executor::run, and its times are the op's (x86, cuda, arm).
-  /// False: the caller times whole executions of the checked call (interp, cuda-interp, vdla).
+  /// False: each execution is the checked call alone, and the caller times whole executions
+  /// (run_op; Module::run by time_calls): interp, cuda-interp, vdla.
   bool times_own_calls = false;
   /// `texc run`'s table line (or --json object) for `result` of an op doing `flops` operations,
   /// with the target's own time in it (the executor's times, the simulated time), labelled, and
