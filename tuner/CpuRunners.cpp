@@ -1,15 +1,12 @@
 #include "tuner/CpuRunners.h"
 
-#include <chrono>
-#include <cmath>
 #include <algorithm>
-#include <cstring>
 #include <fstream>
-#include <stdexcept>
 
-#include "backends/interp/LoopInterpreter.h"
+#include "backends/execute/ArmExecutor.h"
+#include "backends/execute/InterpreterExecutors.h"
+#include "backends/execute/JitExecutor.h"
 #include "backends/llvm/CpuTargetMachine.h"
-#include "backends/llvm/TimeCalls.h"
 
 namespace texc {
 
@@ -62,8 +59,8 @@ void name_legacy_x86_machines(std::vector<Record>& records) {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+// Each runner runs a candidate through the Executor `texc run` runs the target's code through
+// (backends/execute/Executor.h), in process: the measuring child is the isolation.
 
 class X86Runner : public Runner {
  public:
@@ -72,14 +69,7 @@ class X86Runner : public Runner {
   std::string device() const override { return x86_device(target_); }
   Machine machine() const override { return x86_machine(target_); }
   std::vector<double> run(const LoweredFunc& func, std::vector<Tensor*>& args, int repeat) override {
-    std::unique_ptr<JitModule> jit = JitModule::create({func}, target_, symbols_);
-    using PackedFn = void (*)(void**);
-    auto packed = reinterpret_cast<PackedFn>(jit->lookup(func.name + ".packed"));
-    if (!packed) throw std::runtime_error("the compiled module has no op named '" + func.name + "'");
-    std::vector<void*> pointers;
-    for (Tensor* t : args) pointers.push_back(t->data());
-    packed(pointers.data());  // the checked call
-    return time_calls([&] { packed(pointers.data()); }, repeat).times_ms;  // rounds of >= 1 ms (TimeCalls.h)
+    return make_jit_executor({func}, target_, symbols_)->run(args, repeat).times_ms;
   }
 
  private:
@@ -91,16 +81,7 @@ class InterpRunner : public Runner {
  public:
   std::string device() const override { return "interp / loop interpreter on " + host_cpu_name(); }
   std::vector<double> run(const LoweredFunc& func, std::vector<Tensor*>& args, int repeat) override {
-    LoopInterpreter interp(func);
-    std::vector<Tensor*> a = args;
-    interp.run(a);
-    std::vector<double> times;
-    for (int r = 0; r < repeat; ++r) {
-      auto start = Clock::now();
-      interp.run(a);
-      times.push_back(ms_since(start));
-    }
-    return times;
+    return make_loop_interpreter_executor(func)->run(args, repeat).times_ms;
   }
 };
 
@@ -115,9 +96,7 @@ class ArmRunner : public Runner {
 #endif
   }
   std::vector<double> run(const LoweredFunc& func, std::vector<Tensor*>& args, int repeat) override {
-    ArmRunOptions options = options_;
-    options.repeat = repeat;
-    return run_on_arm_with_tensors(func, args, target_, options).times_ms;
+    return make_arm_executor({func}, target_, options_)->run(args, repeat).times_ms;
   }
 
  private:
@@ -133,39 +112,6 @@ std::unique_ptr<Runner> make_x86_runner(const CpuTargetOptions& target, std::map
 std::unique_ptr<Runner> make_interp_runner() { return std::make_unique<InterpRunner>(); }
 std::unique_ptr<Runner> make_arm_runner(const CpuTargetOptions& target, const ArmRunOptions& options) {
   return std::make_unique<ArmRunner>(target, options);
-}
-
-ArmRunResult run_on_arm_with_tensors(const LoweredFunc& func, std::vector<Tensor*>& args, const CpuTargetOptions& target,
-                                     const ArmRunOptions& options) {
-  return run_on_arm_with_tensors({func}, func, args, target, options);
-}
-
-ArmRunResult run_on_arm_with_tensors(const std::vector<LoweredFunc>& funcs, const LoweredFunc& func,
-                                     std::vector<Tensor*>& args, const CpuTargetOptions& target,
-                                     const ArmRunOptions& options) {
-  std::vector<std::vector<uint8_t>> inputs;
-  std::vector<Tensor*> outputs;
-  for (size_t i = 0; i < args.size() && i < func.args.size(); ++i) {
-    if (func.args[i]->role == BufferRole::Input) {
-      const uint8_t* data = static_cast<const uint8_t*>(args[i]->data());
-      inputs.emplace_back(data, data + args[i]->num_bytes());
-    } else {
-      outputs.push_back(args[i]);
-    }
-  }
-  ArmRunResult result = run_on_arm(funcs, func.name, inputs, target, options);
-  if (result.outputs.size() != outputs.size())
-    throw std::runtime_error("op " + func.name + " returned " + std::to_string(result.outputs.size()) +
-                             " outputs, expected " + std::to_string(outputs.size()));
-  for (size_t o = 0; o < outputs.size(); ++o) {
-    if (result.outputs[o].size() != outputs[o]->num_bytes())
-      throw std::runtime_error("output " + std::to_string(o) + " of op " + func.name + " has " +
-                               std::to_string(result.outputs[o].size()) + " bytes, expected " +
-                               std::to_string(outputs[o]->num_bytes()));
-    std::memcpy(outputs[o]->data(), result.outputs[o].data(), result.outputs[o].size());
-  }
-  result.outputs.clear();
-  return result;
 }
 
 }  // namespace texc

@@ -1,10 +1,11 @@
-// CpuRunners: the Runners (Measure.h) of the CPU targets.
-//   x86     JIT-compiled (backends/llvm JitModule) in the measuring child; a round is enough calls
-//           to last about a millisecond (AutoTVM's min_repeat_ms idea), its time is the mean call.
-//   interp  the loop interpreter; one call per round.
-//   arm     cross-compiled and run by the arm runner (backends/llvm/ArmRunner.h), under qemu-aarch64
-//           off aarch64 hosts: times are labelled emulated and are no performance figures (tune arm
-//           for the plumbing, not for speed).
+// CpuRunners: the Runners (Measure.h) of the CPU targets, each running a candidate through the
+// Executor `texc run` uses for the target (backends/execute/Executor.h), in the measuring child:
+//   x86     JIT-compiled (backends/execute/JitExecutor.h); timed by time_calls (TimeCalls.h: rounds
+//           of at least 1 ms of calls, AutoTVM's min_repeat_ms idea, the time of one call each).
+//   interp  the loop interpreter (InterpreterExecutors.h), timed by time_calls as well.
+//   arm     cross-compiled and run by the arm runner (backends/execute/ArmExecutor.h), under
+//           qemu-aarch64 off aarch64 hosts: times are labelled emulated and are no performance
+//           figures (tune arm for the plumbing, not for speed).
 #pragma once
 #include <map>
 #include <memory>
@@ -40,18 +41,5 @@ void name_legacy_x86_machines(std::vector<Record>& records);
 std::unique_ptr<Runner> make_x86_runner(const CpuTargetOptions& target, std::map<std::string, void*> extern_symbols = {});
 std::unique_ptr<Runner> make_interp_runner();
 std::unique_ptr<Runner> make_arm_runner(const CpuTargetOptions& target, const ArmRunOptions& options);
-
-/// `func` run by the arm runner (run_on_arm) on tensors, as the arm runner above and `texc run
-/// --target arm` (tools/driver/ArmExecutor.h) run it: the inputs (func's Input arguments) are
-/// written out, the outputs read back into the other tensors; the result keeps the times and drops
-/// the outputs. A failed link or run, or outputs of the wrong count or size, throw
-/// std::runtime_error; a missing tool MissingToolError.
-ArmRunResult run_on_arm_with_tensors(const LoweredFunc& func, std::vector<Tensor*>& args, const CpuTargetOptions& target,
-                                     const ArmRunOptions& options);
-/// The same for `entry`, compiled with the functions it calls (`funcs`, entry among them: an op
-/// compiled as a graph of kernels, docs/graph.md).
-ArmRunResult run_on_arm_with_tensors(const std::vector<LoweredFunc>& funcs, const LoweredFunc& entry,
-                                     std::vector<Tensor*>& args, const CpuTargetOptions& target,
-                                     const ArmRunOptions& options);
 
 }  // namespace texc

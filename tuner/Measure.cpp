@@ -9,8 +9,8 @@
 #include <thread>
 
 #include "backends/interp/RunOp.h"
-#include "backends/llvm/TimeCalls.h"
-#include "tuner/ChildRun.h"
+#include "backends/execute/TimeCalls.h"
+#include "backends/execute/ChildRun.h"
 
 namespace texc {
 

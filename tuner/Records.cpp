@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "backends/execute/TimeCalls.h"  // median_of
 #include "ir/ConstEval.h"
 #include "ir/InputFile.h"
 #include "ir/Target.h"
@@ -363,13 +364,6 @@ std::string configuration_key(const Record& r) {
 }
 
 }  // namespace
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 namespace {
 

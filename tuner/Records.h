@@ -154,7 +154,4 @@ bool same_device(const std::string& a, const std::string& b);
 /// "A[64, 32] B[32, 16] C[64, 16]"
 std::string format_shapes(const Shapes& shapes);
 
-/// The median of v (the mean of the middle two when even; 0 when empty).
-double median_of(std::vector<double> v);
-
 }  // namespace texc

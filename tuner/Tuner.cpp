@@ -7,6 +7,7 @@
 #include <random>
 #include <set>
 
+#include "backends/execute/TimeCalls.h"  // median_of
 #include "tuner/Explorer.h"
 #include "tuner/Progress.h"
 #include "tuner/Records.h"

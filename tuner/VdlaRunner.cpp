@@ -1,9 +1,6 @@
 #include "tuner/VdlaRunner.h"
 
-#include <stdexcept>
-
-#include "backends/vdla/Codegen.h"
-#include "backends/vdla/RunProgram.h"
+#include <algorithm>
 
 namespace texc {
 
@@ -19,13 +16,7 @@ class VdlaRunner : public Runner {
   }
 
   std::vector<double> run(const LoweredFunc& func, std::vector<Tensor*>& args, int repeat) override {
-    vdla::VdlaProgram program = vdla::generate_program(func, config_, SourceLoc{});
-    std::vector<vdla::HostTensor> host;
-    for (Tensor* t : args) host.push_back({t->data(), size_t(t->num_bytes())});
-    vdla::SimResult result = vdla::run_with_arguments(program, host);
-    if (!result.ok()) throw std::runtime_error("the VDLA simulator stopped: " + result.error.message);
-    double ms = vdla_cycles_to_ms(result.total_cycles);
-    return std::vector<double>(size_t(std::max(repeat, 1)), ms);
+    return make_vdla_executor(func, config_, SourceLoc{})->run(args, std::max(repeat, 1)).times_ms;
   }
 
  private:

@@ -2,44 +2,27 @@
 
 #include <memory>
 
-#include "backends/interp/CudaInterpreter.h"
 #include "backends/interp/InterpError.h"
-#include "backends/interp/LoopInterpreter.h"
-#include "backends/llvm/LLVMBackend.h"
+#include "backends/llvm/ArmRunner.h"
 #include "ir/Diagnostics.h"
 #include "ir/IRVisitor.h"
-#include "ir/Target.h"
 #include "lower/Lower.h"
+#include "tools/driver/EnvironmentError.h"
+#include "tools/driver/TargetExecutors.h"
 
 namespace texc {
 
 OpExecutor make_executor(const OpDef& op, const LoweredFunc& func, const std::string& target) {
-  if (target == "interp") {
-    auto interp = std::make_shared<LoopInterpreter>(func);
-    return [interp](std::vector<Tensor*>& args) { interp->run(args); };
+  CompileOptions options;
+  options.target = target;
+  try {
+    TargetExecutors executors(options);
+    return executors.make_function_executor(func, op);
+  } catch (const EnvironmentError& e) {  // e.g. no CUDA device
+    throw TargetUnavailable("target '" + target + "' cannot run here (op " + op.name + "): " + e.what());
+  } catch (const MissingToolError& e) {  // e.g. no cross compiler or emulator for arm
+    throw TargetUnavailable("target '" + target + "' cannot run here (op " + op.name + "): " + e.what());
   }
-  if (llvm_cpu_arch_of(target) == "x86") {  // x86, x86-sse: compiled through LLVM and run in process
-    const Target* t = find_target(target);
-    CpuTargetOptions cpu;
-    cpu.mcpu = t->default_mcpu;  // x86: the host's CPU; x86-sse: x86-64-v2
-    std::shared_ptr<JitModule> jit;
-    try {
-      jit = JitModule::create({func}, cpu);
-    } catch (const std::runtime_error& e) {  // e.g. an extern symbol nobody provides
-      throw InterpError(target + ": " + e.what());
-    }
-    std::string name = func.name;
-    return [jit, name](std::vector<Tensor*>& args) {
-      std::vector<void*> pointers;
-      for (Tensor* t : args) pointers.push_back(t->data());
-      jit->call(name, pointers);
-    };
-  }
-  if (target == "cuda-interp") {  // GPU semantics and race detection on the loop interpreter
-    auto interp = std::make_shared<CudaInterpreter>(func);
-    return [interp](std::vector<Tensor*>& args) { interp->run(args); };
-  }
-  throw TargetUnavailable("target '" + target + "' is not wired into the schedule fuzzer yet (op " + op.name + ")");
 }
 
 const char* status_name(CaseOutcome::Status s) {

@@ -1,12 +1,14 @@
 // ScheduleCheck: lowers one scheduled op, runs it on a target and compares every output with the
 // reference interpreter.
 //
-// make_executor is the one place a target plugs in: "interp" runs the loop AST on the loop
-// interpreter; "x86" JIT-compiles it through backends/llvm (JitModule) and runs it in process;
-// "cuda-interp" runs the GPU kernel on backends/interp/CudaInterpreter (a data race, a barrier
-// part of a block misses or an out-of-bounds access is an Error).
-// Another target throws TargetUnavailable, and the fuzzer reports that once instead of a failure
-// per case.
+// make_executor runs the function through its target's registered Executor
+// (tools/driver/TargetRegistry.h, backends/execute/Executor.h): the Executor `texc run` and `texc
+// tune` run the target's code through. "interp" runs the loop AST on the loop interpreter; "x86"
+// and "x86-sse" JIT-compile it through backends/llvm and run it in a child process, as `texc run`
+// does; "cuda-interp" runs the GPU kernel on backends/interp/CudaInterpreter (a data race, a
+// barrier part of a block misses or an out-of-bounds access is an Error). A target this machine
+// cannot run (no device, no tools) throws TargetUnavailable, and the fuzzer reports that once
+// instead of a failure per case.
 #pragma once
 #include <cstdint>
 #include <stdexcept>

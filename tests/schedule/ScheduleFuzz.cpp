@@ -42,7 +42,7 @@
 #include "tests/schedule/ScheduleCheck.h"
 #include "tests/schedule/GpuScheduleGenerator.h"
 #include "tests/schedule/ScheduleGenerator.h"
-#include "tuner/ChildRun.h"
+#include "backends/execute/ChildRun.h"
 
 #ifndef TEXC_SCHEDULE_TEST_DIR
 #define TEXC_SCHEDULE_TEST_DIR "."
@@ -153,7 +153,7 @@ struct CaseReport {
   bool vector_code = false;
 };
 
-// Records sent by the child (tuner/ChildRun.h): "<tag> <length>\n<payload>".
+// Records sent by the child (backends/execute/ChildRun.h): "<tag> <length>\n<payload>".
 void send(ChildChannel& parent, const std::string& tag, const std::string& payload) {
   parent.send(tag + " " + std::to_string(payload.size()) + "\n" + payload);
 }

@@ -22,8 +22,8 @@ TEST_CASE("every described target has one registered behaviour, in the table's o
     CHECK(bool(registered[i].make_executor));
     CHECK(&target_behaviour(described[i].name) == &registered[i]);
     CHECK(registered[i].run_repeat >= 1);
-    // A target that times its own calls reads their times back, and the reverse.
-    CHECK(bool(registered[i].set_timed_calls) == bool(registered[i].timed_calls));
+    // A target whose executor times its own calls reports those times (else run_op's would show).
+    if (registered[i].times_own_calls) CHECK(bool(registered[i].format_run_result));
   }
 }
 

@@ -1,4 +1,4 @@
-// tuner/ChildRun.h: run_in_child reports each way a child can end — returned (with what it sent),
+// backends/execute/ChildRun.h: run_in_child reports each way a child can end — returned (with what it sent),
 // threw (the message), crashed (the signal, and what it sent before), exited, timed out (killed) —
 // and the parent goes on in every case.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "tuner/ChildRun.h"
+#include "backends/execute/ChildRun.h"
 
 using namespace texc;
 

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "backends/execute/TimeCalls.h"
 #include "backends/interp/InterpError.h"
 #include "ir/SymbolNames.h"
 #include "ir/Target.h"
@@ -88,52 +89,18 @@ std::shared_ptr<LoadedKernel> load_kernel(const std::string& ptx, const LoweredF
   return kernel;
 }
 
-double median_of(std::vector<double> times) {
-  std::sort(times.begin(), times.end());
-  size_t n = times.size();
-  return n == 0 ? 0 : n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
-}
+/// The kernel's executions: device memory for the arguments, the checked launch, the timed ones.
+class CudaExecutor : public Executor {
+ public:
+  CudaExecutor(std::shared_ptr<LoadedKernel> kernel, CudaLaunchConfig launch, size_t num_inputs, std::string name)
+      : kernel_(std::move(kernel)), launch_(launch), num_inputs_(num_inputs), name_(std::move(name)) {}
 
-}  // namespace
-
-CudaDeviceInfo open_cuda_device(const std::string& requested_arch) {
-  const CudaDriver& d = current_driver();
-  CudaDeviceInfo info;
-  char name[256] = {0};
-  if (d.cuDeviceGetName(name, int(sizeof name) - 1, d.device) == kCudaSuccess) info.name = name;
-  int major = 0, minor = 0;
-  CUresult r = d.cuDeviceGetAttribute(&major, kCuDeviceAttributeComputeMajor, d.device);
-  if (r == kCudaSuccess) r = d.cuDeviceGetAttribute(&minor, kCuDeviceAttributeComputeMinor, d.device);
-  if (r != kCudaSuccess) throw EnvironmentError("cannot read the compute capability of CUDA device 0: " + d.error_string(r));
-  info.compute_capability = major * 10 + minor;
-  std::string device = "CUDA device 0 (" + info.name + ", compute capability " + std::to_string(major) + "." +
-                       std::to_string(minor) + ")";
-  if (!requested_arch.empty()) {
-    const CudaArch* arch = find_cuda_arch(requested_arch);
-    if (arch && arch->compute_capability > info.compute_capability)
-      throw EnvironmentError("--arch " + requested_arch + " is newer than " + device + "; use an older --arch or none");
-    info.arch = requested_arch;  // an unknown one is reported by the code generator
-    return info;
-  }
-  for (const CudaArch& arch : cuda_archs())
-    if (arch.compute_capability <= info.compute_capability) info.arch = arch.name;
-  if (info.arch.empty())
-    throw EnvironmentError(device + " is older than every architecture texc generates PTX for (" + cuda_arch_names() + ")");
-  return info;
-}
-
-OpExecutor make_cuda_executor(const LoweredFunc& func, const CudaTargetOptions& target, int repeat,
-                              std::shared_ptr<JitTiming> timing) {
-  if (func.kind != FunctionKind::Device)
-    throw EnvironmentError("target 'cuda' needs the GPU lowering, which this build of texc lacks: op '" + func.name +
-                           "' was lowered to host loops with no thread binding");
-  CudaLaunchConfig launch = cuda_launch_config(func);
-  std::shared_ptr<LoadedKernel> kernel = load_kernel(emit_ptx({func}, target), func, launch.shared_bytes);
-  size_t num_inputs = 0;
-  for (const Buffer& b : func.args) num_inputs += b->role == BufferRole::Input;
-  std::string name = func.name;
-  repeat = std::max(repeat, 0);
-  return [kernel, launch, num_inputs, name, repeat, timing](std::vector<Tensor*>& args) {
+  CallTimes run(std::vector<Tensor*>& args, int timed_rounds) override {
+    const std::shared_ptr<LoadedKernel>& kernel = kernel_;
+    const CudaLaunchConfig& launch = launch_;
+    const size_t num_inputs = num_inputs_;
+    const std::string& name = name_;
+    const int repeat = std::max(timed_rounds, 0);
     const CudaDriver& d = current_driver();
     DeviceBuffers buffers(d);
     for (Tensor* t : args) {
@@ -169,7 +136,8 @@ OpExecutor make_cuda_executor(const LoweredFunc& func, const CudaTargetOptions& 
       if (CUresult r = d.cuEventCreate(&e, 0); r != kCudaSuccess) fail(d, r, "cannot create a CUDA event");
       events.events.push_back(e);
     }
-    timing->times_ms.clear();
+    CallTimes times;
+    times.label = "CUDA events";
     if (repeat > 0) {
       if (CUresult r = d.cuEventRecord(events.events[0], nullptr); r != kCudaSuccess) fail(d, r, "cannot record a CUDA event");
       for (int k = 1; k <= repeat; ++k) {
@@ -184,11 +152,55 @@ OpExecutor make_cuda_executor(const LoweredFunc& func, const CudaTargetOptions& 
         if (CUresult r = d.cuEventElapsedTime(&ms, events.events[size_t(k - 1)], events.events[size_t(k)]);
             r != kCudaSuccess)
           fail(d, r, "cannot read the time of a launch");
-        timing->times_ms.push_back(double(ms));
+        times.times_ms.push_back(double(ms));
       }
     }
-    timing->median_ms = median_of(timing->times_ms);
-  };
+    times.median_ms = median_of(times.times_ms);
+    return times;
+  }
+
+ private:
+  std::shared_ptr<LoadedKernel> kernel_;
+  CudaLaunchConfig launch_;
+  size_t num_inputs_;
+  std::string name_;
+};
+
+}  // namespace
+
+CudaDeviceInfo open_cuda_device(const std::string& requested_arch) {
+  const CudaDriver& d = current_driver();
+  CudaDeviceInfo info;
+  char name[256] = {0};
+  if (d.cuDeviceGetName(name, int(sizeof name) - 1, d.device) == kCudaSuccess) info.name = name;
+  int major = 0, minor = 0;
+  CUresult r = d.cuDeviceGetAttribute(&major, kCuDeviceAttributeComputeMajor, d.device);
+  if (r == kCudaSuccess) r = d.cuDeviceGetAttribute(&minor, kCuDeviceAttributeComputeMinor, d.device);
+  if (r != kCudaSuccess) throw EnvironmentError("cannot read the compute capability of CUDA device 0: " + d.error_string(r));
+  info.compute_capability = major * 10 + minor;
+  std::string device = "CUDA device 0 (" + info.name + ", compute capability " + std::to_string(major) + "." +
+                       std::to_string(minor) + ")";
+  if (!requested_arch.empty()) {
+    const CudaArch* arch = find_cuda_arch(requested_arch);
+    if (arch && arch->compute_capability > info.compute_capability)
+      throw EnvironmentError("--arch " + requested_arch + " is newer than " + device + "; use an older --arch or none");
+    info.arch = requested_arch;  // an unknown one is reported by the code generator
+    return info;
+  }
+  for (const CudaArch& arch : cuda_archs())
+    if (arch.compute_capability <= info.compute_capability) info.arch = arch.name;
+  if (info.arch.empty())
+    throw EnvironmentError(device + " is older than every architecture texc generates PTX for (" + cuda_arch_names() + ")");
+  return info;
+}
+
+std::unique_ptr<Executor> make_cuda_executor(const LoweredFunc& func, const CudaTargetOptions& target) {
+  if (func.kind != FunctionKind::Device)
+    throw EnvironmentError("target 'cuda' needs the GPU lowering, which this build of texc lacks: op '" + func.name +
+                           "' was lowered to host loops with no thread binding");
+  CudaLaunchConfig launch = cuda_launch_config(func);
+  std::shared_ptr<LoadedKernel> kernel = load_kernel(emit_ptx({func}, target), func, launch.shared_bytes);
+  return std::make_unique<CudaExecutor>(std::move(kernel), launch, count_inputs(func), func.name);
 }
 
 }  // namespace texc

@@ -8,21 +8,22 @@
 //
 // make_cuda_executor compiles the op (a device function of the cuda lowering) to PTX and loads it
 // into device 0's primary context (cuModuleLoadDataEx; a PTX the driver rejects is an InterpError
-// carrying the driver's log: a FAIL line). Each execution allocates device memory for every
-// argument, copies all of them in (the outputs too: run_op fills them with NaN, so an element the
-// kernel does not write fails the check), launches the kernel once (the checked call, also the
-// warm-up) and copies its outputs back (those are checked: a kernel wrong only on its first launch
-// fails), then launches it `repeat` more times with a CUDA event recorded after each launch. The time of a launch is the elapsed time between its events
-// (cuEventElapsedTime: GPU time, no host overhead); *timing gets those times and their median. A
-// refused launch or a kernel that fails while running (an illegal address) is an InterpError; a
-// kernel fault leaves the context unusable, so the ops after it fail too.
+// carrying the driver's log: a FAIL line), and returns its Executor (backends/execute/Executor.h),
+// which `texc run`, Module::run and `texc tune`'s cuda runner (CudaRunner.h) run it through. Each
+// run allocates device memory for every argument, copies all of them in (the outputs too: run_op
+// fills them with NaN, so an element the kernel does not write fails the check), launches the
+// kernel once (the checked call, also the warm-up) and copies its outputs back (those are checked:
+// a kernel wrong only on its first launch fails), then launches it `timed_rounds` more times with a
+// CUDA event recorded after each launch. The time of a launch is the elapsed time between its
+// events (cuEventElapsedTime: GPU time, no host overhead), labelled "CUDA events". A refused launch
+// or a kernel that fails while running (an illegal address) is an InterpError; a kernel fault
+// leaves the context unusable, so the ops after it fail too.
 #pragma once
 #include <memory>
 #include <string>
 
-#include "backends/interp/RunOp.h"
+#include "backends/execute/Executor.h"
 #include "backends/llvm/CudaBackend.h"
-#include "tools/driver/JitExecutor.h"
 
 namespace texc {
 
@@ -35,8 +36,6 @@ struct CudaDeviceInfo {
 /// Device 0, and the architecture to compile for (`requested_arch`, "" = the device's own).
 CudaDeviceInfo open_cuda_device(const std::string& requested_arch);
 
-/// JitTiming (JitExecutor.h) holds the times of the timed launches.
-OpExecutor make_cuda_executor(const LoweredFunc& func, const CudaTargetOptions& target, int repeat,
-                              std::shared_ptr<JitTiming> timing);
+std::unique_ptr<Executor> make_cuda_executor(const LoweredFunc& func, const CudaTargetOptions& target);
 
 }  // namespace texc

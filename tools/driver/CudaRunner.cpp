@@ -2,7 +2,7 @@
 
 #include "tools/driver/CudaExecutor.h"
 #include "tools/driver/EnvironmentError.h"
-#include "tuner/ChildRun.h"
+#include "backends/execute/ChildRun.h"
 
 namespace texc {
 
@@ -17,10 +17,7 @@ class CudaRunner : public Runner {
   std::vector<double> run(const LoweredFunc& func, std::vector<Tensor*>& args, int repeat) override {
     CudaTargetOptions target;
     target.arch = arch_;
-    auto timing = std::make_shared<JitTiming>();
-    OpExecutor execute = make_cuda_executor(func, target, std::max(repeat, 1), timing);
-    execute(args);
-    return timing->times_ms;
+    return make_cuda_executor(func, target)->run(args, std::max(repeat, 1)).times_ms;
   }
 
  private:

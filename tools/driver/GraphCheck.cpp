@@ -42,13 +42,11 @@ PartsCheck check_graph_parts(const OpDef& op, const std::vector<LoweredFunc>& fu
     parts.push_back({&graph->kernels[k].op, &funcs[k + (split ? 1 : 0)], label_of("kernel", graph->kernels[k].op)});
 
   // Untimed single runs of each part.
-  const int jit_repeat = executors.jit_repeat, arm_repeat = executors.arm.repeat;
-  executors.jit_repeat = 0;
-  executors.arm.repeat = 1;
+  const int timed_rounds = executors.timed_rounds;
+  executors.timed_rounds = 0;
   std::vector<OpExecutor> run;
   for (const Part& p : parts) run.push_back(executors.make_function_executor(*p.func, *p.op));
-  executors.jit_repeat = jit_repeat;
-  executors.arm.repeat = arm_repeat;
+  executors.timed_rounds = timed_rounds;
 
   PartsCheck result;
   std::map<std::string, Tensor*> by_name;

@@ -17,7 +17,7 @@ endif()
 include(CMakePackageConfigHelpers)
 
 set(TEXC_INSTALLED_LIBRARIES texc_ir texc_grammar texc_frontend texc_lower texc_backends_interp texc_backends_llvm
-                             texc_backends_vdla texc_tuner texc_driver texrt)
+                             texc_backends_vdla texc_backends_execute texc_tuner texc_driver texrt)
 install(TARGETS ${TEXC_INSTALLED_LIBRARIES} EXPORT texcTargets ARCHIVE DESTINATION lib)
 install(TARGETS texc RUNTIME DESTINATION bin)
 if(TARGET texrt_aarch64)

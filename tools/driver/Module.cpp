@@ -7,7 +7,7 @@
 #include "backends/interp/ReferenceInterpreter.h"
 #include "backends/interp/RunOp.h"
 #include "backends/llvm/CudaBackend.h"
-#include "backends/llvm/TimeCalls.h"
+#include "backends/execute/TimeCalls.h"
 #include "backends/vdla/Codegen.h"
 #include "backends/vdla/Listing.h"
 #include "backends/vdla/ProgramFile.h"
@@ -182,7 +182,7 @@ std::vector<Tensor> Module::arguments(const std::string& name) const {
   return args;
 }
 
-HostRunTiming Module::run(const std::string& name, std::vector<Tensor*> args, int repeat) const {
+CallTimes Module::run(const std::string& name, std::vector<Tensor*> args, int repeat) const {
   const CompiledOp& compiled = op(name);
   const OpDef& def = compiled.op;
   TEXC_CHECK(args.size() == def.inputs.size() + def.outputs.size())
@@ -199,27 +199,21 @@ HostRunTiming Module::run(const std::string& name, std::vector<Tensor*> args, in
   if (behaviour.open_device) behaviour.open_device(options);
   TargetExecutors executors(options);
   repeat = std::max(repeat, 0);
-  if (behaviour.set_timed_calls) behaviour.set_timed_calls(executors, repeat);
-  OpExecutor execute = executors.make_executor(def, compiled.functions);
-  if (behaviour.timed_calls) {  // the executor times its own calls (x86, cuda, arm)
-    execute(args);
-    return behaviour.timed_calls(executors);
+  if (behaviour.times_own_calls) {  // the checked call and the timed rounds are one Executor::run
+    executors.timed_rounds = repeat;
+    executors.make_executor(def, compiled.functions)(args);
+    return *executors.times;
   }
-  HostRunTiming timing;
-  // The interpreters and the simulator: the checked call, then `repeat` calls timed here on copies
-  // of the outputs (so the outputs returned are the first call's).
+  // The interpreters and the simulator: the checked call, then `repeat` rounds of whole executions
+  // (a graph's kernels one by one) timed by time_calls on copies of the outputs, so that the
+  // outputs returned are the first call's.
+  OpExecutor execute = executors.make_executor(def, compiled.functions);
   execute(args);
   std::vector<Tensor> scratch;
   std::vector<Tensor*> timed_args(args.begin(), args.begin() + def.inputs.size());
   for (size_t i = def.inputs.size(); i < args.size(); ++i) scratch.push_back(*args[i]);
   for (Tensor& t : scratch) timed_args.push_back(&t);
-  for (int k = 0; k < repeat; ++k) {
-    auto start = std::chrono::steady_clock::now();
-    execute(timed_args);
-    timing.times_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  }
-  timing.median_ms = median_of(timing.times_ms);
-  return timing;
+  return time_calls([&] { execute(timed_args); }, repeat);
 }
 
 std::vector<Tensor> Module::reference(const std::string& name, const std::vector<const Tensor*>& inputs) const {

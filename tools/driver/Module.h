@@ -31,7 +31,7 @@
 #include "tools/driver/CompileOptions.h"
 #include "tools/driver/CompileTimes.h"
 #include "tools/driver/LoadProgram.h"
-#include "tools/driver/TargetExecutors.h"  // HostRunTiming: the times of Module::run
+#include "backends/execute/TimeCalls.h"  // CallTimes: the times of Module::run
 
 namespace texc {
 
@@ -73,12 +73,15 @@ class Module {
   /// reference take.
   std::vector<Tensor> arguments(const std::string& name) const;
   /// Runs op `name` on `args` (its inputs, then its outputs, as arguments() makes them) on this host
-  /// with the target's executor (TargetExecutors.h): x86 JIT-compiled in a child process, interp and
-  /// cuda-interp on the loop interpreter, arm under the arm runner, vdla on the simulator, cuda on
-  /// device 0. The outputs are those of the first call; `repeat` more calls are timed. Compiled code
-  /// that faults is an InterpError (backends/interp/InterpError.h), not a crash of the caller.
-  /// `args` of the wrong count, element type or shape break the precondition: InternalError.
-  HostRunTiming run(const std::string& name, std::vector<Tensor*> args, int repeat = 0) const;
+  /// through the target's Executor (backends/execute/Executor.h, TargetExecutors.h): x86
+  /// JIT-compiled in a child process, interp and cuda-interp on the loop interpreter, arm under the
+  /// arm runner, vdla on the simulator, cuda on device 0. The outputs are those of the first call;
+  /// then `repeat` timed rounds: the executor's own (x86: time_calls, TimeCalls.h; arm: the driver's
+  /// clock; cuda: CUDA events), else time_calls around whole executions (interp, cuda-interp, vdla:
+  /// the simulator's host time). Compiled code that faults is an InterpError
+  /// (backends/interp/InterpError.h), not a crash of the caller. `args` of the wrong count, element
+  /// type or shape break the precondition: InternalError.
+  CallTimes run(const std::string& name, std::vector<Tensor*> args, int repeat = 0) const;
   /// The outputs of op `name` as the reference interpreter evaluates its definition on `inputs`
   /// (one per op input), in the op's output order.
   std::vector<Tensor> reference(const std::string& name, const std::vector<const Tensor*>& inputs) const;

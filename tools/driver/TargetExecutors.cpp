@@ -22,12 +22,10 @@ OpExecutor TargetExecutors::make_executor(const OpDef& op, const std::vector<Low
   std::optional<PreparedOp> halves = funcs.size() == 1 ? std::nullopt : split_prepare(op);
   if (!halves) return make_main_executor(op, funcs);
   std::shared_ptr<PreparedOp> split = std::make_shared<PreparedOp>(*halves);
-  const int timed_repeat = jit_repeat, arm_repeat = arm.repeat;
-  jit_repeat = 0;  // the prepare function: its checked call only
-  arm.repeat = 1;
+  const int rounds = timed_rounds;
+  timed_rounds = 0;  // the prepare function: its checked call only
   OpExecutor prepare = make_function_executor(funcs[0], split->prepare);
-  jit_repeat = timed_repeat;
-  arm.repeat = arm_repeat;
+  timed_rounds = rounds;
   OpExecutor main = make_main_executor(split->main, std::vector<LoweredFunc>(funcs.begin() + 1, funcs.end()));
   return [split, prepare, main, op](std::vector<Tensor*>& args) {
     std::map<std::string, Tensor*> by_name;
@@ -55,7 +53,7 @@ OpExecutor TargetExecutors::make_main_executor(const OpDef& op, const std::vecto
   // A graph of kernels, then its host entry (docs/graph.md): the target runs the entry when it can
   // call between functions (x86, arm), else the kernels one by one.
   const TargetBehaviour& target = target_behaviour(options.target);
-  if (target.make_graph_executor) return target.make_graph_executor(*this, funcs, op);
+  if (target.make_graph_executor) return run_through(target.make_graph_executor(*this, funcs, op));
   std::vector<LoweredFunc> kernels(funcs.begin(), funcs.end() - 1);
   std::optional<GraphOps> graph = graph_of(op, options);
   TEXC_CHECK(graph && graph->kernels.size() == kernels.size())
@@ -67,13 +65,30 @@ OpExecutor TargetExecutors::make_main_executor(const OpDef& op, const std::vecto
 }
 
 OpExecutor TargetExecutors::make_function_executor(const LoweredFunc& func, const OpDef& op) {
-  return target_behaviour(options.target).make_executor(*this, func, op);
+  return run_through(target_behaviour(options.target).make_executor(*this, func, op));
+}
+
+OpExecutor TargetExecutors::run_through(std::shared_ptr<Executor> executor) {
+  const int rounds = timed_rounds;
+  std::shared_ptr<CallTimes> last = times;
+  return [executor, rounds, last](std::vector<Tensor*>& args) { *last = executor->run(args, rounds); };
 }
 
 void TargetExecutors::clear_timings() {
-  *jit_timing = JitTiming();
-  *arm_timing = ArmRunResult();
+  *times = CallTimes();
   *vdla_stats = VdlaRunStats();
+}
+
+bool take_executor_time(const TargetExecutors& executors, RunResult& result, double flops) {
+  if (executors.times->times_ms.empty()) return false;
+  result.median_ms = executors.times->median_ms;
+  result.gflops = result.median_ms > 0 ? flops / (result.median_ms * 1e6) : 0;
+  return true;
+}
+
+std::string format_own_timed_result(const TargetExecutors& executors, RunResult& result, double flops, bool json) {
+  take_executor_time(executors, result, flops);
+  return json ? format_result_json(result) : format_result_line(result);
 }
 
 }  // namespace texc

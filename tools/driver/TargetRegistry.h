@@ -1,9 +1,9 @@
 // TargetRegistry: what each target does on the host, one entry per target of ir/Target.h (which
 // says what a target *is*: its passes, scopes, thread tags, outputs, LLVM CPU). An entry holds the
-// target's behaviour as functions: how a lowered function is executed (TargetExecutors), how
-// `texc tune` measures a candidate, how many calls `texc run` times, whether a device must be
-// opened first, who times the calls and how the time is reported, and which machine its tuning
-// records must come from. Generic code (TargetExecutors, Module::run, make_tuning_runner,
+// target's behaviour as functions: the Executor a lowered function runs through (TargetExecutors,
+// backends/execute/Executor.h), how `texc tune` measures a candidate (a Runner over the same
+// Executor), how many calls `texc run` times, whether a device must be opened first, who times the
+// calls and how the time is reported, and which machine its tuning records must come from. Generic code (TargetExecutors, Module::run, make_tuning_runner,
 // knobs_from_records, `texc run`) asks the entry, never the target's name.
 //
 // Each family's entries are written next to each other in tools/driver/targets/ (one file per
@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/execute/Executor.h"
 #include "backends/interp/RunOp.h"
 #include "tools/driver/CompileOptions.h"
 #include "tools/driver/TargetExecutors.h"
@@ -38,21 +39,22 @@ struct TargetBehaviour {
   /// Readies the host before anything is compiled or run for the target: cuda opens device 0 and
   /// resolves opts.arch (throws EnvironmentError "no CUDA device", exit 2). Null: nothing to ready.
   void (*open_device)(CompileOptions& opts) = nullptr;
-  /// How one lowered function of `op` is executed, with the executors' state (CPU, externs,
-  /// timing, configuration). Every target has one.
-  OpExecutor (*make_executor)(TargetExecutors& executors, const LoweredFunc& func, const OpDef& op) = nullptr;
-  /// How an op compiled as a graph of kernels (docs/graph.md) is executed: `funcs` are its kernels
+  /// The Executor (backends/execute/Executor.h) of one lowered function of `op`, made with the
+  /// executors' state (CPU, externs, configuration). Every target has one.
+  std::shared_ptr<Executor> (*make_executor)(TargetExecutors& executors, const LoweredFunc& func,
+                                             const OpDef& op) = nullptr;
+  /// The Executor of an op compiled as a graph of kernels (docs/graph.md): `funcs` are its kernels
   /// then its host entry. Null: the kernels one by one, each through make_executor (interp).
-  OpExecutor (*make_graph_executor)(TargetExecutors& executors, const std::vector<LoweredFunc>& funcs,
-                                    const OpDef& op) = nullptr;
+  std::shared_ptr<Executor> (*make_graph_executor)(TargetExecutors& executors, const std::vector<LoweredFunc>& funcs,
+                                                   const OpDef& op) = nullptr;
   /// `texc run`'s set-up before the first op: the target's threads and tools (x86 sets the
   /// runtime's threads, arm checks its cross tools and chooses its threads). Null: one thread.
   void (*prepare_run)(TargetExecutors& executors, const RunRequest& request, RunOptions& options) = nullptr;
-  /// For a target whose executor times its own calls (x86, cuda, arm): makes it time `repeat`
-  /// calls after the checked one, and reads their times back after an execution. Null for the
-  /// targets whose calls the caller times (interp, cuda-interp, vdla).
-  void (*set_timed_calls)(TargetExecutors& executors, int repeat) = nullptr;
-  HostRunTiming (*timed_calls)(const TargetExecutors& executors) = nullptr;
+  /// Whether `texc run` and Module::run take the executor's own times: the checked call and the
+  /// `repeat` timed rounds are one Executor::run, and its times are the op's (x86, cuda, arm).
+  /// False: each execution is the checked call alone, and the caller times whole executions
+  /// (run_op; Module::run by time_calls): interp, cuda-interp, vdla.
+  bool times_own_calls = false;
   /// `texc run`'s table line (or --json object) for `result` of an op doing `flops` operations,
   /// with the target's own time in it (the executor's times, the simulated time), labelled, and
   /// the lines that follow it (vdla's statistics). Null: the result as run_op timed it.

@@ -2,12 +2,8 @@
 
 #include <cstring>
 
-#include "backends/interp/InterpError.h"
-#include "backends/vdla/Codegen.h"
-#include "backends/vdla/RunProgram.h"
 #include "backends/vdla/Trace.h"
 #include "tools/driver/EnvironmentError.h"
-#include "tuner/VdlaRunner.h"
 #include "tools/driver/OutputFile.h"
 
 namespace texc {
@@ -16,19 +12,11 @@ vdla::VdlaConfig vdla_config_of(const CompileOptions& opts) {
   return opts.vdla_config.empty() ? vdla::VdlaConfig{} : vdla::load_vdla_config(opts.vdla_config);
 }
 
-OpExecutor make_vdla_executor(const LoweredFunc& func, const vdla::VdlaConfig& config, SourceLoc loc,
-                              std::shared_ptr<VdlaRunStats> stats, const std::string& trace_path) {
-  auto program = std::make_shared<vdla::VdlaProgram>(vdla::generate_program(func, config, loc));
-  return [program, stats, trace_path](std::vector<Tensor*>& args) {
-    std::vector<vdla::HostTensor> host;
-    for (Tensor* t : args) host.push_back({t->data(), size_t(t->num_bytes())});
-    vdla::SimOptions options;
-    options.record_timeline = !trace_path.empty();
-    vdla::SimResult result = vdla::run_with_arguments(*program, host, options);
-    if (!result.ok()) throw InterpError("the VDLA simulator stopped: " + result.error.message);
+VdlaRunObserver keep_vdla_run(std::shared_ptr<VdlaRunStats> stats, const std::string& trace_path) {
+  return [stats, trace_path](const vdla::VdlaProgram& program, vdla::SimResult& result) {
     if (!trace_path.empty()) {  // whole or not at all, never over an input (OutputFile.h)
       OutputFile trace(trace_path, "--trace");
-      if (!vdla::write_trace(trace.write_path(), *program, result))
+      if (!vdla::write_trace(trace.write_path(), program, result))
         throw EnvironmentError("cannot write the trace '" + trace_path + "'");
       trace.commit();
     }

@@ -1,10 +1,12 @@
 // `texc run --target vdla` and `texc FILE --target vdla`: the VDLA program of a lowered op
-// (backends/vdla/Codegen.h), executed on the simulator with the op's arguments in DRAM.
+// (backends/vdla/Codegen.h), executed on the simulator with the op's arguments in DRAM by the vdla
+// Executor (backends/execute/VdlaExecutor.h); here what `texc run` keeps of a run (the simulator's
+// statistics, --trace) and its configuration (--vdla-config).
 #pragma once
 #include <memory>
 #include <string>
 
-#include "backends/interp/RunOp.h"
+#include "backends/execute/VdlaExecutor.h"
 #include "backends/vdla/Program.h"
 #include "backends/vdla/Simulator.h"
 #include "ir/Function.h"
@@ -22,11 +24,11 @@ struct VdlaRunStats {
   double host_ms = 0;  // the simulator's wall time on this host (not the simulated time)
 };
 
-/// Compiles `func` now (diagnostics are thrown here) and returns an executor that copies the
-/// inputs into DRAM, simulates, and copies the outputs back; a simulator error fails the run
-/// with its message. With `trace_path`, the last run's timeline is written there.
-OpExecutor make_vdla_executor(const LoweredFunc& func, const vdla::VdlaConfig& config, SourceLoc loc,
-                              std::shared_ptr<VdlaRunStats> stats, const std::string& trace_path);
+/// What the vdla Executor's observer does for `texc run`: keeps each run's result in *stats and,
+/// with `trace_path`, writes the run's timeline there (whole or not at all, OutputFile.h; the
+/// executor must record it: make_vdla_executor's record_timeline). A trace that cannot be written
+/// is an EnvironmentError.
+VdlaRunObserver keep_vdla_run(std::shared_ptr<VdlaRunStats> stats, const std::string& trace_path);
 
 /// One line: cycles and the simulated time they make at the nominal clock, the simulator's host wall
 /// time, GEMM utilization, busy cycles per engine, DRAM bytes.

@@ -4,12 +4,13 @@
 // Exits 0 only if every op passed.
 //
 //   interp  the lowered loop AST on the loop interpreter (serially, whatever --threads says: it
-//           reports 1 thread); in a child process (ChildProcess.h) when it calls extern functions
-//           from --extern-lib/--extern-src, which may fault.
-//   x86     JIT-compiled in texc's process and run in a child process (JitExecutor.h), so a
-//           faulting kernel is a FAIL line; --threads N, else TEXC_NUM_THREADS, else every core; the
-//           time is the child's own median. x86-sse the same, for x86-64-v2 (SSE4.2, no AVX).
-//   arm     the arm runner (ArmExecutor.h): natively on aarch64, else cross-linked and run under
+//           reports 1 thread); in a child process (backends/execute/Isolate.h) when it calls extern
+//           functions from --extern-lib/--extern-src, which may fault.
+//   x86     JIT-compiled in texc's process and run in a child process (backends/execute/JitExecutor.h
+//           under Isolate.h), so a faulting kernel is a FAIL line; --threads N, else TEXC_NUM_THREADS,
+//           else every core; the time is the child's own (time_calls: the median of rounds of at
+//           least 1 ms, TimeCalls.h). x86-sse the same, for x86-64-v2 (SSE4.2, no AVX).
+//   arm     the arm runner (backends/execute/ArmExecutor.h): natively on aarch64, else cross-linked and run under
 //           qemu-aarch64; the time is the driver's own median, labelled "emulated" under qemu.
 //   cuda    on CUDA device 0 through the driver API (CudaExecutor.h); without a driver or a device
 //           it exits 2 with "no CUDA device: ..." before compiling anything. PTX for --arch, else
@@ -20,10 +21,11 @@
 //           blocks is a FAIL line naming the buffer, element, threads and loops (CudaInterpreter.h).
 //   vdla    the op's VDLA program (backends/vdla/Codegen.h) on the simulator (VdlaExecutor.h); one
 //           run, deterministic; the time is the simulated one (cycles at the nominal clock of
-//           tuner/VdlaRunner.h, as `texc tune` records it, labelled "simulated"), and a second line
+//           backends/execute/VdlaExecutor.h, as `texc tune` records it, labelled "simulated"), and a second line
 //           reports cycles, that clock, the simulator's host wall time and GEMM utilization.
 // How each target executes an op, times it and reports the time is its entry in the library's
-// registry (tools/driver/TargetRegistry.h, tools/driver/targets/).
+// registry (tools/driver/TargetRegistry.h, tools/driver/targets/): the Executor it makes
+// (backends/execute/Executor.h) is the one `texc tune` measures through.
 // The timed runs follow one checked (warm-up) run: --repeat, default 10 (3 under emulation).
 // --check full|sampled|none says what is compared with the reference (RunOp.h CheckMode); an op
 // compiled as a graph of kernels has each kernel checked on its own inputs first (GraphCheck.h).
@@ -127,9 +129,9 @@ int run_command(const CommandLine& command_line) {
   request.repeat = cl.repeat;
   request.requested_threads = [&cl] { return requested_threads(cl); };
   if (behaviour.prepare_run) behaviour.prepare_run(target, request, options);
-  if (behaviour.set_timed_calls) {
-    behaviour.set_timed_calls(target, options.repeat);
-    options.repeat = 1;  // one execution = the checked call and the timed ones, timed by the executor
+  if (behaviour.times_own_calls) {
+    target.timed_rounds = options.repeat;
+    options.repeat = 1;  // one execution = the checked call and the timed rounds, timed by the executor
   }
 
   Program program = load_program(cl);

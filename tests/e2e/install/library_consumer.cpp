@@ -38,7 +38,7 @@ void run_and_check(const texc::Module& module, const std::string& name) {
     }
     pointers.push_back(&args[i]);
   }
-  texc::HostRunTiming timing = module.run(name, pointers, 3);
+  texc::CallTimes timing = module.run(name, pointers, 3);
   std::vector<texc::Tensor> expected = module.reference(name, inputs);
   const texc::Tensor& actual = args[op.op.inputs.size()];
   check(expected.size() == 1 && expected[0].num_elements() == actual.num_elements(), module.target() + ": output shape");

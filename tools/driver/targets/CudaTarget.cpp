@@ -6,7 +6,7 @@
 //   cuda-interp  the kernel's threads run phase by phase between barriers on the loop interpreter,
 //                checked for data races (backends/interp/CudaInterpreter.h); a race, or a barrier
 //                part of a block misses, is a FAIL line. Called once by `texc run`; no tuning runner.
-#include "backends/interp/CudaInterpreter.h"
+#include "backends/execute/InterpreterExecutors.h"
 #include "tools/driver/CudaExecutor.h"
 #include "tools/driver/CudaRunner.h"
 #include "tools/driver/targets/Targets.h"
@@ -15,24 +15,14 @@ namespace texc {
 
 namespace {
 
-OpExecutor make_cuda_device_executor(TargetExecutors& executors, const LoweredFunc& func, const OpDef&) {
+std::shared_ptr<Executor> make_cuda_device_executor(TargetExecutors& executors, const LoweredFunc& func, const OpDef&) {
   CudaTargetOptions cuda;
   cuda.arch = executors.options.arch;  // open_cuda_device chose it when --arch was not given
-  return make_cuda_executor(func, cuda, executors.jit_repeat, executors.jit_timing);
+  return make_cuda_executor(func, cuda);
 }
 
-// The launches are timed by CUDA events, and the result shows that time.
-std::string format_cuda_result(const TargetExecutors& executors, RunResult& result, double flops, bool json) {
-  if (!executors.jit_timing->times_ms.empty()) {
-    result.median_ms = executors.jit_timing->median_ms;
-    result.gflops = result.median_ms > 0 ? flops / (result.median_ms * 1e6) : 0;
-  }
-  return json ? format_result_json(result) : format_result_line(result);
-}
-
-OpExecutor make_cuda_interp_executor(TargetExecutors&, const LoweredFunc& func, const OpDef&) {
-  auto interp = std::make_shared<CudaInterpreter>(func);
-  return [interp](std::vector<Tensor*>& args) { interp->run(args); };
+std::shared_ptr<Executor> make_cuda_interp_executor(TargetExecutors&, const LoweredFunc& func, const OpDef&) {
+  return make_cuda_interpreter_executor(func);
 }
 
 }  // namespace
@@ -42,11 +32,8 @@ TargetBehaviour cuda_target() {
   b.name = "cuda";
   b.open_device = [](CompileOptions& opts) { opts.arch = open_cuda_device(opts.arch).arch; };
   b.make_executor = make_cuda_device_executor;
-  b.set_timed_calls = [](TargetExecutors& executors, int repeat) { executors.jit_repeat = repeat; };
-  b.timed_calls = [](const TargetExecutors& executors) {
-    return HostRunTiming{executors.jit_timing->times_ms, executors.jit_timing->median_ms};
-  };
-  b.format_run_result = format_cuda_result;
+  b.times_own_calls = true;  // the CUDA events around each launch
+  b.format_run_result = format_own_timed_result;
   b.make_tuning_runner = [](const CompileOptions& opts) { return make_cuda_runner(opts.arch); };
   return b;
 }

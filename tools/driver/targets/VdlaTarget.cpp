@@ -9,14 +9,16 @@
 
 #include "tools/driver/VdlaExecutor.h"
 #include "tools/driver/targets/Targets.h"
+#include "backends/execute/VdlaExecutor.h"
 #include "tuner/VdlaRunner.h"
 
 namespace texc {
 
 namespace {
 
-OpExecutor make_vdla_executor_of(TargetExecutors& executors, const LoweredFunc& func, const OpDef& op) {
-  return make_vdla_executor(func, *executors.vdla_config, op.loc, executors.vdla_stats, executors.trace_path);
+std::shared_ptr<Executor> make_vdla_executor_of(TargetExecutors& executors, const LoweredFunc& func, const OpDef& op) {
+  return make_vdla_executor(func, *executors.vdla_config, op.loc, keep_vdla_run(executors.vdla_stats, executors.trace_path),
+                            !executors.trace_path.empty());
 }
 
 // The table line or JSON object of a VDLA result, its time the simulated one, labelled simulated

@@ -1,8 +1,8 @@
-// run_in_child: the one way texc runs code it does not trust in a forked child process — a
-// candidate measured by the tuner (Measure.h), an op run by `texc run` and Module::run
-// (tools/driver/ChildProcess.h), the CUDA device probe (tools/driver/CudaRunner.h), a case of the
-// schedule fuzzer (tests/schedule) — so that a crash, a hang or an exception there is an outcome
-// the caller reports, never the end of texc.
+// run_in_child: the one way texc runs code it does not trust in a forked child process — an
+// isolated Executor's runs (Isolate.h: an op run by `texc run` and Module::run), a candidate
+// measured by the tuner (tuner/Measure.h), the CUDA device probe (tools/driver/CudaRunner.h), a
+// case of the schedule fuzzer (tests/schedule) — so that a crash, a hang or an exception there is
+// an outcome the caller reports, never the end of texc.
 //
 // Standard output and error are flushed before the fork (nothing buffered is written twice). The
 // child runs `body`, which sends what the parent should learn through its ChildChannel (a pipe: the

@@ -1,4 +1,4 @@
-#include "tuner/ChildRun.h"
+#include "backends/execute/ChildRun.h"
 
 #include <poll.h>
 #include <sys/mman.h>

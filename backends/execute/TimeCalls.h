@@ -1,6 +1,7 @@
-// time_calls: the one way texc times compiled code on the host — `texc run --target x86`
-// (tools/driver/JitExecutor.h), Module::run (tools/driver/Module.h) and `texc tune`'s x86 runner
-// (tuner/CpuRunners.h).
+// time_calls: the one way texc times calls on the host — every host Executor's timed rounds
+// (Executor.h: the JIT's, which `texc run --target x86`, Module::run and `texc tune`'s x86 runner
+// run code through, and the interpreters'), and Module::run's rounds of whole executions on the
+// targets whose executors do not time their own calls.
 //
 // After warm_up (WarmUp.h: 30 ms of untimed calls), `rounds` timed rounds. A round is N calls back
 // to back, N chosen once from the time of one call so that a round lasts at least kMinRoundMs
@@ -13,19 +14,23 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <string>
 #include <vector>
 
-#include "backends/llvm/WarmUp.h"
+#include "backends/execute/WarmUp.h"
 
 namespace texc {
 
 /// A round's shortest length, in milliseconds.
 inline constexpr double kMinRoundMs = 1.0;
 
-/// The time of one call in each round, and their median (0 when there are no rounds).
+/// The time of one call in each round, and their median (0 when there are no rounds). `label`:
+/// "" for host wall-clock time (time_calls), else whose clock measured them, for a report to say
+/// ("emulated (qemu-aarch64)", "native", "CUDA events", "simulated (...)": Executor.h).
 struct CallTimes {
   std::vector<double> times_ms;
   double median_ms = 0;
+  std::string label;
 };
 
 /// The median of `values` (the mean of the middle two for an even count; 0 for none).
