@@ -18,7 +18,7 @@ figures, ORT's time over texc's (> 1: texc faster), and the largest difference b
 outputs relative to the largest ORT output (above --tolerance, default 1e-4: exit 1). `texc
 import` of each model is timed once.
 
-usage: run_e2e.py [--models small_cnn,...] [--threads 1,2] [--rounds 5] [--repeat 20]
+usage: run_e2e.py [--models small_cnn,...] [--threads 1,2] [--rounds 5] [--repeat 20] [--clock wall|cpu]
                   [--work bench/e2e/work] [--texc build/tools/texc/texc] [--libtexrt build/runtime/libtexrt.a]
                   [--texc-run] [--json-out F] [--markdown F] [--tolerance 1e-4]
 Needs python3 with numpy (and torch + torchvision to export: python3-torch, python3-torchvision),
@@ -64,6 +64,8 @@ def main(argv):
     ap.add_argument("--texc", default=os.path.join(ROOT, "build", "tools", "texc", "texc"))
     ap.add_argument("--libtexrt", default=os.path.join(ROOT, "build", "runtime", "libtexrt.a"))
     ap.add_argument("--texc-run", action="store_true", help="time `texc run` (checked against the reference) instead")
+    ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
+                    help="cpu: both runtimes time each call by their process's CPU time (E2E_CPU_CLOCK), not the wall clock")
     ap.add_argument("--json-out")
     ap.add_argument("--markdown")
     ap.add_argument("--tolerance", type=float, default=1e-4,
@@ -76,6 +78,8 @@ def main(argv):
     for k in list(env):  # nothing that overrides either runtime's threads
         if k.startswith(("OMP_", "ORT_", "TEXC_NUM_THREADS", "MKL_", "OPENBLAS_")):
             del env[k]
+    if args.clock == "cpu":
+        env["E2E_CPU_CLOCK"] = "1"
     missing = [m for m in models if not os.path.exists(os.path.join(args.work, m + ".onnx"))]
     if missing:
         run([sys.executable, os.path.join(HERE, "export_models.py"), args.work] + missing)
@@ -131,7 +135,7 @@ def main(argv):
             rel = float(np.abs(got - want).max() / max(np.abs(want).max(), 1e-30))
             texc_ms, ort_ms = rounds[(t, "texc")], rounds[(t, "ort")]
             results.append({"model": m, "threads": t, "import_s": import_s, "compile_s": compile_s,
-                            "texc_timing": "texc run" if args.texc_run else "compiled driver",
+                            "texc_timing": "texc run" if args.texc_run else "compiled driver", "clock": args.clock,
                             "rounds": args.rounds, "repeat": args.repeat,
                             "texc_median_ms": statistics.median(texc_ms), "texc_min_ms": min(texc_ms),
                             "ort_median_ms": statistics.median(ort_ms), "ort_min_ms": min(ort_ms),
