@@ -224,6 +224,22 @@ void keep_in_registers(ScheduleState& st, const std::string& r_name, const std::
       {{buffer.get(), BufferNode::make(buffer->name, buffer->dtype, buffer->shape, MemScope::Local, buffer->role)}});
 }
 
+// E's nest over the box of R that one iteration of the output loop produces (the loops `outer`
+// around it), under R's guards on those loops; nullopt when R has a guard inside the output loop
+// that is not one of its own bounds.
+std::optional<Stmt> nest_over_box(const ScheduleState& st, const Block* e, const StageSite& r_site,
+                                  const std::string& r_name, const std::vector<const For*>& outer) {
+  std::vector<BufferAccess> writes;
+  for (BufferAccess& a : find_accesses(st.func.body, st.stages.at(r_name).buffer.get(), false, true))
+    if (a.stmt == r_site.block_stmt) writes.push_back(std::move(a));
+  Region region = infer_region(writes, outer, st.stages.at(r_name).buffer);
+  std::optional<Expr> guard = shared_guard(r_site.block, outer);
+  if (!guard) return std::nullopt;
+  Stmt nest = build_nest_over_region(e, region, outer);
+  if (*guard) nest = add_block_predicate(nest, *guard);
+  return nest;
+}
+
 // Computes E inside R's output loop; returns false (leaving st unchanged) when there is none.
 bool fuse_into(ScheduleState& st, const std::string& e_name, const std::string& r_name) {
   std::optional<StageSite> r_site = find_stage_site(st, r_name);
@@ -261,20 +277,23 @@ bool fuse_into(ScheduleState& st, const std::string& e_name, const std::string& 
     if (!mirrored) return false;
     nest = *mirrored;
   } else {
-    if (!produces_whole_box(r, inner)) return false;
-    std::vector<BufferAccess> writes;
-    for (BufferAccess& a : find_accesses(st.func.body, st.stages.at(r_name).buffer.get(), false, true))
-      if (a.stmt == r_site->block_stmt) writes.push_back(std::move(a));
-    Region region = infer_region(writes, outer, st.stages.at(r_name).buffer);
-    std::optional<Expr> guard = shared_guard(r, outer);
-    if (!guard) return false;
-    nest = build_nest_over_region(e_site->block, region, outer);
-    if (*guard) nest = add_block_predicate(nest, *guard);
-    // When R produced its innermost axis with vector lanes, E consumes it the same way.
-    const Expr& last_axis = r->bindings[r->iter_vars.size() - 1 - reduction_axis_count(r)];
-    for (size_t i = first_reduce; i < loops.size(); ++i)
-      if (loops[i]->for_kind == ForKind::Vectorized && uses_var(last_axis, loops[i]->var.get()))
-        nest = vectorize_innermost_loop(nest);
+    std::optional<Stmt> boxed = produces_whole_box(r, inner) ? nest_over_box(st, e_site->block, *r_site, r_name, outer)
+                                                             : std::nullopt;
+    if (boxed) {
+      nest = *boxed;
+      // When R produced its innermost axis with vector lanes, E consumes it the same way.
+      const Expr& last_axis = r->bindings[r->iter_vars.size() - 1 - reduction_axis_count(r)];
+      for (size_t i = first_reduce; i < loops.size(); ++i)
+        if (loops[i]->for_kind == ForKind::Vectorized && uses_var(last_axis, loops[i]->var.get()))
+          nest = vectorize_innermost_loop(nest);
+    } else {
+      // R's points per iteration of O are no box (a fused loop split across rows: conv2d_1x1's
+      // flattened output plane), or a guard inside O is not one of R's bounds: E follows R's own
+      // spatial loops inside O, at exactly the points R produced there, as on a GPU.
+      std::optional<Stmt> mirrored = mirror_spatial_loops(e_site->block, r, inner, drives);
+      if (!mirrored) return false;
+      nest = *mirrored;
+    }
   }
 
   ScheduleState saved = st;

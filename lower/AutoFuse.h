@@ -24,11 +24,16 @@
 // rows and columns are fused and split by the block), and when E is R's only reader R becomes
 // `local`, a per-thread accumulator, as cache_write(R, local) would make it.
 // When R has no such loop (its outermost loop is a reduction loop) E stays where it is, right
-// after R at the top level. Fusion is not done when one iteration of O does not produce a whole box
-// of R (a fused loop split at a factor that is not a multiple of the row), when R is guarded inside
-// O by something other than the bounds of its own axes (a split of an intermediate fused loop), or
-// when it would break the data flow (E also reads a stage computed later): E would compute points
-// that R did not produce in that iteration.
+// after R at the top level. When one iteration of O does not produce a whole box of R (a fused loop
+// split at a factor that is not a multiple of the row: conv2d_1x1's flattened output plane), or R
+// is guarded inside O by something other than the bounds of its own axes (a split of an
+// intermediate fused loop), E would compute points that R did not produce in that iteration over
+// the box: on the CPU targets too E's loops are then a copy of R's spatial loops inside O (kinds
+// kept: a vectorized loop stays vectorized), bound to R's spatial bindings under R's guards on
+// them, as on a GPU (below); when no loop inside O drives both kinds of axes. (Before, E stayed a
+// scalar, serial nest of its own after R: MobileNetV2's 34 1x1 layers wrote their whole output
+// and read it back for the bias and ReLU6, 2.7x slower on a 192 x 28 x 28 layer.) Fusion is not
+// done when it would break the data flow (E also reads a stage computed later).
 //
 // Imported injective ops fuse as local stages do. The schedule an op call carries names the call's
 // stages, which would keep them out of both passes; for an imported injective op (every stage of

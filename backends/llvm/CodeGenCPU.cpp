@@ -11,6 +11,7 @@
 
 #include "backends/llvm/UsedSymbols.h"
 #include "ir/Diagnostics.h"
+#include "ir/IRVisitor.h"
 
 namespace texc {
 
@@ -37,6 +38,15 @@ CodeGenCPU::CodeGenCPU(llvm::LLVMContext& context, llvm::TargetMachine& target_m
 llvm::Function* CodeGenCPU::emit_function_entry(const LoweredFunc& func) {
   TEXC_CHECK(func.kind == FunctionKind::Host) << "device function " << func.name << " given to the CPU code generator";
   closure_count_ = 0;
+  odd_vector_stores_.clear();
+  for_each_stmt(func.body, [&](const Stmt& s) {
+    const Store* store = s->as<Store>();
+    if (!store || store->indices.size() != 1) return;
+    const Ramp* ramp = store->indices[0]->as<Ramp>();
+    int lanes = store->value->type.lanes;
+    if (ramp && is_const_int(ramp->stride, 1) && lanes >= 3 && (lanes & (lanes - 1)) != 0)
+      odd_vector_stores_[store->buffer.get()].insert(lanes);
+  });
   return CodeGenLLVM::emit_function_entry(func);
 }
 
@@ -189,7 +199,11 @@ void CodeGenCPU::emit_barrier() {
 // moves for the element size (AVX-512), such a load is one masked load of the next power of two.
 // Only loads, and only of operands (inputs, packed or padded copies in memory), never of local tiles
 // or outputs: LLVM keeps an accumulator in registers across a loop (LICM promotion, SROA) only when
-// it is accessed with plain loads and stores.
+// it is accessed with plain loads and stores. An intermediate in global scope can be such a tile
+// too (a reduction stage computed at a register tile, its epilogue fused: depthwise_conv2d's
+// 7-column rows): a load of as many lanes as the op's stores to the buffer is left plain, or the
+// masked load reads back a vector just stored in pieces (no store forwarding, and no SROA:
+// measured 19x slower on a 960-channel 7x7 depthwise layer).
 bool CodeGenCPU::pad_load_to_masked(const Load* op) const {
   int lanes = op->type.lanes;
   Type elem = op->buffer->dtype;
@@ -197,6 +211,18 @@ bool CodeGenCPU::pad_load_to_masked(const Load* op) const {
   const BufferNode& b = *op->buffer;
   bool operand = b.role == BufferRole::Input || (b.role == BufferRole::Intermediate && b.scope != MemScope::Local);
   if (!operand) return false;
+  if (auto it = odd_vector_stores_.find(op->buffer.get()); it != odd_vector_stores_.end() && it->second.count(lanes))
+    return false;
+  return has_masked_loads(elem);
+}
+
+// A dense store of a lane count that is not a power of two to an op output: LLVM splits it into
+// pieces of 8, 4, 2 and 1 lanes (3 stores for depthwise_conv2d's 14-column rows); with masked
+// moves it is one. Not to intermediates, which may be tiles read back (above).
+bool CodeGenCPU::pad_store_to_masked(const Store* op) const {
+  int lanes = op->value->type.lanes;
+  Type elem = op->buffer->dtype;
+  if (lanes < 3 || (lanes & (lanes - 1)) == 0 || elem.is_bool() || op->buffer->role != BufferRole::Output) return false;
   return has_masked_loads(elem);
 }
 

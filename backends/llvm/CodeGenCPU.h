@@ -4,11 +4,15 @@
 // launched with texrt_parallel_for (runtime/texrt.h). Allocations go on the stack up to a size limit
 // per scope (64 KiB global, 1 MiB local), else on the heap through texrt_alloc/texrt_free, 64-byte
 // aligned. On x86 with AVX-512, a dense load of an operand whose lane count is not a power of two
-// (the tail of a split) is one masked load of the next power of two. A CPU has no thread index and
+// (the tail of a split) is one masked load of the next power of two, unless the op also stores
+// vectors of that many lanes to the buffer (an accumulator tile, read back); likewise a dense
+// store of such a vector to an op output is one masked store. A CPU has no thread index and
 // no barrier: a thread-bound loop or a barrier is an internal error (lowering for a CPU leaves none).
 // With `packed_wrappers`, each op also gets `void op.packed(ptr args)` taking an array of argument
 // pointers (used by the JIT to call any op through one signature).
 #pragma once
+#include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +39,7 @@ class CodeGenCPU : public CodeGenLLVM {
   llvm::Value* thread_index(const std::string& tag) override;
   void emit_barrier() override;
   bool pad_load_to_masked(const Load* op) const override;
+  bool pad_store_to_masked(const Store* op) const override;
   bool has_masked_loads(Type elem) const override;
 
  private:
@@ -43,6 +48,9 @@ class CodeGenCPU : public CodeGenLLVM {
   static std::optional<int64_t> stack_bytes(const Buffer& buffer, MemScope scope);
 
   CodeGenOptions options_;
+  // Of the op being emitted: per buffer, the lane counts of its dense vector stores that are not a
+  // power of two (a load of as many lanes reads back a tile; it stays a plain load).
+  std::map<const BufferNode*, std::set<int>> odd_vector_stores_;
   bool masked_32_64_ = false, masked_8_16_ = false;  // masked moves of 4/8-byte and 1/2-byte elements
   int closure_count_ = 0;                           // of the op being emitted
 };

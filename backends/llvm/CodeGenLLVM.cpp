@@ -256,7 +256,21 @@ void CodeGenLLVM::emit_store(const Store* op) {
     inst = b_.CreateAlignedStore(value, ptr, llvm::Align(uint64_t(element_bytes(elem))));
   } else if (const Ramp* ramp = index->as<Ramp>(); ramp && is_const_int(ramp->stride, 1)) {
     Value* ptr = b_.CreateInBoundsGEP(elem_mem, buf.ptr, emit_index(ramp->base));
-    inst = b_.CreateAlignedStore(value, ptr, llvm::Align(uint64_t(vector_alignment(buf, ramp->base, elem))));
+    llvm::Align align(uint64_t(vector_alignment(buf, ramp->base, elem)));
+    if (!elem.is_bool() && pad_store_to_masked(op)) {
+      // The value widened to the next power of two (the extra lanes poison, not written).
+      int wide_lanes = int(llvm::PowerOf2Ceil(uint64_t(lanes)));
+      std::vector<int> widen;
+      std::vector<llvm::Constant*> own;
+      for (int j = 0; j < wide_lanes; ++j) {
+        widen.push_back(j < lanes ? j : lanes);
+        own.push_back(b_.getInt1(j < lanes));
+      }
+      Value* wide = b_.CreateShuffleVector(value, llvm::PoisonValue::get(value->getType()), widen);
+      inst = b_.CreateMaskedStore(wide, ptr, align, llvm::ConstantVector::get(own));
+    } else {
+      inst = b_.CreateAlignedStore(value, ptr, align);
+    }
   } else {
     TEXC_CHECK(index->type.lanes == lanes) << "store to '" << op->buffer->name << "': index and value lanes differ";
     Value* ptrs = b_.CreateInBoundsGEP(elem_mem, buf.ptr, emit_index(index));

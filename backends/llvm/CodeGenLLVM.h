@@ -94,6 +94,9 @@ class CodeGenLLVM {
   /// is emitted as one masked load of the next power of two, whose extra lanes are not read.
   /// Default: no (LLVM splits it into power-of-two pieces).
   virtual bool pad_load_to_masked(const Load* op) const;
+  /// Likewise for a dense vector store of `op` (stride 1): one masked store of the next power of
+  /// two, whose extra lanes are not written. Default: no.
+  virtual bool pad_store_to_masked(const Store* op) const;
   /// Whether the target has masked vector loads of `elem` (AVX-512: 4/8-byte elements, with BW also
   /// 1/2-byte ones). A load of a ramp with a small constant stride is then one masked load of the
   /// span it covers and a shuffle, not a gather. Default: no.

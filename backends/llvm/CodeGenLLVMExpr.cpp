@@ -390,6 +390,7 @@ Value* CodeGenLLVM::emit_intrinsic(const Call* op) {
 }
 
 bool CodeGenLLVM::pad_load_to_masked(const Load*) const { return false; }
+bool CodeGenLLVM::pad_store_to_masked(const Store*) const { return false; }
 bool CodeGenLLVM::has_masked_loads(Type) const { return false; }
 
 Value* CodeGenLLVM::masked_span_load(const Load* op, const Expr& base, int stride) {

@@ -22,7 +22,7 @@ texc faster), and the largest difference between texc's (and each PyTorch's) out
 relative to the largest ORT output (above --tolerance, default 1e-4: exit 1). `texc import` of
 each model is timed once.
 
-usage: run_e2e.py [--models small_cnn,...] [--threads 1,2] [--rounds 5] [--repeat 20]
+usage: run_e2e.py [--models small_cnn,...] [--threads 1,2] [--rounds 5] [--repeat 20] [--clock wall|cpu]
                   [--work bench/e2e/work] [--texc build/tools/texc/texc] [--libtexrt build/runtime/libtexrt.a]
                   [--texc-run] [--peers ort,torch-eager,torch-jit] [--arm] [--json-out F] [--markdown F]
                   [--tolerance 1e-4]
@@ -76,6 +76,8 @@ def main(argv):
                     help="the runtimes texc is compared with (ort is always run: its output is the reference)")
     ap.add_argument("--arm", action="store_true", help="also check the model compiled for arm, under qemu-aarch64")
     ap.add_argument("--libtexrt-aarch64", default=os.path.join(ROOT, "build", "runtime", "aarch64", "libtexrt.a"))
+    ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
+                    help="cpu: every runtime times each call by their process's CPU time (E2E_CPU_CLOCK), not the wall clock")
     ap.add_argument("--json-out")
     ap.add_argument("--markdown")
     ap.add_argument("--tolerance", type=float, default=1e-4,
@@ -93,6 +95,8 @@ def main(argv):
     for k in list(env):  # nothing that overrides either runtime's threads
         if k.startswith(("OMP_", "ORT_", "TEXC_NUM_THREADS", "MKL_", "OPENBLAS_")):
             del env[k]
+    if args.clock == "cpu":
+        env["E2E_CPU_CLOCK"] = "1"
     missing = [m for m in models if not os.path.exists(os.path.join(args.work, m + ".onnx"))]
     if missing:
         run([sys.executable, os.path.join(HERE, "export_models.py"), args.work] + missing)
@@ -166,7 +170,7 @@ def main(argv):
             diff = {impl: float(np.abs(outputs[(t, impl)] - want).max() / scale) for impl in impls if impl != "ort"}
             texc_ms = rounds[(t, "texc")]
             row = {"model": m, "threads": t, "import_s": import_s, "compile_s": compile_s,
-                   "texc_timing": "texc run" if args.texc_run else "compiled driver",
+                   "texc_timing": "texc run" if args.texc_run else "compiled driver", "clock": args.clock,
                    "rounds": args.rounds, "repeat": args.repeat,
                    "texc_median_ms": statistics.median(texc_ms), "texc_min_ms": min(texc_ms),
                    "max_rel_diff": diff["texc"], "texc_rounds_ms": texc_ms, "peers": {}}

@@ -6,12 +6,14 @@ two modes:
   jit     torch.jit.freeze(torch.jit.trace(model, x)) (weights folded as constants, conv + batch norm
           fused by freezing), then torch.jit.optimize_for_inference, called under inference_mode
 THREADS intra-op threads (torch.set_num_threads) and one inter-op thread; untimed warm-up calls for
-at least 100 ms (the JIT's profiling runs fall in it), then REPEAT timed calls. Prints one JSON line
+at least 100 ms (the JIT's profiling runs fall in it), then REPEAT timed calls (by the wall clock,
+or by the process's CPU time when E2E_CPU_CLOCK is set, as run_e2e.py --clock cpu does). Prints one JSON line
 {"mode", "threads", "times_ms", "median_ms", "min_ms"} and writes the output as raw float32 to OUT.bin.
 usage: /usr/bin/python3 torch_bench.py MODEL eager|jit X.bin THREADS REPEAT OUT.bin
 (Debian's python3 with python3-torch and python3-torchvision.)
 """
 import json
+import os
 import statistics
 import sys
 import time
@@ -34,15 +36,16 @@ def main(argv):
             model = torch.jit.optimize_for_inference(torch.jit.freeze(torch.jit.trace(model, x)))
     elif mode != "eager":
         raise SystemExit("torch_bench: mode is eager or jit, not %r" % mode)
+    clock = time.process_time if os.environ.get("E2E_CPU_CLOCK") else time.perf_counter
     with torch.inference_mode():
         start = time.perf_counter()
         while time.perf_counter() - start < 0.1:
             y = model(x)
         times = []
         for _ in range(repeat):
-            t0 = time.perf_counter()
+            t0 = clock()
             y = model(x)
-            times.append((time.perf_counter() - t0) * 1e3)
+            times.append((clock() - t0) * 1e3)
     y.numpy().astype(np.float32).tofile(out_path)
     print(json.dumps({"mode": mode, "threads": threads, "times_ms": times, "median_ms": statistics.median(times),
                       "min_ms": min(times)}))

@@ -95,9 +95,11 @@ op int8_matmul(A: i8[13, 11], B: i8[11, 17]) -> Q {
   CHECK_CONTAINS(ir_after(text, "plan_storage"), "allocate C: i32[1, 1]");
 }
 
-TEST_CASE("auto-fusion is not done when a guard inside the output loop is not a bound of the reduction") {
-  // fo is the output loop; the guard fo*4 + fi < 85 of the fused (li, j) loop lies inside it and
-  // excludes points of the next row block: Q stays at the top level.
+TEST_CASE("auto-fusion follows the reduction's own loops when its points per iteration are no box") {
+  // fo is the output loop; the fused (li, j) loop split by 4 gives it scattered points of two rows,
+  // and the guard fo*4 + fi < 85 inside it excludes points of the next row block: Q is not computed
+  // over a box but in a copy of C's spatial loop fi under C's guards, at exactly C's points, and C
+  // is allocated per iteration of fo (the two rows four points can touch), not whole.
   std::string text = R"(
 op int8_matmul(A: i8[13, 11], B: i8[11, 17]) -> Q {
   compute {
@@ -113,7 +115,9 @@ op int8_matmul(A: i8[13, 11], B: i8[11, 17]) -> Q {
 }
 )";
   check_correct(text);
-  CHECK_CONTAINS(ir_after(text, "plan_storage"), "allocate C: i32[13, 17]");
+  std::string planned = ir_after(text, "plan_storage");
+  CHECK_CONTAINS(planned, "allocate C: i32[2, 17]");
+  CHECK_CONTAINS(planned, "if (lo*5 + (fo*4 + fi)/17 < 13 && fo*4 + fi < 85) {\n            Q[");
 }
 
 TEST_CASE("conv2d imported from the standard library, with relu, is correct with its own schedule") {
