@@ -7,6 +7,7 @@
 # task's best record (the note names it; its loops are those of the same knobs given by --knob) and
 # passes `texc run`; tuning it resumes that task from the first network's records. A task none of
 # whose candidates is valid (every one crashes: TEXC_TUNE_TEST_FAULT) makes tune exit 1 naming it.
+# And --timeout limits a candidate's kernel, not its reference check (slow_reference.tex).
 # usage: graph_tune_test.sh TEXC SOURCE_DIR
 set -u
 texc=$1
@@ -93,6 +94,15 @@ TEXC_TUNE_TEST_FAULT="crash@CVB_PAR=1" tune "$net" "$work/crash.jsonl" "$work/cr
 check "tune exits 1 when a task has no valid configuration" test $? -eq 1
 check "the error names the conv tasks and their kernels" \
   grep -q "error: no valid configuration of task 'conv2d(f32\[1, 3, 8, 8\].*(kernel small_cnn_k0), task 'conv2d(f32\[1, 8, 4, 4\].*(kernel small_cnn_k2) on x86" "$work/crash.err"
+
+# A candidate's limit covers its kernel, not the reference check: slow_reference.tex's reference
+# takes seconds (about 4 s here), its kernel about 0.1 s a call; --timeout 2 measures it.
+start=$SECONDS
+"$texc" tune "$src/tests/tuner/slow_reference.tex" --target x86 --trials 1 --timeout 2 --records "$work/slow.jsonl" \
+  >"$work/slow.out" 2>"$work/slow.err"
+check "a candidate whose reference takes longer than --timeout is measured" test $? -eq 0
+check "its record is ok" grep -q '"status": "ok"' "$work/slow.jsonl"
+if [ $((SECONDS - start)) -le 2 ]; then echo "note: the reference took under 2 s here, so this shows little"; fi
 
 if [ "$failures" -ne 0 ]; then
   for f in "$work"/*.out "$work"/*.err; do echo "== $f"; tail -20 "$f"; done
