@@ -114,9 +114,13 @@ std::string summary_json(const OpDef& op, const CommandLine& cl, const TuneSumma
 }
 
 
+/// The FLOPs of a task in its network: one kernel's times the kernels of the task.
+double network_flops(const GraphTask& task) { return task.flops * double(task.kernels.size()); }
+
 /// The trials of each task of a graph: one each (its defaults at least), then the rest of `trials`
-/// split among the tasks with more than one configuration in proportion to their FLOPs, none past
-/// the size of its space; what flooring leaves goes to the largest task that can take it.
+/// split among the tasks with more than one configuration in proportion to their FLOPs in the
+/// network, none past the size of its space; what flooring leaves goes to the largest task that can
+/// take it.
 std::vector<int> split_trials(const std::vector<GraphTask>& tasks, const std::vector<uint64_t>& space_sizes, int trials) {
   std::vector<int> budget(tasks.size(), 1);
   int rest = std::max(0, trials - int(tasks.size()));
@@ -124,12 +128,12 @@ std::vector<int> split_trials(const std::vector<GraphTask>& tasks, const std::ve
   while (rest > 0) {
     double total = 0;
     for (size_t i = 0; i < tasks.size(); ++i)
-      if (room(i)) total += std::max(tasks[i].flops, 1.0);
+      if (room(i)) total += std::max(network_flops(tasks[i]), 1.0);
     if (total == 0) break;  // every space exhausted
     int given = 0;
     for (size_t i = 0; i < tasks.size(); ++i) {
       if (!room(i)) continue;
-      uint64_t share = uint64_t(rest * std::max(tasks[i].flops, 1.0) / total);
+      uint64_t share = uint64_t(rest * std::max(network_flops(tasks[i]), 1.0) / total);
       share = std::min<uint64_t>(share, space_sizes[i] - uint64_t(budget[i]));
       budget[i] += int(share);
       given += int(share);
@@ -137,7 +141,7 @@ std::vector<int> split_trials(const std::vector<GraphTask>& tasks, const std::ve
     if (given == 0) {  // every share floored to 0: one trial to the largest task with room
       size_t best = tasks.size();
       for (size_t i = 0; i < tasks.size(); ++i)
-        if (room(i) && (best == tasks.size() || tasks[i].flops > tasks[best].flops)) best = i;
+        if (room(i) && (best == tasks.size() || network_flops(tasks[i]) > network_flops(tasks[best]))) best = i;
       ++budget[best];
       given = 1;
     }
@@ -201,7 +205,7 @@ void tune_graph(const CommandLine& cl, const OpDef& op, const GraphOps& graph, R
   double total_flops = 0;
   for (const GraphTask& t : tasks) {
     sizes.push_back(Space(graph.kernels[t.kernels.front()].op, cl.target).size());
-    total_flops += t.flops * double(t.kernels.size());
+    total_flops += network_flops(t);
   }
   std::vector<int> budget = split_trials(tasks, sizes, cl.trials);
   std::cerr << "texc: op '" << op.name << "' is a graph of " << graph.kernels.size() << " kernels: " << tasks.size()
@@ -211,7 +215,7 @@ void tune_graph(const CommandLine& cl, const OpDef& op, const GraphOps& graph, R
     const OpDef& kernel = graph.kernels[task.kernels.front()].op;
     char share[64];
     std::snprintf(share, sizeof share, "%.4g FLOP x %zu (%.0f%% of the op)", task.flops, task.kernels.size(),
-                  total_flops > 0 ? 100 * task.flops * double(task.kernels.size()) / total_flops : 0.0);
+                  total_flops > 0 ? 100 * network_flops(task) / total_flops : 0.0);
     std::cerr << "texc: task " << t + 1 << "/" << tasks.size() << " '" << task.key << "': kernel"
               << (task.kernels.size() == 1 ? " " : "s ") << kernel_names(graph, task) << ", " << share << ", "
               << sizes[t] << " configuration" << (sizes[t] == 1 ? "" : "s") << ", " << budget[t] << " trial"
@@ -244,8 +248,7 @@ void tune_graph(const CommandLine& cl, const OpDef& op, const GraphOps& graph, R
     if (!cl.curve.empty() && t + 1 == tasks.size()) {  // the curve of the task with the most FLOPs
       size_t largest = 0;
       for (size_t i = 0; i < tasks.size(); ++i)
-        if (tasks[i].flops * double(tasks[i].kernels.size()) > tasks[largest].flops * double(tasks[largest].kernels.size()))
-          largest = i;
+        if (network_flops(tasks[i]) > network_flops(tasks[largest])) largest = i;
       const std::string& name = graph.kernels[tasks[largest].kernels.front()].op.name;
       std::vector<CurveSeries> series = {curve_of(cl.records, "--records", name, cl.target, tasks[largest].key)};
       for (const std::string& path : cl.curve_with)
