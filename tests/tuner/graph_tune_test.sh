@@ -67,6 +67,12 @@ PY
 tune "$net" "$work/r.jsonl" "$work/again" -D S=8 --trials 14
 check "a re-run resumes every task" test "$(grep -c "0 new" "$work/again.out")" -eq 6
 check "a re-run measures nothing" test "$(wc -l < "$work/r.jsonl")" -eq 14
+tune "$net" "$work/r.jsonl" "$work/json" -D S=8 --trials 14 --json
+check "--json: an object per task with its graph op, task and kernels" python3 -c '
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+assert len(rs) == 6 and all(r["graph_op"] == "small_cnn" and r["task"] and r["kernels"] == [r["op"]] for r in rs), rs
+' "$work/json.out"
 
 # The second network: its conv kernel takes the task's best record, found under another op.
 "$texc" "$other" --target x86 --records "$work/r.jsonl" --emit loops -o "$work/b" 2>"$work/b.err"

@@ -90,7 +90,7 @@ std::string summary_line(const OpDef& op, const CommandLine& cl, const TuneSumma
   return line;
 }
 
-std::string summary_json(const OpDef& op, const CommandLine& cl, const TuneSummary& s) {
+Json summary_json(const OpDef& op, const CommandLine& cl, const TuneSummary& s) {
   Json j = Json::obj();
   j.set("op", Json::str(op.name));
   j.set("target", Json::str(cl.target));
@@ -110,7 +110,7 @@ std::string summary_json(const OpDef& op, const CommandLine& cl, const TuneSumma
     j.set("best_knobs", knobs);
   }
   j.set("records", Json::str(cl.records));
-  return j.dump();
+  return j;
 }
 
 
@@ -235,12 +235,13 @@ void tune_graph(const CommandLine& cl, const OpDef& op, const GraphOps& graph, R
       throw EnvironmentError(e.what());
     }
     if (cl.json) {
-      std::string line = summary_json(kernel, cl, summary);
+      Json line = summary_json(kernel, cl, summary);
       Json kernels = Json::arr();
       for (size_t k : task.kernels) kernels.array.push_back(Json::str(graph.kernels[k].op.name));
-      line = line.substr(0, line.size() - 1) + ", \"graph_op\": " + Json::str(op.name).dump() +
-             ", \"task\": " + Json::str(task.key).dump() + ", \"kernels\": " + kernels.dump() + "}";
-      std::cout << line << std::endl;
+      line.set("graph_op", Json::str(op.name));
+      line.set("task", Json::str(task.key));
+      line.set("kernels", kernels);
+      std::cout << line.dump() << std::endl;
     } else {
       std::cout << summary_line(kernel, cl, summary, space) << "  task '" << task.key << "'" << std::endl;
     }
@@ -327,7 +328,7 @@ int tune_command(const CommandLine& cl) {
     } catch (const std::runtime_error& e) {  // the records file cannot be read or written; XGBoost failed; the broker
       throw EnvironmentError(e.what());
     }
-    std::cout << (cl.json ? summary_json(op, cl, summary) : summary_line(op, cl, summary, space)) << std::endl;
+    std::cout << (cl.json ? summary_json(op, cl, summary).dump() : summary_line(op, cl, summary, space)) << std::endl;
     if (!summary.best) without_valid.push_back("op '" + op.name + "'");
     if (!cl.curve.empty()) {
       std::vector<CurveSeries> series = {curve_of(cl.records, "--records", op.name, cl.target)};
