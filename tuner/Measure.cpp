@@ -70,6 +70,7 @@ void child_main(const OpDef& op, const Candidate& candidate, Runner& runner, con
   run.seed = options.seed;
   run.check.seed = options.seed;
   run.reference = options.reference;
+  run.on_reference = [&parent](bool evaluating) { evaluating ? parent.pause_clock() : parent.resume_clock(); };
   RunResult result;
   try {
     result = run_op(op, [&](std::vector<Tensor*>& args) {
@@ -94,14 +95,18 @@ void child_main(const OpDef& op, const Candidate& candidate, Runner& runner, con
 Measurement measure(const OpDef& op, const Candidate& candidate, Runner& runner, const MeasureOptions& options) {
   Measurement m;
   ChildOutcome child = run_in_child(
-      [&](ChildChannel& parent) { child_main(op, candidate, runner, options, parent); }, options.timeout_s);
+      [&](ChildChannel& parent) { child_main(op, candidate, runner, options, parent); }, options.timeout_s,
+      options.reference_timeout_s);
   if (child.end == ChildOutcome::End::CannotStart) {
     m.status = "error";
     m.message = "cannot start a process to measure the candidate: " + child.message;
   } else if (child.end == ChildOutcome::End::TimedOut) {
     m.status = "timeout";
     char buf[64];
-    std::snprintf(buf, sizeof buf, "timeout: killed after %g s", options.timeout_s);
+    if (child.paused_too_long)
+      std::snprintf(buf, sizeof buf, "timeout: killed after %g s evaluating the reference", options.reference_timeout_s);
+    else
+      std::snprintf(buf, sizeof buf, "timeout: killed after %g s", options.timeout_s);
     m.message = buf;
   } else if (child.end == ChildOutcome::End::Signaled) {
     m.status = "crash";

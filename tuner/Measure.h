@@ -4,8 +4,9 @@
 // the child runs run_op (backends/interp/RunOp.h): seeded random inputs, the reference
 // interpreter at the points it checks (every point, or a sample for large outputs), one checked
 // call through the target's Runner, then `repeat` timed rounds; it writes its verdict and times
-// into memory shared with the parent and exits. The parent waits up to `timeout_s`; then it kills
-// the child. So nothing a candidate does — a fault in compiled code, an abort in code generation,
+// into memory shared with the parent and exits. The parent waits up to `timeout_s` for the
+// candidate (its build and runs), not counting the reference, which has `reference_timeout_s` of
+// its own (the child pauses its clock meanwhile: ChildRun.h); then it kills the child. So nothing a candidate does — a fault in compiled code, an abort in code generation,
 // an endless loop, a wrong result — ends the tuning run: it is a Measurement with a status and the
 // reason ("crash (SIGSEGV, Segmentation fault)", "timeout after 10 s", the check's message).
 //
@@ -48,7 +49,8 @@ class Runner {
 
 struct MeasureOptions {
   int repeat = 5;          // timed rounds; the median is the result, min and max the spread
-  double timeout_s = 10;   // the whole child: build, reference, runs
+  double timeout_s = 10;   // the candidate: its build and runs (the child's time but the reference's)
+  double reference_timeout_s = 600;  // the reference values it is checked against
   uint64_t seed = 0;       // inputs and the sampled check
   /// What the check compares with, when not the op itself: its definition, where the op was
   /// elaborated with a `compute TARGET` implementation (RunOptions::reference).

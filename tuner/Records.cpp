@@ -62,6 +62,7 @@ std::string record_to_json(const Record& r) {
   j.set("op", Json::str(r.op));
   j.set("target", Json::str(r.target));
   j.set("device", Json::str(r.device));
+  if (!r.task.empty()) j.set("task", Json::str(r.task));
   if (r.machine.known()) {
     Json machine = Json::obj();
     machine.set("name", Json::str(r.machine.name));
@@ -129,6 +130,7 @@ std::optional<Record> parse_record(const std::string& line) {
   r.target = *target;
   r.status = *status;
   r.device = str("device").value_or("");
+  r.task = str("task").value_or("");
   if (const Json* machine = j->get("machine"); machine && machine->kind == Json::Kind::Object) {
     auto field = [&](const char* k) {
       const Json* v = machine->get(k);
@@ -358,7 +360,8 @@ namespace {
 /// Records of one configuration of one workload on one machine: the measurements that
 /// `texc tune --remeasure` repeated.
 std::string configuration_key(const Record& r) {
-  std::string key = r.op + "|" + r.target + "|" + format_shapes(r.shapes) + "|" + r.device + "|";
+  std::string key = (r.task.empty() ? r.op + "|" + format_shapes(r.shapes) : "task " + r.task) + "|" + r.target + "|" +
+                    r.device + "|";
   for (const auto& [name, v] : r.knobs) key += name + "=" + std::to_string(v) + " ";
   return key;
 }
@@ -375,6 +378,7 @@ std::string measured_on(const Record& r) {
 /// Whether record `r` may be used for `q`, ignoring its machine and shapes.
 bool same_workload_kind(const Record& r, const RecordQuery& q) {
   if (r.target != q.target) return false;
+  if (!q.task.empty() || !r.task.empty()) return r.task == q.task;
   if (r.op == q.op) return true;
   if (!q.same_template || !q.knob_names || q.knob_names->empty() || r.knobs.size() != q.knob_names->size()) return false;
   return std::all_of(r.knobs.begin(), r.knobs.end(), [&](const auto& knob) { return q.knob_names->count(knob.first); });
@@ -413,7 +417,8 @@ RecordChoice choose_record(const std::vector<Record>& records, const RecordQuery
       ++stale;  // another version of the op's template
       continue;
     }
-    std::optional<double> d = shape_distance(r.shapes, query.shapes);
+    // A task's records are of its workload whatever the kernel's shapes (its epilogue's inputs).
+    std::optional<double> d = query.task.empty() ? shape_distance(r.shapes, query.shapes) : std::optional<double>(0);
     if (!d || (query.exact_shapes && *d != 0)) continue;
     MachineMatch match = query.here ? match_machine(r.machine, *query.here) : MachineMatch::Same;
     bool foreign = match == MachineMatch::Other || match == MachineMatch::Unknown;
@@ -440,11 +445,12 @@ RecordChoice choose_record(const std::vector<Record>& records, const RecordQuery
     return std::to_string(choice.foreign) + " record" + (choice.foreign > 1 ? "s" : "") + " measured on " + list;
   };
   if (!best) {
-    choice.how = "no valid record for op '" + query.op + "' on " + query.target;
+    choice.how = query.task.empty() ? "no valid record for op '" + query.op + "' on " + query.target
+                                    : "no valid record of task '" + query.task + "' on " + query.target;
     if (query.here && choice.foreign)
       choice.how += " measured on this machine or one with its features, " + describe_machine(*query.here) +
                     " (left out: " + machines_left_out() + "; --records-any-machine uses them)";
-    choice.how += ": default knobs";
+    choice.how += query.task.empty() ? ": default knobs" : ": the op's knobs";
     if (stale)
       choice.how += " (" + std::to_string(stale) + " records name knobs the op no longer declares: its schedule changed since)";
     return choice;
@@ -456,8 +462,11 @@ RecordChoice choose_record(const std::vector<Record>& records, const RecordQuery
     choice.record->gflops *= choice.record->median_ms / best_ms;
     choice.record->median_ms = best_ms;
   }
-  std::string of_op = best->op == query.op ? "" : " of op '" + best->op + "' (the same schedule template)";
-  choice.how = best_distance == 0 ? "the best record" + of_op + " of the same shapes"
+  std::string of_op = !query.task.empty() ? " of task '" + query.task + "' (tuned as kernel '" + best->op + "')"
+                     : best->op == query.op ? ""
+                                            : " of op '" + best->op + "' (the same schedule template)";
+  choice.how = !query.task.empty() ? "the best record" + of_op
+                : best_distance == 0 ? "the best record" + of_op + " of the same shapes"
                                   : "the best record" + of_op + " of the nearest shapes, " + format_shapes(best->shapes);
   if (query.here) {
     switch (best_match) {

@@ -5,7 +5,9 @@
 // A line: {"op", "target", "device", "machine": {"name", "triple", "cpu", "features": [...]}, "shapes": {"A": [64, 64], ...}, "knobs": {"TI": 16, ...},
 // "index", "status", "median_ms", "min_ms", "max_ms", "spread", "repeats", "gflops",
 // "max_rel_err", "message", "tuner", "trial", "texc_version", "time" (UTC, ISO 8601),
-// "features_version", "features": [...]}. status is "ok", or why the candidate has no time:
+// "features_version", "features": [...]}, and "task" for the kernel of a graph (tuner/GraphTask.h:
+// its anchor layer's op, shapes and dtypes; absent for an op tuned as one kernel, so records of
+// such ops are as they were). status is "ok", or why the candidate has no time:
 // "invalid" (the schedule rejects it: not measured), "wrong" (output differs from the reference),
 // "crash", "timeout", "error" (it did not build or run). Lines that do not parse (a line cut
 // short by a kill) are skipped and counted; records that parse but cannot be measurements
@@ -32,6 +34,9 @@ Shapes op_shapes(const OpDef& op);
 
 struct Record {
   std::string op, target, device;
+  /// The tuning task of a graph kernel (GraphTask.h), "" for an op tuned whole. A record of a task
+  /// is of that task's workload whatever the kernel (`op`) and network it was measured in.
+  std::string task;
   Machine machine;  // what it was measured on (Machine.h); unknown in records of texc before 2026-11-27
   Shapes shapes;
   KnobConfig knobs;
@@ -50,7 +55,11 @@ struct Record {
   int line = 0;  // its line in the file it was read from (1-based; 0: not read from a file)
 
   bool ok() const { return status == "ok"; }
-  bool same_workload(const Record& o) const { return op == o.op && target == o.target && shapes == o.shapes; }
+  /// The same op, target and shapes; for a task's records, the same task and target.
+  bool same_workload(const Record& o) const {
+    if (!task.empty() || !o.task.empty()) return task == o.task && target == o.target;
+    return op == o.op && target == o.target && shapes == o.shapes;
+  }
 };
 
 std::string record_to_json(const Record& r);
@@ -113,6 +122,9 @@ std::string utc_now();
 struct RecordQuery {
   std::string op, target;
   Shapes shapes;
+  /// A graph kernel's tuning task (GraphTask.h): only records of this task count, whatever their
+  /// op and shapes (those of the kernel they were tuned in). "": the op's records, as above.
+  std::string task;
   /// The knobs the op declares now: a record naming a knob outside them was measured with another
   /// version of the op's schedule template and is not considered. nullopt: any.
   std::optional<std::set<std::string>> knob_names;

@@ -30,7 +30,8 @@ TrainingSet transfer_set(const std::vector<Record>& all, const Record& skip) {
     if ((r.same_workload(skip) && same_device(r.device, skip.device)) || r.features_version != kFeatureVersion ||
         r.features.size() != size_t(kFeatureLength))
       continue;
-    groups[r.op + "|" + r.target + "|" + format_shapes(r.shapes) + "|" + r.device].push_back(&r);
+    groups[(r.task.empty() ? r.op + "|" + format_shapes(r.shapes) : "task " + r.task) + "|" + r.target + "|" + r.device]
+        .push_back(&r);
   }
   TrainingSet data;
   int g = 0;
@@ -199,6 +200,7 @@ TuneSummary tune_op(const OpDef& op, Runner& runner, const TuneOptions& options,
   Space space(op, options.lower.target);
   Record base;
   base.op = op.name;
+  base.task = options.task;
   base.target = options.lower.target;
   base.device = runner.device();
   base.machine = runner.machine();
@@ -288,7 +290,8 @@ TuneSummary tune_op(const OpDef& op, Runner& runner, const TuneOptions& options,
   std::vector<uint64_t> prior = {space.canonical(0)};
   for (uint64_t index : prior_configurations(transfer, base, space, visited, options.batch - 1)) prior.push_back(index);
 
-  Progress progress(progress_out, options.tty, op.name, options.trials, summary.resumed);
+  Progress progress(progress_out, options.tty, options.progress_label.empty() ? op.name : options.progress_label,
+                    options.trials, summary.resumed);
   int done = summary.resumed;
   int since_best = 0;
   while (done < options.trials) {

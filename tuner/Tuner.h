@@ -46,6 +46,10 @@ struct TuneOptions {
   std::string texc_version;
   bool tty = false;                    // progress rewritten in place
   int remeasure = 0;                   // --remeasure N: measure the N best configurations twice
+  /// A graph kernel's tuning task (GraphTask.h): its records carry it, and the records of the task
+  /// (of any kernel, in any network) are this workload's. "": an op tuned whole, records by op.
+  std::string task;
+  std::string progress_label;          // the progress lines' name ("": the op's)
 };
 
 /// The `tuner` of a record that measures a configuration again (--remeasure): not a trial.

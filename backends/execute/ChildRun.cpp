@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -16,15 +17,17 @@ namespace texc {
 
 namespace {
 
-/// The message of an exception thrown by body, in memory shared with the parent.
+/// The message of an exception thrown by body, and whether its clock is paused, in memory shared
+/// with the parent.
 struct ThrownMessage {
   char text[4096];
+  std::atomic<int> paused{0};
 };
 
 constexpr int kBodyThrew = 3;
 
 [[noreturn]] void child_main(const std::function<void(ChildChannel&)>& body, int fd, ThrownMessage* thrown) {
-  ChildChannel channel(fd);
+  ChildChannel channel(fd, &thrown->paused);
   try {
     body(channel);
   } catch (const std::exception& e) {
@@ -46,6 +49,14 @@ void ChildChannel::send(const void* data, size_t size) {
   }
 }
 
+void ChildChannel::pause_clock() {
+  if (paused_) paused_->store(1);
+}
+
+void ChildChannel::resume_clock() {
+  if (paused_) paused_->store(0);
+}
+
 std::string signal_description(int sig) {
   const char* abbrev = sigabbrev_np(sig);
   std::string name = abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
@@ -61,7 +72,8 @@ std::string ChildOutcome::describe() const {
     case End::Exited: return "exited with status " + std::to_string(exit_status);
     case End::TimedOut: {
       char buf[64];
-      std::snprintf(buf, sizeof buf, "timed out (killed after %g s)", timeout_s);
+      if (paused_too_long) std::snprintf(buf, sizeof buf, "timed out (killed after %g s paused)", max_paused_s);
+      else std::snprintf(buf, sizeof buf, "timed out (killed after %g s)", timeout_s);
       return buf;
     }
     case End::CannotStart: return message;
@@ -69,9 +81,10 @@ std::string ChildOutcome::describe() const {
   return message;
 }
 
-ChildOutcome run_in_child(const std::function<void(ChildChannel&)>& body, double timeout_s) {
+ChildOutcome run_in_child(const std::function<void(ChildChannel&)>& body, double timeout_s, double max_paused_s) {
   ChildOutcome outcome;
   outcome.timeout_s = timeout_s;
+  outcome.max_paused_s = max_paused_s;
   void* shared = mmap(nullptr, sizeof(ThrownMessage), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (shared == MAP_FAILED) {
     outcome.end = ChildOutcome::End::CannotStart;
@@ -106,17 +119,31 @@ ChildOutcome run_in_child(const std::function<void(ChildChannel&)>& body, double
 
   using Clock = std::chrono::steady_clock;
   auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
+  auto last_look = Clock::now();
+  double paused_s = 0;
+  constexpr int kPauseLookMs = 20;  // how often the parent looks whether the child paused its clock
   bool timed_out = false;
   char buf[65536];
   for (;;) {
     int wait_ms = -1;
     if (timeout_s > 0) {
-      auto left_us = std::chrono::duration_cast<std::chrono::microseconds>(deadline - Clock::now()).count();
+      // Time the child spent with its clock paused moves the deadline (to the nearest look).
+      auto now = Clock::now();
+      if (thrown->paused.load()) {
+        deadline += now - last_look;
+        paused_s += std::chrono::duration<double>(now - last_look).count();
+        if (paused_s > max_paused_s) {
+          timed_out = outcome.paused_too_long = true;
+          break;
+        }
+      }
+      last_look = now;
+      auto left_us = std::chrono::duration_cast<std::chrono::microseconds>(deadline - now).count();
       if (left_us <= 0) {
         timed_out = true;
         break;
       }
-      wait_ms = int(std::min<long long>((left_us + 999) / 1000, 1 << 30));  // rounded up: never early
+      wait_ms = int(std::min<long long>((left_us + 999) / 1000, kPauseLookMs));  // rounded up: never early
     }
     pollfd p{fds[0], POLLIN, 0};
     int ready = ::poll(&p, 1, wait_ms);

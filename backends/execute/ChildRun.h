@@ -10,10 +10,14 @@
 // atexit handlers): status 0 when `body` returned; when it threw a std::exception, a status of its
 // own and the exception's message, which reaches the parent through shared memory. The parent
 // reads what the child sends until the child closes the pipe by exiting; a child still running
-// `timeout_s` seconds after the fork (when > 0) is killed with SIGKILL. The child starts as a copy
+// `timeout_s` seconds after the fork (when > 0) is killed with SIGKILL; the time the child spends
+// between ChildChannel::pause_clock() and resume_clock() (a measurement's reference values, which
+// are not the candidate's time) does not count, up to `max_paused_s` in all, past which it is killed
+// too (ChildOutcome::paused_too_long). The child starts as a copy
 // of the parent (copy-on-write); the texrt thread pool is the child's own. Call it outside parallel
 // loops, from a thread that owns no locks the child needs.
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -34,6 +38,8 @@ struct ChildOutcome {
   int signal = 0;
   int exit_status = 0;
   double timeout_s = 0;
+  double max_paused_s = 0;
+  bool paused_too_long = false;  // TimedOut while its clock was paused, past max_paused_s
   std::string message;
   std::string data;  // everything the child sent, in order
 
@@ -46,16 +52,21 @@ struct ChildOutcome {
 /// The child's end of the pipe to its parent.
 class ChildChannel {
  public:
-  explicit ChildChannel(int fd) : fd_(fd) {}
+  explicit ChildChannel(int fd, std::atomic<int>* paused = nullptr) : fd_(fd), paused_(paused) {}
   void send(const void* data, size_t size);
   void send(const std::string& text) { send(text.data(), text.size()); }
+  /// Until resume_clock(), the parent's timeout_s stands still (its max_paused_s runs instead).
+  void pause_clock();
+  void resume_clock();
 
  private:
   int fd_;
+  std::atomic<int>* paused_;
 };
 
 /// Runs `body` in a forked child; returns when the child has ended (or was killed).
-ChildOutcome run_in_child(const std::function<void(ChildChannel&)>& body, double timeout_s = 0);
+ChildOutcome run_in_child(const std::function<void(ChildChannel&)>& body, double timeout_s = 0,
+                          double max_paused_s = 600);
 
 /// "SIGSEGV, Segmentation fault" for SIGSEGV.
 std::string signal_description(int sig);

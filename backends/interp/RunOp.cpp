@@ -143,6 +143,7 @@ RunResult run_op(const OpDef& op, const OpExecutor& execute, const RunOptions& o
   }
   std::vector<ExpectedOutput> expected;
   std::vector<CheckOptions> checks;
+  if (options.on_reference) options.on_reference(true);
   try {
     std::optional<ReferenceInterpreter> reference;
     if (checking && !against_parts) reference.emplace(defined, inputs);
@@ -181,6 +182,7 @@ RunResult run_op(const OpDef& op, const OpExecutor& execute, const RunOptions& o
     r.message = "reference: a stage of the op is too large to evaluate";
     return r;
   }
+  if (options.on_reference) options.on_reference(false);
 
   // The first run is checked (and timed when it is the only one).
   std::vector<double> times;

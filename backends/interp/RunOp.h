@@ -85,6 +85,9 @@ struct RunOptions {
   /// run was elaborated with a `compute TARGET` implementation (same name, inputs and outputs).
   /// Its flops are the ones reported.
   const OpDef* reference = nullptr;
+  /// Called with true before the reference interpreter evaluates the op's checked points and with
+  /// false once it has (the tuner's measuring child stops its time limit meanwhile: tuner/Measure.h).
+  std::function<void(bool evaluating)> on_reference;
 };
 
 struct RunResult {

@@ -1,5 +1,6 @@
 #include "lower/graph/GraphOps.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -41,7 +42,13 @@ GraphOps split_graph(const OpDef& op, const GraphPartition& partition) {
     OpDef& sub = kernel.op;
     sub.name = graph_kernel_name(op.name, k);
     sub.loc = op.loc;
-    sub.schedules = op.schedules;
+    // The op's own blocks, and the blocks carried from the calls whose stages are in this kernel:
+    // a block carried from a call of another kernel schedules nothing here (its steps name stages
+    // this kernel elides), so its knobs are not the kernel's (its tuning space, tuner/GraphTask.h).
+    for (const ScheduleBlock& b : op.schedules)
+      if (b.origin.empty() ||
+          std::any_of(b.call_stages.begin(), b.call_stages.end(), [&](const std::string& s) { return mine.count(s); }))
+        sub.schedules.push_back(b);
     sub.intrinsics = op.intrinsics;
     sub.attributes = op.attributes;
     sub.input_domains = op.input_domains;

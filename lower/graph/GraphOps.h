@@ -4,7 +4,9 @@
 // Kernel N of op `op` is the op `<op>_k<N>`: its inputs are the op's inputs its stages read
 // (parameter order), then the tensors of earlier kernels it reads (the order they are produced);
 // its outputs are its stages that are op outputs or that a later kernel reads (stage order); its
-// stages are the group's, reading those tensors as inputs. It keeps the op's schedule blocks,
+// stages are the group's, reading those tensors as inputs. It keeps the op's own schedule blocks
+// and the blocks carried from the calls whose stages it holds (so its knobs are those of its own
+// layers: the blocks of other calls would schedule nothing here), the op's
 // intrinsics, attributes and input domains; the other kernels' stages (and the op's own elided
 // stages: those of a prepare function) are its elided_stages, so the
 // lowering skips the schedule steps that name them (as for split_prepare's halves). Running the

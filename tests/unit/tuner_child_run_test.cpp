@@ -65,3 +65,37 @@ TEST_CASE("a child that hangs is killed at the timeout") {
   CHECK(s < 5);
   CHECK(c.describe() == "timed out (killed after 0.3 s)");
 }
+
+TEST_CASE("the time a child spends with its clock paused does not count, up to its own limit") {
+  // 0.6 s paused (a measurement's reference) and 0.1 s timed fit a 0.3 s limit.
+  ChildOutcome fits = run_in_child([](ChildChannel& parent) {
+    parent.pause_clock();
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    parent.resume_clock();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    parent.send("done");
+  }, 0.3);
+  CHECK(fits.end == ChildOutcome::End::Returned);
+  CHECK(fits.data == "done");
+  // After the pause the limit holds as before.
+  ChildOutcome slow = run_in_child([](ChildChannel& parent) {
+    parent.pause_clock();
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    parent.resume_clock();
+    for (;;) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }, 0.3);
+  CHECK(slow.end == ChildOutcome::End::TimedOut);
+  CHECK_FALSE(slow.paused_too_long);
+  // A pause past max_paused_s is a timeout of its own.
+  auto start = std::chrono::steady_clock::now();
+  ChildOutcome stuck = run_in_child([](ChildChannel& parent) {
+    parent.pause_clock();
+    for (;;) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }, 0.3, 0.5);
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(stuck.end == ChildOutcome::End::TimedOut);
+  CHECK(stuck.paused_too_long);
+  CHECK(s >= 0.5);
+  CHECK(s < 5);
+  CHECK(stuck.describe() == "timed out (killed after 0.5 s paused)");
+}

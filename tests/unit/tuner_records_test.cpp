@@ -316,3 +316,41 @@ TEST_CASE("record_defect: records that cannot be measurements, for tune and --re
   CHECK(c.record->knobs.at("TI") == 8);
   CHECK(c.defective == 2);
 }
+
+TEST_CASE("a graph task's records: the task round-trips, records without one stay as they were") {
+  Record plain = sample("mm", 32, 16, 0.25);
+  CHECK(record_to_json(plain).find("\"task\"") == std::string::npos);  // an op tuned whole: no field
+  CHECK(parse_record(record_to_json(plain))->task.empty());
+  Record a = sample("net_a_k0", 32, 16, 0.25);
+  a.task = "conv2d_blocked(f32[1, 3, 8, 8], f32[8, 3, 3, 3]) -> f32[1, 8, 8, 8] #0123abcd";
+  std::optional<Record> back = parse_record(record_to_json(a));
+  REQUIRE(back);
+  CHECK(back->task == a.task);
+  // The same task in another network's kernel, with other shapes (its epilogue reads more): one
+  // workload. A record of the op with the same name and shapes but no task: another.
+  Record b = sample("net_b_k2", 64, 8, 0.5);
+  b.task = a.task;
+  b.shapes.push_back({"R", {64, 8}});
+  CHECK(a.same_workload(b));
+  CHECK_FALSE(a.same_workload(sample("net_a_k0", 32, 16, 0.25)));
+  Record other = b;
+  other.task = "conv2d_blocked(f32[1, 3, 8, 8], f32[8, 3, 3, 3]) -> f32[1, 8, 8, 8] #ffffffff";
+  CHECK_FALSE(a.same_workload(other));
+
+  // --records for a kernel: the best record of its task, whatever its op's name and shapes.
+  std::vector<Record> records = {a, b, other, sample("net_c_k0", 32, 1, 0.001)};
+  records[2].median_ms = 0.01;  // the fastest, of another task
+  RecordQuery q;
+  q.op = "net_c_k0";
+  q.target = "x86";
+  q.task = a.task;
+  q.shapes = {{"X", {1, 2}}};
+  RecordChoice choice = choose_record(records, q);
+  REQUIRE(choice.record);
+  CHECK(choice.record->op == "net_a_k0");  // 0.25 ms beats b's 0.5 ms; net_c_k0's own record has no task
+  CHECK(choice.how == "the best record of task '" + a.task + "' (tuned as kernel 'net_a_k0')");
+  q.task = "dense(f32[1, 4], f32[2, 4]) -> f32[1, 2] #00000000";
+  RecordChoice none = choose_record(records, q);
+  CHECK_FALSE(none.record);
+  CHECK(none.how.find("no valid record of task 'dense(") == 0);
+}

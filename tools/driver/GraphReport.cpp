@@ -8,6 +8,7 @@
 #include "lower/graph/PartitionGraph.h"
 #include "lower/graph/PlanWorkspace.h"
 #include "tools/driver/LowerForTarget.h"
+#include "tuner/GraphTask.h"
 
 namespace texc {
 
@@ -74,6 +75,7 @@ std::string graph_report(const OpDef& whole, const CompileOptions& opts) {
     out += "    stages: " + joined(k.group.stages) + "\n";
     out += "    reads:  " + joined(reads) + "\n";
     out += "    writes: " + joined(writes) + "\n";
+    out += "    task:   " + graph_task_key(k) + "\n";  // its tuning task (texc tune, --records)
   }
   WorkspacePlan plan = plan_workspace(*graph);
   out += fmt::format("  intermediates: {}\n", graph->intermediates.size());

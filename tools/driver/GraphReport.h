@@ -1,7 +1,7 @@
 // graph_report: `--emit graph` (docs/cli.md, docs/graph.md), the text that says how each op of a
 // module was partitioned into fused kernels: per kernel its name, group kind, anchor stage (and the
-// op it came from), stages, the tensors it reads and writes, and its FLOPs (ir::count_flops of the
-// kernel's op); then the intermediates between kernels with their sizes, workspace offsets,
+// op it came from), stages, the tensors it reads and writes, its FLOPs (ir::count_flops of the
+// kernel's op) and its tuning task (tuner/GraphTask.h); then the intermediates between kernels with their sizes, workspace offsets,
 // producer and last reader, and the workspace's size next to the liveness lower bound and the
 // bytes without reuse (lower/graph/PlanWorkspace.h). An op that compiles to one kernel says why (one group; the target keeps one
 // kernel per op; its own schedule relates stages of two groups).

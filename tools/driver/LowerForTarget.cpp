@@ -9,6 +9,7 @@
 #include "tools/driver/CpuTarget.h"
 #include "tools/driver/TargetPropertiesOf.h"
 #include "tools/driver/KnobOptions.h"
+#include "tools/driver/RecordKnobs.h"
 
 namespace texc {
 
@@ -60,7 +61,8 @@ std::vector<LoweredFunc> lower_graph_or_op(const OpDef& op, const CompileOptions
   std::vector<LoweredFunc> kernels;
   for (const GraphKernel& kernel : graph->kernels) {
     std::vector<Remark> found;
-    kernels.push_back(lower_for_target(kernel.op, opts, knobs, remarks ? &found : nullptr));
+    KnobConfig kernel_knobs = kernel_knobs_from_records(opts, kernel, knobs);  // its task's record, else the op's
+    kernels.push_back(lower_for_target(kernel.op, opts, kernel_knobs, remarks ? &found : nullptr));
     std::string stages;
     for (const std::string& s : kernel.group.stages) stages += (stages.empty() ? "" : ", ") + s;
     kernels.back().doc = {"Kernel " + kernel.op.name + " of op '" + op.name + "' (" + group_kind_name(kernel.group.kind) +

@@ -34,7 +34,8 @@ OpDef graph_op_of(const OpDef& op);
 /// their own (lower/SplitPrepare.h), `<op>_prepare` then `<op>`, each with the header comment that
 /// says how they are called. Both halves lower with the same knobs. An op that graph_of splits
 /// compiles its (main) part to the kernels `<op>_k0`, `<op>_k1`, ... then the host entry `<op>`
-/// (lower/graph/GraphEntry.h), every kernel with the same knobs.
+/// (lower/graph/GraphEntry.h), each kernel with the knobs of its tuning task's best record in
+/// --records (RecordKnobs.h: kernel_knobs_from_records), else with `knobs`.
 std::vector<LoweredFunc> lower_op_functions(const OpDef& op, const CompileOptions& opts, const KnobConfig& knobs = {},
                                             std::vector<Remark>* remarks = nullptr);
 

@@ -10,6 +10,7 @@
 #include "lower/SplitPrepare.h"
 #include "tools/driver/TargetRegistry.h"
 #include "tuner/CpuRunners.h"
+#include "tuner/GraphTask.h"
 #include "tuner/Records.h"
 #include "tuner/Space.h"
 
@@ -83,6 +84,43 @@ KnobConfig knobs_from_records(const CompileOptions& opts, const OpDef& op) {
   if (!dropped.empty()) std::cerr << "; not in this op's lists, so defaults:" << dropped;
   if (shipped) std::cerr << "; --no-records for the defaults";
   std::cerr << "\n";
+  return knobs;
+}
+
+KnobConfig kernel_knobs_from_records(const CompileOptions& opts, const GraphKernel& kernel, const KnobConfig& op_knobs) {
+  if (opts.records.empty()) return op_knobs;  // only --records holds tasks (none are shipped)
+  RecordFile file = read_records(opts.records, "--records");
+  name_legacy_x86_machines(file.records);
+  const OpDef& op = kernel.op;
+  Space space(op, opts.target);
+  RecordQuery query;
+  query.op = op.name;
+  query.task = graph_task_key(kernel);
+  query.target = opts.target;
+  std::set<std::string> knob_names;
+  for (const SchedKnob& k : space.knobs()) knob_names.insert(k.name);
+  query.knob_names = knob_names;
+  query.shapes = op_shapes(op);
+  if (const TargetBehaviour& behaviour = target_behaviour(opts.target); behaviour.records_machine)
+    query.here = behaviour.records_machine(opts);
+  query.any_machine = opts.records_any_machine;
+  RecordChoice choice = choose_record(file.records, query);
+  bool foreign = choice.record && (choice.machine == MachineMatch::Other || choice.machine == MachineMatch::Unknown);
+  std::cerr << "texc: " << (foreign ? "warning" : "note") << ": kernel '" << op.name << "': ";
+  if (!choice.record) {
+    std::cerr << choice.how << " (" << opts.records << ")\n";
+    return op_knobs;
+  }
+  KnobConfig knobs;
+  for (const SchedKnob& k : space.knobs()) {
+    auto it = choice.record->knobs.find(k.name);
+    if (it != choice.record->knobs.end() && std::find(k.values.begin(), k.values.end(), it->second) != k.values.end())
+      knobs[k.name] = it->second;
+  }
+  char figures[64];
+  std::snprintf(figures, sizeof figures, "%.4g ms, %.2f GFLOP/s", choice.record->median_ms, choice.record->gflops);
+  std::cerr << "knobs " << space.describe(knobs) << " from " << choice.how << " in " << opts.records << " (trial "
+            << choice.record->trial << ", " << figures << ")\n";
   return knobs;
 }
 

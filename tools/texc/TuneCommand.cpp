@@ -11,6 +11,10 @@
 //           without a device).
 // With --broker redis://HOST:PORT the candidates are measured by the farm's workers of --device
 // (tools/farm/FarmMeasurer.h; `texc worker`), each batch at once, into the same records.
+// An op compiled as a graph of kernels (lower/graph/, docs/graph.md) is tuned task by task
+// (tuner/GraphTask.h; docs/tuning.md "Tuning a network"): each task once, through its first kernel,
+// with the --trials split by the tasks' FLOPs; records carry the task, so another network with
+// the same layer finds them. Exit 1 when some task (or op) has no valid configuration, naming it.
 #include <unistd.h>
 
 #include <filesystem>
@@ -24,6 +28,7 @@
 #include "tools/driver/CudaRunner.h"
 #include "tools/driver/EnvironmentError.h"
 #include "tools/driver/KnobOptions.h"
+#include "tools/driver/LowerForTarget.h"
 #include "lower/SplitPrepare.h"
 #include "tools/driver/LoadProgram.h"
 #include "tools/driver/RecordKnobs.h"
@@ -32,6 +37,7 @@
 #include "tools/driver/VdlaExecutor.h"
 #include "tuner/CpuRunners.h"
 #include "tuner/Curve.h"
+#include "tuner/GraphTask.h"
 #include "tuner/Json.h"
 #include "tuner/Records.h"
 #include "tuner/Space.h"
@@ -48,13 +54,16 @@ namespace {
 
 /// Best GFLOP/s so far after each record of `op` in `path` (named by the flag `what`), in file
 /// order; records with a record_defect are left out (tune_op warned of those of --records).
-CurveSeries curve_of(const std::string& path, const std::string& what, const std::string& op, const std::string& target) {
+CurveSeries curve_of(const std::string& path, const std::string& what, const std::string& op, const std::string& target,
+                     const std::string& task = "") {
   CurveSeries s;
   s.label = std::filesystem::path(path).filename().string();
   double best = 0;
   std::string tuner;
   for (const Record& r : read_records(path, what).records) {
-    if (r.op != op || r.target != target || r.tuner == kRemeasureTuner) continue;  // trials only
+    if ((task.empty() ? r.op != op || !r.task.empty() : r.task != task) || r.target != target ||
+        r.tuner == kRemeasureTuner)
+      continue;  // trials only
     if (record_defect(r)) continue;
     if (tuner.empty()) tuner = r.tuner;
     if (r.ok()) best = std::max(best, r.gflops);
@@ -81,7 +90,7 @@ std::string summary_line(const OpDef& op, const CommandLine& cl, const TuneSumma
   return line;
 }
 
-std::string summary_json(const OpDef& op, const CommandLine& cl, const TuneSummary& s) {
+Json summary_json(const OpDef& op, const CommandLine& cl, const TuneSummary& s) {
   Json j = Json::obj();
   j.set("op", Json::str(op.name));
   j.set("target", Json::str(cl.target));
@@ -101,7 +110,51 @@ std::string summary_json(const OpDef& op, const CommandLine& cl, const TuneSumma
     j.set("best_knobs", knobs);
   }
   j.set("records", Json::str(cl.records));
-  return j.dump();
+  return j;
+}
+
+
+/// The FLOPs of a task in its network: one kernel's times the kernels of the task.
+double network_flops(const GraphTask& task) { return task.flops * double(task.kernels.size()); }
+
+/// The trials of each task of a graph: one each (its defaults at least), then the rest of `trials`
+/// split among the tasks with more than one configuration in proportion to their FLOPs in the
+/// network, none past the size of its space; what flooring leaves goes to the largest task that can
+/// take it.
+std::vector<int> split_trials(const std::vector<GraphTask>& tasks, const std::vector<uint64_t>& space_sizes, int trials) {
+  std::vector<int> budget(tasks.size(), 1);
+  int rest = std::max(0, trials - int(tasks.size()));
+  auto room = [&](size_t i) { return space_sizes[i] > uint64_t(budget[i]); };
+  while (rest > 0) {
+    double total = 0;
+    for (size_t i = 0; i < tasks.size(); ++i)
+      if (room(i)) total += std::max(network_flops(tasks[i]), 1.0);
+    if (total == 0) break;  // every space exhausted
+    int given = 0;
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      if (!room(i)) continue;
+      uint64_t share = uint64_t(rest * std::max(network_flops(tasks[i]), 1.0) / total);
+      share = std::min<uint64_t>(share, space_sizes[i] - uint64_t(budget[i]));
+      budget[i] += int(share);
+      given += int(share);
+    }
+    if (given == 0) {  // every share floored to 0: one trial to the largest task with room
+      size_t best = tasks.size();
+      for (size_t i = 0; i < tasks.size(); ++i)
+        if (room(i) && (best == tasks.size() || network_flops(tasks[i]) > network_flops(tasks[best]))) best = i;
+      ++budget[best];
+      given = 1;
+    }
+    rest -= given;
+  }
+  return budget;
+}
+
+/// "small_cnn_k0, small_cnn_k2"
+std::string kernel_names(const GraphOps& graph, const GraphTask& task) {
+  std::string names;
+  for (size_t k : task.kernels) names += (names.empty() ? "" : ", ") + graph.kernels[k].op.name;
+  return names;
 }
 
 }  // namespace
@@ -138,6 +191,76 @@ void set_op_options(const CommandLine& cl, const OpDef& whole, const OpDef& op, 
     if (d.name == whole.name) options.measure.definition = &d;  // what the GFLOP/s count
   if (!split) options.measure.reference = options.measure.definition;
 }
+
+namespace {
+
+/// Tunes the op `op` (the whole op, or its main half), compiled as `graph`, task by task: each
+/// task's first kernel is tuned with its share of --trials (split_trials), its records carrying
+/// the task (so those of another network with the same layer are resumed, not measured again).
+/// A line per task on stdout; the tasks without a valid configuration are added to `without_valid`.
+void tune_graph(const CommandLine& cl, const OpDef& op, const GraphOps& graph, Runner& runner, TuneOptions options,
+                std::vector<std::string>& without_valid) {
+  std::vector<GraphTask> tasks = graph_tasks(graph);
+  std::vector<uint64_t> sizes;
+  double total_flops = 0;
+  for (const GraphTask& t : tasks) {
+    sizes.push_back(Space(graph.kernels[t.kernels.front()].op, cl.target).size());
+    total_flops += network_flops(t);
+  }
+  std::vector<int> budget = split_trials(tasks, sizes, cl.trials);
+  std::cerr << "texc: op '" << op.name << "' is a graph of " << graph.kernels.size() << " kernels: " << tasks.size()
+            << " tuning task" << (tasks.size() == 1 ? "" : "s") << ", " << cl.trials << " trials split by their FLOPs\n";
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    const GraphTask& task = tasks[t];
+    const OpDef& kernel = graph.kernels[task.kernels.front()].op;
+    char share[64];
+    std::snprintf(share, sizeof share, "%.4g FLOP x %zu (%.0f%% of the op)", task.flops, task.kernels.size(),
+                  total_flops > 0 ? 100 * network_flops(task) / total_flops : 0.0);
+    std::cerr << "texc: task " << t + 1 << "/" << tasks.size() << " '" << task.key << "': kernel"
+              << (task.kernels.size() == 1 ? " " : "s ") << kernel_names(graph, task) << ", " << share << ", "
+              << sizes[t] << " configuration" << (sizes[t] == 1 ? "" : "s") << ", " << budget[t] << " trial"
+              << (budget[t] == 1 ? "" : "s") << "\n";
+    options.trials = budget[t];
+    options.task = task.key;
+    options.progress_label = "task " + std::to_string(t + 1) + "/" + std::to_string(tasks.size()) + " " + kernel.name;
+    options.lower.fixed = knob_options_for(cl, kernel);
+    if (is_llvm_cpu_target(cl.target)) options.lower.cpu_features = cpu_feature_query(cl, kernel);
+    options.measure.reference = nullptr;  // the kernel is checked against its own stages
+    options.measure.definition = nullptr;  // and its GFLOP/s count its own arithmetic
+    Space space(kernel, cl.target);
+    TuneSummary summary;
+    try {
+      summary = tune_op(kernel, runner, options, std::cerr);
+    } catch (const std::runtime_error& e) {
+      throw EnvironmentError(e.what());
+    }
+    if (cl.json) {
+      Json line = summary_json(kernel, cl, summary);
+      Json kernels = Json::arr();
+      for (size_t k : task.kernels) kernels.array.push_back(Json::str(graph.kernels[k].op.name));
+      line.set("graph_op", Json::str(op.name));
+      line.set("task", Json::str(task.key));
+      line.set("kernels", kernels);
+      std::cout << line.dump() << std::endl;
+    } else {
+      std::cout << summary_line(kernel, cl, summary, space) << "  task '" << task.key << "'" << std::endl;
+    }
+    if (!summary.best) without_valid.push_back("task '" + task.key + "' (kernel " + kernel_names(graph, task) + ")");
+    if (!cl.curve.empty() && t + 1 == tasks.size()) {  // the curve of the task with the most FLOPs
+      size_t largest = 0;
+      for (size_t i = 0; i < tasks.size(); ++i)
+        if (network_flops(tasks[i]) > network_flops(tasks[largest])) largest = i;
+      const std::string& name = graph.kernels[tasks[largest].kernels.front()].op.name;
+      std::vector<CurveSeries> series = {curve_of(cl.records, "--records", name, cl.target, tasks[largest].key)};
+      for (const std::string& path : cl.curve_with)
+        series.push_back(curve_of(path, "--curve-with", name, cl.target, tasks[largest].key));
+      write_output_file(cl.curve, "--curve", curve_svg(series, "texc tune " + op.name + ", task " + tasks[largest].key +
+                                                                   " (" + cl.target + ")"));
+    }
+  }
+}
+
+}  // namespace
 
 int tune_command(const CommandLine& cl) {
   std::unique_ptr<Runner> runner;
@@ -191,6 +314,13 @@ int tune_command(const CommandLine& cl) {
       options.measurer = farm.get();
     }
 #endif
+    if (std::optional<GraphOps> graph = graph_of(op, cl)) {  // a network: tuned task by task
+      if (!cl.broker.empty())
+        throw CommandLineError("--broker: op '" + whole.name + "' compiles to a graph of kernels, whose tasks the "
+                               "measurement farm cannot measure yet; tune it without --broker");
+      tune_graph(cl, op, *graph, *runner, options, without_valid);
+      continue;
+    }
     Space space(op, cl.target);
     TuneSummary summary;
     try {
@@ -198,8 +328,8 @@ int tune_command(const CommandLine& cl) {
     } catch (const std::runtime_error& e) {  // the records file cannot be read or written; XGBoost failed; the broker
       throw EnvironmentError(e.what());
     }
-    std::cout << (cl.json ? summary_json(op, cl, summary) : summary_line(op, cl, summary, space)) << std::endl;
-    if (!summary.best) without_valid.push_back(op.name);
+    std::cout << (cl.json ? summary_json(op, cl, summary).dump() : summary_line(op, cl, summary, space)) << std::endl;
+    if (!summary.best) without_valid.push_back("op '" + op.name + "'");
     if (!cl.curve.empty()) {
       std::vector<CurveSeries> series = {curve_of(cl.records, "--records", op.name, cl.target)};
       for (const std::string& path : cl.curve_with) series.push_back(curve_of(path, "--curve-with", op.name, cl.target));
@@ -208,8 +338,8 @@ int tune_command(const CommandLine& cl) {
   }
   if (!without_valid.empty()) {  // nothing to use: a failure, like a failed check (the records say why)
     std::string names;
-    for (const std::string& n : without_valid) names += (names.empty() ? "'" : ", '") + n + "'";
-    std::cerr << "texc: error: no valid configuration of op " << names << " on " << cl.target << " (every candidate "
+    for (const std::string& n : without_valid) names += (names.empty() ? "" : ", ") + n;
+    std::cerr << "texc: error: no valid configuration of " << names << " on " << cl.target << " (every candidate "
               << "was invalid, wrong, crashed or timed out; the records in " << cl.records << " say why)\n";
     return 1;
   }
