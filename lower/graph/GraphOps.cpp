@@ -1,5 +1,6 @@
 #include "lower/graph/GraphOps.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -80,6 +81,20 @@ GraphOps split_graph(const OpDef& op, const GraphPartition& partition) {
     graph.kernels.push_back(std::move(kernel));
   }
   return graph;
+}
+
+OpDef with_anchor_schedules(const GraphKernel& kernel) {
+  const OpDef& op = kernel.op;
+  OpDef out = op;
+  out.schedules.clear();
+  for (const ScheduleBlock& b : op.schedules) {
+    bool keep = b.origin.empty() || b.call_stages.empty();
+    for (const std::string& s : b.call_stages) {
+      if (kernel.group.anchor.empty() ? !op.elided_stages.count(s) : s == kernel.group.anchor) keep = true;
+    }
+    if (keep) out.schedules.push_back(b);
+  }
+  return out;
 }
 
 }  // namespace texc

@@ -39,4 +39,14 @@ CudaDeviceInfo open_cuda_device(const std::string& requested_arch);
 OpExecutor make_cuda_executor(const LoweredFunc& func, const CudaTargetOptions& target, int repeat,
                               std::shared_ptr<JitTiming> timing);
 
+/// An op compiled as a graph of kernels (docs/graph.md): `funcs` are its kernels then its host
+/// entry (ir/KernelCalls.h). The kernels are one PTX module, loaded once. Each execution allocates
+/// and copies the op's arguments as make_cuda_executor does, allocates the workspace (the
+/// intermediates) in device memory, launches the kernels in the entry's order on the default
+/// stream, each with its own grid, block and shared memory, synchronizes and copies the outputs
+/// back (the checked run), then runs the whole graph `repeat` more times between CUDA events: a
+/// time is that of every kernel of one run.
+OpExecutor make_cuda_graph_executor(const std::vector<LoweredFunc>& funcs, const CudaTargetOptions& target, int repeat,
+                                    std::shared_ptr<JitTiming> timing);
+
 }  // namespace texc
