@@ -48,7 +48,9 @@ GraphOps split_graph(const OpDef& op, const GraphPartition& partition);
 /// anchor's points in its threads. The GPU targets choose blocks per op (ir/Schedule.h
 /// select_schedule_blocks drops every carried block of an op with blocks from two or more calls,
 /// since one kernel has one grid), so without this a kernel would lose its anchor's schedule. The
-/// CPU targets lower the kernel as split_graph made it.
+/// CPU targets lower the kernel as split_graph made it. A tensor of an earlier kernel that the
+/// anchor's blocks cache_read (dense's input X when it is a flatten's result) is no longer elided:
+/// it is the kernel's input, as the anchor's schedule expects its input to be.
 OpDef with_anchor_schedules(const GraphKernel& kernel);
 
 }  // namespace texc
