@@ -68,7 +68,7 @@ fi
 
 expect 0 'small_cnn +cuda-interp +PASS .*7 kernels checked on their own inputs' -- run "$net" --target cuda-interp -D S=8
 expect 0 'small_cnn +cuda-interp +PASS .*7 kernels checked on their own inputs' -- run "$net" --target cuda-interp -D S=16
-#RBexpect 0 'resnet_block +cuda-interp +PASS .*2 kernels checked on their own inputs' -- run "$block" --target cuda-interp
+expect 0 'resnet_block +cuda-interp +PASS .*2 kernels checked on their own inputs' -- run "$block" --target cuda-interp
 
 if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then
   expect 2 "^texc: error: no CUDA device: libcuda.so.1 cannot be loaded" -- run "$net" --target cuda -D S=8
