@@ -1,7 +1,9 @@
 // lower/graph: partition_graph on ops written with stdlib calls (which stages fuse into which
 // group, the anchor and kind, the topological order) and split_graph (each kernel's inputs and
 // outputs, the intermediates); each kernel's op is evaluated by the reference interpreter on the
-// tensors the earlier kernels produced and compared with the whole op's reference.
+// tensors the earlier kernels produced and compared with the whole op's reference. On the GPU
+// targets: the flatten and absorption rules, with_anchor_schedules, and the host entry read back
+// by kernel_calls (ir/KernelCalls.h).
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
