@@ -1,7 +1,8 @@
-// texrt_cuda_launch and texrt_cuda_error_message (texrt_cuda.h): the CUDA driver API through
+// texrt_cuda_launch, texrt_cuda_alloc, texrt_cuda_free and texrt_cuda_error_message (texrt_cuda.h): the CUDA driver API through
 // dlopen (CudaDriver.h).
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <mutex>
 
 #include "runtime/CudaDriver.h"
@@ -67,6 +68,34 @@ extern "C" int texrt_cuda_launch(void** module_cache, const char* ptx, void** fu
   if ((r = d.cuCtxSynchronize()) != kCudaSuccess)
     return fail(TEXRT_CUDA_KERNEL_FAILED, "kernel " + name + " failed: " + d.error_string(r));
   t_last_code = TEXRT_CUDA_SUCCESS;
+  return TEXRT_CUDA_SUCCESS;
+}
+
+extern "C" int texrt_cuda_alloc(void** ptr, uint64_t bytes) {
+  *ptr = nullptr;
+  const CudaDriverStatus& status = cuda_driver();
+  if (status.code != TEXRT_CUDA_SUCCESS) return fail(status.code, status.message);
+  const CudaDriver& d = *status.driver;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    if (int code = make_context_current(d)) return code;
+  }
+  CUdeviceptr p = 0;
+  if (CUresult r = d.cuMemAlloc(&p, bytes ? size_t(bytes) : 1); r != kCudaSuccess)
+    return fail(TEXRT_CUDA_LAUNCH_FAILED,
+                "cannot allocate " + std::to_string(bytes) + " bytes of device memory: " + d.error_string(r));
+  *ptr = reinterpret_cast<void*>(uintptr_t(p));
+  t_last_code = TEXRT_CUDA_SUCCESS;
+  return TEXRT_CUDA_SUCCESS;
+}
+
+extern "C" int texrt_cuda_free(void* ptr) {
+  if (!ptr) return TEXRT_CUDA_SUCCESS;
+  const CudaDriverStatus& status = cuda_driver();
+  if (status.code != TEXRT_CUDA_SUCCESS) return fail(status.code, status.message);
+  const CudaDriver& d = *status.driver;
+  if (CUresult r = d.cuMemFree(CUdeviceptr(uintptr_t(ptr))); r != kCudaSuccess)
+    return fail(TEXRT_CUDA_KERNEL_FAILED, "cannot free device memory: " + d.error_string(r));
   return TEXRT_CUDA_SUCCESS;
 }
 

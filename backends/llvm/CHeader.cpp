@@ -179,7 +179,12 @@ std::string header(const std::vector<LoweredFunc>& funcs, bool cuda) {
       std::string macro = upper(op_symbol(func.name) + "_WORKSPACE_BYTES");
       if (macro_prefixes.insert(macro).second) os << "#define " << macro << " " << func.workspace_bytes << "\n";
     }
-    if (cuda) {
+    if (cuda && func.kind == FunctionKind::Host) {  // a graph's host entry (ir/KernelCalls.h)
+      os << "//   Launches its kernels in order, one after the other"
+         << (func.workspace_bytes > 0 ? ", the intermediates in a workspace of device memory it allocates on each call"
+                                      : "")
+         << ".\n//   All pointers are device pointers. Returns 0 or a TEXRT_CUDA_ error code.\n";
+    } else if (cuda) {
       os << "//   launch:";
       for (const auto& extent : func.launch.thread_extents) os << " " << extent.tag << "=" << to_string(extent.extent);
       if (int64_t shared = func.launch.dynamic_shared_bytes + kernel_shared_bytes(func))

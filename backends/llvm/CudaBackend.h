@@ -35,8 +35,11 @@ namespace texc {
 /// `int op(const T* in..., T* out...)` taking device pointers, which launches the op's kernel with
 /// the grid and block of its LaunchAttributes (constant extents) through texrt_cuda_launch
 /// (runtime/texrt_cuda.h: the driver API loaded with dlopen; no link-time dependency on CUDA) and
-/// returns its error code. Link it with libtexrt.a. Throws std::runtime_error if `path` cannot be
-/// written.
+/// returns its error code. Link it with libtexrt.a. The host entry of an op compiled as a graph of
+/// kernels (a host function of ir/KernelCalls.h's form, among `funcs` after its kernels) becomes a C
+/// function with the op's signature that allocates the graph's workspace in device memory
+/// (texrt_cuda_alloc), calls its kernels' host functions in order, stops at the first error, frees
+/// the workspace and returns the code. Throws std::runtime_error if `path` cannot be written.
 void write_cuda_host_object(const std::vector<LoweredFunc>& funcs, const CudaTargetOptions& target,
                             const std::string& path);
 /// How the host launches `func` (a device function): grid = the extents of blockIdx.x/y/z, block =

@@ -7,6 +7,8 @@
 //     ret texrt_cuda_launch(@texc.cuda.module, @texc.cuda.ptx, @op.cuda.function, "op",
 //                           {grid x, y, z}, {block x, y, z}, dynamic shared bytes, %args)
 //   }
+// The host entry of an op compiled as a graph of kernels (ir/KernelCalls.h) calls those functions
+// in order, its intermediates in a workspace from texrt_cuda_alloc (add_graph_entry).
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
@@ -25,6 +27,7 @@
 #include "backends/llvm/CudaBackend.h"
 #include "backends/llvm/LLVMBackend.h"
 #include "ir/Diagnostics.h"
+#include "ir/KernelCalls.h"
 #include "ir/SymbolNames.h"
 
 namespace texc {
@@ -98,13 +101,75 @@ void add_host_function(llvm::Module& module, llvm::IRBuilder<>& b, const Lowered
   b.CreateRet(b.CreateCall(launch, {module_cache, ptx, function_cache, name, grid, block, shared, args}));
 }
 
+/// The host entry of a graph of kernels (ir/KernelCalls.h): allocates the workspace in device
+/// memory (texrt_cuda_alloc), calls the kernels' host functions of this module in order (each
+/// launches its kernel and waits for it), stops at the first error code, frees the workspace and
+/// returns the code (0 when every launch succeeded).
+///   define i32 @op(ptr %X, ..., ptr %Y) {
+///     %ws = alloca ptr; %rc = texrt_cuda_alloc(%ws, BYTES); if %rc goto done
+///     %rc = @op_k0(%X, ws + 0, ...); if %rc goto done ... 
+///   done: texrt_cuda_free(ws); ret %rc }
+void add_graph_entry(llvm::Module& module, llvm::IRBuilder<>& b, const LoweredFunc& func, const KernelCalls& calls) {
+  llvm::LLVMContext& context = module.getContext();
+  llvm::PointerType* ptr = llvm::PointerType::get(context, 0);
+  std::vector<llvm::Type*> params(func.args.size(), ptr);
+  auto* fn = llvm::Function::Create(llvm::FunctionType::get(b.getInt32Ty(), params, false),
+                                    llvm::GlobalValue::ExternalLinkage, op_symbol(func.name), module);
+  fn->addFnAttr(llvm::Attribute::NoUnwind);
+  for (size_t i = 0; i < func.args.size(); ++i) fn->getArg(unsigned(i))->setName(func.args[i]->name);
+  b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", fn));
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(context, "done", fn);
+  llvm::Value* result = b.CreateAlloca(b.getInt32Ty(), nullptr, "rc");
+  llvm::Value* workspace_slot = b.CreateAlloca(ptr, nullptr, "workspace.slot");
+  b.CreateStore(llvm::ConstantPointerNull::get(ptr), workspace_slot);
+  auto check = [&](llvm::Value* code, const std::string& next_name) {  // goto done unless code is 0
+    b.CreateStore(code, result);
+    llvm::BasicBlock* next = llvm::BasicBlock::Create(context, next_name, fn, done);
+    b.CreateCondBr(b.CreateICmpEQ(code, b.getInt32(0)), next, done);
+    b.SetInsertPoint(next);
+  };
+  llvm::FunctionCallee free_workspace;
+  if (calls.workspace_bytes > 0) {
+    llvm::FunctionCallee alloc = module.getOrInsertFunction(
+        "texrt_cuda_alloc", llvm::FunctionType::get(b.getInt32Ty(), {ptr, b.getInt64Ty()}, false));
+    free_workspace = module.getOrInsertFunction("texrt_cuda_free",
+                                                llvm::FunctionType::get(b.getInt32Ty(), {ptr}, false));
+    check(b.CreateCall(alloc, {workspace_slot, b.getInt64(uint64_t(calls.workspace_bytes))}), "allocated");
+  }
+  llvm::Value* workspace = calls.workspace_bytes > 0 ? b.CreateLoad(ptr, workspace_slot, "workspace") : nullptr;
+  for (const KernelCall& call : calls.calls) {
+    llvm::Function* kernel = module.getFunction(op_symbol(call.kernel));
+    TEXC_CHECK(kernel && kernel->arg_size() == call.args.size())
+        << "graph entry " << func.name << " calls " << call.kernel << ", which is not a kernel of its module";
+    std::vector<llvm::Value*> args;
+    for (const KernelCallArg& arg : call.args)
+      args.push_back(arg.arg >= 0 ? static_cast<llvm::Value*>(fn->getArg(unsigned(arg.arg)))
+                                  : b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), workspace, uint64_t(arg.workspace_offset)));
+    check(b.CreateCall(kernel, args), call.kernel + ".ok");
+  }
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+  if (calls.workspace_bytes > 0) {
+    llvm::Value* freed = b.CreateCall(free_workspace, {b.CreateLoad(ptr, workspace_slot)});
+    llvm::Value* code = b.CreateLoad(b.getInt32Ty(), result);
+    // A launch's error first; else the free's.
+    b.CreateRet(b.CreateSelect(b.CreateICmpEQ(code, b.getInt32(0)), freed, code));
+  } else {
+    b.CreateRet(b.CreateLoad(b.getInt32Ty(), result));
+  }
+}
+
 }  // namespace
 
 void write_cuda_host_object(const std::vector<LoweredFunc>& funcs, const CudaTargetOptions& target,
                             const std::string& path) {
-  for (const LoweredFunc& func : funcs)
-    TEXC_CHECK(func.kind == FunctionKind::Device) << "host function " << func.name << " given to the cuda backend";
-  std::string ptx_text = emit_ptx(funcs, target);
+  std::vector<LoweredFunc> kernels;
+  for (const LoweredFunc& func : funcs) {
+    TEXC_CHECK(func.kind == FunctionKind::Device || kernel_calls(func))
+        << "host function " << func.name << " given to the cuda backend";
+    if (func.kind == FunctionKind::Device) kernels.push_back(func);
+  }
+  std::string ptx_text = emit_ptx(kernels, target);
 
   CpuTargetOptions host;  // the machine texc runs on, generic CPU: the glue runs on any of its kind
   bool arm_host = llvm::Triple(llvm::sys::getProcessTriple()).isAArch64();
@@ -126,7 +191,9 @@ void write_cuda_host_object(const std::vector<LoweredFunc>& funcs, const CudaTar
   auto* launch_type = llvm::FunctionType::get(
       b.getInt32Ty(), {ptr, ptr, ptr, ptr, ptr, ptr, b.getInt32Ty(), ptr}, false);
   llvm::FunctionCallee launch = module.getOrInsertFunction("texrt_cuda_launch", launch_type);
-  for (const LoweredFunc& func : funcs) add_host_function(module, b, func, ptx, module_cache, launch);
+  for (const LoweredFunc& func : kernels) add_host_function(module, b, func, ptx, module_cache, launch);
+  for (const LoweredFunc& func : funcs)
+    if (std::optional<KernelCalls> calls = kernel_calls(func)) add_graph_entry(module, b, func, *calls);
 
   std::string errors;
   llvm::raw_string_ostream error_stream(errors);

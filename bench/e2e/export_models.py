@@ -4,6 +4,7 @@ opset 17, with torch.onnx.export (Debian: python3-torch, python3-torchvision; no
   small_cnn    three layers (conv 3->16 + relu, conv 16->32 stride 2 + batch norm + relu, global
                average pool + linear 32->10) on 1x3x32x32: the model the harness runs end to end today
   resnet18     torchvision.models.resnet18(weights=None), 1x3x224x224
+  resnet18_32  the same network on 1x3x32x32 (what the slow targets run: arm under qemu, cuda-interp)
   mobilenet_v2 torchvision.models.mobilenet_v2(weights=None), 1x3x224x224
   resnet50     torchvision.models.resnet50(weights=None), 1x3x224x224
 
@@ -37,6 +38,7 @@ class SmallCnn(nn.Module):
 MODELS = {
     "small_cnn": (SmallCnn, (1, 3, 32, 32)),
     "resnet18": (lambda: torchvision.models.resnet18(weights=None), (1, 3, 224, 224)),
+    "resnet18_32": (lambda: torchvision.models.resnet18(weights=None), (1, 3, 32, 32)),
     "mobilenet_v2": (lambda: torchvision.models.mobilenet_v2(weights=None), (1, 3, 224, 224)),
     "resnet50": (lambda: torchvision.models.resnet50(weights=None), (1, 3, 224, 224)),
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <variant>
 
 #include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
@@ -87,6 +88,48 @@ GraphOps split_graph(const OpDef& op, const GraphPartition& partition) {
     graph.kernels.push_back(std::move(kernel));
   }
   return graph;
+}
+
+namespace {
+
+/// The tensors `items` cache_read (first arguments, in the caller's names).
+void cache_read_tensors(const std::vector<SchedItem>& items, std::set<std::string>& out) {
+  for (const SchedItem& item : items) {
+    if (const auto* p = std::get_if<SchedPrimitive>(&item)) {
+      if (p->primitive != "cache_read" || p->args.empty() || !p->args[0].is_name()) continue;
+      const std::string& name = p->args[0].name;
+      auto renamed = p->stage_renames.find(name);
+      out.insert(renamed == p->stage_renames.end() ? name : renamed->second);
+    } else if (const auto* f = std::get_if<std::shared_ptr<SchedIf>>(&item)) {
+      cache_read_tensors((*f)->then_items, out);
+      cache_read_tensors((*f)->else_items, out);
+    }
+  }
+}
+
+}  // namespace
+
+OpDef with_anchor_schedules(const GraphKernel& kernel) {
+  const OpDef& op = kernel.op;
+  OpDef out = op;
+  out.schedules.clear();
+  std::set<std::string> cached;  // tensors the anchor's blocks cache_read
+  for (const ScheduleBlock& b : op.schedules) {
+    bool keep = b.origin.empty() || b.call_stages.empty();
+    bool anchor = false;
+    for (const std::string& s : b.call_stages) {
+      if (kernel.group.anchor.empty() ? !op.elided_stages.count(s) : s == kernel.group.anchor) keep = true;
+      anchor = anchor || s == kernel.group.anchor;
+    }
+    if (!keep) continue;
+    out.schedules.push_back(b);
+    if (anchor) cache_read_tensors(b.items, cached);
+  }
+  // A tensor of an earlier kernel the anchor caches (dense's cache_read(X, shared, P) with X a
+  // flatten's result) is an input here, as the anchor's schedule expects: its steps apply.
+  for (const Buffer& b : op.inputs)
+    if (cached.count(b->name)) out.elided_stages.erase(b->name);
+  return out;
 }
 
 }  // namespace texc

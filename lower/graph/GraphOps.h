@@ -42,4 +42,17 @@ std::string graph_kernel_name(const std::string& op, size_t index);
 
 GraphOps split_graph(const OpDef& op, const GraphPartition& partition);
 
+/// Kernel `kernel` (of split_graph) with the schedule blocks a GPU target lowers it with: the op's
+/// own blocks, and the blocks carried from the call of its anchor (its anchor's `schedule cuda`);
+/// in a kernel without an anchor, those of the calls that made its stages. The carried blocks of
+/// other calls go: those of calls in other kernels (their stages are elided here), and those of
+/// the injective calls fused into the anchor as its epilogue (a relu), which compute at the
+/// anchor's points in its threads. The GPU targets choose blocks per op (ir/Schedule.h
+/// select_schedule_blocks drops every carried block of an op with blocks from two or more calls,
+/// since one kernel has one grid), so without this a kernel would lose its anchor's schedule. The
+/// CPU targets lower the kernel as split_graph made it. A tensor of an earlier kernel that the
+/// anchor's blocks cache_read (dense's input X when it is a flatten's result) is no longer elided:
+/// it is the kernel's input, as the anchor's schedule expects its input to be.
+OpDef with_anchor_schedules(const GraphKernel& kernel);
+
 }  // namespace texc

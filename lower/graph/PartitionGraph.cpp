@@ -7,6 +7,7 @@
 #include <set>
 
 #include "ir/IRVisitor.h"
+#include "ir/Target.h"
 #include "lower/graph/GraphOps.h"
 
 namespace texc {
@@ -84,6 +85,24 @@ struct NamedStages {
     }
   }
 };
+
+/// Whether every load `stage` makes of a tensor in `tensors` reads it at the stage's own point:
+/// the indices are the stage's axes in order (an elementwise epilogue, a residual add), not a
+/// reshape (a flatten) or a window.
+bool reads_pointwise(const Stage& stage, const std::set<std::string>& tensors) {
+  bool pointwise = true;
+  for_each_expr(stage.body, [&](const Expr& e) {
+    const Load* load = e->as<Load>();
+    if (!load || !tensors.count(load->buffer->name)) return;
+    if (load->indices.size() != stage.axes.size()) {
+      pointwise = false;
+      return;
+    }
+    for (size_t i = 0; i < stage.axes.size(); ++i)
+      if (load->indices[i].get() != stage.axes[i].var.get()) pointwise = false;
+  });
+  return pointwise;
+}
 
 }  // namespace
 
@@ -187,6 +206,7 @@ GraphPartition partition_graph(const OpDef& op, const std::string& target, Graph
   };
   std::vector<Unfused> unfused;
   auto stage_of = [&](size_t n) { return "elementwise stage '" + op.stages[nodes[n].stages.front()].name + "'"; };
+  const bool gpu = is_gpu_target(target);
   size_t next_group = 0;
   for (size_t n = 0; n < nodes.size(); ++n) {
     const Node& node = nodes[n];
@@ -212,6 +232,23 @@ GraphPartition partition_graph(const OpDef& op, const std::string& target, Graph
         if (group_kind[g] == GroupKind::Opaque) {
           if (why_not_latest.empty()) why_not_latest = "that kernel calls an extern function (opaque)";
           continue;
+        }
+        // On a GPU the stage runs in the anchor's threads, each on the points it produced: it
+        // must read the group's tensors at its own point (a flatten or a window would need the
+        // points of other threads or blocks).
+        if (gpu && node.kind == GroupKind::Injective) {
+          std::set<std::string> tensors;
+          for (size_t m = 0; m < n; ++m)
+            if (group_of[m] == g)
+              for (size_t i : nodes[m].stages) tensors.insert(op.stages[i].name);
+          bool pointwise = true;
+          for (size_t i : node.stages) pointwise = pointwise && reads_pointwise(op.stages[i], tensors);
+          if (!pointwise) {
+            if (why_not_latest.empty())
+              why_not_latest = "on a GPU target it would run in that kernel's threads, but it reads that kernel's "
+                               "tensors at other points than its own";
+            continue;
+          }
         }
         std::optional<size_t> cycle;
         for (size_t other : producer_groups)
@@ -246,9 +283,10 @@ GraphPartition partition_graph(const OpDef& op, const std::string& target, Graph
     group_kind.push_back(node.kind);
     anchored.push_back(true);
     if (node.kind == GroupKind::Opaque) continue;
-    // absorb producer groups that are purely injective and read only by this node
+    // absorb producer groups that are purely injective and read only by this node (not on a GPU:
+    // the anchor's carried schedule is written for its inputs as tensors in memory)
     for (size_t pg : producer_groups) {
-      if (anchored[pg]) continue;
+      if (anchored[pg] || gpu) continue;
       std::optional<size_t> other_reader;
       for (size_t m = 0; m < n && !other_reader; ++m)
         if (group_of[m] != pg)

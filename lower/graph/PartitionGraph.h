@@ -12,9 +12,14 @@
 // Groups are formed in the stages' topological order:
 //  - an injective node joins the group of its latest producer node (read directly) when that group
 //    is not opaque and joining keeps the groups acyclic (residual add: the block's input is read as
-//    a kernel input); with no producer, or none it may join, it starts a group of its own;
+//    a kernel input); on a GPU target (cuda, cuda-interp) also only when it reads that group's
+//    tensors at its own point (indices = its axes: an epilogue, not a flatten), since it runs in
+//    the anchor's threads on the points they produced; with no producer, or none it may join, it
+//    starts a group of its own;
 //  - a complex-out-fusible or reduction node starts a group (its anchor) and absorbs each producer
-//    group that is purely injective (no anchor) and whose tensors are read by no other group;
+//    group that is purely injective (no anchor) and whose tensors are read by no other group (not
+//    on a GPU target: there the anchor's `schedule cuda` names the loops of its inputs' copies as
+//    it names them for inputs in memory, so such a producer is a kernel of its own);
 //  - an opaque node is a group alone;
 //  - the op's own reduction stage (no call) whose latest producer group is a reduction group joins
 //    it, as an injective node would (a softmax or norm written out by hand is one layer).

@@ -3,7 +3,8 @@
 #  - examples/10_network.tex: --emit graph lists its 6 kernels (anchor, stages, FLOPs) and 5
 #    intermediates; the header declares the kernels and the entry small_cnn with the op's signature;
 #    texc run passes on interp, x86 and arm with every kernel checked on its own inputs, with
-#    --check full and --check none too; on cuda-interp it stays one kernel and --emit graph says so;
+#    --check full and --check none too; on vdla it stays one kernel and --emit graph says so (the
+#    GPU targets' graphs: cuda_graph_test.sh);
 #  - a C program calls the compiled entry and the kernels one by one: the same output, bit for bit;
 #  - graph/resnet_block.tex (ResNet basic block, 56x56x64) passes on x86 as 2 kernels;
 #  - graph/const_net.tex: const weights re-laid out in the prepare function, the rest a graph of two
@@ -39,8 +40,8 @@ expect 0 'A2 f32\[1, 16, 8, 8\]: 4096 bytes at workspace offset 0' -- "$net" --t
 expect 0 'workspace: 10240 bytes \(liveness lower bound 10240 bytes; 15424 bytes without reuse\)' -- \
   "$net" --target x86 -D S=16 --emit graph -o -
 expect 0 '#define SMALL_CNN_WORKSPACE_BYTES 10240' -- "$net" --target x86 -D S=16 --emit header -o -
-expect 0 'op small_cnn: 1 kernel \(6 groups, but target .cuda-interp. keeps one kernel per op' -- \
-  "$net" --target cuda-interp -D S=16 --emit graph -o -
+expect 0 'op small_cnn: 1 kernel \(6 groups, but target .vdla. keeps one kernel per op' -- \
+  "$net" --target vdla -D S=16 --emit graph -o -
 expect 0 'void small_cnn\(const float\* X, const float\* W1, const float\* B1, const float\* W2, const float\* B2, const float\* W3, const float\* B3, float\* Y\);' -- \
   "$net" --target x86 -D S=16 --emit header -o -
 expect 0 'void small_cnn_k2\(const float\* W2, const float\* B2, const float\* P1, float\* A2\);' -- \
@@ -59,7 +60,7 @@ $have_arm && expect 0 'small_cnn +arm +PASS .*6 kernels checked on their own inp
 expect 0 'small_cnn +x86 +PASS .*not checked' -- run "$net" --target x86 -D S=16 --check none
 expect 0 '"kernels_checked": 6' -- run "$net" --target interp -D S=16 --json
 expect 1 '--check takes full, sampled or none' -- run "$net" --target x86 --check most
-expect 0 'small_cnn +cuda-interp +PASS' -- run "$net" --target cuda-interp -D S=8
+expect 0 'small_cnn +cuda-interp +PASS .*7 kernels checked on their own inputs' -- run "$net" --target cuda-interp -D S=8
 
 # --emit graph-dot: the structure of the digraph (graph_dot_check.py), then Graphviz's own parser.
 if "$texc" "$net" --target x86 -D S=16 --emit graph-dot -o "$work/net.graph.dot" &&
@@ -83,8 +84,8 @@ expect 0 '"const_net_prepare" -> "const_net_k0" \[label="Wb f32\[1, 1, 3, 3, 5, 
   "$root/tests/e2e/graph/const_net.tex" --target x86 --emit graph-dot -o -
 expect 0 '"conv_relu" \[shape=box, label="conv_relu\\n1 kernel \(one fused group\)' -- \
   "$root/examples/03_conv_relu.tex" --target x86 -D S=14 --emit graph-dot -o -
-expect 0 'label="small_cnn\\n1 kernel \(6 groups, but target .cuda-interp.' -- \
-  "$net" --target cuda-interp -D S=16 --emit graph-dot -o -
+expect 0 'label="small_cnn\\n1 kernel \(6 groups, but target .vdla.' -- \
+  "$net" --target vdla -D S=16 --emit graph-dot -o -
 expect 1 'its outputs are --emit loops, graph and graph-dot' -- "$net" --target interp --emit obj
 
 # The compiled entry against its kernels called one by one, from C.

@@ -2,7 +2,8 @@
 """Assembles the PTX of every stdlib test op with the CUDA toolkit's ptxas, for each --arch.
 
 For every tests/stdlib/*.tex file: `texc FILE --target cuda --emit ptx --arch ARCH` (one kernel per
-op of the file, its `schedule cuda` or the default GPU schedule), then `ptxas -v --gpu-name ARCH`
+op of the file, its `schedule cuda` or the default GPU schedule; an op calling several layers is a
+graph of kernels OP_k0, OP_k1, ..., each with its anchor's schedule: docs/graph.md), then `ptxas -v --gpu-name ARCH`
 on the result. Fails (exit 1) when texc or ptxas reports an error; otherwise prints one row per
 kernel: registers per thread, shared memory bytes per block (static), and local memory (the bytes
 of its stack frame, where an array indexed by a variable lives, plus spill stores and loads).
@@ -105,11 +106,15 @@ def main():
                 for op in ops:
                     if small and not op.endswith('_small'):
                         continue
-                    if op not in kernels:
+                    # One kernel named as the op, or an op compiled as a graph of kernels
+                    # (docs/graph.md): OP_k0, OP_k1, ... (the host entry OP is no PTX kernel).
+                    mine = [k for k in kernels if k == op or re.fullmatch(re.escape(op) + r'_k\d+', k)]
+                    if not mine:
                         failures += 1
-                        print('FAIL %s: ptxas reported no kernel %s for %s' % (name, op, arch))
+                        print('FAIL %s: ptxas reported no kernel %s (or %s_k0, ...) for %s' % (name, op, op, arch))
                         continue
-                    rows.setdefault((name, op), {})[arch] = kernels[op]
+                    for k in mine:
+                        rows.setdefault((name, k), {})[arch] = kernels[k]
 
     header = '| file | kernel | ' + ' | '.join('%s regs | %s smem B | %s local B' % (a, a, a) for a in archs) + ' |'
     print(header)

@@ -1,15 +1,20 @@
 // lower/graph: partition_graph on ops written with stdlib calls (which stages fuse into which
 // group, the anchor and kind, the topological order) and split_graph (each kernel's inputs and
 // outputs, the intermediates); each kernel's op is evaluated by the reference interpreter on the
-// tensors the earlier kernels produced and compared with the whole op's reference.
+// tensors the earlier kernels produced and compared with the whole op's reference. On the GPU
+// targets: the flatten and absorption rules, with_anchor_schedules, and the host entry read back
+// by kernel_calls (ir/KernelCalls.h).
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "backends/interp/ReferenceInterpreter.h"
 #include "backends/interp/RunOp.h"
 #include "frontend/Frontend.h"
+#include "ir/KernelCalls.h"
+#include "lower/graph/GraphEntry.h"
 #include "lower/graph/GraphOps.h"
 #include "lower/graph/PartitionGraph.h"
 #include "lower/graph/PlanWorkspace.h"
@@ -170,6 +175,84 @@ op net(X: f32[1, 2, 4, 4], W1: f32[4, 2, 3, 3], W3: f32[3, 16]) -> Y {
       CHECK(!(meet && overlap));
     }
   }
+}
+
+TEST_CASE("on a GPU target a flatten is a kernel of its own, and an anchor absorbs no producer") {
+  OpDef op = compile_op(R"(
+import nn.conv2d
+import nn.pool
+import nn.dense
+import nn.softmax
+op net(X: f32[1, 2, 4, 4], W1: f32[4, 2, 3, 3], W3: f32[3, 16]) -> Y {
+  compute {
+    C1 = conv2d_direct(X, W1, pad = 1)
+    A1[n, c, y, x] = max(C1[n, c, y, x], 0.0)
+    P1 = max_pool2d(A1, kernel = 2, stride = 2)
+    F[n, k: 16] = P1[n, k / 4, (k / 2) % 2, k % 2]
+    D = dense(F, W3)
+    Y = softmax(D)
+  }
+}
+)");
+  for (const char* target : {"cuda", "cuda-interp"}) {
+    GraphPartition p = partition_graph(op, target);
+    REQUIRE(p.groups.size() == 5);
+    CHECK(p.groups[0].kind == GroupKind::ComplexOut);
+    CHECK(p.groups[0].stages.back() == "A1");  // the pointwise epilogue still joins the conv
+    CHECK(p.groups[1].kind == GroupKind::Reduction);
+    CHECK(p.groups[1].stages.back() == "P1");
+    CHECK(p.groups[2].kind == GroupKind::Injective);  // the flatten reads P1 at other points
+    CHECK(stages_of(p.groups[2]) == "F");
+    CHECK(p.groups[3].anchor_call == "dense");        // which dense does not absorb
+    CHECK(p.groups[4].anchor_call == "softmax");
+    REQUIRE(p.remarks.size() == 1);
+    CHECK(p.remarks[0].message.find("on a GPU target") != std::string::npos);
+  }
+  // The dense kernel keeps the blocks of its own call only, and caches F as its input.
+  GraphOps g = split_graph(op, partition_graph(op, "cuda"));
+  OpDef dense = with_anchor_schedules(g.kernels[3]);
+  CHECK(dense.schedules.size() < g.kernels[3].op.schedules.size());
+  for (const ScheduleBlock& b : dense.schedules)
+    CHECK((b.origin.empty() || std::find(b.call_stages.begin(), b.call_stages.end(), g.kernels[3].group.anchor) !=
+                                   b.call_stages.end()));
+  CHECK(g.kernels[3].op.elided_stages.count("F"));
+  CHECK(!dense.elided_stages.count("F"));
+}
+
+TEST_CASE("a graph's host entry read back as its kernel calls (ir/KernelCalls.h)") {
+  OpDef op = compile_op(kBlock);
+  GraphOps g = split_graph(op, partition_graph(op, "cuda"));
+  REQUIRE(g.kernels.size() == 2);
+  std::vector<LoweredFunc> kernels(2);
+  kernels[0].name = g.kernels[0].op.name;
+  kernels[1].name = g.kernels[1].op.name;
+  LoweredFunc entry = make_graph_entry(op, g, kernels);
+  std::optional<KernelCalls> calls = kernel_calls(entry);
+  REQUIRE(calls);
+  CHECK(calls->workspace_bytes == entry.workspace_bytes);
+  CHECK(calls->workspace_bytes == plan_workspace(g).bytes);
+  REQUIRE(calls->calls.size() == 2);
+  // block_k0(X, W1, S1, A1): three entry arguments, then A1 in the workspace; block_k1(X, W2, A1, Y).
+  CHECK(calls->calls[0].kernel == "block_k0");
+  REQUIRE(calls->calls[0].args.size() == 4);
+  CHECK(calls->calls[0].args[0].arg == 0);
+  CHECK(calls->calls[0].args[1].arg == 1);
+  CHECK(calls->calls[0].args[2].arg == 2);
+  CHECK(calls->calls[0].args[3].arg == -1);
+  CHECK(calls->calls[1].kernel == "block_k1");
+  REQUIRE(calls->calls[1].args.size() == 4);
+  CHECK(calls->calls[1].args[0].arg == 0);
+  CHECK(calls->calls[1].args[1].arg == 3);
+  CHECK(calls->calls[1].args[2].arg == -1);
+  CHECK(calls->calls[1].args[2].workspace_offset == calls->calls[0].args[3].workspace_offset);
+  CHECK(calls->calls[1].args[3].arg == 4);  // Y
+  // A function of loops, and a device function, are not entries.
+  LoweredFunc device = entry;
+  device.kind = FunctionKind::Device;
+  CHECK(!kernel_calls(device));
+  LoweredFunc loops = entry;
+  loops.body = Evaluate::make(make_int(0));
+  CHECK(!kernel_calls(loops));
 }
 
 TEST_CASE("injective stages before a reduction fuse into it; one group stays one") {

@@ -6,6 +6,8 @@
 
 #include "backends/execute/TimeCalls.h"
 #include "backends/interp/InterpError.h"
+#include "ir/Diagnostics.h"
+#include "ir/KernelCalls.h"
 #include "ir/SymbolNames.h"
 #include "ir/Target.h"
 #include "runtime/CudaDriver.h"
@@ -201,6 +203,161 @@ std::unique_ptr<Executor> make_cuda_executor(const LoweredFunc& func, const Cuda
   CudaLaunchConfig launch = cuda_launch_config(func);
   std::shared_ptr<LoadedKernel> kernel = load_kernel(emit_ptx({func}, target), func, launch.shared_bytes);
   return std::make_unique<CudaExecutor>(std::move(kernel), launch, count_inputs(func), func.name);
+}
+
+namespace {
+
+// One kernel call of a graph: the kernel (its function in the graph's module) and its arguments.
+struct GraphLaunch {
+  std::shared_ptr<LoadedKernel> kernel;  // the module's owner, shared by the launches
+  CUfunction function = nullptr;
+  CudaLaunchConfig config;
+  std::string name;
+  std::vector<KernelCallArg> args;
+};
+
+// The graph's executions: device memory for the arguments and the workspace, the checked run
+// of every kernel, the timed runs of them all.
+class CudaGraphExecutor : public Executor {
+ public:
+  CudaGraphExecutor(std::vector<GraphLaunch> launches, size_t num_inputs, std::string name, int64_t workspace_bytes)
+      : launches_(std::move(launches)), num_inputs_(num_inputs), name_(std::move(name)),
+        workspace_bytes_(workspace_bytes) {}
+
+  CallTimes run(std::vector<Tensor*>& args, int timed_rounds) override {
+    const std::vector<GraphLaunch>& launches = launches_;
+    const size_t num_inputs = num_inputs_;
+    const std::string& name = name_;
+    const int64_t workspace_bytes = workspace_bytes_;
+    const int repeat = std::max(timed_rounds, 0);
+    const CudaDriver& d = current_driver();
+    DeviceBuffers buffers(d);
+    for (Tensor* t : args) {
+      CUdeviceptr p = 0;
+      if (CUresult r = d.cuMemAlloc(&p, std::max<size_t>(t->num_bytes(), 1)); r != kCudaSuccess)
+        fail(d, r, "cannot allocate " + std::to_string(t->num_bytes()) + " bytes of device memory for op '" + name + "'");
+      buffers.pointers.push_back(p);
+      if (CUresult r = d.cuMemcpyHtoD(p, t->data(), t->num_bytes()); r != kCudaSuccess)
+        fail(d, r, "cannot copy an argument of op '" + name + "' to the device");
+    }
+    CUdeviceptr workspace = 0;
+    if (workspace_bytes > 0) {
+      if (CUresult r = d.cuMemAlloc(&workspace, size_t(workspace_bytes)); r != kCudaSuccess)
+        fail(d, r, "cannot allocate the " + std::to_string(workspace_bytes) + " bytes of workspace of op '" + name + "'");
+      buffers.pointers.push_back(workspace);
+    }
+    // Each launch's kernelParams: the device pointer of each argument.
+    std::vector<std::vector<CUdeviceptr>> pointers;
+    std::vector<std::vector<void*>> params(launches.size());
+    for (const GraphLaunch& launch : launches) {
+      pointers.emplace_back();
+      for (const KernelCallArg& a : launch.args)
+        pointers.back().push_back(a.arg >= 0 ? buffers.pointers[size_t(a.arg)] : workspace + CUdeviceptr(a.workspace_offset));
+    }
+    for (size_t k = 0; k < launches.size(); ++k)
+      for (CUdeviceptr& p : pointers[k]) params[k].push_back(&p);
+    auto run_once = [&] {  // every kernel, in order, on the default stream
+      for (size_t k = 0; k < launches.size(); ++k) {
+        const GraphLaunch& l = launches[k];
+        CUresult r = d.cuLaunchKernel(l.function, l.config.grid[0], l.config.grid[1], l.config.grid[2], l.config.block[0],
+                                      l.config.block[1], l.config.block[2], l.config.shared_bytes, nullptr,
+                                      params[k].data(), nullptr);
+        if (r != kCudaSuccess)
+          fail(d, r, "launch of kernel " + l.name + " (grid " + dims_text(l.config.grid) + ", block " +
+                         dims_text(l.config.block) + ", " + std::to_string(l.config.shared_bytes) +
+                         " bytes of dynamic shared memory) failed");
+      }
+    };
+    run_once();  // the checked run, which also warms up
+    if (CUresult r = d.cuCtxSynchronize(); r != kCudaSuccess) fail(d, r, "a kernel of op " + name + " failed");
+    for (size_t i = num_inputs; i < args.size(); ++i)
+      if (CUresult r = d.cuMemcpyDtoH(args[i]->data(), buffers.pointers[i], args[i]->num_bytes()); r != kCudaSuccess)
+        fail(d, r, "cannot copy an output of op '" + name + "' from the device");
+
+    Events events(d);
+    for (int k = 0; k <= repeat && repeat > 0; ++k) {
+      CUevent e = nullptr;
+      if (CUresult r = d.cuEventCreate(&e, 0); r != kCudaSuccess) fail(d, r, "cannot create a CUDA event");
+      events.events.push_back(e);
+    }
+    CallTimes times;
+    times.label = "CUDA events";
+    if (repeat > 0) {
+      if (CUresult r = d.cuEventRecord(events.events[0], nullptr); r != kCudaSuccess) fail(d, r, "cannot record a CUDA event");
+      for (int k = 1; k <= repeat; ++k) {
+        run_once();
+        if (CUresult r = d.cuEventRecord(events.events[size_t(k)], nullptr); r != kCudaSuccess)
+          fail(d, r, "cannot record a CUDA event");
+      }
+      if (CUresult r = d.cuEventSynchronize(events.events.back()); r != kCudaSuccess)
+        fail(d, r, "a kernel of op " + name + " failed in a timed run");
+      for (int k = 1; k <= repeat; ++k) {
+        float ms = 0;
+        if (CUresult r = d.cuEventElapsedTime(&ms, events.events[size_t(k - 1)], events.events[size_t(k)]);
+            r != kCudaSuccess)
+          fail(d, r, "cannot read the time of a run");
+        times.times_ms.push_back(double(ms));
+      }
+    }
+    times.median_ms = median_of(times.times_ms);
+    return times;
+  }
+
+ private:
+  std::vector<GraphLaunch> launches_;
+  size_t num_inputs_;
+  std::string name_;
+  int64_t workspace_bytes_;
+};
+
+}  // namespace
+
+std::unique_ptr<Executor> make_cuda_graph_executor(const std::vector<LoweredFunc>& funcs, const CudaTargetOptions& target) {
+  TEXC_CHECK(funcs.size() >= 2) << "a graph of kernels without kernels";
+  const LoweredFunc& entry = funcs.back();
+  std::optional<KernelCalls> calls = kernel_calls(entry);
+  TEXC_CHECK(calls) << "the last function of graph " << entry.name << " is not its host entry";
+  std::vector<LoweredFunc> kernels(funcs.begin(), funcs.end() - 1);
+  for (const LoweredFunc& func : kernels)
+    if (func.kind != FunctionKind::Device)
+      throw EnvironmentError("target 'cuda' needs the GPU lowering, which this build of texc lacks: kernel '" +
+                             func.name + "' was lowered to host loops with no thread binding");
+  // Every kernel in one module, loaded once; each call launches its kernel with its own configuration.
+
+  std::string ptx = emit_ptx(kernels, target);
+  std::vector<GraphLaunch> launches;
+  std::shared_ptr<LoadedKernel> module;
+  for (const KernelCall& call : calls->calls) {
+    auto it = std::find_if(kernels.begin(), kernels.end(), [&](const LoweredFunc& f) { return f.name == call.kernel; });
+    TEXC_CHECK(it != kernels.end()) << "graph entry " << entry.name << " calls " << call.kernel << ", not one of its kernels";
+    GraphLaunch launch;
+    launch.config = cuda_launch_config(*it);
+    launch.name = it->name;
+    launch.args = call.args;
+    if (!module) {
+      module = load_kernel(ptx, *it, launch.config.shared_bytes);
+      launch.function = module->function;
+    } else {
+      const CudaDriver& d = *module->driver;
+      if (CUresult r = d.cuModuleGetFunction(&launch.function, module->module, op_symbol(it->name).c_str());
+          r != kCudaSuccess)
+        fail(d, r, "kernel " + it->name + " not found in its PTX");
+      if (launch.config.shared_bytes > kStaticSharedLimit) {
+        CUresult r = d.cuFuncSetAttribute(launch.function, kCuFuncAttributeMaxDynamicSharedBytes,
+                                          int(launch.config.shared_bytes));
+        if (r != kCudaSuccess)
+          fail(d, r, "kernel " + it->name + " cannot have " + std::to_string(launch.config.shared_bytes) +
+                         " bytes of shared memory");
+      }
+    }
+    launch.kernel = module;
+    launches.push_back(std::move(launch));
+  }
+  size_t num_inputs = 0;
+  for (const Buffer& b : entry.args) num_inputs += b->role == BufferRole::Input;
+  std::string name = entry.name;
+  int64_t workspace_bytes = calls->workspace_bytes;
+  return std::make_unique<CudaGraphExecutor>(std::move(launches), num_inputs, name, workspace_bytes);
 }
 
 }  // namespace texc

@@ -38,4 +38,13 @@ CudaDeviceInfo open_cuda_device(const std::string& requested_arch);
 
 std::unique_ptr<Executor> make_cuda_executor(const LoweredFunc& func, const CudaTargetOptions& target);
 
+/// An op compiled as a graph of kernels (docs/graph.md): `funcs` are its kernels then its host
+/// entry (ir/KernelCalls.h). The kernels are one PTX module, loaded once. Each execution allocates
+/// and copies the op's arguments as make_cuda_executor does, allocates the workspace (the
+/// intermediates) in device memory, launches the kernels in the entry's order on the default
+/// stream, each with its own grid, block and shared memory, synchronizes and copies the outputs
+/// back (the checked run), then runs the whole graph `timed_rounds` more times between CUDA events
+/// (labelled "CUDA events"): a time is that of every kernel of one run.
+std::unique_ptr<Executor> make_cuda_graph_executor(const std::vector<LoweredFunc>& funcs, const CudaTargetOptions& target);
+
 }  // namespace texc

@@ -41,8 +41,8 @@ std::string one_kernel_reason(const OpDef& op, const CompileOptions& opts) {
   GraphPartition partition = partition_graph(op, opts.target, graph_fusion_of(opts));
   if (partition.groups.size() == 1 && partition.single_reason.empty()) return "one fused group";
   if (!partition.single_reason.empty()) return partition.single_reason;
-  return fmt::format("{} groups, but target '{}' keeps one kernel per op (the graph split applies to x86, arm "
-                     "and interp)", partition.groups.size(), opts.target);
+  return fmt::format("{} groups, but target '{}' keeps one kernel per op (the graph split applies to x86, arm, "
+                     "interp, cuda and cuda-interp)", partition.groups.size(), opts.target);
 }
 
 std::string graph_report(const OpDef& whole, const CompileOptions& opts) {

@@ -39,8 +39,10 @@ GraphFusion graph_fusion_of(const CompileOptions& opts) {
   return opts.no_graph_fusion ? GraphFusion::None : GraphFusion::ByKind;
 }
 
+bool splits_graphs(const std::string& target) { return pass_targets_of(target) & (kCpuPasses | kGpuPasses); }
+
 std::optional<GraphOps> graph_of(const OpDef& op, const CompileOptions& opts) {
-  if (pass_targets_of(opts.target) != kCpuPasses) return std::nullopt;
+  if (!splits_graphs(opts.target)) return std::nullopt;
   GraphPartition partition = partition_graph(op, opts.target, graph_fusion_of(opts));
   if (partition.groups.size() < 2) return std::nullopt;
   return split_graph(op, partition);
@@ -61,8 +63,9 @@ std::vector<LoweredFunc> lower_graph_or_op(const OpDef& op, const CompileOptions
   std::vector<LoweredFunc> kernels;
   for (const GraphKernel& kernel : graph->kernels) {
     std::vector<Remark> found;
+    const OpDef lowered = is_gpu_target(opts.target) ? with_anchor_schedules(kernel) : kernel.op;
     KnobConfig kernel_knobs = kernel_knobs_from_records(opts, kernel, knobs);  // its task's record, else the op's
-    kernels.push_back(lower_for_target(kernel.op, opts, kernel_knobs, remarks ? &found : nullptr));
+    kernels.push_back(lower_for_target(lowered, opts, kernel_knobs, remarks ? &found : nullptr));
     std::string stages;
     for (const std::string& s : kernel.group.stages) stages += (stages.empty() ? "" : ", ") + s;
     kernels.back().doc = {"Kernel " + kernel.op.name + " of op '" + op.name + "' (" + group_kind_name(kernel.group.kind) +
@@ -80,7 +83,7 @@ std::vector<LoweredFunc> lower_graph_or_op(const OpDef& op, const CompileOptions
 std::vector<LoweredFunc> lower_main(const OpDef& op, const CompileOptions& opts, const KnobConfig& knobs,
                                     std::vector<Remark>* remarks) {
   std::vector<Remark> partition_remarks;
-  if (opts.remarks && pass_targets_of(opts.target) == kCpuPasses)
+  if (opts.remarks && splits_graphs(opts.target))
     partition_remarks = partition_graph(op, opts.target, graph_fusion_of(opts)).remarks;
   for (const Remark& r : partition_remarks) print_remark(std::cerr, r);
   std::vector<LoweredFunc> funcs = lower_graph_or_op(op, opts, knobs, remarks);

@@ -20,10 +20,12 @@ namespace texc {
 LoweredFunc lower_for_target(const OpDef& op, const CompileOptions& opts, const KnobConfig& knobs = {},
                              std::vector<Remark>* remarks = nullptr);
 
+/// Whether ops compile as graphs of fused kernels on `target`: the CPU targets (x86, arm, interp)
+/// and the GPU targets (cuda, cuda-interp); vdla keeps one kernel per op for now.
+bool splits_graphs(const std::string& target);
 /// The op (or the main half of an op with a prepare function) as a graph of fused kernels
 /// (lower/graph/, docs/graph.md) on opts.target, or nullopt when it compiles to one kernel: its
-/// partition has one group, or the target is not a CPU target (x86, arm, interp; the GPU and VDLA
-/// targets keep one kernel per op for now).
+/// partition has one group, or the target does not split graphs (splits_graphs).
 std::optional<GraphOps> graph_of(const OpDef& op, const CompileOptions& opts);
 /// How graph_of groups an op's layers: by kind, or none with --no-graph-fusion.
 GraphFusion graph_fusion_of(const CompileOptions& opts);

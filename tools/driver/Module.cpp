@@ -13,6 +13,7 @@
 #include "backends/vdla/ProgramFile.h"
 #include "ir/Diagnostics.h"
 #include "ir/IRPrinter.h"
+#include "ir/KernelCalls.h"
 #include "ir/Target.h"
 #include "tools/driver/CpuTarget.h"
 #include "tools/driver/CudaExecutor.h"
@@ -150,17 +151,21 @@ void Module::write(const std::string& kind, const std::string& path) {
     return;
   }
   // cuda: obj (the host functions, PTX embedded), header, ptx, llvm (the kernels' IR). Ops the
-  // lowering left as host functions (no thread binding) cannot run on a GPU.
+  // lowering left as host functions (no thread binding) cannot run on a GPU; the host entry of a
+  // graph of kernels (kernel_calls) is a host function that launches its kernels.
   TEXC_CHECK(is_gpu_target(options_.target) && is_cuda_output(kind)) << "output '" << kind << "' of '" << options_.target
                                                                  << "' passed output_refusal";
-  for (const LoweredFunc& func : funcs)
-    if (func.kind != FunctionKind::Device)
+  std::vector<LoweredFunc> kernels;
+  for (const LoweredFunc& func : funcs) {
+    if (func.kind == FunctionKind::Device) kernels.push_back(func);
+    else if (!kernel_calls(func))
       throw EnvironmentError("target 'cuda' needs the GPU lowering, which this build of texc lacks: op '" + func.name +
                              "' was lowered to host loops with no thread binding");
+  }
   CudaTargetOptions cuda;
   if (!options_.arch.empty()) cuda.arch = options_.arch;
-  if (kind == "ptx") return write_text(path, emit_ptx(funcs, cuda));
-  if (kind == "llvm") return write_text(path, emit_cuda_llvm_ir(funcs, cuda));
+  if (kind == "ptx") return write_text(path, emit_ptx(kernels, cuda));
+  if (kind == "llvm") return write_text(path, emit_cuda_llvm_ir(kernels, cuda));
   if (kind == "header") return write_text(path, emit_cuda_host_header(funcs));
   try {
     write_through(path, [&](const std::string& file) { write_cuda_host_object(funcs, cuda, file); });
