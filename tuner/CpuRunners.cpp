@@ -87,6 +87,29 @@ class X86Runner : public Runner {
   std::map<std::string, void*> symbols_;
 };
 
+/// X86Runner's measurement of an object compiled elsewhere (emit_packed_object): the op named by
+/// the candidate's func is linked from `object`, not compiled from the func's body.
+class X86ObjectRunner : public Runner {
+ public:
+  X86ObjectRunner(std::string object, CpuTargetOptions target) : object_(std::move(object)), target_(std::move(target)) {}
+  std::string device() const override { return x86_device(target_); }
+  Machine machine() const override { return x86_machine(target_); }
+  std::vector<double> run(const LoweredFunc& func, std::vector<Tensor*>& args, int repeat) override {
+    std::unique_ptr<JitModule> jit = JitModule::load_object(object_, {func.name}, target_);
+    using PackedFn = void (*)(void**);
+    auto packed = reinterpret_cast<PackedFn>(jit->lookup(func.name + ".packed"));
+    if (!packed) throw std::runtime_error("the shipped object has no op named '" + func.name + "'");
+    std::vector<void*> pointers;
+    for (Tensor* t : args) pointers.push_back(t->data());
+    packed(pointers.data());  // the checked call
+    return time_calls([&] { packed(pointers.data()); }, repeat).times_ms;  // as X86Runner
+  }
+
+ private:
+  std::string object_;
+  CpuTargetOptions target_;
+};
+
 class InterpRunner : public Runner {
  public:
   std::string device() const override { return "interp / loop interpreter on " + host_cpu_name(); }
@@ -129,6 +152,9 @@ class ArmRunner : public Runner {
 
 std::unique_ptr<Runner> make_x86_runner(const CpuTargetOptions& target, std::map<std::string, void*> extern_symbols) {
   return std::make_unique<X86Runner>(target, std::move(extern_symbols));
+}
+std::unique_ptr<Runner> make_x86_object_runner(const std::string& object, const CpuTargetOptions& target) {
+  return std::make_unique<X86ObjectRunner>(object, target);
 }
 std::unique_ptr<Runner> make_interp_runner() { return std::make_unique<InterpRunner>(); }
 std::unique_ptr<Runner> make_arm_runner(const CpuTargetOptions& target, const ArmRunOptions& options) {

@@ -1,6 +1,7 @@
 // CpuRunners: the Runners (Measure.h) of the CPU targets.
 //   x86     JIT-compiled (backends/llvm JitModule) in the measuring child; a round is enough calls
 //           to last about a millisecond (AutoTVM's min_repeat_ms idea), its time is the mean call.
+//           Or an object compiled elsewhere, linked in the child (a farm's worker, docs/tuning.md).
 //   interp  the loop interpreter; one call per round.
 //   arm     cross-compiled and run by the arm runner (backends/llvm/ArmRunner.h), under qemu-aarch64
 //           off aarch64 hosts: times are labelled emulated and are no performance figures (tune arm
@@ -38,6 +39,10 @@ Machine machine_of_legacy_x86_record(const Record& r);
 void name_legacy_x86_machines(std::vector<Record>& records);
 
 std::unique_ptr<Runner> make_x86_runner(const CpuTargetOptions& target, std::map<std::string, void*> extern_symbols = {});
+/// The x86 runner for an op already compiled (emit_packed_object's bytes, shipped by `texc tune
+/// --compile-on tuner`): run() links the object (JitModule::load_object) and calls the op named as
+/// the candidate's func, timed as the x86 runner times; nothing is compiled.
+std::unique_ptr<Runner> make_x86_object_runner(const std::string& object, const CpuTargetOptions& target);
 std::unique_ptr<Runner> make_interp_runner();
 std::unique_ptr<Runner> make_arm_runner(const CpuTargetOptions& target, const ArmRunOptions& options);
 
