@@ -105,7 +105,7 @@ void run_worker(const WorkerOptions& options, const Runner& device, const Measur
   double delay_s = 0;
   if (const char* d = std::getenv("TEXC_FARM_TEST_DELAY_S")) delay_s = std::atof(d);
   const std::string min_idle_ms = std::to_string(long(options.visibility_s * 1000));
-  int measured = 0;
+  int measured = 0, shipped = 0;  // shipped: of those measured, the jobs that carried their candidate compiled
   // Acknowledged, a job leaves the stream too: the stream holds the jobs queued and in flight only.
   auto acknowledge = [&](const std::string& entry_id) {
     redis.command({"XACK", stream, farm_keys::group(), entry_id});
@@ -154,6 +154,13 @@ void run_worker(const WorkerOptions& options, const Runner& device, const Measur
       reject(*entry, "a job of device kind '" + parsed.job->device + "', not '" + kind + "'");
       continue;
     }
+    if (parsed.job->artefact) {
+      std::string why = artefact_refusal(*parsed.job->artefact, options.target, m);
+      if (!why.empty()) {
+        reject(*entry, why);
+        continue;
+      }
+    }
     const std::string id = entry->fields.at("id");
     if (parsed.job->id() != id) {
       reject(*entry, "its id " + id + " is not the hash of its content");
@@ -183,13 +190,15 @@ void run_worker(const WorkerOptions& options, const Runner& device, const Measur
         redis.command({"ZREMRANGEBYSCORE", farm_keys::finished(kind), "-inf", std::to_string(ms - 600 * 1000)});
       }
       ++measured;
+      if (parsed.job->artefact) ++shipped;
     }
     acknowledge(entry->id);
     std::lock_guard<std::mutex> lock(in_hand_mutex);
     in_hand.clear();
   }
   redis.command({"DEL", farm_keys::worker(kind, consumer)});
-  log << "texc worker " << consumer << ": stopped after " << measured << " job(s)\n" << std::flush;
+  log << "texc worker " << consumer << ": stopped after " << measured << " job(s), " << shipped
+      << " of them compiled by the tuner\n" << std::flush;
 }
 
 }  // namespace texc
