@@ -148,7 +148,45 @@ class ArmRunner : public Runner {
   ArmRunOptions options_;
 };
 
+/// ArmRunner's measurement of an op compiled elsewhere (arm_program_parts): linked with its driver
+/// and run, not compiled.
+class ArmObjectRunner : public Runner {
+ public:
+  ArmObjectRunner(ArmProgramParts parts, ArmRunOptions options) : parts_(std::move(parts)), options_(std::move(options)) {}
+  std::string device() const override { return ArmRunner({}, {}).device(); }
+  std::vector<double> run(const LoweredFunc&, std::vector<Tensor*>& args, int repeat) override {
+    size_t inputs = parts_.input_bytes.size();
+    if (args.size() != inputs + parts_.output_bytes.size())
+      throw std::runtime_error("the arm program takes " + std::to_string(inputs + parts_.output_bytes.size()) +
+                               " arguments, the op " + std::to_string(args.size()));
+    std::vector<std::vector<uint8_t>> in;
+    for (size_t i = 0; i < inputs; ++i) {
+      const uint8_t* data = static_cast<const uint8_t*>(args[i]->data());
+      in.emplace_back(data, data + args[i]->num_bytes());
+    }
+    ArmRunOptions options = options_;
+    options.repeat = repeat;
+    ArmRunResult r = run_arm_object(parts_, in, options);
+    for (size_t o = 0; o < r.outputs.size(); ++o) {
+      Tensor* t = args[inputs + o];
+      if (int64_t(t->num_bytes()) != int64_t(r.outputs[o].size()))
+        throw std::runtime_error("output " + std::to_string(o) + " of the arm program has " +
+                                 std::to_string(r.outputs[o].size()) + " bytes, the op's " + std::to_string(t->num_bytes()));
+      std::memcpy(t->data(), r.outputs[o].data(), r.outputs[o].size());
+    }
+    return r.times_ms;
+  }
+
+ private:
+  ArmProgramParts parts_;
+  ArmRunOptions options_;
+};
+
 }  // namespace
+
+std::unique_ptr<Runner> make_arm_object_runner(const ArmProgramParts& parts, const ArmRunOptions& options) {
+  return std::make_unique<ArmObjectRunner>(parts, options);
+}
 
 std::unique_ptr<Runner> make_x86_runner(const CpuTargetOptions& target, std::map<std::string, void*> extern_symbols) {
   return std::make_unique<X86Runner>(target, std::move(extern_symbols));

@@ -45,6 +45,10 @@ std::unique_ptr<Runner> make_x86_runner(const CpuTargetOptions& target, std::map
 std::unique_ptr<Runner> make_x86_object_runner(const std::string& object, const CpuTargetOptions& target);
 std::unique_ptr<Runner> make_interp_runner();
 std::unique_ptr<Runner> make_arm_runner(const CpuTargetOptions& target, const ArmRunOptions& options);
+/// The arm runner for an op already compiled (arm_program_parts, shipped by `texc tune --compile-on
+/// tuner`): run() links the object with its driver and runs it (under qemu off aarch64 hosts); the
+/// op's arguments are the inputs then the outputs, of the sizes the parts say.
+std::unique_ptr<Runner> make_arm_object_runner(const ArmProgramParts& parts, const ArmRunOptions& options);
 
 /// `func` run by the arm runner (run_on_arm) on tensors, as the arm runner above and `texc run
 /// --target arm` (tools/driver/ArmExecutor.h) run it: the inputs (func's Input arguments) are

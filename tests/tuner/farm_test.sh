@@ -24,7 +24,8 @@
 #   compiled texc tune --compile-on tuner: each job ships its candidate as an x86 object, which 2
 #            workers only link, run, check and time: the same configurations and statuses as local
 #            tuning; a worker refuses an artefact of another kind or for a CPU it is not, and a job
-#            whose object takes it past --max-job-bytes; --compile-on tuner for arm is refused
+#            whose object takes it past --max-job-bytes; one arm task through an arm worker (qemu);
+#            --compile-on tuner for vdla is refused
 # usage: farm_test.sh TEXC EXAMPLES_04_KNOBS.tex SMALL_MATMUL.tex same|kill|reject|restart|auth|imports|status|compiled
 set -u
 texc=$1
@@ -387,7 +388,8 @@ kind, triple, feature = sys.argv[1:]
 print(json.dumps({"v": 2, "device": "x86-compiled", "main": "a.tex", "files": {"a.tex": ""}, "include_dirs": [],
                   "stdlib": "", "args": [], "op": "mm", "knobs": {}, "seed": "0", "repeat": 5, "timeout_s": 10,
                   "artefact": {"kind": kind, "triple": triple, "cpu": "some-cpu", "features": [feature],
-                               "entry": "mm", "bytes": "f0VMRg=="}}))' "$@"
+                               "entry": "mm", "bytes": "f0VMRg==", "driver": "int main() {}",
+                               "input_bytes": [4, 4], "output_bytes": [4]}}))' "$@"
   }
   rejected_before=$(rcli get texc:rejected:x86-compiled)
   rcli xadd texc:jobs:x86-compiled '*' id 1 job "$(artefact_job arm-object aarch64-unknown-linux-gnu neon)" > /dev/null
@@ -410,10 +412,28 @@ print(json.dumps({"v": 2, "device": "x86-compiled", "main": "a.tex", "files": {"
   "$texc" tune "$small_tex" --target x86 --trials 1 --records "$work/small2.jsonl" --broker "$broker" --device x86-small \
     > /dev/null 2>&1
   check "... the same job compiled by the worker fits and is measured" [ "$(rcli get texc:done:x86-small)" = 1 ]
-  "$texc" tune "$small_tex" --target arm --trials 1 --records "$work/arm.jsonl" --broker "$broker" --compile-on tuner \
-    > /dev/null 2> "$work/arm.err"
-  check "--compile-on tuner --target arm: exit 1" [ $? -eq 1 ]
-  check "... saying x86 only" grep -q "texc ships compiled candidates for --target x86 only yet, not arm" "$work/arm.err"
+  "$texc" tune "$small_tex" --target vdla --trials 1 --records "$work/vdla.jsonl" --broker "$broker" --compile-on tuner \
+    > /dev/null 2> "$work/vdla.err"
+  check "--compile-on tuner --target vdla: exit 1" [ $? -eq 1 ]
+  check "... saying x86 and arm only" grep -q "texc ships compiled candidates for --target x86 and arm only yet, not vdla" "$work/vdla.err"
+  # Arm (with the cross toolchain and qemu-aarch64): the tuner ships the aarch64 object and its
+  # driver, the worker links them with its aarch64 runtime and runs the program under qemu.
+  if command -v aarch64-linux-gnu-g++ > /dev/null && command -v qemu-aarch64 > /dev/null; then
+    arm=(tune "$small_tex" --target arm --trials 3 --tuner random --seed 4)
+    "$texc" "${arm[@]}" --records "$work/arm-local.jsonl" > /dev/null 2>&1 || bad "local arm tuning"
+    start_worker wa arm-compiled -- --target arm
+    "$texc" "${arm[@]}" --records "$work/arm-farm.jsonl" --broker "$broker" --device arm-compiled --compile-on tuner \
+      > /dev/null 2> "$work/arm-tune.err"
+    check "arm: texc tune --compile-on tuner exits 0" [ $? -eq 0 ]
+    check "arm: the same configurations and statuses as local tuning" diff <(statuses "$work/arm-local.jsonl") <(statuses "$work/arm-farm.jsonl")
+    check "arm: some record ok" grep -q '"status": "ok"' "$work/arm-farm.jsonl"
+    kill -TERM "$pid_wa"
+    wait "$pid_wa"
+    measured=$(python3 -c 'import json, sys; print(sum(json.loads(l)["status"] != "invalid" for l in open(sys.argv[1])))' "$work/arm-farm.jsonl")
+    check "arm: the worker ran the tuner's programs ($measured jobs)" grep -q "stopped after $measured job(s), $measured of them compiled by the tuner" "$work/wa.log"
+  else
+    echo "skip: arm (no aarch64-linux-gnu-g++ or qemu-aarch64)"
+  fi
   "$texc" tune "$small_tex" --target x86 --trials 1 --records "$work/nb.jsonl" --compile-on tuner > /dev/null 2> "$work/nb.err"
   check "--compile-on without --broker: exit 1" [ $? -eq 1 ]
   ;;

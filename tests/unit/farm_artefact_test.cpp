@@ -73,10 +73,30 @@ TEST_CASE("compile_farm_artefact: the object for this CPU, with what it was buil
   CHECK(a.entry == "add");
   added(*JitModule::load_object(a.bytes, {a.entry}, x86()), 64);
   CHECK(artefact_refusal(a, "x86", here) == "");
-  // Arm is not shipped yet: refused before compiling.
+  CHECK_THROWS_WITH_AS(compile_farm_artefact(elementwise_add(64), CpuTargetOptions{"vdla", "", "", 3}, 30),
+                       "texc compiles shipped artefacts for x86 and arm only, not vdla", std::runtime_error);
+}
+
+TEST_CASE("compile_farm_artefact for arm: the aarch64 object, its driver and the argument sizes") {
   CpuTargetOptions arm{"arm", "", "", 3};
-  CHECK_THROWS_WITH_AS(compile_farm_artefact(elementwise_add(64), arm, 30),
-                       "texc compiles shipped artefacts for x86 only, not arm", std::runtime_error);
+  FarmArtefact a = compile_farm_artefact(elementwise_add(64), arm, 30);
+  CHECK(a.kind == "arm-object");
+  CHECK(a.triple.rfind("aarch64", 0) == 0);
+  CHECK(a.bytes.substr(0, 4) == "\x7f" "ELF");
+  CHECK(a.driver.find("add(") != std::string::npos);
+  CHECK(a.input_bytes == std::vector<int64_t>{256, 256});
+  CHECK(a.output_bytes == std::vector<int64_t>{256});
+  ParsedArtefact back = parse_farm_artefact(a.to_json());
+  REQUIRE(back.artefact);
+  CHECK(back.artefact->driver == a.driver);
+  CHECK(back.artefact->input_bytes == a.input_bytes);
+  CHECK(back.artefact->output_bytes == a.output_bytes);
+  CHECK(artefact_refusal(a, "arm", x86_machine(arm)) == "");
+  CHECK(artefact_refusal(a, "x86", x86_machine(x86())).rfind("a shipped arm-object for aarch64", 0) == 0);
+  Json no_driver = a.to_json();
+  for (auto& member : no_driver.object)
+    if (member.first == "driver") member.second = Json::str("");
+  CHECK(parse_farm_artefact(no_driver).error == "an arm-object artefact with no driver");
 }
 
 TEST_CASE("a worker refuses an artefact of another kind, triple or CPU") {
@@ -90,7 +110,10 @@ TEST_CASE("a worker refuses an artefact of another kind, triple or CPU") {
   Machine worker{"AMD EPYC", "x86_64-unknown-linux-gnu", "znver5", {"avx", "avx2", "avx512f", "fma"}};
   CHECK(artefact_refusal(a, "x86", worker) == "");
   CHECK(artefact_refusal(a, "arm", worker) ==
-        "a shipped x86-object for x86_64-unknown-linux-gnu (znver5), but this worker measures arm and runs no shipped "
+        "a shipped x86-object for x86_64-unknown-linux-gnu (znver5), but this worker measures arm and runs "
+        "arm-objects only");
+  CHECK(artefact_refusal(a, "cuda", worker) ==
+        "a shipped x86-object for x86_64-unknown-linux-gnu (znver5), but this worker measures cuda and runs no shipped "
         "artefacts");
   FarmArtefact arm = a;
   arm.kind = "arm-object";

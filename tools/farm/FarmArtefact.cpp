@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "backends/llvm/ArmRunner.h"
 #include "tuner/ChildRun.h"
 #include "tuner/CpuRunners.h"
 
@@ -73,6 +74,15 @@ Json FarmArtefact::to_json() const {
   j.set("features", f);
   j.set("entry", Json::str(entry));
   j.set("bytes", Json::str(base64_encode(bytes)));
+  if (kind == "arm-object") {
+    j.set("driver", Json::str(driver));
+    for (auto [key, sizes] : {std::pair<const char*, const std::vector<int64_t>*>{"input_bytes", &input_bytes},
+                              {"output_bytes", &output_bytes}}) {
+      Json a = Json::arr();
+      for (int64_t n : *sizes) a.array.push_back(Json::num(double(n)));
+      j.set(key, a);
+    }
+  }
   return j;
 }
 
@@ -97,10 +107,29 @@ ParsedArtefact parse_farm_artefact(const Json& j) {
   if (bytes && bytes->kind == Json::Kind::String) decoded = base64_decode(bytes->string);
   if (!decoded || decoded->empty()) return {std::nullopt, "an artefact whose bytes are not base64"};
   a.bytes = std::move(*decoded);
+  if (a.kind == "arm-object") {
+    const Json* driver = j.get("driver");
+    if (!driver || driver->kind != Json::Kind::String || driver->string.empty())
+      return {std::nullopt, "an arm-object artefact with no driver"};
+    a.driver = driver->string;
+    for (auto [key, sizes] : {std::pair<const char*, std::vector<int64_t>*>{"input_bytes", &a.input_bytes},
+                              {"output_bytes", &a.output_bytes}}) {
+      const Json* list = j.get(key);
+      if (!list || list->kind != Json::Kind::Array) return {std::nullopt, std::string("an arm-object artefact with no ") + key};
+      for (const Json& n : list->array) {
+        if (n.kind != Json::Kind::Number || n.number < 0 || n.number != double(int64_t(n.number)) || n.number > 1e12)
+          return {std::nullopt, std::string("an arm-object artefact whose ") + key + " are not sizes"};
+        sizes->push_back(int64_t(n.number));
+      }
+    }
+    if (a.output_bytes.empty()) return {std::nullopt, "an arm-object artefact with no output"};
+  }
   return {std::move(a), ""};
 }
 
-std::string artefact_kind_of(const std::string& target) { return target == "x86" ? "x86-object" : ""; }
+std::string artefact_kind_of(const std::string& target) {
+  return target == "x86" ? "x86-object" : target == "arm" ? "arm-object" : "";
+}
 
 std::string artefact_refusal(const FarmArtefact& a, const std::string& target, const Machine& worker) {
   std::string runs = artefact_kind_of(target);
@@ -119,21 +148,34 @@ std::string artefact_refusal(const FarmArtefact& a, const std::string& target, c
 }
 
 FarmArtefact compile_farm_artefact(const LoweredFunc& func, const CpuTargetOptions& target, double timeout_s) {
-  if (target.arch != "x86") throw std::runtime_error("texc compiles shipped artefacts for x86 only, not " + target.arch);
-  ChildOutcome child = run_in_child([&](ChildChannel& parent) { parent.send(emit_packed_object({func}, target)); },
-                                    timeout_s);
+  if (target.arch != "x86" && target.arch != "arm")
+    throw std::runtime_error("texc compiles shipped artefacts for x86 and arm only, not " + target.arch);
+  // The child sends the artefact as its JSON.
+  ChildOutcome child = run_in_child([&](ChildChannel& parent) {
+    Machine m = x86_machine(target);
+    FarmArtefact a;
+    a.kind = target.arch + "-object";
+    a.triple = m.triple;
+    a.cpu = m.cpu;
+    a.features = m.features;
+    a.entry = func.name;
+    if (target.arch == "x86") {
+      a.bytes = emit_packed_object({func}, target);
+    } else {
+      ArmProgramParts parts = arm_program_parts({func}, func.name, target);
+      a.bytes = std::move(parts.object);
+      a.driver = std::move(parts.driver);
+      a.input_bytes = std::move(parts.input_bytes);
+      a.output_bytes = std::move(parts.output_bytes);
+    }
+    parent.send(a.to_json().dump());
+  }, timeout_s);
   if (child.end == ChildOutcome::End::Threw) throw std::runtime_error("compiling it on the tuner's side failed: " + child.message);
   if (!child.returned()) throw std::runtime_error("compiling it on the tuner's side " + child.describe());
-  if (child.data.empty()) throw std::runtime_error("compiling it on the tuner's side gave no object");
-  Machine m = x86_machine(target);
-  FarmArtefact a;
-  a.kind = "x86-object";
-  a.triple = m.triple;
-  a.cpu = m.cpu;
-  a.features = m.features;
-  a.entry = func.name;
-  a.bytes = std::move(child.data);
-  return a;
+  std::optional<Json> j = parse_json(child.data);
+  ParsedArtefact parsed = j ? parse_farm_artefact(*j) : ParsedArtefact{std::nullopt, "not JSON"};
+  if (!parsed.artefact) throw std::runtime_error("compiling it on the tuner's side gave no artefact: " + parsed.error);
+  return std::move(*parsed.artefact);
 }
 
 }  // namespace texc

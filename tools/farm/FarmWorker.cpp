@@ -155,7 +155,7 @@ void run_worker(const WorkerOptions& options, const Runner& device, const Measur
       continue;
     }
     if (parsed.job->artefact) {
-      std::string why = artefact_refusal(*parsed.job->artefact, options.target, m);
+      std::string why = artefact_refusal(*parsed.job->artefact, options.target, options.machine);
       if (!why.empty()) {
         reject(*entry, why);
         continue;

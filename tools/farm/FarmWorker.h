@@ -31,6 +31,7 @@ namespace texc {
 struct WorkerOptions {
   FarmOptions farm;
   std::string target;            // what it measures ("x86"): which shipped artefacts it runs
+  Machine machine;               // the triple, CPU and features shipped artefacts must suit
   std::string consumer;          // the worker's name in the group ("" = HOST-PID)
   double visibility_s = 30;      // a pending job idle this long is claimed by another worker
   size_t max_job_bytes = 4 << 20;

@@ -159,7 +159,7 @@ int tune_command(const CommandLine& command_line) {
       throw CommandLineError(e.what());
     }
     if (compile_on_tuner && artefact_kind_of(cl.target).empty())
-      throw CommandLineError("--compile-on tuner: texc ships compiled candidates for --target x86 only yet, not " +
+      throw CommandLineError("--compile-on tuner: texc ships compiled candidates for --target x86 and arm only yet, not " +
                              cl.target + " (its workers compile each job themselves: leave --compile-on out)");
     job = farm_job_template(cl);  // the sources, before waiting for a worker: a mistake shows at once
     try {  // the broker cannot be reached or refuses: exit 2

@@ -6,8 +6,8 @@
 // here: the same runner (make_tuning_runner), the same per-op options (tune_options_of,
 // set_op_options), the same child isolation (tuner/Measure.h). A job that ships its candidate
 // compiled (`texc tune --compile-on tuner`, FarmArtefact.h) is not lowered or compiled here: the
-// worker links the object in the measuring child (make_x86_object_runner) and checks and times it
-// against the op of the job's sources as above.
+// worker links the object in the measuring child (x86: make_x86_object_runner; arm: with its
+// driver, make_arm_object_runner) and checks and times it against the op of the job's sources as above.
 #include "tools/texc/Commands.h"
 #include "tools/driver/EnvironmentError.h"
 
@@ -97,7 +97,12 @@ Measurement measure_job(const FarmJob& job, Runner& runner, const CompileOptions
       c.config = job.knobs;
       c.valid = true;
       c.func.name = job.artefact->entry;
-      std::unique_ptr<Runner> shipped = make_x86_object_runner(job.artefact->bytes, cpu_target_options(worker));
+      std::unique_ptr<Runner> shipped;
+      if (job.artefact->kind == "arm-object")
+        shipped = make_arm_object_runner({job.artefact->bytes, job.artefact->driver, job.artefact->input_bytes,
+                                          job.artefact->output_bytes}, {});
+      else
+        shipped = make_x86_object_runner(job.artefact->bytes, cpu_target_options(worker));
       return measure(op, c, *shipped, options.measure);
     }
     Candidate c = lower_candidate(op, space, index, options.lower);
@@ -146,6 +151,7 @@ int worker_command(int argc, const char* const* argv) {
     throw CommandLineError(e.what());
   }
   options.target = device.target;
+  if (!artefact_kind_of(device.target).empty()) options.machine = x86_machine(cpu_target_options(device));
   std::unique_ptr<Runner> runner = make_tuning_runner(device);
   // The jobs' sources: a folder of its own in TMPDIR (else /tmp), removed when the worker stops.
   std::error_code ec;
