@@ -112,6 +112,7 @@ same)
   check "no configuration twice" no_duplicates "$work/farm.jsonl"
   check "the same device as local tuning" [ "$(devices "$work/local.jsonl")" = "$(devices "$work/farm.jsonl")" ]
   check "both workers measured" [ "$(rcli get texc:done:x86-test)" -ge 2 ]
+  check "the alive set: the 2 workers" [ "$(rcli zrange texc:alive:x86-test 0 -1 | sort | tr '\n' ' ')" = "w1 w2 " ]
   check "a progress line per batch with the farm's state of the kind" \
     [ "$(grep -c '^tune matmul_tuned: .* trials .* | farm x86-test: 2 worker(s), [0-9]* queued, [0-9]* in flight, [0-9]* done (0 failed, 0 rejected), [0-9]* in the last minute$' "$work/tune.err")" -eq 4 ]
   # a second tune of the same seed: every job's result is already stored, nothing is measured again
@@ -183,6 +184,7 @@ reject)
   wait "$pid_wa"
   check "SIGTERM: the worker exits 0" [ $? -eq 0 ]
   check "SIGTERM: the worker's heartbeat key is gone" [ "$(rcli exists texc:worker:kind-a:wa)" = 0 ]
+  check "SIGTERM: the worker is out of the alive set" [ "$(rcli zscore texc:alive:kind-a wa)" = "" ]
   ;;
 restart)
   start_worker wr x86-restart TEXC_FARM_TEST_DELAY_S=0.3 -- --visibility 3

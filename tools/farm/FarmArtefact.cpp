@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "backends/llvm/ArmRunner.h"
+#include "ir/Target.h"
 #include "tuner/ChildRun.h"
 #include "tuner/CpuRunners.h"
 
@@ -128,7 +129,8 @@ ParsedArtefact parse_farm_artefact(const Json& j) {
 }
 
 std::string artefact_kind_of(const std::string& target) {
-  return target == "x86" ? "x86-object" : target == "arm" ? "arm-object" : "";
+  std::string arch = llvm_cpu_arch_of(target);  // "x86" for x86 and x86-sse, "arm"
+  return arch.empty() ? "" : arch + "-object";
 }
 
 std::string artefact_refusal(const FarmArtefact& a, const std::string& target, const Machine& worker) {
@@ -147,22 +149,22 @@ std::string artefact_refusal(const FarmArtefact& a, const std::string& target, c
   return "";
 }
 
-FarmArtefact compile_farm_artefact(const LoweredFunc& func, const CpuTargetOptions& target, double timeout_s) {
-  if (target.arch != "x86" && target.arch != "arm")
-    throw std::runtime_error("texc compiles shipped artefacts for x86 and arm only, not " + target.arch);
+FarmArtefact compile_farm_artefact(const LoweredFunc& func, const CpuTargetOptions& cpu, double timeout_s) {
+  if (cpu.arch != "x86" && cpu.arch != "arm")
+    throw std::runtime_error("texc compiles shipped artefacts for x86 and arm only, not " + cpu.arch);
   // The child sends the artefact as its JSON.
   ChildOutcome child = run_in_child([&](ChildChannel& parent) {
-    Machine m = x86_machine(target);
+    Machine m = x86_machine(cpu);
     FarmArtefact a;
-    a.kind = target.arch + "-object";
+    a.kind = cpu.arch + "-object";
     a.triple = m.triple;
     a.cpu = m.cpu;
     a.features = m.features;
     a.entry = func.name;
-    if (target.arch == "x86") {
-      a.bytes = emit_packed_object({func}, target);
+    if (cpu.arch == "x86") {
+      a.bytes = emit_packed_object({func}, cpu);
     } else {
-      ArmProgramParts parts = arm_program_parts({func}, func.name, target);
+      ArmProgramParts parts = arm_program_parts({func}, func.name, cpu);
       a.bytes = std::move(parts.object);
       a.driver = std::move(parts.driver);
       a.input_bytes = std::move(parts.input_bytes);

@@ -43,7 +43,7 @@ struct ParsedArtefact {
 };
 ParsedArtefact parse_farm_artefact(const Json& j);
 
-/// The kind of artefact a worker of `target` runs: "x86-object" for x86, "arm-object" for arm; ""
+/// The kind of artefact a worker of `target` runs: "x86-object" for x86 and x86-sse, "arm-object" for arm; ""
 /// for a target whose workers run none yet (cuda, vdla: they compile every job themselves).
 std::string artefact_kind_of(const std::string& target);
 
@@ -51,10 +51,10 @@ std::string artefact_kind_of(const std::string& target);
 /// another kind, for another triple, or using CPU features the worker's CPU lacks.
 std::string artefact_refusal(const FarmArtefact& a, const std::string& target, const Machine& worker);
 
-/// `func` compiled for `target` (x86 or arm) into its artefact, in a child process (a crash or an
+/// `func` compiled for `cpu` (LLVM arch x86 or arm) into its artefact, in a child process (a crash or an
 /// abort in code generation is a failed compile, not the end of the tuner; killed after
 /// `timeout_s`). Throws std::runtime_error saying why it could not be compiled.
-FarmArtefact compile_farm_artefact(const LoweredFunc& func, const CpuTargetOptions& target, double timeout_s);
+FarmArtefact compile_farm_artefact(const LoweredFunc& func, const CpuTargetOptions& cpu, double timeout_s);
 
 std::string base64_encode(const std::string& bytes);
 /// nullopt when `text` is not base64 (standard alphabet, padded).

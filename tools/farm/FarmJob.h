@@ -63,6 +63,9 @@ inline std::string done(const std::string& device) { return "texc:done:" + devic
 inline std::string failed(const std::string& device) { return "texc:failed:" + device; }
 /// Jobs taken over from a worker that stopped heartbeating (XAUTOCLAIM).
 inline std::string reclaimed(const std::string& device) { return "texc:reclaimed:" + device; }
+/// Sorted set: each worker alive, scored by the broker's time (ms) its heartbeat expires (a count
+/// of the workers alive without a SCAN, for texc tune's progress line).
+inline std::string alive(const std::string& device) { return "texc:alive:" + device; }
 /// Sorted set: each result of the last 10 minutes, scored by the broker's time (ms) it was stored.
 inline std::string finished(const std::string& device) { return "texc:finished:" + device; }
 }  // namespace farm_keys

@@ -92,7 +92,7 @@ std::vector<Measurement> FarmMeasurer::collect() {
     }
     if (results.size() == ids.size()) break;
     if (!noted && std::chrono::steady_clock::now() - start > std::chrono::seconds(30)) {
-      KindStatus status = read_kind_status(*redis_, options_.device);
+      KindStatus status = read_kind_progress(*redis_, options_.device);
       notes_ << "texc: note: waiting for the results of " << waiting.size() << " job(s) on device kind '"
              << options_.device << "' (" << status.workers.size() << " worker(s) alive, " << status.rejected
              << " job(s) rejected by its workers: their logs say why)\n";
@@ -105,7 +105,7 @@ std::vector<Measurement> FarmMeasurer::collect() {
   return out;
 }
 
-std::string FarmMeasurer::progress() { return farm_progress_text(read_kind_status(*redis_, options_.device)); }
+std::string FarmMeasurer::progress() { return farm_progress_text(read_kind_progress(*redis_, options_.device)); }
 
 std::unique_ptr<Runner> make_farm_device(const FarmOptions& options, std::ostream& notes) {
   RedisClient redis(options.broker, options.password);

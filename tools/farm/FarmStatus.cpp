@@ -85,10 +85,6 @@ KindStatus kind_status_at(RedisClient& redis, const std::string& kind, long long
 
 }  // namespace
 
-KindStatus read_kind_status(RedisClient& redis, const std::string& kind) {
-  return kind_status_at(redis, kind, broker_now_ms(redis));
-}
-
 std::vector<KindStatus> read_farm_status(RedisClient& redis) {
   std::set<std::string> kinds;
   for (const std::string& prefix : {std::string("texc:device:"), std::string("texc:jobs:")})
@@ -97,6 +93,22 @@ std::vector<KindStatus> read_farm_status(RedisClient& redis) {
   std::vector<KindStatus> out;
   for (const std::string& kind : kinds) out.push_back(kind_status_at(redis, kind, now_ms));
   return out;
+}
+
+KindStatus read_kind_progress(RedisClient& redis, const std::string& kind) {
+  KindStatus s;
+  s.kind = kind;
+  long long now_ms = broker_now_ms(redis);
+  s.workers.resize(size_t(redis.command({"ZCOUNT", farm_keys::alive(kind), std::to_string(now_ms), "+inf"}).integer));
+  const std::string stream = farm_keys::jobs(kind);
+  RedisReply pending = redis.command({"XPENDING", stream, farm_keys::group()}, true);  // [count, ...]
+  if (pending.kind == RedisReply::Kind::Array && !pending.elements.empty()) s.in_flight = pending.elements[0].integer;
+  s.queued = std::max(0LL, redis.command({"XLEN", stream}).integer - s.in_flight);
+  s.done = counter(redis, farm_keys::done(kind));
+  s.failed = counter(redis, farm_keys::failed(kind));
+  s.rejected = counter(redis, farm_keys::rejected(kind));
+  s.last_minute = redis.command({"ZCOUNT", farm_keys::finished(kind), std::to_string(now_ms - 60 * 1000), "+inf"}).integer;
+  return s;
 }
 
 std::string farm_progress_text(const KindStatus& s) {

@@ -53,6 +53,13 @@ std::optional<Entry> entry_of(const RedisReply& e) {
   return out;
 }
 
+/// The broker's clock in milliseconds (0 if it does not say).
+long long broker_ms(RedisClient& redis) {
+  RedisReply now = redis.command({"TIME"});
+  if (now.elements.size() != 2) return 0;
+  return std::atoll(now.elements[0].text.c_str()) * 1000 + std::atoll(now.elements[1].text.c_str()) / 1000;
+}
+
 }  // namespace
 
 void run_worker(const WorkerOptions& options, const Runner& device, const MeasureJob& measure, std::ostream& log) {
@@ -80,6 +87,9 @@ void run_worker(const WorkerOptions& options, const Runner& device, const Measur
       RedisClient hb(options.farm.broker, options.farm.password);
       while (beating) {
         hb.command({"SET", farm_keys::worker(kind, consumer), device.device(), "PX", ttl_ms});
+        long long now = broker_ms(hb);
+        hb.command({"ZADD", farm_keys::alive(kind), std::to_string(now + std::stoll(ttl_ms)), consumer});
+        hb.command({"ZREMRANGEBYSCORE", farm_keys::alive(kind), "-inf", std::to_string(now)});
         std::string id;
         {
           std::lock_guard<std::mutex> lock(in_hand_mutex);
@@ -183,9 +193,7 @@ void run_worker(const WorkerOptions& options, const Runner& device, const Measur
       redis.command({"INCR", farm_keys::done(kind)});
       if (m.status != "ok") redis.command({"INCR", farm_keys::failed(kind)});
       // For `texc farm status`'s results per minute: the broker's clock, the last 10 minutes kept.
-      RedisReply now = redis.command({"TIME"});
-      if (now.elements.size() == 2) {
-        long long ms = std::atoll(now.elements[0].text.c_str()) * 1000 + std::atoll(now.elements[1].text.c_str()) / 1000;
+      if (long long ms = broker_ms(redis)) {
         redis.command({"ZADD", farm_keys::finished(kind), std::to_string(ms), id});
         redis.command({"ZREMRANGEBYSCORE", farm_keys::finished(kind), "-inf", std::to_string(ms - 600 * 1000)});
       }
@@ -197,6 +205,7 @@ void run_worker(const WorkerOptions& options, const Runner& device, const Measur
     in_hand.clear();
   }
   redis.command({"DEL", farm_keys::worker(kind, consumer)});
+  redis.command({"ZREM", farm_keys::alive(kind), consumer});
   log << "texc worker " << consumer << ": stopped after " << measured << " job(s), " << shipped
       << " of them compiled by the tuner\n" << std::flush;
 }
