@@ -102,6 +102,8 @@ same)
   "$texc" "${tune[@]}" --records "$work/local.jsonl" > /dev/null 2>&1 || bad "local tuning"
   start_worker w1 x86-test
   start_worker w2 x86-test
+  # both alive before the first batch, whose progress line counts them (a loaded machine starts them late)
+  for _ in $(seq 300); do [ "$(rcli zcard texc:alive:x86-test)" = 2 ] && break; sleep 0.1; done
   if "$texc" "${tune[@]}" --records "$work/farm.jsonl" --broker "$broker" --device x86-test > "$work/tune.out" 2> "$work/tune.err"; then
     ok "texc tune --broker exits 0"
   else
