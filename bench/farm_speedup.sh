@@ -11,6 +11,8 @@
 # WAIT_S=S (environment) makes each worker wait S seconds with each job in hand besides measuring it
 # (texc worker's test hook TEXC_FARM_TEST_DELAY_S), standing in for a measurement that waits on a
 # device rather than a core: it shows the farm's own parallelism where the CPUs are busy elsewhere.
+# COMPILE_ON=tuner (environment) tunes with --compile-on tuner: the tuner compiles each candidate and
+# the workers only link, run, check and time the shipped objects (compare the workers' CPU time).
 #
 # usage: bench/farm_speedup.sh [TEXC] [TRIALS] [ROUNDS] [FILE -D ...]
 #   default: build/tools/texc/texc, 64 trials, 1 round, examples/04_knobs.tex at 128^3 (no invalid
@@ -46,7 +48,7 @@ pin() {  # pin CORE: the command prefix that runs on that core alone (nothing wi
 }
 tune=(tune "${task[@]}" --target x86 --trials "$trials" --tuner random --seed 11)
 
-echo "task: texc ${tune[*]}${WAIT_S:+ (each worker also waits $WAIT_S s a job)}"
+echo "task: texc ${tune[*]}${WAIT_S:+ (each worker also waits $WAIT_S s a job)}${COMPILE_ON:+ (--compile-on $COMPILE_ON)}"
 echo "load before: $(uptime)"
 # run_farm WORKERS KIND: tunes through WORKERS workers of device kind KIND; prints "wall_s tuner_cpu_s"
 run_farm() {
@@ -59,7 +61,8 @@ run_farm() {
   done
   for _ in $(seq 100); do [ "$(redis-cli -p "$port" exists "texc:device:$kind")" = 1 ] && break; sleep 0.1; done
   /usr/bin/time -f "%e %U %S" -o "$work/$kind.time" "$texc" "${tune[@]}" --records "$work/$kind.jsonl" \
-    --broker "$broker" --device "$kind" > /dev/null 2> "$work/$kind.err" || { echo "tune failed: $(tail -3 "$work/$kind.err")"; exit 1; }
+    --broker "$broker" --device "$kind" ${COMPILE_ON:+--compile-on "$COMPILE_ON"} > /dev/null 2> "$work/$kind.err" ||
+    { echo "tune failed: $(tail -3 "$work/$kind.err")"; exit 1; }
   # the workers' CPU time, their measuring children's included (utime stime cutime cstime of /proc/PID/stat)
   local ticks=0
   for p in "${wp[@]}"; do

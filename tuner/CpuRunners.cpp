@@ -77,6 +77,22 @@ class X86Runner : public Runner {
   std::map<std::string, void*> symbols_;
 };
 
+/// X86Runner's measurement of an object compiled elsewhere (emit_packed_object): the op named by
+/// the candidate's func is linked from `object`, not compiled from the func's body.
+class X86ObjectRunner : public Runner {
+ public:
+  X86ObjectRunner(std::string object, CpuTargetOptions target) : object_(std::move(object)), target_(std::move(target)) {}
+  std::string device() const override { return x86_device(target_); }
+  Machine machine() const override { return x86_machine(target_); }
+  std::vector<double> run(const LoweredFunc& func, std::vector<Tensor*>& args, int repeat) override {
+    return make_object_executor(object_, func, target_)->run(args, repeat).times_ms;
+  }
+
+ private:
+  std::string object_;
+  CpuTargetOptions target_;
+};
+
 class InterpRunner : public Runner {
  public:
   std::string device() const override { return "interp / loop interpreter on " + host_cpu_name(); }
@@ -104,10 +120,32 @@ class ArmRunner : public Runner {
   ArmRunOptions options_;
 };
 
+/// ArmRunner's measurement of an op compiled elsewhere (arm_program_parts): linked with its driver
+/// and run, not compiled.
+class ArmObjectRunner : public Runner {
+ public:
+  ArmObjectRunner(ArmProgramParts parts, ArmRunOptions options) : parts_(std::move(parts)), options_(std::move(options)) {}
+  std::string device() const override { return ArmRunner({}, {}).device(); }
+  std::vector<double> run(const LoweredFunc& func, std::vector<Tensor*>& args, int repeat) override {
+    return make_arm_object_executor(parts_, func.name, options_)->run(args, repeat).times_ms;
+  }
+
+ private:
+  ArmProgramParts parts_;
+  ArmRunOptions options_;
+};
+
 }  // namespace
+
+std::unique_ptr<Runner> make_arm_object_runner(const ArmProgramParts& parts, const ArmRunOptions& options) {
+  return std::make_unique<ArmObjectRunner>(parts, options);
+}
 
 std::unique_ptr<Runner> make_x86_runner(const CpuTargetOptions& target, std::map<std::string, void*> extern_symbols) {
   return std::make_unique<X86Runner>(target, std::move(extern_symbols));
+}
+std::unique_ptr<Runner> make_x86_object_runner(const std::string& object, const CpuTargetOptions& target) {
+  return std::make_unique<X86ObjectRunner>(object, target);
 }
 std::unique_ptr<Runner> make_interp_runner() { return std::make_unique<InterpRunner>(); }
 std::unique_ptr<Runner> make_arm_runner(const CpuTargetOptions& target, const ArmRunOptions& options) {

@@ -2,6 +2,8 @@
 // Executor `texc run` uses for the target (backends/execute/Executor.h), in the measuring child:
 //   x86     JIT-compiled (backends/execute/JitExecutor.h); timed by time_calls (TimeCalls.h: rounds
 //           of at least 1 ms of calls, AutoTVM's min_repeat_ms idea, the time of one call each).
+//           Or an object compiled elsewhere, linked in the child (a farm's worker, docs/tuning.md),
+//           through the same Executor (make_object_executor).
 //   interp  the loop interpreter (InterpreterExecutors.h), timed by time_calls as well.
 //   arm     cross-compiled and run by the arm runner (backends/execute/ArmExecutor.h), under
 //           qemu-aarch64 off aarch64 hosts: times are labelled emulated and are no performance
@@ -39,7 +41,15 @@ Machine machine_of_legacy_x86_record(const Record& r);
 void name_legacy_x86_machines(std::vector<Record>& records);
 
 std::unique_ptr<Runner> make_x86_runner(const CpuTargetOptions& target, std::map<std::string, void*> extern_symbols = {});
+/// The x86 runner for an op already compiled (emit_packed_object's bytes, shipped by `texc tune
+/// --compile-on tuner`): run() links the object (JitModule::load_object) and calls the op named as
+/// the candidate's func, timed as the x86 runner times; nothing is compiled.
+std::unique_ptr<Runner> make_x86_object_runner(const std::string& object, const CpuTargetOptions& target);
 std::unique_ptr<Runner> make_interp_runner();
 std::unique_ptr<Runner> make_arm_runner(const CpuTargetOptions& target, const ArmRunOptions& options);
+/// The arm runner for an op already compiled (arm_program_parts, shipped by `texc tune --compile-on
+/// tuner`): run() links the object with its driver and runs it (under qemu off aarch64 hosts); the
+/// op's arguments are the inputs then the outputs, of the sizes the parts say.
+std::unique_ptr<Runner> make_arm_object_runner(const ArmProgramParts& parts, const ArmRunOptions& options);
 
 }  // namespace texc

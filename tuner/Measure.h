@@ -82,6 +82,9 @@ class BatchMeasurer {
   virtual ~BatchMeasurer() = default;
   virtual void submit(const OpDef& op, const Candidate& candidate) = 0;
   virtual std::vector<Measurement> collect() = 0;
+  /// What the progress line of a batch adds about the measurers ("" = nothing): the farm's state of
+  /// the device kind (`texc tune --broker`). Called after collect().
+  virtual std::string progress() { return ""; }
   /// submit() then collect() of one candidate.
   Measurement measure_one(const OpDef& op, const Candidate& candidate) {
     submit(op, candidate);

@@ -26,12 +26,14 @@ std::string Progress::line(const std::string& op, int done, int total, double be
   return buf;
 }
 
-void Progress::batch(int done, double best_gflops, const std::string& best_config, int failures) {
+void Progress::batch(int done, double best_gflops, const std::string& best_config, int failures,
+                     const std::string& measurers) {
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   int new_done = done - start_done_;
   double eta = new_done > 0 ? elapsed / new_done * std::max(0, total_ - done) : -1;
   std::string text = line(op_, done, total_, best_gflops, failures, elapsed, eta);
   if (!best_config.empty()) text += "  (" + best_config + ")";
+  if (!measurers.empty()) text += "  | " + measurers;
   if (tty_) {
     out_ << "\r\033[K" << text << std::flush;
     open_line_ = true;

@@ -11,8 +11,10 @@ namespace texc {
 class Progress {
  public:
   Progress(std::ostream& out, bool tty, std::string op, int total, int already_done);
-  /// After a batch: `done` trials of `total` (resumed ones included), `best` GFLOP/s, `failures`.
-  void batch(int done, double best_gflops, const std::string& best_config, int failures);
+  /// After a batch: `done` trials of `total` (resumed ones included), `best` GFLOP/s, `failures`;
+  /// `measurers`, when not empty, is what the measurers say (the farm's state: BatchMeasurer::progress).
+  void batch(int done, double best_gflops, const std::string& best_config, int failures,
+             const std::string& measurers = "");
   /// Ends the in-place line on a terminal.
   void finish();
   /// The text of a progress line (without \r or \n), for tests.

@@ -342,7 +342,8 @@ TuneSummary tune_op(const OpDef& op, Runner& runner, const TuneOptions& options,
     }
     explorer->update(results);
     progress.batch(done, summary.best ? summary.best->gflops : 0,
-                   summary.best ? space.describe(summary.best->knobs) : "", failures);
+                   summary.best ? space.describe(summary.best->knobs) : "", failures,
+                   options.measurer ? options.measurer->progress() : "");
     if (options.early_stopping > 0 && since_best >= options.early_stopping) {
       summary.stopped_early = true;
       break;

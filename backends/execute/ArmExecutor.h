@@ -10,6 +10,7 @@
 // are an InterpError "arm: ..." (the tool's output); a missing tool a MissingToolError (exit 2).
 #pragma once
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "backends/execute/Executor.h"
@@ -21,5 +22,11 @@ namespace texc {
 /// usually the entry alone. options.repeat is set by each run.
 std::unique_ptr<Executor> make_arm_executor(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target,
                                             const ArmRunOptions& options);
+
+/// The same Executor for an op compiled before (arm_program_parts, shipped by `texc tune
+/// --compile-on tuner` to a farm's worker, docs/tuning.md): each run links the object with its
+/// driver and runs it; nothing is compiled but the driver.
+std::unique_ptr<Executor> make_arm_object_executor(const ArmProgramParts& parts, const std::string& name,
+                                                   const ArmRunOptions& options);
 
 }  // namespace texc

@@ -45,4 +45,19 @@ std::unique_ptr<Executor> make_jit_executor(const std::vector<LoweredFunc>& func
   return std::make_unique<JitExecutor>(std::move(jit), packed, count_inputs(entry));
 }
 
+std::unique_ptr<Executor> make_object_executor(const std::string& object, const LoweredFunc& entry,
+                                               const CpuTargetOptions& target) {
+  std::shared_ptr<JitModule> jit;
+  try {
+    jit = JitModule::load_object(object, {entry.name}, target);
+  } catch (const TargetOptionError&) {
+    throw;
+  } catch (const std::runtime_error& e) {
+    throw InterpError(e.what());
+  }
+  auto packed = reinterpret_cast<PackedFn>(jit->lookup(entry.name + ".packed"));
+  if (!packed) throw InterpError("the shipped object has no op named '" + entry.name + "'");
+  return std::make_unique<JitExecutor>(std::move(jit), packed, count_inputs(entry));
+}
+
 }  // namespace texc

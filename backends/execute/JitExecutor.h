@@ -22,4 +22,11 @@ namespace texc {
 std::unique_ptr<Executor> make_jit_executor(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target,
                                             const std::map<std::string, void*>& extern_symbols = {});
 
+/// The same Executor for `entry` compiled elsewhere: `object` is emit_packed_object's bytes (an op
+/// compiled by a tuner and shipped to a farm's worker, docs/tuning.md), linked into this process
+/// (JitModule::load_object), nothing compiled. An object that does not link, or lacks the entry, is
+/// an InterpError.
+std::unique_ptr<Executor> make_object_executor(const std::string& object, const LoweredFunc& entry,
+                                               const CpuTargetOptions& target);
+
 }  // namespace texc

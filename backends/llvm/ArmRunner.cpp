@@ -230,11 +230,32 @@ int64_t argument_bytes(const LoweredFunc& func, size_t i) {
 
 void check_arm_tools(const ArmRunOptions& options) { find_arm_tools(options); }
 
+ArmProgramParts arm_program_parts(const std::vector<LoweredFunc>& funcs, const std::string& op_name,
+                                  const CpuTargetOptions& target) {
+  TEXC_CHECK(target.arch == "arm" || target.arch == "aarch64") << "arm_program_parts with target " << target.arch;
+  auto op = std::find_if(funcs.begin(), funcs.end(), [&](const LoweredFunc& f) { return f.name == op_name; });
+  if (op == funcs.end()) throw std::runtime_error("no op named '" + op_name + "' to run");
+  ArmProgramParts parts;
+  {
+    TemporaryDirectory dir("");
+    const fs::path object = dir.path() / "op.o";
+    write_object(funcs, target, object.string());
+    std::ifstream in(object, std::ios::binary);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    parts.object = bytes.str();
+  }
+  parts.driver = driver_source(*op);
+  for (size_t i = 0; i < op->args.size(); ++i)
+    (op->args[i]->role == BufferRole::Input ? parts.input_bytes : parts.output_bytes).push_back(argument_bytes(*op, i));
+  return parts;
+}
+
 ArmRunResult run_on_arm(const std::vector<LoweredFunc>& funcs, const std::string& op_name,
                         const std::vector<std::vector<uint8_t>>& inputs, const CpuTargetOptions& target,
                         const ArmRunOptions& options) {
   TEXC_CHECK(target.arch == "arm" || target.arch == "aarch64") << "run_on_arm with target " << target.arch;
-  ArmTools tools = find_arm_tools(options);
+  find_arm_tools(options);  // a missing tool before compiling
   auto op = std::find_if(funcs.begin(), funcs.end(), [&](const LoweredFunc& f) { return f.name == op_name; });
   if (op == funcs.end()) throw std::runtime_error("no op named '" + op_name + "' to run");
   size_t num_inputs = 0;
@@ -242,23 +263,38 @@ ArmRunResult run_on_arm(const std::vector<LoweredFunc>& funcs, const std::string
   if (inputs.size() != num_inputs)
     throw std::runtime_error("op " + op_name + " takes " + std::to_string(num_inputs) + " inputs, got " +
                              std::to_string(inputs.size()));
-
-  TemporaryDirectory dir(options.work_dir);
-  const fs::path& d = dir.path();
-  write_object(funcs, target, (d / "op.o").string());
-  {
-    std::ofstream driver(d / "driver.cpp");
-    driver << driver_source(*op);
-  }
   size_t in = 0;
   for (size_t i = 0; i < op->args.size(); ++i) {
     if (op->args[i]->role != BufferRole::Input) continue;
     if (int64_t(inputs[in].size()) != argument_bytes(*op, i))
       throw std::runtime_error("input '" + op->args[i]->name + "' has " + std::to_string(inputs[in].size()) +
                                " bytes, expected " + std::to_string(argument_bytes(*op, i)));
-    write_bytes(d / ("in" + std::to_string(in) + ".bin"), inputs[in]);
     ++in;
   }
+  return run_arm_object(arm_program_parts(funcs, op_name, target), inputs, options);
+}
+
+ArmRunResult run_arm_object(const ArmProgramParts& parts, const std::vector<std::vector<uint8_t>>& inputs,
+                            const ArmRunOptions& options) {
+  ArmTools tools = find_arm_tools(options);
+  if (inputs.size() != parts.input_bytes.size())
+    throw std::runtime_error("the arm program takes " + std::to_string(parts.input_bytes.size()) + " inputs, got " +
+                             std::to_string(inputs.size()));
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (int64_t(inputs[i].size()) != parts.input_bytes[i])
+      throw std::runtime_error("input " + std::to_string(i) + " has " + std::to_string(inputs[i].size()) +
+                               " bytes, expected " + std::to_string(parts.input_bytes[i]));
+
+  TemporaryDirectory dir(options.work_dir);
+  const fs::path& d = dir.path();
+  {
+    std::ofstream object(d / "op.o", std::ios::binary);
+    object.write(parts.object.data(), std::streamsize(parts.object.size()));
+    std::ofstream driver(d / "driver.cpp");
+    driver << parts.driver;
+    if (!object || !driver) throw std::runtime_error("cannot write the arm program's files in " + d.string());
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) write_bytes(d / ("in" + std::to_string(i) + ".bin"), inputs[i]);
 
   std::string link = shell_quote(tools.cxx) + " -static -O1 -std=c++17 -o " + shell_quote((d / "driver").string()) + " " +
                      shell_quote((d / "driver.cpp").string()) + " " + shell_quote((d / "op.o").string()) + " ";
@@ -293,10 +329,8 @@ ArmRunResult run_on_arm(const std::vector<LoweredFunc>& funcs, const std::string
 
   ArmRunResult result;
   result.emulated = !tools.qemu.empty();
-  size_t out = 0;
-  for (size_t i = 0; i < op->args.size(); ++i)
-    if (op->args[i]->role != BufferRole::Input)
-      result.outputs.push_back(read_bytes(d / ("out" + std::to_string(out++) + ".bin"), argument_bytes(*op, i)));
+  for (size_t i = 0; i < parts.output_bytes.size(); ++i)
+    result.outputs.push_back(read_bytes(d / ("out" + std::to_string(i) + ".bin"), parts.output_bytes[i]));
   std::ifstream times(d / "times.txt");
   for (double t; times >> t;) result.times_ms.push_back(t);
   if (!result.times_ms.empty()) {

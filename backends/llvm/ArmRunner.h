@@ -4,7 +4,8 @@
 // file, calls the op once (the checked call: its outputs are the ones written) and then `repeat`
 // times under a clock, and writes the times; cross-links it with `aarch64-linux-gnu-g++ -static` against the aarch64
 // libtexrt.a, and runs it under `qemu-aarch64` (natively on an aarch64 host). Times measured under
-// emulation are labelled so and are not performance figures.
+// emulation are labelled so and are not performance figures. The two halves can run on two
+// machines: arm_program_parts compiles (the object and the driver), run_arm_object links and runs.
 //
 // Inputs and outputs are raw little-endian element bytes, dense, in the op's argument order; every
 // argument must have a constant size. A missing cross compiler, emulator or aarch64 runtime library
@@ -53,6 +54,22 @@ int64_t argument_bytes(const LoweredFunc& func, size_t i);
 ArmRunResult run_on_arm(const std::vector<LoweredFunc>& funcs, const std::string& op_name,
                         const std::vector<std::vector<uint8_t>>& inputs, const CpuTargetOptions& target,
                         const ArmRunOptions& options = {});
+
+/// What run_on_arm links and runs for op `op_name` of `funcs`, compiled: the aarch64 object (of all
+/// of `funcs`), the C++ driver (which embeds the op's argument sizes) and those sizes; so that one
+/// machine compiles and another links and runs (run_arm_object: a farm's worker, docs/tuning.md).
+struct ArmProgramParts {
+  std::string object;                // the ELF object
+  std::string driver;                // the driver's C++ source
+  std::vector<int64_t> input_bytes;  // per input argument, in order
+  std::vector<int64_t> output_bytes; // per output argument, in order
+};
+ArmProgramParts arm_program_parts(const std::vector<LoweredFunc>& funcs, const std::string& op_name,
+                                  const CpuTargetOptions& target);
+
+/// run_on_arm's link and run of parts compiled before (nothing is compiled but the driver).
+ArmRunResult run_arm_object(const ArmProgramParts& parts, const std::vector<std::vector<uint8_t>>& inputs,
+                            const ArmRunOptions& options = {});
 
 /// Throws MissingToolError unless the cross compiler, qemu-aarch64 (off aarch64 hosts) and the
 /// aarch64 runtime library are available.

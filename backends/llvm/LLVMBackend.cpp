@@ -24,11 +24,12 @@ struct CompiledModule {
 };
 
 std::unique_ptr<CompiledModule> compile(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target,
-                                        bool optimize, CpuCompileTimes* times = nullptr) {
+                                        bool optimize, CpuCompileTimes* times = nullptr,
+                                        const CodeGenOptions& codegen_options = {}) {
   PhaseClock codegen;
   auto compiled = std::make_unique<CompiledModule>();
   compiled->target_machine = make_cpu_target_machine(target);
-  compiled->module = codegen_cpu(funcs, compiled->context, *compiled->target_machine);
+  compiled->module = codegen_cpu(funcs, compiled->context, *compiled->target_machine, codegen_options);
   if (times) times->codegen = codegen.elapsed();
   PhaseClock optimization;
   if (optimize) optimize_module(*compiled->module, *compiled->target_machine, target.opt_level);
@@ -95,6 +96,16 @@ std::string emit_assembly(const std::vector<LoweredFunc>& funcs, const CpuTarget
   llvm::raw_svector_ostream os(text);
   emit_machine_code(*compiled, os, llvm::CodeGenFileType::AssemblyFile);
   return std::string(text.str());
+}
+
+std::string emit_packed_object(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target) {
+  CodeGenOptions options;
+  options.packed_wrappers = true;
+  auto compiled = compile(funcs, target, true, nullptr, options);
+  llvm::SmallString<0> bytes;
+  llvm::raw_svector_ostream os(bytes);
+  emit_machine_code(*compiled, os, llvm::CodeGenFileType::ObjectFile);
+  return std::string(bytes.str());
 }
 
 }  // namespace texc

@@ -81,6 +81,11 @@ std::string emit_llvm_ir_unoptimized(const std::vector<LoweredFunc>& funcs, cons
 /// An ELF relocatable object (position-independent code) at `path`; the phase times in `times` if given.
 void write_object(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target, const std::string& path,
                   CpuCompileTimes* times = nullptr);
+/// The ops and their packed wrappers (`op.packed(void** args)`, one pointer per argument), as an
+/// ELF relocatable object in memory: what JitModule::create links, compiled once and shipped
+/// (`texc tune --compile-on tuner` sends it to a farm's worker, which loads it with
+/// JitModule::load_object).
+std::string emit_packed_object(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target);
 /// Target assembly at `path`.
 void write_assembly(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target, const std::string& path);
 /// The same assembly as a string.
@@ -101,6 +106,13 @@ class JitModule {
  public:
   static std::unique_ptr<JitModule> create(const std::vector<LoweredFunc>& funcs, const CpuTargetOptions& target,
                                            const std::map<std::string, void*>& extra_symbols = {});
+  /// Links `object` (emit_packed_object's bytes, compiled for `target` elsewhere) into this process
+  /// as create() links a module: the runtime, `extra_symbols`, then the process's symbols; every op
+  /// of `op_names` must be defined (op.packed). Throws std::runtime_error for an object that is not
+  /// one or does not link.
+  static std::unique_ptr<JitModule> load_object(const std::string& object, const std::vector<std::string>& op_names,
+                                                const CpuTargetOptions& target,
+                                                const std::map<std::string, void*>& extra_symbols = {});
   ~JitModule();
   /// The address of op `name` (or of any symbol the module defines); null if there is none.
   void* lookup(const std::string& name);
@@ -108,8 +120,9 @@ class JitModule {
   /// Calls op `name` with one pointer per argument (inputs then outputs); throws if there is no such op.
   void call(const std::string& name, const std::vector<void*>& args);
 
+  struct Impl;  // JitModule.cpp's
+
  private:
-  struct Impl;
   explicit JitModule(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

@@ -3,7 +3,8 @@
 # redis-server that this script starts on 127.0.0.1 on a free port (no persistence, a temporary
 # folder) and stops. Skipped (exit 77) without redis-server / redis-cli.
 #   same     2 workers give the same configurations as local tuning of the same seed and trials,
-#            the same device in the records, one record per configuration
+#            the same device in the records, one record per configuration; the progress line of
+#            each batch says the farm's state of the kind
 #   kill     a worker killed (SIGKILL) with a job in hand: its job is reclaimed by another worker
 #            after the visibility timeout; nothing lost, nothing measured into two records
 #   reject   malformed, oversized and other-kind jobs are rejected, acknowledged and counted; a
@@ -20,7 +21,12 @@
 #   status   texc farm status (--json and text) through a worker killed with a job in hand and the
 #            worker that reclaims it: workers alive, jobs queued and in flight, done, reclaimed,
 #            results in the last minute; a kind with a stream and no worker; exit 2 without a broker
-# usage: farm_test.sh TEXC EXAMPLES_04_KNOBS.tex SMALL_MATMUL.tex same|kill|reject|restart|auth|imports|status
+#   compiled texc tune --compile-on tuner: each job ships its candidate as an x86 object, which 2
+#            workers only link, run, check and time: the same configurations and statuses as local
+#            tuning; a worker refuses an artefact of another kind or for a CPU it is not, and a job
+#            whose object takes it past --max-job-bytes; one arm task through an arm worker (qemu);
+#            --compile-on tuner for vdla is refused
+# usage: farm_test.sh TEXC EXAMPLES_04_KNOBS.tex SMALL_MATMUL.tex same|kill|reject|restart|auth|imports|status|compiled
 set -u
 texc=$1
 knobs_tex=$2
@@ -96,6 +102,8 @@ same)
   "$texc" "${tune[@]}" --records "$work/local.jsonl" > /dev/null 2>&1 || bad "local tuning"
   start_worker w1 x86-test
   start_worker w2 x86-test
+  # both alive before the first batch, whose progress line counts them (a loaded machine starts them late)
+  for _ in $(seq 300); do [ "$(rcli zcard texc:alive:x86-test)" = 2 ] && break; sleep 0.1; done
   if "$texc" "${tune[@]}" --records "$work/farm.jsonl" --broker "$broker" --device x86-test > "$work/tune.out" 2> "$work/tune.err"; then
     ok "texc tune --broker exits 0"
   else
@@ -106,6 +114,9 @@ same)
   check "no configuration twice" no_duplicates "$work/farm.jsonl"
   check "the same device as local tuning" [ "$(devices "$work/local.jsonl")" = "$(devices "$work/farm.jsonl")" ]
   check "both workers measured" [ "$(rcli get texc:done:x86-test)" -ge 2 ]
+  check "the alive set: the 2 workers" [ "$(rcli zrange texc:alive:x86-test 0 -1 | sort | tr '\n' ' ')" = "w1 w2 " ]
+  check "a progress line per batch with the farm's state of the kind" \
+    [ "$(grep -c '^tune matmul_tuned: .* trials .* | farm x86-test: 2 worker(s), [0-9]* queued, [0-9]* in flight, [0-9]* done (0 failed, 0 rejected), [0-9]* in the last minute$' "$work/tune.err")" -eq 4 ]
   # a second tune of the same seed: every job's result is already stored, nothing is measured again
   done_before=$(rcli get texc:done:x86-test)
   "$texc" "${tune[@]}" --records "$work/again.jsonl" --broker "$broker" --device x86-test > /dev/null 2>&1
@@ -175,6 +186,7 @@ reject)
   wait "$pid_wa"
   check "SIGTERM: the worker exits 0" [ $? -eq 0 ]
   check "SIGTERM: the worker's heartbeat key is gone" [ "$(rcli exists texc:worker:kind-a:wa)" = 0 ]
+  check "SIGTERM: the worker is out of the alive set" [ "$(rcli zscore texc:alive:kind-a wa)" = "" ]
   ;;
 restart)
   start_worker wr x86-restart TEXC_FARM_TEST_DELAY_S=0.3 -- --visibility 3
@@ -218,6 +230,22 @@ auth)
   "$texc" "${tune[@]/$broker/rediss://127.0.0.1:$port}" --records "$work/tls.jsonl" > /dev/null 2> "$work/tls.err"
   check "rediss:// (TLS): exit 1" [ $? -eq 1 ]
   check "... saying how to reach a TLS broker" grep -q "rediss:// is not supported: see docs/tuning.md for TLS" "$work/tls.err"
+  # A broker off loopback: refused unless --insecure-broker (texc speaks plain TCP: a tunnel's local end is on loopback)
+  "$texc" "${tune[@]/$broker/redis://192.0.2.1:$port}" --records "$work/far.jsonl" > /dev/null 2> "$work/far.err"
+  check "a broker off loopback: exit 1" [ $? -eq 1 ]
+  check "... saying to use a tunnel or --insecure-broker" grep -q "is not on this machine's loopback.*ssh -N -L 6380:127.0.0.1:6380 BROKER_HOST.*--insecure-broker" "$work/far.err"
+  "$texc" worker --broker redis://192.0.2.1:$port --device x86-auth > /dev/null 2> "$work/far-worker.err"
+  check "... texc worker too: exit 1" [ $? -eq 1 ]
+  "$texc" farm status --broker redis://192.0.2.1:$port > /dev/null 2> "$work/far-status.err"
+  check "... texc farm status too: exit 1" [ $? -eq 1 ]
+  "$texc" farm status --broker redis://localhost:$port --password-file "$work/password" > /dev/null 2> "$work/localhost.err"
+  check "localhost is loopback" [ $? -eq 0 ]
+  here=$(hostname -I 2> /dev/null | tr ' ' '\n' | grep -v '^127\.' | grep -m1 '\.')
+  if [ -n "$here" ]; then  # redis listens on 127.0.0.1 only: --insecure-broker lets texc try, and it cannot connect
+    "$texc" farm status --broker "redis://$here:$port" --insecure-broker > /dev/null 2> "$work/insecure.err"
+    check "--insecure-broker: texc connects in plain TCP (here: refused, exit 2)" [ $? -eq 2 ]
+    check "... saying it cannot connect" grep -q "cannot connect to the broker at redis://$here:$port" "$work/insecure.err"
+  fi
   ;;
 imports)
   src=$(dirname "$small_tex")/farm_imports
@@ -317,6 +345,101 @@ status)
   check "... saying so" grep -q "cannot connect to the broker at redis://127.0.0.1:1" "$work/nobroker.err"
   "$texc" farm > /dev/null 2>&1
   check "texc farm without status: exit 1" [ $? -eq 1 ]
+  ;;
+compiled)
+  tune=(tune "$knobs_tex" --target x86 -D M=64 -D N=64 -D K=64 --trials 20 --tuner random --seed 7)
+  "$texc" "${tune[@]}" --records "$work/local.jsonl" > /dev/null 2>&1 || bad "local tuning"
+  # The kind registered by hand first: the tuner's first job stays in the stream to be read.
+  rcli hset texc:device:x86-compiled device "x86 / registered by farm_test.sh" > /dev/null
+  "$texc" "${tune[@]}" --records "$work/farm.jsonl" --broker "$broker" --device x86-compiled --compile-on tuner \
+    > /dev/null 2> "$work/tune.err" &
+  tune_pid=$!
+  pids+=($tune_pid)
+  for _ in $(seq 100); do [ "$(rcli xlen texc:jobs:x86-compiled)" -ge 1 ] && break; sleep 0.1; done
+  rcli --raw xrange texc:jobs:x86-compiled - + count 1 > "$work/job.txt"
+  start_worker wc1 x86-compiled
+  start_worker wc2 x86-compiled
+  for _ in $(seq 600); do kill -0 $tune_pid 2> /dev/null || break; sleep 0.1; done
+  wait $tune_pid
+  check "texc tune --compile-on tuner exits 0" [ $? -eq 0 ]
+  check "20 records" [ "$(wc -l < "$work/farm.jsonl")" -eq 20 ]
+  # statuses FILE: the sorted (knob settings, status) of its records
+  statuses() {
+    python3 -c '
+import json, sys
+for k in sorted(json.dumps([json.loads(l)["knobs"], json.loads(l)["status"]], sort_keys=True) for l in open(sys.argv[1])): print(k)' "$1"
+  }
+  check "the same configurations and statuses as local tuning" diff <(statuses "$work/local.jsonl") <(statuses "$work/farm.jsonl")
+  check "no configuration twice" no_duplicates "$work/farm.jsonl"
+  check "a job ships its candidate as an x86 object for this machine" python3 -c '
+import base64, json, sys
+job = json.loads(sys.stdin.read().splitlines()[4])
+a = job["artefact"]
+assert a["kind"] == "x86-object" and a["triple"].startswith("x86_64") and a["entry"] and a["cpu"], a
+assert base64.b64decode(a["bytes"])[:4] == b"\x7fELF", a["bytes"][:16]' < "$work/job.txt"
+  kill -TERM "$pid_wc1" "$pid_wc2"
+  wait "$pid_wc1" "$pid_wc2"
+  check "the workers ran the tuner's objects: 20 jobs, every one compiled by the tuner" [ "$(cat "$work/wc1.log" "$work/wc2.log" |
+    sed -n 's/.*stopped after \([0-9]*\) job(s), \([0-9]*\) of them compiled by the tuner/\1 \2/p' |
+    awk '{ j += $1; s += $2 } END { print j, s }')" = "20 20" ]
+  check "both workers measured" [ "$(grep -c 'stopped after [1-9]' "$work/wc1.log" "$work/wc2.log" | grep -c ':1')" -eq 2 ]
+  # Artefacts a worker cannot run: of another kind, and built for CPU features its CPU lacks.
+  start_worker wr x86-compiled
+  artefact_job() {  # artefact_job KIND TRIPLE FEATURE: a job for x86-compiled with such an artefact
+    python3 -c '
+import json, sys
+kind, triple, feature = sys.argv[1:]
+print(json.dumps({"v": 2, "device": "x86-compiled", "main": "a.tex", "files": {"a.tex": ""}, "include_dirs": [],
+                  "stdlib": "", "args": [], "op": "mm", "knobs": {}, "seed": "0", "repeat": 5, "timeout_s": 10,
+                  "artefact": {"kind": kind, "triple": triple, "cpu": "some-cpu", "features": [feature],
+                               "entry": "mm", "bytes": "f0VMRg==", "driver": "int main() {}",
+                               "input_bytes": [4, 4], "output_bytes": [4]}}))' "$@"
+  }
+  rejected_before=$(rcli get texc:rejected:x86-compiled)
+  rcli xadd texc:jobs:x86-compiled '*' id 1 job "$(artefact_job arm-object aarch64-unknown-linux-gnu neon)" > /dev/null
+  triple=$(python3 -c 'import json, sys; print(json.loads(sys.stdin.read().splitlines()[4])["artefact"]["triple"])' < "$work/job.txt")
+  rcli xadd texc:jobs:x86-compiled '*' id 2 job "$(artefact_job x86-object "$triple" no-such-feature)" > /dev/null
+  for _ in $(seq 100); do [ "$(rcli get texc:rejected:x86-compiled)" = $((${rejected_before:-0} + 2)) ] && break; sleep 0.1; done
+  check "2 artefacts refused and counted" [ "$(rcli get texc:rejected:x86-compiled)" = $((${rejected_before:-0} + 2)) ]
+  check "... an arm object on an x86 worker, saying so" grep -q "rejected job .*: a shipped arm-object for aarch64-unknown-linux-gnu (some-cpu), but this worker measures x86 and runs x86-objects only" "$work/wr.log"
+  check "... an object for a CPU this one is not, saying so" grep -q "rejected job .*: a shipped x86-object built for some-cpu with no-such-feature, which this worker's CPU (.*) lacks" "$work/wr.log"
+  check "... acknowledged" [ "$(rcli xpending texc:jobs:x86-compiled workers | head -1)" -eq 0 ]
+  # A job whose object takes it past the worker's limit (the same job without it fits).
+  start_worker ws x86-small -- --max-job-bytes 2000
+  "$texc" tune "$small_tex" --target x86 --trials 1 --records "$work/small.jsonl" --broker "$broker" --device x86-small \
+    --compile-on tuner > /dev/null 2>&1 &
+  small_pid=$!
+  pids+=($small_pid)
+  for _ in $(seq 100); do [ "$(rcli get texc:rejected:x86-small)" = 1 ] && break; sleep 0.1; done
+  kill "$small_pid" 2> /dev/null
+  check "an object past --max-job-bytes: refused" grep -q "rejected job .*: [0-9]* bytes, more than the limit of 2000" "$work/ws.log"
+  "$texc" tune "$small_tex" --target x86 --trials 1 --records "$work/small2.jsonl" --broker "$broker" --device x86-small \
+    > /dev/null 2>&1
+  check "... the same job compiled by the worker fits and is measured" [ "$(rcli get texc:done:x86-small)" = 1 ]
+  "$texc" tune "$small_tex" --target vdla --trials 1 --records "$work/vdla.jsonl" --broker "$broker" --compile-on tuner \
+    > /dev/null 2> "$work/vdla.err"
+  check "--compile-on tuner --target vdla: exit 1" [ $? -eq 1 ]
+  check "... saying x86 and arm only" grep -q "texc ships compiled candidates for --target x86 and arm only yet, not vdla" "$work/vdla.err"
+  # Arm (with the cross toolchain and qemu-aarch64): the tuner ships the aarch64 object and its
+  # driver, the worker links them with its aarch64 runtime and runs the program under qemu.
+  if command -v aarch64-linux-gnu-g++ > /dev/null && command -v qemu-aarch64 > /dev/null; then
+    arm=(tune "$small_tex" --target arm --trials 3 --tuner random --seed 4)
+    "$texc" "${arm[@]}" --records "$work/arm-local.jsonl" > /dev/null 2>&1 || bad "local arm tuning"
+    start_worker wa arm-compiled -- --target arm
+    "$texc" "${arm[@]}" --records "$work/arm-farm.jsonl" --broker "$broker" --device arm-compiled --compile-on tuner \
+      > /dev/null 2> "$work/arm-tune.err"
+    check "arm: texc tune --compile-on tuner exits 0" [ $? -eq 0 ]
+    check "arm: the same configurations and statuses as local tuning" diff <(statuses "$work/arm-local.jsonl") <(statuses "$work/arm-farm.jsonl")
+    check "arm: some record ok" grep -q '"status": "ok"' "$work/arm-farm.jsonl"
+    kill -TERM "$pid_wa"
+    wait "$pid_wa"
+    measured=$(python3 -c 'import json, sys; print(sum(json.loads(l)["status"] != "invalid" for l in open(sys.argv[1])))' "$work/arm-farm.jsonl")
+    check "arm: the worker ran the tuner's programs ($measured jobs)" grep -q "stopped after $measured job(s), $measured of them compiled by the tuner" "$work/wa.log"
+  else
+    echo "skip: arm (no aarch64-linux-gnu-g++ or qemu-aarch64)"
+  fi
+  "$texc" tune "$small_tex" --target x86 --trials 1 --records "$work/nb.jsonl" --compile-on tuner > /dev/null 2> "$work/nb.err"
+  check "--compile-on without --broker: exit 1" [ $? -eq 1 ]
   ;;
 *) echo "unknown part $part"; exit 2 ;;
 esac

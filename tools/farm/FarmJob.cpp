@@ -29,6 +29,7 @@ std::string FarmJob::to_json() const {
   j.set("seed", Json::str(std::to_string(seed)));  // 64 bits: not a double
   j.set("repeat", Json::num(repeat));
   j.set("timeout_s", Json::num(timeout_s));
+  if (artefact) j.set("artefact", artefact->to_json());
   return j.dump();
 }
 
@@ -111,6 +112,11 @@ ParsedJob parse_farm_job(const std::string& text) {
   job.repeat = int(repeat->number);
   if (!(timeout->number > 0) || timeout->number > 3600) return {std::nullopt, "timeout_s out of (0, 3600]"};
   job.timeout_s = timeout->number;
+  if (const Json* artefact = j->get("artefact")) {
+    ParsedArtefact a = parse_farm_artefact(*artefact);
+    if (!a.artefact) return {std::nullopt, a.error};
+    job.artefact = std::move(a.artefact);
+  }
   if (std::string why = check_job_sources(job.sources); !why.empty()) return {std::nullopt, why};
   out.job = std::move(job);
   return out;

@@ -2,7 +2,8 @@
 // publishes it and a worker reads it: everything the worker needs to rebuild the candidate (the
 // .tex sources, the main file and all it imports: FarmSources.h; the op; the compile arguments:
 // --target, --mcpu, -D, --knob ...) and to measure
-// it as local tuning does (seed, repeat, timeout), plus the device kind it is for. Its id is a
+// it as local tuning does (seed, repeat, timeout), plus the device kind it is for; with `--compile-on
+// tuner`, the candidate compiled too (FarmArtefact.h). Its id is a
 // content hash of all of it, so the same candidate measured on the same kind is one job, and a
 // result is stored once per id. Results travel back as JSON too (the Measurement of Measure.h).
 #pragma once
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "ir/Schedule.h"
+#include "tools/farm/FarmArtefact.h"
 #include "tools/farm/FarmSources.h"
 #include "tuner/Measure.h"
 
@@ -26,6 +28,9 @@ struct FarmJob {
   uint64_t seed = 0;
   int repeat = 5;
   double timeout_s = 10;
+  /// The candidate compiled by the tuner (`--compile-on tuner`): the worker runs it rather than
+  /// lowering and compiling the candidate itself.
+  std::optional<FarmArtefact> artefact;
 
   std::string to_json() const;
   /// The content hash of to_json(): 32 hex digits.
@@ -58,6 +63,9 @@ inline std::string done(const std::string& device) { return "texc:done:" + devic
 inline std::string failed(const std::string& device) { return "texc:failed:" + device; }
 /// Jobs taken over from a worker that stopped heartbeating (XAUTOCLAIM).
 inline std::string reclaimed(const std::string& device) { return "texc:reclaimed:" + device; }
+/// Sorted set: each worker alive, scored by the broker's time (ms) its heartbeat expires (a count
+/// of the workers alive without a SCAN, for texc tune's progress line).
+inline std::string alive(const std::string& device) { return "texc:alive:" + device; }
 /// Sorted set: each result of the last 10 minutes, scored by the broker's time (ms) it was stored.
 inline std::string finished(const std::string& device) { return "texc:finished:" + device; }
 }  // namespace farm_keys

@@ -4,7 +4,10 @@
 
 #include <chrono>
 #include <map>
+#include <set>
 #include <sstream>
+
+#include "tools/farm/FarmStatus.h"
 
 namespace texc {
 
@@ -42,8 +45,19 @@ void FarmMeasurer::submit(const OpDef&, const Candidate& candidate) {
   FarmJob job = template_;
   job.device = options_.device;
   job.knobs = candidate.config;
+  if (compile_) {
+    try {
+      job.artefact = compile_(candidate);
+    } catch (const std::exception& e) {  // measured as local tuning measures a candidate that does not build
+      Measurement m;
+      m.status = "error";
+      m.message = e.what();
+      submitted_.push_back({"", m});
+      return;
+    }
+  }
   std::string id = job.id();
-  submitted_.push_back(id);
+  submitted_.push_back({id, std::nullopt});
   if (redis_->command({"EXISTS", farm_keys::result(id)}).integer) {
     ++reused_;
     return;
@@ -53,9 +67,12 @@ void FarmMeasurer::submit(const OpDef&, const Candidate& candidate) {
 }
 
 std::vector<Measurement> FarmMeasurer::collect() {
-  std::vector<std::string> ids;
-  ids.swap(submitted_);
+  std::vector<Submitted> batch;
+  batch.swap(submitted_);
   std::map<std::string, Measurement> results;
+  std::set<std::string> ids;
+  for (const Submitted& s : batch)
+    if (!s.local) ids.insert(s.id);
   auto start = std::chrono::steady_clock::now();
   bool noted = false;
   while (results.size() < ids.size()) {
@@ -75,17 +92,20 @@ std::vector<Measurement> FarmMeasurer::collect() {
     }
     if (results.size() == ids.size()) break;
     if (!noted && std::chrono::steady_clock::now() - start > std::chrono::seconds(30)) {
-      size_t workers = redis_->command({"KEYS", farm_keys::worker(options_.device, "*")}).elements.size();
+      KindStatus status = read_kind_progress(*redis_, options_.device);
       notes_ << "texc: note: waiting for the results of " << waiting.size() << " job(s) on device kind '"
-             << options_.device << "' (" << workers << " worker(s) alive)\n";
+             << options_.device << "' (" << status.workers.size() << " worker(s) alive, " << status.rejected
+             << " job(s) rejected by its workers: their logs say why)\n";
       noted = true;
     }
     usleep(20000);
   }
   std::vector<Measurement> out;
-  for (const std::string& id : ids) out.push_back(results.at(id));
+  for (const Submitted& s : batch) out.push_back(s.local ? *s.local : results.at(s.id));
   return out;
 }
+
+std::string FarmMeasurer::progress() { return farm_progress_text(read_kind_progress(*redis_, options_.device)); }
 
 std::unique_ptr<Runner> make_farm_device(const FarmOptions& options, std::ostream& notes) {
   RedisClient redis(options.broker, options.password);

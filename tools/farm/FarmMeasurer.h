@@ -9,7 +9,12 @@
 //
 // FarmDevice: the device a farm's workers of one kind registered (farm_keys::device), which the
 // records name as local tuning names its runner's; the tuner waits for the first worker.
+//
+// With `--compile-on tuner` (set_compiler) each candidate is compiled here, in a child process, and
+// its job carries the artefact (FarmArtefact.h); a candidate that does not compile gets an "error"
+// measurement here and no job. progress() is the farm's state of the kind for the progress line.
 #pragma once
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -38,6 +43,12 @@ class FarmMeasurer : public BatchMeasurer {
   void submit(const OpDef& op, const Candidate& candidate) override;
   /// Waits for the results of the jobs submitted since the last collect() (polling the result keys).
   std::vector<Measurement> collect() override;
+  /// Compiles a candidate into the artefact its job carries (throws std::exception when it cannot).
+  using CompileCandidate = std::function<FarmArtefact(const Candidate&)>;
+  /// With `--compile-on tuner`: every job from now on carries its candidate compiled by `compile`.
+  void set_compiler(CompileCandidate compile) { compile_ = std::move(compile); }
+  /// "farm KIND: 2 worker(s), 0 queued, ..." (FarmStatus.h farm_progress_text).
+  std::string progress() override;
   /// Jobs published and results taken so far.
   int published() const { return published_; }
   int reused() const { return reused_; }
@@ -47,7 +58,14 @@ class FarmMeasurer : public BatchMeasurer {
   std::ostream& notes_;
   std::unique_ptr<RedisClient> redis_;
   FarmJobTemplate template_;
-  std::vector<std::string> submitted_;  // job ids, in order
+  CompileCandidate compile_;
+  /// The candidates since the last collect(), in order: a job's id, or the measurement of one that
+  /// did not compile here.
+  struct Submitted {
+    std::string id;
+    std::optional<Measurement> local;
+  };
+  std::vector<Submitted> submitted_;
   int published_ = 0, reused_ = 0;
 };
 

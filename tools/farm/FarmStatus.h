@@ -28,6 +28,15 @@ struct KindStatus {
 /// Every device kind of the farm behind `redis`, sorted by name. Throws BrokerError.
 std::vector<KindStatus> read_farm_status(RedisClient& redis);
 
+/// What the progress line shows of `kind`, with no SCAN of the broker's keys (a tuner reads it
+/// after every batch): the number of workers alive (from farm_keys::alive: `workers` holds that
+/// many empty names), queued, in flight, done, failed, rejected, the last minute's results.
+KindStatus read_kind_progress(RedisClient& redis, const std::string& kind);
+
+/// One line for `texc tune --broker`'s progress: "farm KIND: 2 worker(s), 0 queued, 3 in flight,
+/// 40 done (0 failed, 0 rejected), 40 in the last minute".
+std::string farm_progress_text(const KindStatus& s);
+
 /// A few lines per kind, for people.
 std::string farm_status_text(const std::string& broker_url, const std::vector<KindStatus>& kinds);
 /// One JSON object: {"broker": URL, "kinds": [{"kind": ..., "device": ..., "workers": [...], ...}]}.

@@ -53,6 +53,13 @@ std::optional<Entry> entry_of(const RedisReply& e) {
   return out;
 }
 
+/// The broker's clock in milliseconds (0 if it does not say).
+long long broker_ms(RedisClient& redis) {
+  RedisReply now = redis.command({"TIME"});
+  if (now.elements.size() != 2) return 0;
+  return std::atoll(now.elements[0].text.c_str()) * 1000 + std::atoll(now.elements[1].text.c_str()) / 1000;
+}
+
 }  // namespace
 
 void run_worker(const WorkerOptions& options, const Runner& device, const MeasureJob& measure, std::ostream& log) {
@@ -80,6 +87,9 @@ void run_worker(const WorkerOptions& options, const Runner& device, const Measur
       RedisClient hb(options.farm.broker, options.farm.password);
       while (beating) {
         hb.command({"SET", farm_keys::worker(kind, consumer), device.device(), "PX", ttl_ms});
+        long long now = broker_ms(hb);
+        hb.command({"ZADD", farm_keys::alive(kind), std::to_string(now + std::stoll(ttl_ms)), consumer});
+        hb.command({"ZREMRANGEBYSCORE", farm_keys::alive(kind), "-inf", std::to_string(now)});
         std::string id;
         {
           std::lock_guard<std::mutex> lock(in_hand_mutex);
@@ -105,7 +115,7 @@ void run_worker(const WorkerOptions& options, const Runner& device, const Measur
   double delay_s = 0;
   if (const char* d = std::getenv("TEXC_FARM_TEST_DELAY_S")) delay_s = std::atof(d);
   const std::string min_idle_ms = std::to_string(long(options.visibility_s * 1000));
-  int measured = 0;
+  int measured = 0, shipped = 0;  // shipped: of those measured, the jobs that carried their candidate compiled
   // Acknowledged, a job leaves the stream too: the stream holds the jobs queued and in flight only.
   auto acknowledge = [&](const std::string& entry_id) {
     redis.command({"XACK", stream, farm_keys::group(), entry_id});
@@ -154,6 +164,13 @@ void run_worker(const WorkerOptions& options, const Runner& device, const Measur
       reject(*entry, "a job of device kind '" + parsed.job->device + "', not '" + kind + "'");
       continue;
     }
+    if (parsed.job->artefact) {
+      std::string why = artefact_refusal(*parsed.job->artefact, options.target, options.machine);
+      if (!why.empty()) {
+        reject(*entry, why);
+        continue;
+      }
+    }
     const std::string id = entry->fields.at("id");
     if (parsed.job->id() != id) {
       reject(*entry, "its id " + id + " is not the hash of its content");
@@ -176,20 +193,21 @@ void run_worker(const WorkerOptions& options, const Runner& device, const Measur
       redis.command({"INCR", farm_keys::done(kind)});
       if (m.status != "ok") redis.command({"INCR", farm_keys::failed(kind)});
       // For `texc farm status`'s results per minute: the broker's clock, the last 10 minutes kept.
-      RedisReply now = redis.command({"TIME"});
-      if (now.elements.size() == 2) {
-        long long ms = std::atoll(now.elements[0].text.c_str()) * 1000 + std::atoll(now.elements[1].text.c_str()) / 1000;
+      if (long long ms = broker_ms(redis)) {
         redis.command({"ZADD", farm_keys::finished(kind), std::to_string(ms), id});
         redis.command({"ZREMRANGEBYSCORE", farm_keys::finished(kind), "-inf", std::to_string(ms - 600 * 1000)});
       }
       ++measured;
+      if (parsed.job->artefact) ++shipped;
     }
     acknowledge(entry->id);
     std::lock_guard<std::mutex> lock(in_hand_mutex);
     in_hand.clear();
   }
   redis.command({"DEL", farm_keys::worker(kind, consumer)});
-  log << "texc worker " << consumer << ": stopped after " << measured << " job(s)\n" << std::flush;
+  redis.command({"ZREM", farm_keys::alive(kind), consumer});
+  log << "texc worker " << consumer << ": stopped after " << measured << " job(s), " << shipped
+      << " of them compiled by the tuner\n" << std::flush;
 }
 
 }  // namespace texc

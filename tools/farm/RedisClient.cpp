@@ -2,6 +2,10 @@
 
 #include <hiredis/hiredis.h>
 
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -28,6 +32,37 @@ BrokerAddress BrokerAddress::parse(const std::string& url) {
   }
   if (a.host.empty()) throw BrokerError("--broker " + url + ": no host");
   return a;
+}
+
+bool is_loopback_host(const std::string& host) {
+  std::string name = host.size() > 2 && host.front() == '[' && host.back() == ']' ? host.substr(1, host.size() - 2) : host;
+  if (name == "localhost") return true;
+  addrinfo hints = {};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(name.c_str(), nullptr, &hints, &found) != 0 || !found) return true;  // connecting says why
+  bool loopback = true;
+  for (addrinfo* a = found; a; a = a->ai_next) {
+    if (a->ai_family == AF_INET) {
+      uint32_t ip = ntohl(reinterpret_cast<const sockaddr_in*>(a->ai_addr)->sin_addr.s_addr);
+      loopback = loopback && (ip >> 24) == 127;
+    } else if (a->ai_family == AF_INET6) {
+      loopback = loopback && IN6_IS_ADDR_LOOPBACK(&reinterpret_cast<const sockaddr_in6*>(a->ai_addr)->sin6_addr);
+    } else {
+      loopback = false;
+    }
+  }
+  freeaddrinfo(found);
+  return loopback;
+}
+
+void check_broker_is_private(const BrokerAddress& address, bool insecure_ok) {
+  if (insecure_ok || is_loopback_host(address.host)) return;
+  throw BrokerError("--broker " + address.url() + ": the broker is not on this machine's loopback, and texc speaks "
+                    "plain TCP to it (this hiredis has no TLS): anyone on the way could read and forge jobs. Reach it "
+                    "through a tunnel whose local end is on loopback (ssh -N -L 6380:127.0.0.1:6380 BROKER_HOST, or "
+                    "an stunnel client to the broker's TLS port; docs/tuning.md, \"Security\") and give "
+                    "--broker redis://127.0.0.1:6380, or accept plain TCP on a network you trust with --insecure-broker");
 }
 
 std::string read_password_file(const std::string& path) {

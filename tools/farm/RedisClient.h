@@ -27,6 +27,15 @@ struct BrokerAddress {
   std::string url() const { return "redis://" + host + ":" + std::to_string(port); }
 };
 
+/// Whether `host` is this machine's loopback: localhost, 127.0.0.0/8, ::1, or a name all of whose
+/// addresses are those (a name that does not resolve counts as loopback here: connecting says why).
+bool is_loopback_host(const std::string& host);
+
+/// texc speaks plain TCP to the broker (Debian's hiredis has no TLS): throws BrokerError saying how
+/// to reach a broker on another machine through a tunnel (docs/tuning.md, "Security") when
+/// `address` is not on loopback, unless `insecure_ok` (--insecure-broker: a network the user trusts).
+void check_broker_is_private(const BrokerAddress& address, bool insecure_ok);
+
 /// The password in `path`: its first line, without the line end. Throws BrokerError.
 std::string read_password_file(const std::string& path);
 

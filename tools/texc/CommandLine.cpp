@@ -31,10 +31,12 @@ std::string usage_text() {
   texc tune FILE.tex [--target T] --trials N --records R.jsonl [--op NAME] [--seed S] [--json]
                 [--tuner xgb|ga|random|grid] [--transfer R.jsonl] [--early-stopping N] [--curve F.svg]
                 [--curve-with R.jsonl]... [--timeout S] [--objective rank|reg] [--remeasure N]
-                [--broker redis://HOST:PORT [--device NAME] [--password-file F]]
+                [--broker redis://HOST:PORT [--device NAME] [--password-file F] [--compile-on tuner|worker]
+                 [--insecure-broker]]
   texc worker --broker redis://HOST:PORT --device NAME [--target T] [--mcpu CPU] [--mattr A]
                 [--password-file F] [--name NAME] [--visibility S] [--max-job-bytes N] [--max-jobs N]
-  texc farm status --broker redis://HOST:PORT [--password-file F] [--json]
+                [--insecure-broker]
+  texc farm status --broker redis://HOST:PORT [--password-file F] [--json] [--insecure-broker]
   texc import MODEL.onnx -o MODEL.tex [--weights W] [--weights-dir DIR] [--op NAME]
                 (docs/onnx.md: the model as one op of stdlib calls; its initializers in the weights
                 container W, by default MODEL.weights beside the .tex, for 'texc run --weights W';
@@ -99,6 +101,10 @@ targets (--target; host, the default, is x86 on x86-64 and arm on aarch64):
 --broker URL       tune: measure on the farm's workers at redis://HOST:PORT (docs/tuning.md)
 --device NAME      tune --broker: the workers' device kind (default: the target's name)
 --password-file F  tune --broker, worker: the broker's password, the file's first line
+--compile-on W     tune --broker: where candidates are compiled, worker (default) or tuner (x86,
+                   arm: the job ships the object; the workers only link, run, check and time it)
+--insecure-broker  tune --broker, worker, farm status: accept a broker off loopback in plain TCP
+                   (a network you trust; else reach it through a tunnel: docs/tuning.md, Security)
 --extern-src FILE  run: a C file with such functions, compiled with the C compiler (x86/interp:
                    $CC or cc, into a shared object; arm: aarch64-linux-gnu-gcc)
 
@@ -399,6 +405,12 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       cl.device_kind = value();
     } else if (arg == "--password-file") {
       cl.password_file = value();
+    } else if (arg == "--compile-on") {
+      cl.compile_on = value();
+      if (cl.compile_on != "tuner" && cl.compile_on != "worker")
+        throw CommandLineError("--compile-on takes tuner or worker, not '" + cl.compile_on + "'");
+    } else if (arg == "--insecure-broker") {
+      cl.insecure_broker = true;
     } else if (arg == "--objective") {
       cl.objective = value();
       if (cl.objective != "rank" && cl.objective != "reg")
@@ -471,10 +483,13 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
                                       !cl.curve.empty() || !cl.curve_with.empty() || cl.timeout_s || !cl.objective.empty()))
     throw CommandLineError("--tuner, --transfer, --early-stopping, --remeasure, --curve, --curve-with, --timeout and "
                            "--objective apply to 'texc tune' only");
-  if (cl.command != Command::Tune && (!cl.broker.empty() || !cl.device_kind.empty() || !cl.password_file.empty()))
-    throw CommandLineError("--broker, --device and --password-file apply to 'texc tune' and 'texc worker' only");
-  if (cl.broker.empty() && (!cl.device_kind.empty() || !cl.password_file.empty()))
-    throw CommandLineError("--device and --password-file need --broker redis://HOST:PORT");
+  if (cl.command != Command::Tune && (!cl.broker.empty() || !cl.device_kind.empty() || !cl.password_file.empty() ||
+                                      !cl.compile_on.empty() || cl.insecure_broker))
+    throw CommandLineError("--broker, --device, --password-file, --compile-on and --insecure-broker apply to 'texc tune' "
+                           "and 'texc worker' only");
+  if (cl.broker.empty() && (!cl.device_kind.empty() || !cl.password_file.empty() || !cl.compile_on.empty() ||
+                            cl.insecure_broker))
+    throw CommandLineError("--device, --password-file, --compile-on and --insecure-broker need --broker redis://HOST:PORT");
   if (cl.command != Command::Run && (!cl.extern_libs.empty() || !cl.extern_srcs.empty()))
     throw CommandLineError("--extern-lib and --extern-src apply to 'texc run' only (a compiled object is linked "
                            "with the extern functions by whoever links it)");

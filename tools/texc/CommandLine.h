@@ -62,6 +62,8 @@ struct CommandLine : CompileOptions {
   std::string broker;                       // --broker redis://HOST:PORT (tune: measured by the farm)
   std::string device_kind;                  // --device NAME (tune --broker; "" = the target's name)
   std::string password_file;                // --password-file F (tune --broker)
+  std::string compile_on;                   // --compile-on tuner|worker (tune --broker; "" = worker)
+  bool insecure_broker = false;             // --insecure-broker (tune --broker): plain TCP off loopback
 };
 
 /// Parses argv[1..argc). Throws CommandLineError.

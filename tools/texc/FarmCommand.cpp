@@ -15,13 +15,14 @@ namespace texc {
 int farm_command(int argc, const char* const* argv) {
   if (argc < 3 || std::string(argv[2]) != "status")
     throw CommandLineError("'texc farm' takes one subcommand: status --broker redis://HOST:PORT [--password-file F] "
-                           "[--json]");
+                           "[--json] [--insecure-broker]");
   std::string broker, password_file;
-  bool json = false;
+  bool json = false, insecure_broker = false;
   for (FarmFlags flags(argc, argv, 3); flags.next();) {
     if (flags.flag() == "--broker") broker = flags.value();
     else if (flags.flag() == "--password-file") password_file = flags.value();
     else if (flags.given() == "--json") json = true;
+    else if (flags.given() == "--insecure-broker") insecure_broker = true;
     else throw CommandLineError("'texc farm status' does not take '" + flags.given() + "'");
   }
   if (broker.empty()) throw CommandLineError("'texc farm status' needs --broker redis://HOST:PORT");
@@ -29,6 +30,7 @@ int farm_command(int argc, const char* const* argv) {
   std::string password;
   try {  // a mistake in the address or the password file: exit 1
     address = BrokerAddress::parse(broker);
+    check_broker_is_private(address, insecure_broker);
     if (!password_file.empty()) password = read_password_file(password_file);
   } catch (const BrokerError& e) {
     throw CommandLineError(e.what());

@@ -10,7 +10,9 @@
 //           (tuner/VdlaRunner.h); cuda: CUDA-event times on device 0 (tools/driver/CudaRunner.h; exit 2
 //           without a device).
 // With --broker redis://HOST:PORT the candidates are measured by the farm's workers of --device
-// (tools/farm/FarmMeasurer.h; `texc worker`), each batch at once, into the same records.
+// (tools/farm/FarmMeasurer.h; `texc worker`), each batch at once, into the same records; with
+// --compile-on tuner (x86, arm) each candidate is compiled here, for the CPU the workers registered,
+// and its job ships the object (tools/farm/FarmArtefact.h).
 // An op compiled as a graph of kernels (lower/graph/, docs/graph.md) is tuned task by task
 // (tuner/GraphTask.h; docs/tuning.md "Tuning a network"): each task once, through its first kernel,
 // with the --trials split by the tasks' FLOPs; records carry the task, so another network with
@@ -262,26 +264,38 @@ void tune_graph(const CommandLine& cl, const OpDef& op, const GraphOps& graph, R
 
 }  // namespace
 
-int tune_command(const CommandLine& cl) {
+int tune_command(const CommandLine& command_line) {
+  CommandLine cl = command_line;  // --compile-on tuner: the CPU the workers registered, when --mcpu names none
   std::unique_ptr<Runner> runner;
 #ifdef TEXC_HAVE_FARM
   std::unique_ptr<FarmMeasurer> farm;
   FarmJobTemplate job;
+  const bool compile_on_tuner = cl.compile_on == "tuner";
   if (!cl.broker.empty()) {
     FarmOptions farm_options;
     try {  // a mistake in the address or the password file: exit 1
       farm_options = {BrokerAddress::parse(cl.broker),
                       cl.password_file.empty() ? "" : read_password_file(cl.password_file),
                       cl.device_kind.empty() ? cl.target : cl.device_kind};
+      check_broker_is_private(farm_options.broker, cl.insecure_broker);
     } catch (const BrokerError& e) {
       throw CommandLineError(e.what());
     }
+    if (compile_on_tuner && artefact_kind_of(cl.target).empty())
+      throw CommandLineError("--compile-on tuner: texc ships compiled candidates for --target x86 and arm only yet, not " +
+                             cl.target + " (its workers compile each job themselves: leave --compile-on out)");
     job = farm_job_template(cl);  // the sources, before waiting for a worker: a mistake shows at once
     try {  // the broker cannot be reached or refuses: exit 2
       farm = std::make_unique<FarmMeasurer>(farm_options, std::cerr);
       runner = make_farm_device(farm_options, std::cerr);
     } catch (const BrokerError& e) {
       throw EnvironmentError(e.what());
+    }
+    // Compiled here, the candidates are lowered and compiled for the CPU the kind's workers
+    // registered (as each worker lowers and compiles for its own CPU otherwise).
+    if (compile_on_tuner && cl.mcpu.empty() && !runner->machine().cpu.empty()) {
+      cl.mcpu = runner->machine().cpu;
+      job = farm_job_template(cl);
     }
   }
 #else
@@ -311,6 +325,11 @@ int tune_command(const CommandLine& cl) {
       job.repeat = options.measure.repeat;
       job.timeout_s = options.measure.timeout_s;
       farm->set_template(job);
+      if (compile_on_tuner) {
+        CpuTargetOptions cpu = cpu_target_options(cl);
+        double timeout_s = options.measure.timeout_s;
+        farm->set_compiler([cpu, timeout_s](const Candidate& c) { return compile_farm_artefact(c.func, cpu, timeout_s); });
+      }
       options.measurer = farm.get();
     }
 #endif

@@ -1,9 +1,13 @@
 // `texc worker --broker redis://HOST:PORT --device NAME [--target T] [--mcpu CPU] [--mattr A]
-// [--password-file F] [--name NAME] [--visibility S] [--max-job-bytes N] [--max-jobs N]`: a
+// [--password-file F] [--name NAME] [--visibility S] [--max-job-bytes N] [--max-jobs N]
+// [--insecure-broker]`: a
 // measuring process of the farm (tools/farm/FarmWorker.h, docs/tuning.md). Each job's candidate is
 // rebuilt from the job (FarmJobOfCommandLine.h) and measured exactly as `texc tune` measures it
 // here: the same runner (make_tuning_runner), the same per-op options (tune_options_of,
-// set_op_options), the same child isolation (tuner/Measure.h).
+// set_op_options), the same child isolation (tuner/Measure.h). A job that ships its candidate
+// compiled (`texc tune --compile-on tuner`, FarmArtefact.h) is not lowered or compiled here: the
+// worker links the object in the measuring child (x86: make_x86_object_runner; arm: with its
+// driver, make_arm_object_runner) and checks and times it against the op of the job's sources as above.
 #include "tools/texc/Commands.h"
 #include "tools/driver/EnvironmentError.h"
 
@@ -15,12 +19,14 @@
 #include <iostream>
 
 #include "lower/SplitPrepare.h"
+#include "tools/driver/CpuTarget.h"
 #include "tools/driver/EnvironmentError.h"
 #include "tools/driver/TuningRunner.h"
 #include "tools/farm/FarmWorker.h"
 #include "tools/texc/Commands.h"
 #include "tools/texc/FarmFlags.h"
 #include "tools/texc/FarmJobOfCommandLine.h"
+#include "tuner/CpuRunners.h"
 #include "tuner/Space.h"
 
 namespace texc {
@@ -46,9 +52,11 @@ struct LoadedJob {
 /// Measures `job`'s candidate with `runner`; unless `loaded` holds its sources and arguments, they
 /// are written to `dir`/job (emptied first; an empty `dir`/stdlib is the standard library of a job
 /// that ships none of its files) and compiled into `loaded`.
-Measurement measure_job(const FarmJob& job, Runner& runner, const std::string& worker_target, const std::string& dir,
+Measurement measure_job(const FarmJob& job, Runner& runner, const CompileOptions& worker, const std::string& dir,
                         LoadedJob& loaded) {
+  const std::string& worker_target = worker.target;
   FarmJob sources_and_arguments = job;
+  sources_and_arguments.artefact.reset();
   sources_and_arguments.knobs.clear();
   sources_and_arguments.seed = 0;
   sources_and_arguments.repeat = 1;
@@ -83,6 +91,20 @@ Measurement measure_job(const FarmJob& job, Runner& runner, const std::string& w
     Space space(op, cl.target);
     uint64_t index = space.index(job.knobs);
     if (index == UINT64_MAX) throw std::runtime_error("knobs " + space.describe(job.knobs) + " are not in op " + job.op + "'s lists");
+    if (job.artefact) {  // compiled by the tuner: linked and run in the measuring child, nothing compiled here
+      Candidate c;
+      c.index = index;
+      c.config = job.knobs;
+      c.valid = true;
+      c.func.name = job.artefact->entry;
+      std::unique_ptr<Runner> shipped;
+      if (job.artefact->kind == "arm-object")
+        shipped = make_arm_object_runner({job.artefact->bytes, job.artefact->driver, job.artefact->input_bytes,
+                                          job.artefact->output_bytes}, {});
+      else
+        shipped = make_x86_object_runner(job.artefact->bytes, cpu_target_options(worker));
+      return measure(op, c, *shipped, options.measure);
+    }
     Candidate c = lower_candidate(op, space, index, options.lower);
     if (!c.valid) {
       Measurement m;
@@ -101,6 +123,7 @@ int worker_command(int argc, const char* const* argv) {
   WorkerOptions options;
   CompileOptions device;
   std::string broker, password_file;
+  bool insecure_broker = false;
   for (FarmFlags flags(argc, argv, 2); flags.next();) {
     const std::string& arg = flags.flag();
     if (arg == "--broker") broker = flags.value();
@@ -114,6 +137,7 @@ int worker_command(int argc, const char* const* argv) {
     else if (arg == "--visibility") options.visibility_s = positive_number(arg, flags.value());
     else if (arg == "--max-job-bytes") options.max_job_bytes = size_t(positive_number(arg, flags.value()));
     else if (arg == "--max-jobs") options.max_jobs = int(positive_number(arg, flags.value()));
+    else if (flags.given() == "--insecure-broker") insecure_broker = true;
     else throw CommandLineError("'texc worker' does not take '" + flags.given() + "'");
   }
   if (broker.empty() || options.farm.device.empty())
@@ -121,10 +145,13 @@ int worker_command(int argc, const char* const* argv) {
   if (device.target.empty()) device.target = host_target();
   try {  // a mistake in the address or the password file: exit 1
     options.farm.broker = BrokerAddress::parse(broker);
+    check_broker_is_private(options.farm.broker, insecure_broker);
     if (!password_file.empty()) options.farm.password = read_password_file(password_file);
   } catch (const BrokerError& e) {
     throw CommandLineError(e.what());
   }
+  options.target = device.target;
+  if (!artefact_kind_of(device.target).empty()) options.machine = x86_machine(cpu_target_options(device));
   std::unique_ptr<Runner> runner = make_tuning_runner(device);
   // The jobs' sources: a folder of its own in TMPDIR (else /tmp), removed when the worker stops.
   std::error_code ec;
@@ -135,7 +162,7 @@ int worker_command(int argc, const char* const* argv) {
   std::string dir = dir_template;
   try {  // the broker cannot be reached, refuses or is lost: exit 2
     LoadedJob loaded;
-    run_worker(options, *runner, [&](const FarmJob& job) { return measure_job(job, *runner, device.target, dir, loaded); },
+    run_worker(options, *runner, [&](const FarmJob& job) { return measure_job(job, *runner, device, dir, loaded); },
                std::cerr);
   } catch (const BrokerError& e) {
     std::filesystem::remove_all(dir);

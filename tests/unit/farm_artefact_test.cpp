@@ -1,0 +1,159 @@
+// tools/farm/FarmArtefact.h: a candidate compiled on the tuner's side for a farm job (`texc tune
+// --compile-on tuner`). The object emit_packed_object writes links into another process
+// (JitModule::load_object) and computes what the JIT-compiled op computes; an artefact survives
+// the job's JSON (base64) bit for bit and is part of the job's id; a worker refuses an artefact of
+// another kind, for another triple, or using CPU features it lacks; what is not an object fails to link.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+
+#include "backends/llvm/LLVMBackend.h"
+#include "tests/unit/llvm_test_ops.h"
+#include "tools/farm/FarmArtefact.h"
+#include "tools/farm/FarmJob.h"
+#include "tuner/CpuRunners.h"
+
+using namespace texc;
+using namespace texc::llvm_test;
+
+namespace {
+
+CpuTargetOptions x86() { return CpuTargetOptions{"x86", "", "", 3}; }
+
+std::vector<float> added(JitModule& m, int64_t n) {
+  std::vector<float> a(n), b(n), c(n, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    a[i] = 0.5f + float(i);
+    b[i] = -3.0f + 0.25f * float(i);
+  }
+  m.call("add", {a.data(), b.data(), c.data()});
+  for (int64_t i = 0; i < n; ++i) REQUIRE(c[i] == a[i] + b[i]);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("base64 round-trips every byte value and every length's padding") {
+  std::string all;
+  for (int c = 0; c < 256; ++c) all += char(c);
+  for (size_t n = 0; n <= all.size(); n += (n < 8 ? 1 : 37)) {
+    std::string bytes = all.substr(0, n);
+    std::string text = base64_encode(bytes);
+    CHECK(text.size() == (n + 2) / 3 * 4);
+    REQUIRE(base64_decode(text));
+    CHECK(*base64_decode(text) == bytes);
+  }
+  CHECK(base64_encode("texc") == "dGV4Yw==");
+  CHECK(!base64_decode("dGV4Yw="));     // not a multiple of 4
+  CHECK(!base64_decode("dGV4Y!=="));    // not the alphabet
+  CHECK(!base64_decode("dG=4Ywxx"));    // padding in the middle
+}
+
+TEST_CASE("an object compiled once links into the process and computes the op") {
+  const int64_t n = 1000;
+  std::string object = emit_packed_object({elementwise_add(n)}, x86());
+  REQUIRE(object.size() > 4);
+  CHECK(object.substr(0, 4) == "\x7f" "ELF");
+  std::unique_ptr<JitModule> m = JitModule::load_object(object, {"add"}, x86());
+  added(*m, n);
+  CHECK(m->lookup("add.packed") != nullptr);
+  // An op the object does not define, and bytes that are no object, fail to link.
+  CHECK_THROWS_AS(JitModule::load_object(object, {"sub"}, x86()), std::runtime_error);
+  CHECK_THROWS_AS(JitModule::load_object(std::string(64, 'x'), {"add"}, x86()), std::runtime_error);
+}
+
+TEST_CASE("compile_farm_artefact: the object for this CPU, with what it was built for") {
+  FarmArtefact a = compile_farm_artefact(elementwise_add(64), x86(), 30);
+  Machine here = x86_machine(x86());
+  CHECK(a.kind == "x86-object");
+  CHECK(a.triple == here.triple);
+  CHECK(a.cpu == here.cpu);
+  CHECK(a.features == here.features);
+  CHECK(a.entry == "add");
+  added(*JitModule::load_object(a.bytes, {a.entry}, x86()), 64);
+  CHECK(artefact_refusal(a, "x86", here) == "");
+  CHECK_THROWS_WITH_AS(compile_farm_artefact(elementwise_add(64), CpuTargetOptions{"vdla", "", "", 3}, 30),
+                       "texc compiles shipped artefacts for x86 and arm only, not vdla", std::runtime_error);
+}
+
+TEST_CASE("compile_farm_artefact for arm: the aarch64 object, its driver and the argument sizes") {
+  CpuTargetOptions arm{"arm", "", "", 3};
+  FarmArtefact a = compile_farm_artefact(elementwise_add(64), arm, 30);
+  CHECK(a.kind == "arm-object");
+  CHECK(a.triple.rfind("aarch64", 0) == 0);
+  CHECK(a.bytes.substr(0, 4) == "\x7f" "ELF");
+  CHECK(a.driver.find("add(") != std::string::npos);
+  CHECK(a.input_bytes == std::vector<int64_t>{256, 256});
+  CHECK(a.output_bytes == std::vector<int64_t>{256});
+  ParsedArtefact back = parse_farm_artefact(a.to_json());
+  REQUIRE(back.artefact);
+  CHECK(back.artefact->driver == a.driver);
+  CHECK(back.artefact->input_bytes == a.input_bytes);
+  CHECK(back.artefact->output_bytes == a.output_bytes);
+  CHECK(artefact_refusal(a, "arm", x86_machine(arm)) == "");
+  CHECK(artefact_refusal(a, "x86", x86_machine(x86())).rfind("a shipped arm-object for aarch64", 0) == 0);
+  Json no_driver = a.to_json();
+  for (auto& member : no_driver.object)
+    if (member.first == "driver") member.second = Json::str("");
+  CHECK(parse_farm_artefact(no_driver).error == "an arm-object artefact with no driver");
+}
+
+TEST_CASE("a worker refuses an artefact of another kind, triple or CPU") {
+  FarmArtefact a;
+  a.kind = "x86-object";
+  a.triple = "x86_64-unknown-linux-gnu";
+  a.cpu = "znver5";
+  a.features = {"avx2", "avx512f", "fma"};
+  a.entry = "add";
+  a.bytes = "\x7f" "ELF";
+  Machine worker{"AMD EPYC", "x86_64-unknown-linux-gnu", "znver5", {"avx", "avx2", "avx512f", "fma"}};
+  CHECK(artefact_refusal(a, "x86", worker) == "");
+  CHECK(artefact_refusal(a, "arm", worker) ==
+        "a shipped x86-object for x86_64-unknown-linux-gnu (znver5), but this worker measures arm and runs "
+        "arm-objects only");
+  CHECK(artefact_refusal(a, "cuda", worker) ==
+        "a shipped x86-object for x86_64-unknown-linux-gnu (znver5), but this worker measures cuda and runs no shipped "
+        "artefacts");
+  FarmArtefact arm = a;
+  arm.kind = "arm-object";
+  arm.triple = "aarch64-unknown-linux-gnu";
+  CHECK(artefact_refusal(arm, "x86", worker) ==
+        "a shipped arm-object for aarch64-unknown-linux-gnu (znver5), but this worker measures x86 and runs "
+        "x86-objects only");
+  Machine other_triple = worker;
+  other_triple.triple = "i686-unknown-linux-gnu";
+  CHECK(artefact_refusal(a, "x86", other_triple) ==
+        "a shipped x86-object for x86_64-unknown-linux-gnu, but this worker runs i686-unknown-linux-gnu");
+  Machine avx2_only{"Intel Core", "x86_64-unknown-linux-gnu", "haswell", {"avx", "avx2", "fma"}};
+  CHECK(artefact_refusal(a, "x86", avx2_only) ==
+        "a shipped x86-object built for znver5 with avx512f, which this worker's CPU (haswell) lacks");
+}
+
+TEST_CASE("a job's artefact survives its JSON and is part of its id") {
+  FarmJob job;
+  job.device = "x86-test";
+  job.sources.main = "a.tex";
+  job.sources.files = {{"a.tex", "op add1(A: f32[4]) -> B {\n  compute { B[i] = A[i] + 1.0 }\n}\n"}};
+  job.op = "add1";
+  const std::string without = job.id();
+  job.artefact = compile_farm_artefact(elementwise_add(16), x86(), 30);
+  ParsedJob parsed = parse_farm_job(job.to_json());
+  REQUIRE(parsed.job);
+  REQUIRE(parsed.job->artefact);
+  CHECK(parsed.job->artefact->bytes == job.artefact->bytes);
+  CHECK(parsed.job->artefact->features == job.artefact->features);
+  CHECK(parsed.job->id() == job.id());
+  CHECK(job.id() != without);
+  FarmJob changed = job;
+  changed.artefact->bytes[20] ^= 1;
+  CHECK(changed.id() != job.id());
+  // Malformed artefacts make a malformed job.
+  std::string text = job.to_json();
+  std::string bad_bytes = text;
+  bad_bytes.replace(bad_bytes.find("\"bytes\": \"") + 10, 4, "!!!!");
+  CHECK(parse_farm_job(bad_bytes).error == "an artefact whose bytes are not base64");
+  std::string no_entry = text;
+  no_entry.replace(no_entry.find("\"entry\": \"add\""), 14, "\"entry\": \"\"");
+  CHECK(parse_farm_job(no_entry).error == "an artefact with no entry");
+}

@@ -1,0 +1,183 @@
+#include "tools/farm/FarmArtefact.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "backends/llvm/ArmRunner.h"
+#include "ir/Target.h"
+#include "backends/execute/ChildRun.h"
+#include "tuner/CpuRunners.h"
+
+namespace texc {
+
+namespace {
+
+const char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+}  // namespace
+
+std::string base64_encode(const std::string& bytes) {
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    uint32_t v = uint32_t(uint8_t(bytes[i])) << 16;
+    if (i + 1 < bytes.size()) v |= uint32_t(uint8_t(bytes[i + 1])) << 8;
+    if (i + 2 < bytes.size()) v |= uint32_t(uint8_t(bytes[i + 2]));
+    out += kBase64[(v >> 18) & 63];
+    out += kBase64[(v >> 12) & 63];
+    out += i + 1 < bytes.size() ? kBase64[(v >> 6) & 63] : '=';
+    out += i + 2 < bytes.size() ? kBase64[v & 63] : '=';
+  }
+  return out;
+}
+
+std::optional<std::string> base64_decode(const std::string& text) {
+  if (text.size() % 4 != 0) return std::nullopt;
+  std::string out;
+  out.reserve(text.size() / 4 * 3);
+  for (size_t i = 0; i < text.size(); i += 4) {
+    uint32_t v = 0;
+    int pad = 0;
+    for (size_t k = 0; k < 4; ++k) {
+      char c = text[i + k];
+      int d;
+      if (c == '=' && i + 4 == text.size() && k >= 2) {
+        d = 0;
+        ++pad;
+      } else {
+        if (pad) return std::nullopt;  // data after padding
+        const char* at = c ? std::strchr(kBase64, c) : nullptr;
+        if (!at) return std::nullopt;
+        d = int(at - kBase64);
+      }
+      v = v << 6 | uint32_t(d);
+    }
+    out += char(v >> 16);
+    if (pad < 2) out += char(v >> 8 & 255);
+    if (pad < 1) out += char(v & 255);
+  }
+  return out;
+}
+
+Json FarmArtefact::to_json() const {
+  Json j = Json::obj();
+  j.set("kind", Json::str(kind));
+  j.set("triple", Json::str(triple));
+  j.set("cpu", Json::str(cpu));
+  Json f = Json::arr();
+  for (const std::string& x : features) f.array.push_back(Json::str(x));
+  j.set("features", f);
+  j.set("entry", Json::str(entry));
+  j.set("bytes", Json::str(base64_encode(bytes)));
+  if (kind == "arm-object") {
+    j.set("driver", Json::str(driver));
+    for (auto [key, sizes] : {std::pair<const char*, const std::vector<int64_t>*>{"input_bytes", &input_bytes},
+                              {"output_bytes", &output_bytes}}) {
+      Json a = Json::arr();
+      for (int64_t n : *sizes) a.array.push_back(Json::num(double(n)));
+      j.set(key, a);
+    }
+  }
+  return j;
+}
+
+ParsedArtefact parse_farm_artefact(const Json& j) {
+  if (j.kind != Json::Kind::Object) return {std::nullopt, "an artefact that is not an object"};
+  FarmArtefact a;
+  for (auto [key, out] : {std::pair<const char*, std::string*>{"kind", &a.kind}, {"triple", &a.triple}, {"cpu", &a.cpu},
+                          {"entry", &a.entry}}) {
+    const Json* v = j.get(key);
+    if (!v || v->kind != Json::Kind::String || v->string.empty())
+      return {std::nullopt, std::string("an artefact with no ") + key};
+    *out = v->string;
+  }
+  const Json* features = j.get("features");
+  if (!features || features->kind != Json::Kind::Array) return {std::nullopt, "an artefact with no features"};
+  for (const Json& f : features->array) {
+    if (f.kind != Json::Kind::String) return {std::nullopt, "an artefact feature that is not a string"};
+    a.features.push_back(f.string);
+  }
+  const Json* bytes = j.get("bytes");
+  std::optional<std::string> decoded;
+  if (bytes && bytes->kind == Json::Kind::String) decoded = base64_decode(bytes->string);
+  if (!decoded || decoded->empty()) return {std::nullopt, "an artefact whose bytes are not base64"};
+  a.bytes = std::move(*decoded);
+  if (a.kind == "arm-object") {
+    const Json* driver = j.get("driver");
+    if (!driver || driver->kind != Json::Kind::String || driver->string.empty())
+      return {std::nullopt, "an arm-object artefact with no driver"};
+    a.driver = driver->string;
+    for (auto [key, sizes] : {std::pair<const char*, std::vector<int64_t>*>{"input_bytes", &a.input_bytes},
+                              {"output_bytes", &a.output_bytes}}) {
+      const Json* list = j.get(key);
+      if (!list || list->kind != Json::Kind::Array) return {std::nullopt, std::string("an arm-object artefact with no ") + key};
+      for (const Json& n : list->array) {
+        if (n.kind != Json::Kind::Number || n.number < 0 || n.number != double(int64_t(n.number)) || n.number > 1e12)
+          return {std::nullopt, std::string("an arm-object artefact whose ") + key + " are not sizes"};
+        sizes->push_back(int64_t(n.number));
+      }
+    }
+    if (a.output_bytes.empty()) return {std::nullopt, "an arm-object artefact with no output"};
+  }
+  return {std::move(a), ""};
+}
+
+std::string artefact_kind_of(const std::string& target) {
+  std::string arch = llvm_cpu_arch_of(target);  // "x86" for x86 and x86-sse, "arm"
+  return arch.empty() ? "" : arch + "-object";
+}
+
+std::string artefact_refusal(const FarmArtefact& a, const std::string& target, const Machine& worker) {
+  std::string runs = artefact_kind_of(target);
+  if (a.kind != runs)
+    return "a shipped " + a.kind + " for " + a.triple + " (" + a.cpu + "), but this worker measures " + target +
+           (runs.empty() ? " and runs no shipped artefacts" : " and runs " + runs + "s only");
+  if (a.triple != worker.triple)
+    return "a shipped " + a.kind + " for " + a.triple + ", but this worker runs " + worker.triple;
+  std::vector<std::string> missing;
+  for (const std::string& f : a.features)
+    if (std::find(worker.features.begin(), worker.features.end(), f) == worker.features.end()) missing.push_back(f);
+  if (!missing.empty())
+    return "a shipped " + a.kind + " built for " + a.cpu + " with " + joined(missing) + ", which this worker's CPU (" +
+           worker.cpu + ") lacks";
+  return "";
+}
+
+FarmArtefact compile_farm_artefact(const LoweredFunc& func, const CpuTargetOptions& cpu, double timeout_s) {
+  if (cpu.arch != "x86" && cpu.arch != "arm")
+    throw std::runtime_error("texc compiles shipped artefacts for x86 and arm only, not " + cpu.arch);
+  // The child sends the artefact as its JSON.
+  ChildOutcome child = run_in_child([&](ChildChannel& parent) {
+    Machine m = x86_machine(cpu);
+    FarmArtefact a;
+    a.kind = cpu.arch + "-object";
+    a.triple = m.triple;
+    a.cpu = m.cpu;
+    a.features = m.features;
+    a.entry = func.name;
+    if (cpu.arch == "x86") {
+      a.bytes = emit_packed_object({func}, cpu);
+    } else {
+      ArmProgramParts parts = arm_program_parts({func}, func.name, cpu);
+      a.bytes = std::move(parts.object);
+      a.driver = std::move(parts.driver);
+      a.input_bytes = std::move(parts.input_bytes);
+      a.output_bytes = std::move(parts.output_bytes);
+    }
+    parent.send(a.to_json().dump());
+  }, timeout_s);
+  if (child.end == ChildOutcome::End::Threw) throw std::runtime_error("compiling it on the tuner's side failed: " + child.message);
+  if (!child.returned()) throw std::runtime_error("compiling it on the tuner's side " + child.describe());
+  std::optional<Json> j = parse_json(child.data);
+  ParsedArtefact parsed = j ? parse_farm_artefact(*j) : ParsedArtefact{std::nullopt, "not JSON"};
+  if (!parsed.artefact) throw std::runtime_error("compiling it on the tuner's side gave no artefact: " + parsed.error);
+  return std::move(*parsed.artefact);
+}
+
+}  // namespace texc
