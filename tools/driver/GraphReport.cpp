@@ -8,6 +8,8 @@
 #include "lower/graph/PartitionGraph.h"
 #include "lower/graph/PlanWorkspace.h"
 #include "tools/driver/LowerForTarget.h"
+#include "tools/driver/VdlaGraph.h"
+#include "ir/Target.h"
 
 namespace texc {
 
@@ -74,6 +76,7 @@ std::string graph_report(const OpDef& whole, const CompileOptions& opts) {
     out += "    stages: " + joined(k.group.stages) + "\n";
     out += "    reads:  " + joined(reads) + "\n";
     out += "    writes: " + joined(writes) + "\n";
+    if (generates_vdla_programs(opts.target)) out += vdla_placement_text(k, function_options(opts, false).target);
   }
   WorkspacePlan plan = plan_workspace(*graph);
   out += fmt::format("  intermediates: {}\n", graph->intermediates.size());

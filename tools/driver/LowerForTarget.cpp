@@ -9,6 +9,7 @@
 #include "tools/driver/CpuTarget.h"
 #include "tools/driver/TargetPropertiesOf.h"
 #include "tools/driver/KnobOptions.h"
+#include "tools/driver/VdlaGraph.h"
 
 namespace texc {
 
@@ -39,6 +40,7 @@ GraphFusion graph_fusion_of(const CompileOptions& opts) {
 }
 
 std::optional<GraphOps> graph_of(const OpDef& op, const CompileOptions& opts) {
+  if (generates_vdla_programs(opts.target)) return vdla_graph_of(op, opts);  // VDLA and host kernels
   if (pass_targets_of(opts.target) != kCpuPasses) return std::nullopt;
   GraphPartition partition = partition_graph(op, opts.target, graph_fusion_of(opts));
   if (partition.groups.size() < 2) return std::nullopt;
@@ -60,7 +62,9 @@ std::vector<LoweredFunc> lower_graph_or_op(const OpDef& op, const CompileOptions
   std::vector<LoweredFunc> kernels;
   for (const GraphKernel& kernel : graph->kernels) {
     std::vector<Remark> found;
-    kernels.push_back(lower_for_target(kernel.op, opts, knobs, remarks ? &found : nullptr));
+    CompileOptions kernel_opts = function_options(opts, kernel.group.alone);  // vdla: a host kernel on the host
+    kernels.push_back(lower_for_target(kernel.op, kernel_opts, knobs, remarks ? &found : nullptr));
+    if (kernel_opts.target != opts.target) kernels.back().target = kernel_opts.target;
     std::string stages;
     for (const std::string& s : kernel.group.stages) stages += (stages.empty() ? "" : ", ") + s;
     kernels.back().doc = {"Kernel " + kernel.op.name + " of op '" + op.name + "' (" + group_kind_name(kernel.group.kind) +
@@ -69,6 +73,7 @@ std::vector<LoweredFunc> lower_graph_or_op(const OpDef& op, const CompileOptions
     if (remarks) remarks->insert(remarks->end(), found.begin(), found.end());
   }
   LoweredFunc entry = make_graph_entry(op, *graph, kernels);
+  if (generates_vdla_programs(opts.target)) entry.target = function_options(opts, false).target;  // calls from the host
   kernels.push_back(std::move(entry));
   return kernels;
 }
@@ -93,7 +98,11 @@ std::vector<LoweredFunc> lower_op_functions(const OpDef& op, const CompileOption
   std::optional<PreparedOp> split = split_prepare(op);
   if (!split) return lower_main(op, opts, knobs, remarks);
   std::vector<Remark> prepare_remarks;
-  LoweredFunc prepare = lower_for_target(split->prepare, opts, knobs, remarks ? &prepare_remarks : nullptr);
+  // vdla: the prepare function of a graph of VDLA and host kernels runs on the host (VdlaGraph.h).
+  const bool host_prepare = generates_vdla_programs(opts.target) && graph_of(split->main, opts);
+  LoweredFunc prepare = lower_for_target(split->prepare, function_options(opts, !host_prepare), knobs,
+                                         remarks ? &prepare_remarks : nullptr);
+  if (host_prepare) prepare.target = function_options(opts, false).target;
   std::vector<LoweredFunc> mains = lower_main(split->main, opts, knobs, remarks);
   LoweredFunc& main = mains.back();
   if (remarks) remarks->insert(remarks->begin(), prepare_remarks.begin(), prepare_remarks.end());

@@ -22,8 +22,8 @@ LoweredFunc lower_for_target(const OpDef& op, const CompileOptions& opts, const 
 
 /// The op (or the main half of an op with a prepare function) as a graph of fused kernels
 /// (lower/graph/, docs/graph.md) on opts.target, or nullopt when it compiles to one kernel: its
-/// partition has one group, or the target is not a CPU target (x86, arm, interp; the GPU and VDLA
-/// targets keep one kernel per op for now).
+/// partition has one group, or the target is not a CPU target (x86, arm, interp; the GPU targets
+/// keep one kernel per op for now). On vdla, the graph of VDLA and host kernels of VdlaGraph.h.
 std::optional<GraphOps> graph_of(const OpDef& op, const CompileOptions& opts);
 /// How graph_of groups an op's layers: by kind, or none with --no-graph-fusion.
 GraphFusion graph_fusion_of(const CompileOptions& opts);

@@ -74,6 +74,7 @@ void TargetExecutors::clear_timings() {
   *jit_timing = JitTiming();
   *arm_timing = ArmRunResult();
   *vdla_stats = VdlaRunStats();
+  *vdla_graph_stats = VdlaGraphStats();
 }
 
 }  // namespace texc

@@ -22,6 +22,7 @@
 #include "tools/driver/ExternFunctions.h"
 #include "tools/driver/JitExecutor.h"
 #include "tools/driver/VdlaExecutor.h"
+#include "tools/driver/VdlaGraphStats.h"
 
 namespace texc {
 
@@ -56,6 +57,7 @@ struct TargetExecutors {
   std::shared_ptr<JitTiming> jit_timing = std::make_shared<JitTiming>();
   std::optional<vdla::VdlaConfig> vdla_config;
   std::shared_ptr<VdlaRunStats> vdla_stats = std::make_shared<VdlaRunStats>();
+  std::shared_ptr<VdlaGraphStats> vdla_graph_stats = std::make_shared<VdlaGraphStats>();  // vdla: a graph's run
   std::string trace_path;  // vdla: the simulator's timeline of the last run goes there ("" = none)
 };
 
