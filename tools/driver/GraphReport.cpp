@@ -42,6 +42,9 @@ std::string one_kernel_reason(const OpDef& op, const CompileOptions& opts) {
   GraphPartition partition = partition_graph(op, opts.target, graph_fusion_of(opts));
   if (partition.groups.size() == 1 && partition.single_reason.empty()) return "one fused group";
   if (!partition.single_reason.empty()) return partition.single_reason;
+  if (generates_vdla_programs(opts.target))
+    return fmt::format("{} groups, none of which VDLA runs (a call of an int8 conv or dense with a schedule vdla, "
+                       "docs/graph.md): the op is one VDLA kernel", partition.groups.size());
   return fmt::format("{} groups, but target '{}' keeps one kernel per op (the graph split applies to x86, arm "
                      "and interp)", partition.groups.size(), opts.target);
 }
@@ -54,6 +57,8 @@ std::string graph_report(const OpDef& whole, const CompileOptions& opts) {
     for (const Stage& s : split->prepare.stages) stages.push_back(s.name);
     out += fmt::format("op {}: prepare function {} (once per const inputs): stages {}\n", whole.name,
                        split->prepare.name, joined(stages));
+    if (generates_vdla_programs(opts.target) && graph_of(split->main, opts))
+      out += fmt::format("  runs on: host CPU ({})\n", function_options(opts, false).target);
   }
   const OpDef op = split ? split->main : whole;
   std::optional<GraphOps> graph = graph_of(op, opts);
