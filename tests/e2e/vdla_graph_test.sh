@@ -3,7 +3,8 @@
 #  - examples/11_vdla_network.tex (an int8 residual block): on vdla, 5 kernels — the two conv2d_int8
 #    calls on VDLA, the NCHW -> NCHW16c transform, the ReLU and the residual add + NCHW transform on
 #    the host (x86), the prepare function (weight blocking) on the host; --emit graph lists where
-#    each kernel runs and the copies between host memory and VDLA DRAM;
+#    each kernel runs and the copies between host memory and VDLA DRAM; --remarks says why the ReLU
+#    is not fused into the first convolution's kernel;
 #  - texc run --target vdla passes with every kernel checked on its own inputs (--check full too)
 #    and reports each VDLA kernel's simulated cycles and each host kernel's time, and the totals
 #    apart, and --trace writes each VDLA kernel's timeline; --json has the same split (checked by python: the devices in order, the cycles and
@@ -35,6 +36,8 @@ if [ "$placement" = "$want" ]; then
 else
   echo "FAIL: kernel placement:"; echo "$placement"; failures=$((failures + 1))
 fi
+expect 0 'on VDLA: resblock_int8_k1, resblock_int8_k3; on the host CPU \(x86\): resblock_int8_k0, resblock_int8_k2, resblock_int8_k4' -- \
+  "$net" --target vdla --emit graph -o -
 expect 0 'stages: Xp, Acc, C1' -- "$net" --target vdla --emit graph -o -
 expect 0 'stages: C2_Xp, C2_Acc, C2' -- "$net" --target vdla --emit graph -o -
 expect 0 'stages: R, Y' -- "$net" --target vdla --emit graph -o -
@@ -42,6 +45,8 @@ expect 0 'prepare function resblock_int8_prepare \(once per const inputs\): stag
   runs on: host CPU \(x86\)' -- "$net" --target vdla --emit graph -o -
 expect 0 'copies before: W1b \(9216 bytes\), Xb \(2048 bytes\): host memory -> VDLA DRAM' -- "$net" --target vdla --emit graph -o -
 expect 0 'copies after:  C2 \(2048 bytes\): VDLA DRAM -> host memory' -- "$net" --target vdla --emit graph -o -
+expect 0 "11_vdla_network.tex:24:5: remark: elementwise stage 'A1' is not fused into the kernel of 'C1' \(conv2d_int8\), its latest producer: that kernel runs on the accelerator, which runs the stages of its call only; it is a kernel without an anchor \(resblock_int8_k2\)" -- \
+  "$net" --target vdla --emit graph -o /dev/null --remarks
 
 # The run: PASS, each kernel checked, VDLA cycles and host time apart.
 expect 0 'resblock_int8 +vdla +PASS .* ms \(VDLA simulated \+ host\) .*5 kernels checked on their own inputs' -- \

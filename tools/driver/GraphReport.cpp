@@ -72,6 +72,12 @@ std::string graph_report(const OpDef& whole, const CompileOptions& opts) {
     return out;
   }
   out += fmt::format("op {}: {} kernels, host entry {}\n", op.name, graph->kernels.size(), op.name);
+  if (generates_vdla_programs(opts.target)) {
+    std::vector<std::string> on_vdla, on_host;
+    for (const GraphKernel& k : graph->kernels) (k.group.alone ? on_vdla : on_host).push_back(k.op.name);
+    out += fmt::format("  on VDLA: {}; on the host CPU ({}): {} (texc run runs them one by one)\n", joined(on_vdla),
+                       function_options(opts, false).target, joined(on_host));
+  }
   for (const GraphKernel& k : graph->kernels) {
     std::vector<std::string> reads, writes;
     for (const Buffer& b : k.op.inputs) reads.push_back(tensor(b));

@@ -85,6 +85,8 @@ std::vector<LoweredFunc> lower_main(const OpDef& op, const CompileOptions& opts,
   std::vector<Remark> partition_remarks;
   if (opts.remarks && pass_targets_of(opts.target) == kCpuPasses)
     partition_remarks = partition_graph(op, opts.target, graph_fusion_of(opts)).remarks;
+  if (opts.remarks && generates_vdla_programs(opts.target) && graph_of(op, opts))
+    partition_remarks = vdla_partition(op, opts).remarks;
   for (const Remark& r : partition_remarks) print_remark(std::cerr, r);
   std::vector<LoweredFunc> funcs = lower_graph_or_op(op, opts, knobs, remarks);
   if (remarks) remarks->insert(remarks->begin(), partition_remarks.begin(), partition_remarks.end());

@@ -10,8 +10,12 @@
 
 namespace texc {
 
+GraphPartition vdla_partition(const OpDef& op, const CompileOptions& opts) {
+  return partition_graph(op, opts.target, graph_fusion_of(opts), runs_on_vdla);
+}
+
 std::optional<GraphOps> vdla_graph_of(const OpDef& op, const CompileOptions& opts) {
-  GraphPartition partition = partition_graph(op, opts.target, graph_fusion_of(opts), runs_on_vdla);
+  GraphPartition partition = vdla_partition(op, opts);
   if (partition.groups.size() < 2) return std::nullopt;
   bool any_on_vdla = false;
   for (const FusedGroup& g : partition.groups) any_on_vdla = any_on_vdla || g.alone;

@@ -24,6 +24,8 @@ namespace texc {
 /// least two groups and at least one runs on VDLA (an op with none stays one VDLA kernel, and its
 /// diagnostics say what cannot run there).
 std::optional<GraphOps> vdla_graph_of(const OpDef& op, const CompileOptions& opts);
+/// The partition vdla_graph_of splits (its remarks say where a stage was not fused into a VDLA kernel).
+GraphPartition vdla_partition(const OpDef& op, const CompileOptions& opts);
 
 /// The options a function of a graph on `opts.target` lowers with: opts, except on vdla for a host
 /// function (`on_vdla` false): the host CPU target, with the rest of opts.
