@@ -115,12 +115,12 @@ std::vector<SchedStep> steps_of_this_half(std::vector<SchedStep> steps, const Op
   for (SchedStep& s : steps) {
     bool other_half = false, this_half = false;
     std::string other;
-    for (size_t i = 0; i < s.prim.args.size(); ++i) {
-      const SchedArg& a = s.prim.args[i];
+    for (size_t arg = 0; arg < s.prim.args.size(); ++arg) {
+      const SchedArg& a = s.prim.args[arg];
       if (!a.is_name()) continue;
       std::string name = lowered_name(s.prim, a.name);
       std::string head = name.substr(0, name.find('.'));
-      if (i == 0 && s.prim.primitive == "cache_read" &&
+      if (arg == 0 && s.prim.primitive == "cache_read" &&
           std::any_of(op.inputs.begin(), op.inputs.end(), [&](const Buffer& b) { return b->name == head; }))
         continue;  // an input of this half, read through a cache
       bool names_other = elided.count(name) || elided.count(head);
