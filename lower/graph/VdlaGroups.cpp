@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ir/IRVisitor.h"
+#include "ir/Target.h"
 
 namespace texc {
 
@@ -50,7 +51,7 @@ bool runs_on_vdla(const OpDef& op, const std::vector<const Stage*>& node) {
   const std::string& call = node.front()->call_site;
   bool scheduled = false;
   for (const ScheduleBlock& block : op.schedules)
-    if (block.target == "vdla" && block.origin == call) scheduled = true;
+    if (generates_vdla_programs(block.target) && block.origin == call) scheduled = true;  // a `schedule vdla`
   if (!scheduled) return false;
   for (const Stage* s : node)
     if (is_int8_contraction(*s)) return true;

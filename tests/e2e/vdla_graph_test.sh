@@ -92,6 +92,20 @@ expect 0 'qdense_softmax +vdla +PASS .*3 kernels checked on their own inputs
   host kernel qdense_softmax_k0: .*
   vdla kernel qdense_softmax_k1: [1-9][0-9]* cycles' -- run "$dense" --target vdla
 
+# A dense_int8 call then a division (which VDLA's ALU lacks): once an error ("an intermediate
+# tensor in DRAM"), now the division is a host kernel after the VDLA kernel.
+cat > "$work/divided.tex" <<'TEX'
+import nn.int8
+op divided(X: i8[4, 1, 16], W: i8[1, 1, 16, 16]) -> Y {
+  compute {
+    A = dense_int8(X, W)
+    Y[m, nb, no] = A[m, nb, no] / 3
+  }
+}
+TEX
+expect 0 'on VDLA: divided_k0; on the host CPU \(x86\): divided_k1' -- "$work/divided.tex" --target vdla --emit graph -o -
+expect 0 'divided +vdla +PASS .*2 kernels checked on their own inputs' -- run "$work/divided.tex" --target vdla
+
 # What stays as it was, and what is refused.
 expect 1 "op 'resblock_int8' is a graph of VDLA and host kernels \(docs/graph.md\): writing it with -o is not built yet" -- \
   "$net" --target vdla -o "$work/out"
