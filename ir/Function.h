@@ -49,6 +49,9 @@ struct LoweredFunc {
   /// The host entry of a graph of kernels (docs/graph.md): the bytes of the workspace arena it
   /// allocates on each call for the intermediates (the header's OP_WORKSPACE_BYTES); 0 otherwise.
   int64_t workspace_bytes = 0;
+  /// The target it was lowered for when that is not the module's: a host function of an op
+  /// compiled for vdla as a graph of VDLA and host kernels (tools/driver/VdlaGraph.h); "" otherwise.
+  std::string target = {};
 };
 
 }  // namespace texc

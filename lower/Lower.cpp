@@ -105,7 +105,9 @@ std::string lowered_name(const SchedPrimitive& p, const std::string& name) {
 // The steps of one half of an op split by split_prepare (lower/SplitPrepare.h) that concern it: a
 // step naming a stage of the other half (op.elided_stages, or a loop or cache a left-out step
 // bound) is left out. One that names stages of both halves (compute_at(Wb, Y.c) with Wb prepared)
-// is left out of both, with a remark at the primitive in the main half.
+// is left out of both, with a remark at the primitive in the main half. A cache_read of a tensor that
+// is an input of this half (the main half reads a prepared tensor, a graph's kernel one of an
+// earlier kernel: VDLA's cache_read(Wt, vdla.wgt, ...)) concerns this half: it is kept.
 std::vector<SchedStep> steps_of_this_half(std::vector<SchedStep> steps, const OpDef& op, std::vector<Remark>& remarks) {
   if (op.elided_stages.empty()) return steps;
   std::set<std::string> elided = op.elided_stages;  // grows with the names the left-out steps bind
@@ -113,10 +115,14 @@ std::vector<SchedStep> steps_of_this_half(std::vector<SchedStep> steps, const Op
   for (SchedStep& s : steps) {
     bool other_half = false, this_half = false;
     std::string other;
-    for (const SchedArg& a : s.prim.args) {
+    for (size_t arg = 0; arg < s.prim.args.size(); ++arg) {
+      const SchedArg& a = s.prim.args[arg];
       if (!a.is_name()) continue;
       std::string name = lowered_name(s.prim, a.name);
       std::string head = name.substr(0, name.find('.'));
+      if (arg == 0 && s.prim.primitive == "cache_read" &&
+          std::any_of(op.inputs.begin(), op.inputs.end(), [&](const Buffer& b) { return b->name == head; }))
+        continue;  // an input of this half, read through a cache
       bool names_other = elided.count(name) || elided.count(head);
       for (int i = 0; !names_other && i < 4; ++i)  // a hidden reduction stage of an elided stage
         for (const std::string& e : op.elided_stages)

@@ -128,12 +128,13 @@ GroupKind stage_kind(const Stage& stage) {
   return kind;
 }
 
-GraphPartition partition_graph(const OpDef& op, const std::string& target, GraphFusion fusion) {
+GraphPartition partition_graph(const OpDef& op, const std::string& target, GraphFusion fusion, const AloneNode& alone) {
   // Nodes: the stages of one call, or one own stage.
   struct Node {
     std::vector<size_t> stages;
     GroupKind kind = GroupKind::Injective;
     std::set<size_t> producers;  // nodes whose stages it reads
+    bool alone = false;          // `alone` holds: a group by itself
   };
   std::vector<Node> nodes;
   std::vector<size_t> node_of(op.stages.size());
@@ -160,10 +161,18 @@ GraphPartition partition_graph(const OpDef& op, const std::string& target, Graph
       if (auto it = stage_index.find(r); it != stage_index.end() && node_of[it->second] != node_of[i])
         nodes[node_of[i]].producers.insert(node_of[it->second]);
 
+  if (alone)
+    for (Node& node : nodes) {
+      std::vector<const Stage*> stages;
+      for (size_t i : node.stages) stages.push_back(&op.stages[i]);
+      node.alone = alone(op, stages);
+    }
+
   // Groups over nodes (union by relabelling; a handful of nodes per op).
   std::vector<size_t> group_of(nodes.size());
   std::vector<bool> anchored;  // a group with a reduction, complex-out-fusible or opaque node
   std::vector<GroupKind> group_kind;
+  std::set<size_t> alone_groups;  // the groups of nodes kept alone
   // Would merging group `from` into `into` (with `n` assigned to `into`) leave a cycle? There is one
   // when a path between them leaves both: some producer group of the merged set depends on it.
   auto reaches = [&](size_t from_group, const std::set<size_t>& targets, size_t upto_nodes) {
@@ -214,6 +223,14 @@ GraphPartition partition_graph(const OpDef& op, const std::string& target, Graph
       group_of[n] = next_group++;
       group_kind.push_back(node.kind);
       anchored.push_back(node.kind != GroupKind::Injective);
+      if (node.alone) alone_groups.insert(group_of[n]);
+      continue;
+    }
+    if (node.alone) {  // a kernel of this call's stages only: nothing joins it, it absorbs nothing
+      group_of[n] = next_group++;
+      group_kind.push_back(node.kind);
+      anchored.push_back(true);
+      alone_groups.insert(group_of[n]);
       continue;
     }
     std::set<size_t> producer_groups;
@@ -249,6 +266,11 @@ GraphPartition partition_graph(const OpDef& op, const std::string& target, Graph
                                "tensors at other points than its own";
             continue;
           }
+        }
+        if (alone_groups.count(g)) {
+          if (why_not_latest.empty())
+            why_not_latest = "that kernel runs on the accelerator, which runs the stages of its call only";
+          continue;
         }
         std::optional<size_t> cycle;
         for (size_t other : producer_groups)
@@ -343,6 +365,7 @@ GraphPartition partition_graph(const OpDef& op, const std::string& target, Graph
     index_of[g] = partition.groups.size();
     FusedGroup group;
     group.kind = group_kind[g];
+    group.alone = alone_groups.count(g) > 0;
     for (size_t i = 0; i < op.stages.size(); ++i) {
       if (group_of[node_of[i]] != g) continue;
       group.stages.push_back(op.stages[i].name);

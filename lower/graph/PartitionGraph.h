@@ -38,7 +38,13 @@
 // each says which kernel the stage runs in. An op kept one kernel by its own schedule has one
 // remark instead, at the primitive relating two groups; an op that is one kernel for another
 // reason (one group, no imported reducing op) has none.
+// With `alone` (a target that runs some calls on an accelerator: VDLA, lower/graph/VdlaGroups.h),
+// a node for which it holds is a group by itself, marked `alone`: no injective node joins it and it
+// absorbs no producer, so its kernel holds that call's stages only; the other rules are unchanged
+// among the other nodes. An injective node whose latest producer is such a group gets the remark
+// that says so.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -55,6 +61,7 @@ struct FusedGroup {
   std::string anchor;               // the anchor node's first stage ("" for an injective group)
   std::string anchor_call;          // the op the anchor came from (Stage::origin_call, "" for own stages)
   GroupKind kind = GroupKind::Injective;
+  bool alone = false;               // a node kept alone by partition_graph's `alone` (a VDLA kernel)
 };
 
 struct GraphPartition {
@@ -72,8 +79,12 @@ GroupKind stage_kind(const Stage& stage);
 /// relating two groups) apply to both.
 enum class GraphFusion { ByKind, None };
 
+/// Whether a node (the stages of one call, or one own stage) must be a group alone (above).
+using AloneNode = std::function<bool(const OpDef& op, const std::vector<const Stage*>& node)>;
+
 /// Partitions `op`'s stages; `target` selects the op's own schedule blocks checked for stages of
 /// two groups.
-GraphPartition partition_graph(const OpDef& op, const std::string& target, GraphFusion fusion = GraphFusion::ByKind);
+GraphPartition partition_graph(const OpDef& op, const std::string& target, GraphFusion fusion = GraphFusion::ByKind,
+                               const AloneNode& alone = {});
 
 }  // namespace texc

@@ -40,7 +40,7 @@ expect 0 'A2 f32\[1, 16, 8, 8\]: 4096 bytes at workspace offset 0' -- "$net" --t
 expect 0 'workspace: 10240 bytes \(liveness lower bound 10240 bytes; 15424 bytes without reuse\)' -- \
   "$net" --target x86 -D S=16 --emit graph -o -
 expect 0 '#define SMALL_CNN_WORKSPACE_BYTES 10240' -- "$net" --target x86 -D S=16 --emit header -o -
-expect 0 'op small_cnn: 1 kernel \(6 groups, but target .vdla. keeps one kernel per op' -- \
+expect 0 'op small_cnn: 1 kernel \(6 groups, none of which VDLA runs' -- \
   "$net" --target vdla -D S=16 --emit graph -o -
 expect 0 'void small_cnn\(const float\* X, const float\* W1, const float\* B1, const float\* W2, const float\* B2, const float\* W3, const float\* B3, float\* Y\);' -- \
   "$net" --target x86 -D S=16 --emit header -o -
@@ -84,7 +84,7 @@ expect 0 '"const_net_prepare" -> "const_net_k0" \[label="Wb f32\[1, 1, 3, 3, 5, 
   "$root/tests/e2e/graph/const_net.tex" --target x86 --emit graph-dot -o -
 expect 0 '"conv_relu" \[shape=box, label="conv_relu\\n1 kernel \(one fused group\)' -- \
   "$root/examples/03_conv_relu.tex" --target x86 -D S=14 --emit graph-dot -o -
-expect 0 'label="small_cnn\\n1 kernel \(6 groups, but target .vdla.' -- \
+expect 0 'label="small_cnn\\n1 kernel \(6 groups, none of which VDLA runs' -- \
   "$net" --target vdla -D S=16 --emit graph-dot -o -
 expect 1 'its outputs are --emit loops, graph and graph-dot' -- "$net" --target interp --emit obj
 

@@ -41,12 +41,15 @@ PartsCheck check_graph_parts(const OpDef& op, const std::vector<LoweredFunc>& fu
   for (size_t k = 0; k < graph->kernels.size(); ++k)
     parts.push_back({&graph->kernels[k].op, &funcs[k + (split ? 1 : 0)], label_of("kernel", graph->kernels[k].op)});
 
-  // Untimed single runs of each part.
+  // Untimed single runs of each part, writing no trace (vdla's --trace is the run's).
   const int timed_rounds = executors.timed_rounds;
+  const std::string trace_path = executors.trace_path;
   executors.timed_rounds = 0;
+  executors.trace_path.clear();
   std::vector<OpExecutor> run;
   for (const Part& p : parts) run.push_back(executors.make_function_executor(*p.func, *p.op));
   executors.timed_rounds = timed_rounds;
+  executors.trace_path = trace_path;
 
   PartsCheck result;
   std::map<std::string, Tensor*> by_name;

@@ -8,6 +8,8 @@
 #include "lower/graph/PartitionGraph.h"
 #include "lower/graph/PlanWorkspace.h"
 #include "tools/driver/LowerForTarget.h"
+#include "tools/driver/VdlaGraph.h"
+#include "ir/Target.h"
 #include "tuner/GraphTask.h"
 
 namespace texc {
@@ -41,6 +43,9 @@ std::string one_kernel_reason(const OpDef& op, const CompileOptions& opts) {
   GraphPartition partition = partition_graph(op, opts.target, graph_fusion_of(opts));
   if (partition.groups.size() == 1 && partition.single_reason.empty()) return "one fused group";
   if (!partition.single_reason.empty()) return partition.single_reason;
+  if (generates_vdla_programs(opts.target))
+    return fmt::format("{} groups, none of which VDLA runs (a call of an int8 conv or dense with a schedule vdla, "
+                       "docs/graph.md): the op is one VDLA kernel", partition.groups.size());
   return fmt::format("{} groups, but target '{}' keeps one kernel per op (the graph split applies to x86, arm, "
                      "interp, cuda and cuda-interp)", partition.groups.size(), opts.target);
 }
@@ -53,6 +58,8 @@ std::string graph_report(const OpDef& whole, const CompileOptions& opts) {
     for (const Stage& s : split->prepare.stages) stages.push_back(s.name);
     out += fmt::format("op {}: prepare function {} (once per const inputs): stages {}\n", whole.name,
                        split->prepare.name, joined(stages));
+    if (generates_vdla_programs(opts.target) && graph_of(split->main, opts))
+      out += fmt::format("  runs on: host CPU ({})\n", function_options(opts, false).target);
   }
   const OpDef op = split ? split->main : whole;
   std::optional<GraphOps> graph = graph_of(op, opts);
@@ -66,6 +73,12 @@ std::string graph_report(const OpDef& whole, const CompileOptions& opts) {
     return out;
   }
   out += fmt::format("op {}: {} kernels, host entry {}\n", op.name, graph->kernels.size(), op.name);
+  if (generates_vdla_programs(opts.target)) {
+    std::vector<std::string> on_vdla, on_host;
+    for (const GraphKernel& k : graph->kernels) (k.group.alone ? on_vdla : on_host).push_back(k.op.name);
+    out += fmt::format("  on VDLA: {}; on the host CPU ({}): {} (texc run runs them one by one)\n", joined(on_vdla),
+                       function_options(opts, false).target, joined(on_host));
+  }
   for (const GraphKernel& k : graph->kernels) {
     std::vector<std::string> reads, writes;
     for (const Buffer& b : k.op.inputs) reads.push_back(tensor(b));
@@ -75,6 +88,7 @@ std::string graph_report(const OpDef& whole, const CompileOptions& opts) {
     out += "    stages: " + joined(k.group.stages) + "\n";
     out += "    reads:  " + joined(reads) + "\n";
     out += "    writes: " + joined(writes) + "\n";
+    if (generates_vdla_programs(opts.target)) out += vdla_placement_text(k, function_options(opts, false).target);
     out += "    task:   " + graph_task_key(k) + "\n";  // its tuning task (texc tune, --records)
   }
   WorkspacePlan plan = plan_workspace(*graph);

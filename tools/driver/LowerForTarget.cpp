@@ -10,6 +10,7 @@
 #include "tools/driver/TargetPropertiesOf.h"
 #include "tools/driver/KnobOptions.h"
 #include "tools/driver/RecordKnobs.h"
+#include "tools/driver/VdlaGraph.h"
 
 namespace texc {
 
@@ -42,6 +43,7 @@ GraphFusion graph_fusion_of(const CompileOptions& opts) {
 bool splits_graphs(const std::string& target) { return pass_targets_of(target) & (kCpuPasses | kGpuPasses); }
 
 std::optional<GraphOps> graph_of(const OpDef& op, const CompileOptions& opts) {
+  if (generates_vdla_programs(opts.target)) return vdla_graph_of(op, opts);  // VDLA and host kernels
   if (!splits_graphs(opts.target)) return std::nullopt;
   GraphPartition partition = partition_graph(op, opts.target, graph_fusion_of(opts));
   if (partition.groups.size() < 2) return std::nullopt;
@@ -63,9 +65,11 @@ std::vector<LoweredFunc> lower_graph_or_op(const OpDef& op, const CompileOptions
   std::vector<LoweredFunc> kernels;
   for (const GraphKernel& kernel : graph->kernels) {
     std::vector<Remark> found;
-    const OpDef lowered = is_gpu_target(opts.target) ? with_anchor_schedules(kernel) : kernel.op;
-    KnobConfig kernel_knobs = kernel_knobs_from_records(opts, kernel, knobs);  // its task's record, else the op's
-    kernels.push_back(lower_for_target(lowered, opts, kernel_knobs, remarks ? &found : nullptr));
+    CompileOptions kernel_opts = function_options(opts, kernel.group.alone);  // vdla: a host kernel on the host
+    const OpDef lowered = is_gpu_target(kernel_opts.target) ? with_anchor_schedules(kernel) : kernel.op;
+    KnobConfig kernel_knobs = kernel_knobs_from_records(kernel_opts, kernel, knobs);  // its task's record, else the op's
+    kernels.push_back(lower_for_target(lowered, kernel_opts, kernel_knobs, remarks ? &found : nullptr));
+    if (kernel_opts.target != opts.target) kernels.back().target = kernel_opts.target;
     std::string stages;
     for (const std::string& s : kernel.group.stages) stages += (stages.empty() ? "" : ", ") + s;
     kernels.back().doc = {"Kernel " + kernel.op.name + " of op '" + op.name + "' (" + group_kind_name(kernel.group.kind) +
@@ -74,6 +78,7 @@ std::vector<LoweredFunc> lower_graph_or_op(const OpDef& op, const CompileOptions
     if (remarks) remarks->insert(remarks->end(), found.begin(), found.end());
   }
   LoweredFunc entry = make_graph_entry(op, *graph, kernels);
+  if (generates_vdla_programs(opts.target)) entry.target = function_options(opts, false).target;  // calls from the host
   kernels.push_back(std::move(entry));
   return kernels;
 }
@@ -85,6 +90,8 @@ std::vector<LoweredFunc> lower_main(const OpDef& op, const CompileOptions& opts,
   std::vector<Remark> partition_remarks;
   if (opts.remarks && splits_graphs(opts.target))
     partition_remarks = partition_graph(op, opts.target, graph_fusion_of(opts)).remarks;
+  if (opts.remarks && generates_vdla_programs(opts.target) && graph_of(op, opts))
+    partition_remarks = vdla_partition(op, opts).remarks;
   for (const Remark& r : partition_remarks) print_remark(std::cerr, r);
   std::vector<LoweredFunc> funcs = lower_graph_or_op(op, opts, knobs, remarks);
   if (remarks) remarks->insert(remarks->begin(), partition_remarks.begin(), partition_remarks.end());
@@ -98,7 +105,11 @@ std::vector<LoweredFunc> lower_op_functions(const OpDef& op, const CompileOption
   std::optional<PreparedOp> split = split_prepare(op);
   if (!split) return lower_main(op, opts, knobs, remarks);
   std::vector<Remark> prepare_remarks;
-  LoweredFunc prepare = lower_for_target(split->prepare, opts, knobs, remarks ? &prepare_remarks : nullptr);
+  // vdla: the prepare function of a graph of VDLA and host kernels runs on the host (VdlaGraph.h).
+  const bool host_prepare = generates_vdla_programs(opts.target) && graph_of(split->main, opts);
+  LoweredFunc prepare = lower_for_target(split->prepare, function_options(opts, !host_prepare), knobs,
+                                         remarks ? &prepare_remarks : nullptr);
+  if (host_prepare) prepare.target = function_options(opts, false).target;
   std::vector<LoweredFunc> mains = lower_main(split->main, opts, knobs, remarks);
   LoweredFunc& main = mains.back();
   if (remarks) remarks->insert(remarks->begin(), prepare_remarks.begin(), prepare_remarks.end());

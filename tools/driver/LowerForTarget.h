@@ -25,7 +25,8 @@ LoweredFunc lower_for_target(const OpDef& op, const CompileOptions& opts, const 
 bool splits_graphs(const std::string& target);
 /// The op (or the main half of an op with a prepare function) as a graph of fused kernels
 /// (lower/graph/, docs/graph.md) on opts.target, or nullopt when it compiles to one kernel: its
-/// partition has one group, or the target does not split graphs (splits_graphs).
+/// partition has one group, or the target does not split graphs (splits_graphs). On vdla, the
+/// graph of VDLA and host kernels of VdlaGraph.h.
 std::optional<GraphOps> graph_of(const OpDef& op, const CompileOptions& opts);
 /// How graph_of groups an op's layers: by kind, or none with --no-graph-fusion.
 GraphFusion graph_fusion_of(const CompileOptions& opts);

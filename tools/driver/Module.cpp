@@ -116,6 +116,15 @@ void Module::write(const std::string& kind, const std::string& path) {
     return;
   }
   if (kind == "vdla") {
+    // An op compiled as a graph of VDLA and host kernels (VdlaGraph.h): its host part (the host
+    // kernels, the prepare function, the entry calling the VDLA programs) cannot be written yet.
+    for (const CompiledOp& c : ops_)
+      for (const LoweredFunc& func : c.functions)
+        if (!func.target.empty())
+          throw OptionError("op '" + c.op.name + "' is a graph of VDLA and host kernels (docs/graph.md): writing it with "
+                            "-o is not built yet (its host functions, such as '" + func.name + "', would need an "
+                            "object that runs the VDLA programs); `texc run --target vdla` runs it, `--emit graph` "
+                            "shows its kernels");
     std::vector<std::string> files = output_files(kind, path);
     vdla::VdlaConfig config = vdla_config_of(options_);
     for (size_t i = 0; i < funcs.size(); ++i) {

@@ -77,6 +77,7 @@ OpExecutor TargetExecutors::run_through(std::shared_ptr<Executor> executor) {
 void TargetExecutors::clear_timings() {
   *times = CallTimes();
   *vdla_stats = VdlaRunStats();
+  *vdla_graph_stats = VdlaGraphStats();
 }
 
 bool take_executor_time(const TargetExecutors& executors, RunResult& result, double flops) {

@@ -25,6 +25,7 @@
 #include "tools/driver/CompileOptions.h"
 #include "tools/driver/ExternFunctions.h"
 #include "tools/driver/VdlaExecutor.h"
+#include "tools/driver/VdlaGraphStats.h"
 
 namespace texc {
 
@@ -54,6 +55,7 @@ struct TargetExecutors {
   std::shared_ptr<CallTimes> times = std::make_shared<CallTimes>();  // those of the last execution
   std::optional<vdla::VdlaConfig> vdla_config;
   std::shared_ptr<VdlaRunStats> vdla_stats = std::make_shared<VdlaRunStats>();
+  std::shared_ptr<VdlaGraphStats> vdla_graph_stats = std::make_shared<VdlaGraphStats>();  // vdla: a graph's run
   std::string trace_path;  // vdla: the simulator's timeline of the last run goes there ("" = none)
 };
 

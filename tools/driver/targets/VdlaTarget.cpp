@@ -2,12 +2,16 @@
 // --vdla-config's configuration (or the spec's defaults); --trace writes the last run's timeline.
 // `texc run` calls each op once and reports the simulated time (cycles at the nominal clock, as
 // `texc tune` records it, tuner/VdlaRunner.h), labelled simulated, followed by the simulator's
-// statistics; the simulator's own time on this host is reported apart.
+// statistics; the simulator's own time on this host is reported apart. An op compiled as a graph of
+// VDLA and host kernels (VdlaGraph.h) runs kernel by kernel (VdlaGraphExecutor.h), its host
+// functions JIT-compiled for the host CPU; `texc run` reports the VDLA kernels' simulated cycles and
+// the host kernels' measured time apart, kernel by kernel and in total.
 #include <filesystem>
 
 #include <fmt/format.h>
 
 #include "tools/driver/VdlaExecutor.h"
+#include "tools/driver/VdlaGraphExecutor.h"
 #include "tools/driver/targets/Targets.h"
 #include "backends/execute/VdlaExecutor.h"
 #include "tuner/VdlaRunner.h"
@@ -17,6 +21,8 @@ namespace texc {
 namespace {
 
 std::shared_ptr<Executor> make_vdla_executor_of(TargetExecutors& executors, const LoweredFunc& func, const OpDef& op) {
+  if (!func.target.empty())  // a host function of a graph of VDLA and host kernels
+    return make_vdla_host_executor(executors, func);
   return make_vdla_executor(func, *executors.vdla_config, op.loc, keep_vdla_run(executors.vdla_stats, executors.trace_path),
                             !executors.trace_path.empty());
 }
@@ -24,7 +30,63 @@ std::shared_ptr<Executor> make_vdla_executor_of(TargetExecutors& executors, cons
 // The table line or JSON object of a VDLA result, its time the simulated one, labelled simulated
 // (cli.md), with the cycles and the host's wall time in --json and the statistics' line after the
 // table line.
+// A graph of VDLA and host kernels: the time is the VDLA kernels' simulated time plus the host
+// kernels' measured time (they run one after the other), labelled so; each kernel's line follows,
+// then the totals apart.
+std::string format_vdla_graph_result(const VdlaGraphStats& stats, RunResult& result, double flops, bool json) {
+  uint64_t cycles = 0;
+  double simulator_ms = 0, host_ms = 0;
+  int64_t to_vdla = 0, from_vdla = 0;
+  int on_vdla = 0, on_host = 0;
+  std::string lines, kernels;
+  for (const VdlaGraphKernelRun& k : stats.kernels) {
+    if (k.on_vdla) {
+      ++on_vdla;
+      cycles += k.sim.total_cycles;
+      simulator_ms += k.simulator_ms;
+      to_vdla += k.bytes_to_vdla;
+      from_vdla += k.bytes_from_vdla;
+      VdlaRunStats one;
+      one.result = k.sim;
+      one.ran = true;
+      one.host_ms = k.simulator_ms;
+      std::string stat = format_vdla_stats(one);  // "  vdla: N cycles ..."
+      lines += "\n  vdla kernel " + k.name + ":" + stat.substr(stat.find(':') + 1) +
+               fmt::format("; copies: {} bytes host -> VDLA DRAM before, {} bytes VDLA DRAM -> host after",
+                           k.bytes_to_vdla, k.bytes_from_vdla);
+      kernels += fmt::format("{}{{\"name\": \"{}\", \"device\": \"vdla\", \"cycles\": {}, \"simulated_ms\": {:.6g}, "
+                             "\"simulator_host_ms\": {:.6g}, \"bytes_to_vdla\": {}, \"bytes_from_vdla\": {}}}",
+                             kernels.empty() ? "" : ", ", k.name, k.sim.total_cycles, vdla_cycles_to_ms(k.sim.total_cycles),
+                             k.simulator_ms, k.bytes_to_vdla, k.bytes_from_vdla);
+    } else {
+      ++on_host;
+      host_ms += k.host_ms;
+      lines += fmt::format("\n  host kernel {}: {:.4g} ms on the host CPU ({}){}", k.name, k.host_ms, stats.host,
+                           k.host_timed ? ", median of its timed calls" : ", one call's wall time");
+      kernels += fmt::format("{}{{\"name\": \"{}\", \"device\": \"{}\", \"ms\": {:.6g}}}", kernels.empty() ? "" : ", ",
+                             k.name, stats.host, k.host_ms);
+    }
+  }
+  const double vdla_ms = vdla_cycles_to_ms(cycles);
+  result.median_ms = vdla_ms + host_ms;
+  result.gflops = result.median_ms > 0 ? flops / (result.median_ms * 1e6) : 0;
+  std::string text = json ? format_result_json(result) : format_result_line(result);
+  if (json)
+    return text.substr(0, text.size() - 1) +
+           fmt::format(", \"timing\": \"VDLA kernels {} + host kernels measured on {}\", \"cycles\": {}, "
+                       "\"vdla_ms\": {:.6g}, \"host_kernels_ms\": {:.6g}, \"host_ms\": {:.6g}, \"bytes_to_vdla\": {}, "
+                       "\"bytes_from_vdla\": {}, \"kernels\": [{}]}}",
+                       vdla_timing_label(), stats.host, cycles, vdla_ms, host_ms, simulator_ms, to_vdla, from_vdla, kernels);
+  size_t ms = text.find(" ms ");
+  if (ms != std::string::npos) text.insert(ms + 3, " (VDLA simulated + host)");
+  return text + lines +
+         fmt::format("\n  total: VDLA {} kernels, {} cycles = {:.4g} ms simulated at a nominal {:.0f} MHz clock; host ({}) {} "
+                     "kernels, {:.4g} ms; copied {} bytes host -> VDLA DRAM, {} bytes VDLA DRAM -> host",
+                     on_vdla, cycles, vdla_ms, kVdlaNominalClockMhz, stats.host, on_host, host_ms, to_vdla, from_vdla);
+}
+
 std::string format_vdla_result(const TargetExecutors& executors, RunResult& result, double flops, bool json) {
+  if (executors.vdla_graph_stats->ran) return format_vdla_graph_result(*executors.vdla_graph_stats, result, flops, json);
   VdlaRunStats& stats = *executors.vdla_stats;
   if (!stats.ran) return json ? format_result_json(result) : format_result_line(result);
   stats.host_ms = result.median_ms;
@@ -52,6 +114,7 @@ TargetBehaviour vdla_target() {
   b.name = "vdla";
   b.run_repeat = 1;
   b.make_executor = make_vdla_executor_of;
+  b.make_graph_executor = make_vdla_graph_executor;
   b.format_run_result = format_vdla_result;
   b.make_tuning_runner = make_vdla_tuning_runner;
   return b;
