@@ -19,6 +19,9 @@ const std::vector<TargetBehaviour>& registered_targets() {
       TEXC_CHECK(list[i].name == described[i].name)
           << "registered target " << i << " is '" << list[i].name << "', ir/Target.cpp's is '" << described[i].name << "'";
       TEXC_CHECK(list[i].make_executor) << "target '" << list[i].name << "' has no executor";
+      TEXC_CHECK(!list[i].builtin_intrinsics == described[i].builtin_intrinsics.empty())
+          << "target '" << list[i].name << "' names built-in intrinsics in ir/Target.cpp but does not define them, or "
+          << "the reverse";
       TEXC_CHECK(!list[i].set_timed_calls == !list[i].timed_calls)
           << "target '" << list[i].name << "' sets its timed calls but does not read them, or the reverse";
     }
@@ -32,6 +35,11 @@ const TargetBehaviour& target_behaviour(const std::string& name) {
     if (b.name == name) return b;
   TEXC_CHECK(false) << "no registered target '" << name << "' (the options were checked against ir/Target.h)";
   __builtin_unreachable();
+}
+
+std::vector<IntrinsicDef> builtin_intrinsics_of(const CompileOptions& opts) {
+  const TargetBehaviour& b = target_behaviour(opts.target);
+  return b.builtin_intrinsics ? b.builtin_intrinsics(opts) : std::vector<IntrinsicDef>{};
 }
 
 }  // namespace texc

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "backends/interp/RunOp.h"
+#include "ir/Op.h"
 #include "tools/driver/CompileOptions.h"
 #include "tools/driver/TargetExecutors.h"
 #include "tuner/Machine.h"
@@ -60,6 +61,10 @@ struct TargetBehaviour {
   /// The tuner's Runner (tuner/Measure.h) for `texc tune`. Null: the target has none (an
   /// EnvironmentError says so).
   std::unique_ptr<Runner> (*make_tuning_runner)(const CompileOptions& opts) = nullptr;
+  /// The definitions of the target's built-in intrinsics (ir/Target.h names them) for the
+  /// configuration `opts` compiles for, handed to the lowering (LowerOptions::builtin_intrinsics):
+  /// vdla's vdla.gemm of --vdla-config's block (backends/vdla/VdlaIntrinsics.h). Null: it has none.
+  std::vector<IntrinsicDef> (*builtin_intrinsics)(const CompileOptions& opts) = nullptr;
   /// The machine a tuning record must have been measured on to be chosen without a warning (x86:
   /// its knobs depend on registers and caches). Null: records of any machine apply.
   std::optional<Machine> (*records_machine)(const CompileOptions& opts) = nullptr;
@@ -69,5 +74,8 @@ struct TargetBehaviour {
 const std::vector<TargetBehaviour>& registered_targets();
 /// The behaviour of the target named `name` (a name of ir/Target.h: an internal error otherwise).
 const TargetBehaviour& target_behaviour(const std::string& name);
+/// The definitions of opts.target's built-in intrinsics for its configuration (empty when it has
+/// none): what every lowering for it is given (LowerOptions::builtin_intrinsics).
+std::vector<IntrinsicDef> builtin_intrinsics_of(const CompileOptions& opts);
 
 }  // namespace texc

@@ -2,11 +2,13 @@
 // --vdla-config's configuration (or the spec's defaults); --trace writes the last run's timeline.
 // `texc run` calls each op once and reports the simulated time (cycles at the nominal clock, as
 // `texc tune` records it, tuner/VdlaRunner.h), labelled simulated, followed by the simulator's
-// statistics; the simulator's own time on this host is reported apart.
+// statistics; the simulator's own time on this host is reported apart. Its built-in vdla.gemm is
+// the GEMM micro-op of that configuration (backends/vdla/VdlaIntrinsics.h).
 #include <filesystem>
 
 #include <fmt/format.h>
 
+#include "backends/vdla/VdlaIntrinsics.h"
 #include "tools/driver/VdlaExecutor.h"
 #include "tools/driver/targets/Targets.h"
 #include "tuner/VdlaRunner.h"
@@ -37,6 +39,11 @@ std::string format_vdla_result(const TargetExecutors& executors, RunResult& resu
   return text + "\n" + format_vdla_stats(stats);
 }
 
+// vdla.gemm as the accelerator of --vdla-config (or the spec's) computes it.
+std::vector<IntrinsicDef> vdla_builtin_intrinsics(const CompileOptions& opts) {
+  return vdla::builtin_intrinsics(vdla_config_of(opts));
+}
+
 std::unique_ptr<Runner> make_vdla_tuning_runner(const CompileOptions& opts) {
   std::string config_name =
       opts.vdla_config.empty() ? "default" : std::filesystem::path(opts.vdla_config).filename().string();
@@ -52,6 +59,7 @@ TargetBehaviour vdla_target() {
   b.make_executor = make_vdla_executor_of;
   b.format_run_result = format_vdla_result;
   b.make_tuning_runner = make_vdla_tuning_runner;
+  b.builtin_intrinsics = vdla_builtin_intrinsics;
   return b;
 }
 
