@@ -22,6 +22,11 @@ const std::vector<TargetBehaviour>& registered_targets() {
       TEXC_CHECK(!list[i].builtin_intrinsics == described[i].builtin_intrinsics.empty())
           << "target '" << list[i].name << "' names built-in intrinsics in ir/Target.cpp but does not define them, or "
           << "the reverse";
+      bool own_output = false;  // an output besides the ones every target shares (Module::write)
+      for (const std::string& kind : described[i].outputs)
+        own_output = own_output || (kind != "loops" && kind != "graph" && kind != "graph-dot");
+      TEXC_CHECK(own_output == bool(list[i].write_output))
+          << "target '" << list[i].name << "' has outputs of its own in ir/Target.cpp but no emitter, or the reverse";
       TEXC_CHECK(!list[i].set_timed_calls == !list[i].timed_calls)
           << "target '" << list[i].name << "' sets its timed calls but does not read them, or the reverse";
     }

@@ -2,9 +2,11 @@
 // says what a target *is*: its passes, scopes, thread tags, outputs, LLVM CPU). An entry holds the
 // target's behaviour as functions: how a lowered function is executed (TargetExecutors), how
 // `texc tune` measures a candidate, how many calls `texc run` times, whether a device must be
-// opened first, who times the calls and how the time is reported, and which machine its tuning
-// records must come from. Generic code (TargetExecutors, Module::run, make_tuning_runner,
-// knobs_from_records, `texc run`) asks the entry, never the target's name.
+// opened first, who times the calls and how the time is reported, which machine its tuning
+// records must come from, how its own outputs are written (Module::write) and what its built-in
+// intrinsics are for the configuration compiled for (the lowering). Generic code (TargetExecutors,
+// Module::run, Module::write, make_tuning_runner, knobs_from_records, lower_for_target, `texc run`)
+// asks the entry, never the target's name.
 //
 // Each family's entries are written next to each other in tools/driver/targets/ (one file per
 // family: InterpTarget.cpp, X86Target.cpp, ArmTarget.cpp, CudaTarget.cpp, VdlaTarget.cpp) and
@@ -20,6 +22,7 @@
 #include "backends/interp/RunOp.h"
 #include "ir/Op.h"
 #include "tools/driver/CompileOptions.h"
+#include "tools/driver/ModuleOutput.h"
 #include "tools/driver/TargetExecutors.h"
 #include "tuner/Machine.h"
 #include "tuner/Measure.h"
@@ -65,6 +68,12 @@ struct TargetBehaviour {
   /// configuration `opts` compiles for, handed to the lowering (LowerOptions::builtin_intrinsics):
   /// vdla's vdla.gemm of --vdla-config's block (backends/vdla/VdlaIntrinsics.h). Null: it has none.
   std::vector<IntrinsicDef> (*builtin_intrinsics)(const CompileOptions& opts) = nullptr;
+  /// Writes `kind`, one of the target's outputs that is its own code (ir/Target.h's outputs other
+  /// than loops, graph and graph-dot, which Module::write writes for every target), of the module
+  /// `out` to `path`: LLVM CPU objects, headers, IR and assembly (x86, x86-sse, arm), PTX and the
+  /// CUDA host object (cuda), the VDLA program and its listing (vdla). Null: the target has no
+  /// output of its own (interp, cuda-interp).
+  void (*write_output)(ModuleOutput& out, const std::string& kind, const std::string& path) = nullptr;
   /// The machine a tuning record must have been measured on to be chosen without a warning (x86:
   /// its knobs depend on registers and caches). Null: records of any machine apply.
   std::optional<Machine> (*records_machine)(const CompileOptions& opts) = nullptr;

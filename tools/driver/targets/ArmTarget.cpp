@@ -77,6 +77,7 @@ TargetBehaviour arm_target() {
     return HostRunTiming{executors.arm_timing->times_ms, executors.arm_timing->median_ms};
   };
   b.format_run_result = format_arm_result;
+  b.write_output = write_llvm_cpu_output;
   b.make_tuning_runner = make_arm_tuning_runner;
   return b;
 }

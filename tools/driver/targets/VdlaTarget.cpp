@@ -8,7 +8,11 @@
 
 #include <fmt/format.h>
 
+#include "backends/vdla/Codegen.h"
+#include "backends/vdla/Listing.h"
+#include "backends/vdla/ProgramFile.h"
 #include "backends/vdla/VdlaIntrinsics.h"
+#include "ir/Diagnostics.h"
 #include "tools/driver/VdlaExecutor.h"
 #include "tools/driver/targets/Targets.h"
 #include "tuner/VdlaRunner.h"
@@ -39,6 +43,22 @@ std::string format_vdla_result(const TargetExecutors& executors, RunResult& resu
   return text + "\n" + format_vdla_stats(stats);
 }
 
+// One program per function with its listing (ModuleOutput::files: PATH.vdla and PATH.vdla.txt, or
+// one pair per op), generated for --vdla-config's configuration.
+void write_vdla_output(ModuleOutput& out, const std::string& kind, const std::string& path) {
+  TEXC_CHECK(kind == "vdla") << "output '" << kind << "' of 'vdla' passed output_refusal";
+  vdla::VdlaConfig config = vdla_config_of(out.options);
+  for (size_t i = 0; i < out.functions.size(); ++i) {
+    vdla::VdlaProgram prog = vdla::generate_program(out.functions[i], config, out.function_locs[i]);
+    write_output_through(out.files[2 * i], [&](const std::string& file) {
+      if (!vdla::write_vdla_file(file, prog)) throw std::runtime_error("cannot write '" + file + "'");
+    });
+    write_output_through(out.files[2 * i + 1], [&](const std::string& file) {
+      if (!vdla::write_vdla_listing(file, prog)) throw std::runtime_error("cannot write '" + file + "'");
+    });
+  }
+}
+
 // vdla.gemm as the accelerator of --vdla-config (or the spec's) computes it.
 std::vector<IntrinsicDef> vdla_builtin_intrinsics(const CompileOptions& opts) {
   return vdla::builtin_intrinsics(vdla_config_of(opts));
@@ -60,6 +80,7 @@ TargetBehaviour vdla_target() {
   b.format_run_result = format_vdla_result;
   b.make_tuning_runner = make_vdla_tuning_runner;
   b.builtin_intrinsics = vdla_builtin_intrinsics;
+  b.write_output = write_vdla_output;
   return b;
 }
 

@@ -51,6 +51,7 @@ TargetBehaviour x86_family_target(const char* name) {
     return HostRunTiming{executors.jit_timing->times_ms, executors.jit_timing->median_ms};
   };
   b.format_run_result = format_x86_result;
+  b.write_output = write_llvm_cpu_output;
   b.make_tuning_runner = [](const CompileOptions& opts) { return make_x86_runner(cpu_target_options(opts)); };
   b.records_machine = [](const CompileOptions& opts) -> std::optional<Machine> {
     return x86_machine(cpu_target_options(opts));
