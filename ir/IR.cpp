@@ -16,12 +16,6 @@ const char* storage_rank_name(StorageRank rank) {
   return "?";
 }
 
-std::optional<MemScope> rank_scope(const std::string& name) {
-  for (const MemScope* s : {&MemScope::Global, &MemScope::Shared, &MemScope::Local})
-    if (name == storage_rank_name(s->rank)) return *s;
-  return std::nullopt;
-}
-
 Var Variable::make(std::string name, Type t) { return std::make_shared<const Variable>(std::move(name), t); }
 
 Buffer BufferNode::make(std::string name, Type dtype, std::vector<Expr> shape, MemScope scope, BufferRole role) {

@@ -76,8 +76,9 @@ const char* storage_rank_name(StorageRank rank);
 /// Where a buffer lives (TVM's StorageScope): a rank, and a tag naming one of the target's own
 /// memories of that rank. The untagged scopes are the ranks themselves (global, shared, local);
 /// a tagged scope is declared by the target that has it, in its entry of ir/Target.cpp (vdla:
-/// `local` with the tags vdla.inp, vdla.wgt, vdla.acc), and is spelled by its tag. Two scopes are
-/// the same when rank and tag are: a pass asking for MemScope::Local means the untagged rank.
+/// `local` with the tags vdla.inp, vdla.wgt, vdla.acc), and is spelled by its tag; a name resolves
+/// to a scope through the targets (ir/Target.h: find_scope, find_any_scope). Two scopes are the
+/// same when rank and tag are: a pass asking for MemScope::Local means the untagged rank.
 struct MemScope {
   StorageRank rank = StorageRank::Global;
   std::string tag;  // "" (the rank itself) or the declared name, "vdla.inp"
@@ -90,9 +91,6 @@ struct MemScope {
 inline const MemScope MemScope::Global{StorageRank::Global, ""};
 inline const MemScope MemScope::Shared{StorageRank::Shared, ""};
 inline const MemScope MemScope::Local{StorageRank::Local, ""};
-/// The untagged scope a rank's name spells ("global", "shared", "local"), or nullopt. Tagged
-/// scopes are found through the target that declares them (ir/Target.h, find_scope).
-std::optional<MemScope> rank_scope(const std::string& name);
 
 enum class BufferRole : uint8_t { Input, Output, Intermediate };
 

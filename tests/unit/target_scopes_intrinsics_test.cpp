@@ -72,8 +72,6 @@ TEST_CASE("a memory scope is a rank and a tag; the untagged scopes are the ranks
   CHECK(MemScope::Global.name() == "global");
   CHECK(MemScope::Shared.name() == "shared");
   CHECK(MemScope::Local.name() == "local");
-  CHECK(rank_scope("shared") == MemScope::Shared);
-  CHECK_FALSE(rank_scope("vdla.inp"));
   MemScope inp{StorageRank::Local, "vdla.inp"};
   CHECK(inp.name() == "vdla.inp");
   CHECK(inp != MemScope::Local);  // a tagged memory is not the rank's plain one
