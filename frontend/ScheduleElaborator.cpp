@@ -58,11 +58,7 @@ constexpr int64_t kFactorsDefaultMax = 32;
 // The names the schedule language knows, from the target table (ir/Target.h).
 const std::vector<std::string>& kTargets = schedule_block_names();
 const std::vector<std::string>& kThreadTags = all_thread_tags();
-const std::vector<std::string> kScopes = [] {
-  std::vector<std::string> names;
-  for (MemScope s : all_mem_scopes()) names.push_back(mem_scope_name(s));
-  return names;
-}();
+const std::vector<std::string>& kScopes = scope_names();
 const std::vector<std::string> kBuiltinIntrinsics = [] {
   std::vector<std::string> names;
   for (const Target& t : all_targets()) names.insert(names.end(), t.builtin_intrinsics.begin(), t.builtin_intrinsics.end());
@@ -206,7 +202,7 @@ class ScheduleChecker {
         case ArgKind::Stage: out.name = stage_name(*arg.value, false); break;
         case ArgKind::Tensor: out.name = stage_name(*arg.value, true); break;
         case ArgKind::Value: out.value = value(*arg.value); break;
-        case ArgKind::Scope: out.name = listed_name(*arg.value, kScopes, DiagId::BadScope, p.primitive, positional); break;
+        case ArgKind::Scope: out.name = scope_name(*arg.value, p.primitive, positional); break;
         case ArgKind::ThreadTag:
           out.name = listed_name(*arg.value, kThreadTags, DiagId::BadThreadTag, p.primitive, positional);
           break;
@@ -301,6 +297,17 @@ class ScheduleChecker {
     std::string name = written_name(e, primitive, position);
     if (!contains(allowed, name)) throw_error(error, e.loc, name);
     return name;
+  }
+
+  /// A scope some target declares (ir/Target.h); whether the target being compiled has it is
+  /// checked when the schedule is applied (lower/schedule/ScheduleState.h, scope_arg).
+  std::string scope_name(const ast::Expr& e, const std::string& primitive, size_t position) {
+    std::string name = written_name(e, primitive, position);
+    if (contains(kScopes, name)) return name;
+    std::string expected;
+    for (size_t i = 0; i < kScopes.size(); ++i)
+      expected += (i == 0 ? "" : i + 1 == kScopes.size() ? " or " : ", ") + kScopes[i];
+    throw_error(DiagId::BadScope, e.loc, name, expected);
   }
 
   std::string intrinsic_name(const ast::Expr& e, const std::string& primitive, size_t position) {

@@ -7,28 +7,13 @@
 
 namespace texc {
 
-const std::vector<MemScope>& all_mem_scopes() {
-  static const std::vector<MemScope> scopes = {MemScope::Global,  MemScope::Local,   MemScope::Shared,
-                                               MemScope::VdlaInp, MemScope::VdlaWgt, MemScope::VdlaAcc};
-  return scopes;
-}
-
-const char* mem_scope_name(MemScope s) {
-  switch (s) {
-    case MemScope::Global: return "global";
-    case MemScope::Local: return "local";
-    case MemScope::Shared: return "shared";
-    case MemScope::VdlaInp: return "vdla.inp";
-    case MemScope::VdlaWgt: return "vdla.wgt";
-    case MemScope::VdlaAcc: return "vdla.acc";
+const char* storage_rank_name(StorageRank rank) {
+  switch (rank) {
+    case StorageRank::Global: return "global";
+    case StorageRank::Shared: return "shared";
+    case StorageRank::Local: return "local";
   }
   return "?";
-}
-
-std::optional<MemScope> parse_mem_scope(const std::string& name) {
-  for (MemScope s : all_mem_scopes())
-    if (name == mem_scope_name(s)) return s;
-  return std::nullopt;
 }
 
 Var Variable::make(std::string name, Type t) { return std::make_shared<const Variable>(std::move(name), t); }

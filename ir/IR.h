@@ -66,15 +66,31 @@ struct Variable : ExprNode {
   static Var make(std::string name, Type t = Index());
 };
 
-/// Where a buffer lives. `global` is ordinary memory; `local` is a stack/register buffer on CPUs
-/// and per-thread memory on GPUs; `shared` is GPU block memory; `vdla.*` are accelerator buffers.
-enum class MemScope : uint8_t { Global, Local, Shared, VdlaInp, VdlaWgt, VdlaAcc };
-/// "global", "local", "shared", "vdla.inp", "vdla.wgt", "vdla.acc".
-const char* mem_scope_name(MemScope s);
-/// The scope a name spells, or nullopt.
-std::optional<MemScope> parse_mem_scope(const std::string& name);
-/// Every scope, in the order above.
-const std::vector<MemScope>& all_mem_scopes();
+/// The level of the memory hierarchy a buffer lives in (TVM's StorageRank): `global` is ordinary
+/// memory; `shared` is GPU block memory; `local` is a stack/register buffer on CPUs, per-thread
+/// memory on GPUs, and a target's on-chip buffers.
+enum class StorageRank : uint8_t { Global, Shared, Local };
+/// "global", "shared", "local".
+const char* storage_rank_name(StorageRank rank);
+
+/// Where a buffer lives (TVM's StorageScope): a rank, and a tag naming one of the target's own
+/// memories of that rank. The untagged scopes are the ranks themselves (global, shared, local);
+/// a tagged scope is declared by the target that has it, in its entry of ir/Target.cpp (vdla:
+/// `local` with the tags vdla.inp, vdla.wgt, vdla.acc), and is spelled by its tag; a name resolves
+/// to a scope through the targets (ir/Target.h: find_scope, find_any_scope). Two scopes are the
+/// same when rank and tag are: a pass asking for MemScope::Local means the untagged rank.
+struct MemScope {
+  StorageRank rank = StorageRank::Global;
+  std::string tag;  // "" (the rank itself) or the declared name, "vdla.inp"
+  /// As the schedule language and the IR text spell it: the tag, or the rank's name.
+  std::string name() const { return tag.empty() ? storage_rank_name(rank) : tag; }
+  bool operator==(const MemScope& o) const { return rank == o.rank && tag == o.tag; }
+  bool operator<(const MemScope& o) const { return rank != o.rank ? rank < o.rank : tag < o.tag; }
+  static const MemScope Global, Shared, Local;
+};
+inline const MemScope MemScope::Global{StorageRank::Global, ""};
+inline const MemScope MemScope::Shared{StorageRank::Shared, ""};
+inline const MemScope MemScope::Local{StorageRank::Local, ""};
 
 enum class BufferRole : uint8_t { Input, Output, Intermediate };
 
@@ -337,7 +353,7 @@ struct LetStmt : StmtNode {
 enum class AttrKey : uint8_t {
   ThreadExtent,   // name: a thread tag (blockIdx.x, threadIdx.y...); value: its extent in the body
   VirtualThread,  // name: the virtual thread's loop name; value: the number of virtual threads
-  DmaCopy,        // name: the destination buffer; value: its memory scope (int of MemScope); body: the copy
+  DmaCopy,        // name: the destination buffer; value: the rank of its memory scope (int of StorageRank); body: the copy
   Pragma,         // name: the pragma; value: its argument
 };
 const char* attr_key_name(AttrKey k);

@@ -9,6 +9,7 @@
 #include "ir/Diagnostics.h"
 #include "ir/IRPrinter.h"
 #include "ir/MathFunctions.h"
+#include "ir/Target.h"
 
 namespace texc {
 
@@ -845,7 +846,7 @@ class Parser {
     MemScope scope = MemScope::Global;
     if (peek().kind == Tok::Ident && !(at_word("dims") && at("(", 1))) {
       const Token& t = next();
-      std::optional<MemScope> s = parse_mem_scope(t.text);
+      std::optional<MemScope> s = find_any_scope(t.text);
       if (!s) syntax_error(t.loc, "unknown memory scope '" + t.text + "'");
       scope = *s;
     }

@@ -497,7 +497,7 @@ class Printer {
     os << buffer_name(b.get()) << ": " << b->dtype.str();
     indices(b->shape);
     if (is_arg || b->role != BufferRole::Intermediate) os << " " << role_word(b->role);
-    if (!is_arg || b->scope != MemScope::Global) os << " " << mem_scope_name(b->scope);
+    if (!is_arg || b->scope != MemScope::Global) os << " " << b->scope.name();
   }
 
   void func(const LoweredFunc& f) {

@@ -36,7 +36,10 @@ const std::vector<Target>& all_targets() {
   const std::vector<std::string>& kGpuThreadTags = all_thread_tags();
   const std::vector<MemScope> kCpuScopes = {MemScope::Global, MemScope::Local};
   const std::vector<MemScope> kGpuScopes = {MemScope::Global, MemScope::Shared, MemScope::Local};
-  const std::vector<MemScope> kVdlaScopes = {MemScope::Global, MemScope::VdlaInp, MemScope::VdlaWgt, MemScope::VdlaAcc};
+  // vdla's on-chip buffers (docs/vdla.md): local memories of the accelerator, tagged by buffer —
+  // input rows, weight tiles, accumulator rows. backends/vdla/VdlaScopes.h reads them from here.
+  const std::vector<MemScope> kVdlaScopes = {MemScope::Global, {StorageRank::Local, "vdla.inp"},
+                                             {StorageRank::Local, "vdla.wgt"}, {StorageRank::Local, "vdla.acc"}};
   // What a CUDA launch accepts on every architecture texc targets (CUDA C Programming Guide,
   // "Compute capabilities": grid 2^31-1 x 65535 x 65535 blocks, block 1024 x 1024 x 64 threads and
   // 1024 in all, 512 KiB of local memory per thread); shared memory per --arch is in cuda_archs().
@@ -147,6 +150,38 @@ const std::vector<std::string>& schedule_block_names() {
     return n;
   }();
   return names;
+}
+
+std::optional<MemScope> find_scope(const std::string& target, const std::string& name) {
+  const Target* t = find_target(target);
+  if (!t) return std::nullopt;
+  for (const MemScope& s : t->scopes)
+    if (s.name() == name) return s;
+  return std::nullopt;
+}
+
+std::optional<MemScope> find_any_scope(const std::string& name) {
+  for (const Target& t : all_targets())
+    if (std::optional<MemScope> s = find_scope(t.name, name)) return s;
+  return std::nullopt;
+}
+
+const std::vector<std::string>& scope_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const Target& t : all_targets())
+      for (const MemScope& s : t.scopes)
+        if (std::find(n.begin(), n.end(), s.name()) == n.end()) n.push_back(s.name());
+    return n;
+  }();
+  return names;
+}
+
+std::string scope_names_of(const std::string& target) {
+  std::string out;
+  if (const Target* t = find_target(target))
+    for (const MemScope& s : t->scopes) out += (out.empty() ? "" : ", ") + s.name();
+  return out;
 }
 
 ThreadLevel thread_level(const std::string& tag) {

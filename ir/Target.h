@@ -10,6 +10,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,8 +49,11 @@ struct Target {
   double peak_gflops;                 // the most a machine of it plausibly reaches, for checking
                                       // tuning records (0: the host's cores x 5 GHz x 256 operations)
   std::vector<std::string> thread_tags;            // what bind(L, TAG) accepts
-  std::vector<MemScope> scopes;                    // what cache_read/cache_write may use
-  std::vector<std::string> builtin_intrinsics;     // tensorize targets that need no declaration
+  std::vector<MemScope> scopes;                    // what cache_read/cache_write may use: the ranks it
+                                                   // has and its own tagged memories (vdla's buffers)
+  std::vector<std::string> builtin_intrinsics;     // tensorize targets that need no declaration; their
+                                                   // definitions depend on the target's configuration and
+                                                   // come with the lowering (LowerOptions::builtin_intrinsics)
   TargetLimits limits;
   std::vector<std::string> outputs;          // what `--emit` may ask of it (docs/cli.md)
   std::vector<std::string> default_outputs;  // what compiling writes without --emit
@@ -100,6 +104,17 @@ std::string target_names();
 /// The names a `schedule NAME { }` block may use: "cpu" and the name of every target with
 /// own_schedule_block.
 const std::vector<std::string>& schedule_block_names();
+
+/// The scope named `name` that target `target` declares (a rank it has, or one of its tagged
+/// memories), or nullopt: for an unknown target, a scope of another target, or an unknown name.
+std::optional<MemScope> find_scope(const std::string& target, const std::string& name);
+/// The scope named `name` that any target declares, or nullopt (the IR text names any of them).
+std::optional<MemScope> find_any_scope(const std::string& name);
+/// Every scope name the targets declare, each once, in the order of the table (global, local,
+/// shared, then the targets' own memories).
+const std::vector<std::string>& scope_names();
+/// The names of the scopes of target `target`: "global, local" (for messages).
+std::string scope_names_of(const std::string& target);
 
 /// The level a thread tag names: Block for blockIdx.*, Thread for threadIdx.*, Virtual for vthread.
 ThreadLevel thread_level(const std::string& tag);

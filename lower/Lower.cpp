@@ -489,6 +489,7 @@ LoweredFunc lower_op(const OpDef& op, const LowerOptions& options) {
   resolved.schedules = with_target_properties(
       op.schedules, options.target_properties ? *options.target_properties : baseline_target_properties(options.target));
   Lowering l{options, ScheduleState::create(resolved, options.target), {}, {}, {}};
+  l.state.builtin_intrinsics = options.builtin_intrinsics;
   read_schedule(l);
 
   // Every pass the target runs, as one step over the Lowering: the schedule passes, the function

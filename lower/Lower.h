@@ -55,6 +55,11 @@ struct LowerOptions {
   /// The values of `target.vector_bits` etc. in the schedules (ir/TargetProperties.h); without
   /// them, baseline_target_properties(target).
   std::optional<TargetProperties> target_properties;
+  /// The definitions of the target's built-in intrinsics (ir/Target.h names them; vdla: vdla.gemm)
+  /// for the configuration being compiled for: the driver's target entry makes them
+  /// (tools/driver/TargetRegistry.h), backends/vdla/VdlaIntrinsics.h for vdla. A tensorize with a
+  /// built-in that has no definition here is an internal error.
+  std::vector<IntrinsicDef> builtin_intrinsics;
   /// When set, filled with the remarks of this lowering (ir/Remark.h): where the schedule was not
   /// honoured as written, located at its primitives (lower/Remarks.h).
   std::vector<Remark>* remarks = nullptr;

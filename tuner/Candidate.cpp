@@ -20,6 +20,7 @@ Candidate lower_candidate(const OpDef& op, const Space& space, uint64_t index, c
   options.no_fuse = settings.no_fuse;
   options.cpu_features = settings.cpu_features;
   options.target_properties = settings.target_properties;
+  options.builtin_intrinsics = settings.builtin_intrinsics;
   LoweredFunc analysed;
   options.after_pass = [&](const std::string& pass, const LoweredFunc& func) {
     if (pass == "simplify") analysed = func;

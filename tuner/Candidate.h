@@ -39,6 +39,7 @@ struct LowerSettings {
   /// is invalid (lower/schedule/TensorizeFallback.h: the configuration sets every knob).
   CpuFeatureQuery cpu_features;
   std::optional<TargetProperties> target_properties;  // target.vector_bits etc. (lower/Lower.h)
+  std::vector<IntrinsicDef> builtin_intrinsics;  // the target's, for its configuration (lower/Lower.h)
 };
 
 /// Lowers configuration `index` of `space` for the op. Never throws for a user error. For vdla it

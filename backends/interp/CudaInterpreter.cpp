@@ -320,7 +320,7 @@ class RaceDetector : public LoopObserver {
   [[noreturn]] void race(const WatchedBuffer& w, int64_t flat, const Who& first, bool first_writes, const Who& second,
                          bool second_writes, bool across_blocks) const {
     auto verb = [](bool write) { return write ? " writes it" : " reads it"; };
-    throw DataRace("data race on " + std::string(mem_scope_name(w.buffer->scope)) + " buffer '" + w.buffer->name +
+    throw DataRace("data race on " + w.buffer->scope.name() + " buffer '" + w.buffer->name +
                       "' element " + element(w.buffer, flat) + ": " + thread_name(first) + verb(first_writes) +
                       place(first.site) + ", " + thread_name(second) + verb(second_writes) + place(second.site) +
                       (across_blocks ? "; blocks run in no fixed order (write each element from one block)"

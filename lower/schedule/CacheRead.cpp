@@ -1,7 +1,8 @@
 // S2 = cache_read(T, scope, C): a new stage S2 copies tensor T (an op input or a stage) into a
 // buffer of memory scope `scope`, and consumer C reads S2 instead of T.
 //
-// Contract: scope is one of global, local, shared, vdla.inp, vdla.wgt, vdla.acc; C is a stage
+// Contract: scope is one the target declares (ir/Target.h: global, local, shared, its own such as
+// vdla.inp; another is an error at the argument); C is a stage
 // whose Block reads T; S2 is a fresh name. S2 has T's shape and element type, S2[a..] = T[a..],
 // with axes named after T's axes when T is a stage, else after the variables C indexes T with
 // when they are plain and distinct, else d0, d1, ...; its loops are "S2.<axis>". Only C's Block
@@ -64,7 +65,7 @@ void apply_cache_read(ScheduleState& st, const SchedStep& step) {
       if (b->name == tensor) buffer = b;
     if (!buffer) throw_error(DiagId::UnknownStage, tensor_arg.loc, tensor);
   }
-  MemScope scope = scope_arg(step, 1);
+  MemScope scope = scope_arg(st, step, 1);
   std::string consumer = stage_arg(st, step, 2);
   const std::string& copy_name = p.results[0];
   st.check_fresh_name(copy_name, p.result_locs.empty() ? p.loc : p.result_locs[0]);

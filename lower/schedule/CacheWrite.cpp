@@ -2,7 +2,8 @@
 // and T becomes a copy of it (TVM's cache_write, e.g. accumulating a matmul tile in registers).
 //
 // Contract: T is a stage (not an op input) whose nest is still the unscheduled top-level nest
-// (cache_write comes before other primitives on T's loops); scope is a known memory scope; S2 is a
+// (cache_write comes before other primitives on T's loops); scope is one the target declares
+// (ir/Target.h; another is an error at the argument); S2 is a
 // fresh name. S2 has T's shape and element type and T's whole computation (body, reduction and
 // init) with fresh axis variables of the same names, so its loops are "S2.<axis>" for every axis,
 // reduction axes included. T becomes `T[a..] = S2[a..]` over its spatial loops "T.<axis>". S2's nest
@@ -26,7 +27,7 @@ void apply_cache_write(ScheduleState& st, const SchedStep& step) {
   for (const Buffer& b : st.op.inputs)
     if (b->name == tensor) throw_error(DiagId::CacheOfInput, loc, tensor);
   std::string name = stage_arg(st, step, 0);
-  MemScope scope = scope_arg(step, 1);
+  MemScope scope = scope_arg(st, step, 1);
   const std::string& cache_name = p.results[0];
   st.check_fresh_name(cache_name, p.result_locs.empty() ? p.loc : p.result_locs[0]);
 

@@ -30,7 +30,7 @@ void apply_double_buffer(ScheduleState& st, const SchedStep& step) {
                 "not one for target '" + st.target + "'");
   if (stage.buffer->scope != MemScope::Shared)
     throw_error(DiagId::ScheduleError, p.args[0].loc,
-                "double_buffer(" + name + "): '" + name + "' is in " + mem_scope_name(stage.buffer->scope) +
+                "double_buffer(" + name + "): '" + name + "' is in " + stage.buffer->scope.name() +
                     " memory; double buffering pipelines a shared tile (cache_read(T, shared, ...))");
   StageSite site = require_stage_site(st, name, "double_buffer", p.args[0].loc);
   if (site.attach_loops.empty() || site.attach_loops.back()->for_kind != ForKind::Serial)

@@ -5,6 +5,7 @@
 #include "ir/Diagnostics.h"
 #include "ir/IRMutator.h"
 #include "ir/IRVisitor.h"
+#include "ir/Target.h"
 #include "lower/DefaultLoops.h"
 #include "lower/SplitNestedReductions.h"
 #include "lower/schedule/StageNest.h"
@@ -193,10 +194,10 @@ std::string stage_arg(const ScheduleState& st, const SchedStep& step, size_t i) 
   return name;
 }
 
-MemScope scope_arg(const SchedStep& step, size_t i) {
+MemScope scope_arg(const ScheduleState& st, const SchedStep& step, size_t i) {
   const SchedArg& a = name_arg(step, i);
-  std::optional<MemScope> scope = parse_mem_scope(a.name);
-  if (!scope) throw_error(DiagId::BadScope, a.loc, a.name);
+  std::optional<MemScope> scope = find_scope(st.target, a.name);
+  if (!scope) throw_error(DiagId::ScopeNotOnTarget, a.loc, a.name, st.target, scope_names_of(st.target));
   return *scope;
 }
 

@@ -29,6 +29,10 @@ struct ScheduleState {
   std::map<std::string, std::string> replaced_loops;
   std::set<std::string> user_named;     // stages the user's schedule mentions (no auto-fusion)
   std::string target;                   // "x86", "arm", "interp", "cuda", "vdla"
+  /// The definitions of the target's built-in intrinsics (ir/Target.h names them) for the
+  /// configuration being compiled for: LowerOptions::builtin_intrinsics (vdla.gemm of the
+  /// accelerator's block).
+  std::vector<IntrinsicDef> builtin_intrinsics;
   /// Inner loops of splits whose factor exceeded the loop's extent (extent clamped), with that
   /// factor: bound to threadIdx.*, such a loop takes the factor back as its extent (Bind.cpp).
   std::map<std::string, int64_t> clamped_splits;
@@ -76,8 +80,9 @@ Stmt replace_stmt(const Stmt& root, const StmtNode* target, const Stmt& replacem
 std::string stage_arg(const ScheduleState& st, const SchedStep& step, size_t arg_index);
 /// The name argument `arg` (a loop name, scope or thread tag), or a diagnostic.
 const SchedArg& name_arg(const SchedStep& step, size_t arg_index);
-/// The memory scope named by argument `arg` (global, local, shared, vdla.*), or a diagnostic.
-MemScope scope_arg(const SchedStep& step, size_t arg_index);
+/// The memory scope named by argument `arg`, as st.target declares it (ir/Target.h, find_scope:
+/// its ranks and its own memories, vdla's vdla.inp/wgt/acc), or a diagnostic at the argument.
+MemScope scope_arg(const ScheduleState& st, const SchedStep& step, size_t arg_index);
 /// The integer argument `arg`, or a diagnostic.
 int64_t int_arg(const SchedStep& step, size_t arg_index);
 /// A loop argument after the call's stage renaming ("conv2d's Y.x" -> "Y.x").

@@ -2,8 +2,8 @@
 // intrinsic NAME (language.md "intrinsics").
 //
 // Contract: NAME is an intrinsic declared with `lower extern "symbol"` or `lower llvm "llvm.ARCH.X"`
-// and visible to the op (OpDef::intrinsics), or a built-in of the target (ir/Target.h: `vdla.gemm`
-// on vdla); another lowering, or a built-in of another target, is reported as not available on the
+// and visible to the op (OpDef::intrinsics), or a built-in of the target (ir/Target.h names it:
+// `vdla.gemm` on vdla; ScheduleState::builtin_intrinsics defines it); another lowering, or a built-in of another target, is reported as not available on the
 // target, and an `llvm.x86.*` intrinsic off x86 or interp (`llvm.aarch64.*` off arm or interp) as
 // belonging to its own target. The
 // match is structural, like TensorIR's tensorize:
@@ -17,8 +17,9 @@
 //    loops under L with the same stride for each loop as the intrinsic's access has for the
 //    corresponding axis, and the intrinsic's accesses start at element 0.
 // A mismatch is a diagnostic that says which part did not match. A built-in accumulating
-// intrinsic (vdla.gemm: c[j] += i32(a[k]) * i32(b[j, k]), the GEMM unit's out[1 x 16] += in[1 x 16]
-// . wgt^T[16 x 16]) may leave reduction axes to loops outside L (the accumulator is reset by the
+// intrinsic (vdla.gemm: c[j] += i32(a[k]) * i32(b[j, k]), the GEMM unit's out[1 x block_out] +=
+// in[1 x block_in] . wgt^T[block_out x block_in], its definition for the accelerator's
+// configuration given with the lowering: ScheduleState::builtin_intrinsics) may leave reduction axes to loops outside L (the accumulator is reset by the
 // reduction's own init); its nest stays as it is, L marked `tensorized` with the intrinsic's name
 // as the loop's tag, for the target's code generator to emit (and the loop interpreter to run as
 // plain loops). An extern intrinsic's nest becomes
@@ -182,32 +183,6 @@ std::vector<int64_t> strides_of(const Expr& offset, const std::vector<Var>& vars
   if (!is_const_int(simplify(offset - affine), int64_t(0)))
     throw Mismatch{"stride: the access of '" + buffer + "' is not affine in the loops under the tensorized loop"};
   return strides;
-}
-
-// The built-in vdla.gemm: one GEMM micro-op of the accelerator with its default 16 x 16 block.
-const IntrinsicDef& vdla_gemm_intrinsic() {
-  static const IntrinsicDef def = [] {
-    const int64_t block = 16;
-    IntrinsicDef d;
-    d.name = "vdla.gemm";
-    d.lower_kind = "vdla.gemm";
-    Buffer a = BufferNode::make("inp", Int(8), {make_int(block)}, MemScope::Global, BufferRole::Input);
-    Buffer b = BufferNode::make("wgt", Int(8), {make_int(block), make_int(block)}, MemScope::Global, BufferRole::Input);
-    Buffer c = BufferNode::make("acc", Int(32), {make_int(block)}, MemScope::Global, BufferRole::Output);
-    Var j = Variable::make("j"), k = Variable::make("k");
-    Expr source = Binary::make(BinaryOp::Mul, Cast::make(Int(32), Load::make(a, {k})),
-                               Cast::make(Int(32), Load::make(b, {j, k})));
-    Stage stage;
-    stage.name = "acc";
-    stage.buffer = c;
-    stage.axes = {IterVar{j, make_int(0), make_int(block), false}};
-    stage.body = Reduce::make(ReduceKind::Sum, source, {IterVar{k, make_int(0), make_int(block), true}});
-    d.inputs = {a, b};
-    d.outputs = {c};
-    d.stages = {stage};
-    return d;
-  }();
-  return def;
 }
 
 // A `lower llvm` intrinsic's replacement of the matched nest under `top`. On interp the nest stays
@@ -410,7 +385,14 @@ void apply_tensorize(ScheduleState& st, const SchedStep& step) {
   const Target* target = find_target(st.target);
   bool builtin_here = target && std::find(target->builtin_intrinsics.begin(), target->builtin_intrinsics.end(),
                                           name.name) != target->builtin_intrinsics.end();
-  if (!found && builtin_here && name.name == "vdla.gemm") found = &vdla_gemm_intrinsic();
+  if (!found && builtin_here) {
+    // Its definition depends on the target's configuration (vdla.gemm: the accelerator's block),
+    // which the lowering was given.
+    for (const IntrinsicDef& d : st.builtin_intrinsics)
+      if (d.name == name.name) found = &d;
+    TEXC_CHECK(found) << "target '" << st.target << "' has the built-in intrinsic '" << name.name
+                      << "' but the lowering was given no definition of it (LowerOptions::builtin_intrinsics)";
+  }
   if (!found) {
     if (name.name.find('.') != std::string::npos)
       throw_error(DiagId::IntrinsicNotAvailable, name.loc, name.name, st.target);

@@ -7,7 +7,9 @@
                             of ir/MathFunctions.cpp it reads)
   schedule primitives       primitive_signatures() and kOtherSpellings in  the first column of the table under
                             frontend/ScheduleElaborator.cpp                "## Schedule primitives" in docs/language.md
-  memory scopes             mem_scope_name() in ir/IR.cpp                  the table under "### Memory scopes"
+  memory scopes             storage_rank_name() in ir/IR.cpp (the ranks)    the table under "### Memory scopes"
+                            and the tagged scopes the targets declare in
+                            ir/Target.cpp ({StorageRank::R, "TAG"})
   thread tags               all_thread_tags() in ir/Target.cpp             the table under "### Thread tags"
   command-line flags        parse_command_line() in                        the first column of the table under
                             tools/texc/CommandLine.cpp                     "## Flags" in docs/cli.md
@@ -143,8 +145,13 @@ def code_primitives(root):
 
 def code_scopes(root):
     text = strip_cpp_comments(read(root, 'ir/IR.cpp'))
-    body = function_body(text, r'mem_scope_name\s*\(\s*MemScope\s+\w+\s*\)\s*(?=\{)', 'mem_scope_name() in ir/IR.cpp')
-    return nonempty(set(re.findall(r'return\s+"([\w.]+)"', body)) - {'?'}, 'mem_scope_name()')
+    body = function_body(text, r'storage_rank_name\s*\(\s*StorageRank\s+\w+\s*\)\s*(?=\{)',
+                         'storage_rank_name() in ir/IR.cpp')
+    ranks = nonempty(set(re.findall(r'return\s+"([\w.]+)"', body)) - {'?'}, 'storage_rank_name()')
+    targets = strip_cpp_comments(read(root, 'ir/Target.cpp'))
+    tags = nonempty(set(re.findall(r'\{\s*StorageRank::\w+\s*,\s*"([\w.]+)"\s*\}', targets)),
+                    'the tagged scopes of ir/Target.cpp')
+    return ranks | tags
 
 
 def code_thread_tags(root):

@@ -24,6 +24,14 @@ TEST_CASE("every described target has one registered behaviour, in the table's o
     CHECK(registered[i].run_repeat >= 1);
     // A target whose executor times its own calls reports those times (else run_op's would show).
     if (registered[i].times_own_calls) CHECK(bool(registered[i].format_run_result));
+    // Its own code (obj, ptx, vdla, ...) is written by its entry's emitter; the outputs every
+    // target shares (loops, graph, graph-dot) by Module::write.
+    bool own_output = false;
+    for (const std::string& kind : described[i].outputs)
+      own_output = own_output || (kind != "loops" && kind != "graph" && kind != "graph-dot");
+    CHECK(own_output == bool(registered[i].write_output));
+    // A built-in intrinsic the table names is defined by the entry.
+    CHECK(described[i].builtin_intrinsics.empty() == !registered[i].builtin_intrinsics);
   }
 }
 

@@ -224,7 +224,7 @@ op f(X: f32[12, 10]) -> C {
     C[i, j] = P[i, j] * P[11 - i, j]
   }
   schedule cpu {
-    PS = cache_read(P, shared, C)
+    PS = cache_read(P, global, C)
     io, ii = split(C.i, 5)
     compute_at(PS, io)
   }

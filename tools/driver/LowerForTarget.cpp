@@ -8,6 +8,7 @@
 #include "ir/Target.h"
 #include "tools/driver/CpuTarget.h"
 #include "tools/driver/TargetPropertiesOf.h"
+#include "tools/driver/TargetRegistry.h"
 #include "tools/driver/KnobOptions.h"
 #include "tools/driver/RecordKnobs.h"
 #include "tools/driver/VdlaGraph.h"
@@ -28,6 +29,7 @@ LoweredFunc lower_for_target(const OpDef& op, const CompileOptions& opts, const 
   options.log = &std::cerr;
   if (is_llvm_cpu_target(opts.target)) options.cpu_features = cpu_feature_query(opts, op);  // tensorize's fallback
   options.target_properties = target_properties_of(opts);  // target.vector_bits etc. in the schedules
+  options.builtin_intrinsics = builtin_intrinsics_of(opts);  // vdla.gemm of --vdla-config's block
   std::vector<Remark> found;
   if (opts.remarks) options.remarks = &found;
   LoweredFunc func = lower_op(op, options);

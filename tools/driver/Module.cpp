@@ -6,11 +6,7 @@
 
 #include "backends/interp/ReferenceInterpreter.h"
 #include "backends/interp/RunOp.h"
-#include "backends/llvm/CudaBackend.h"
 #include "backends/execute/TimeCalls.h"
-#include "backends/vdla/Codegen.h"
-#include "backends/vdla/Listing.h"
-#include "backends/vdla/ProgramFile.h"
 #include "ir/Diagnostics.h"
 #include "ir/IRPrinter.h"
 #include "ir/KernelCalls.h"
@@ -22,46 +18,13 @@
 #include "tools/driver/GraphDot.h"
 #include "tools/driver/KnobOptions.h"
 #include "tools/driver/LowerForTarget.h"
-#include "tools/driver/OutputFile.h"
+#include "tools/driver/ModuleOutput.h"
 #include "tools/driver/RecordKnobs.h"
 #include "tools/driver/TargetExecutors.h"
 #include "tools/driver/TargetRegistry.h"
 #include "tools/driver/VdlaExecutor.h"
 
 namespace texc {
-
-namespace {
-
-/// How every output names itself in messages (OutputFile.h).
-constexpr const char* kOutput = "output";
-
-void write_text(const std::string& path, const std::string& text) { write_output_file(path, kOutput, text); }
-
-/// Writes the output file `path` with `write` (a backend's function that writes a named file and
-/// throws std::runtime_error when it cannot), through an OutputFile: whole or not at all. A
-/// failure is an EnvironmentError naming `path` (not the temporary file).
-void write_through(const std::string& path, const std::function<void(const std::string&)>& write) {
-  OutputFile out(path, kOutput);
-  try {
-    write(out.write_path());
-  } catch (const TargetOptionError&) {  // a CPU the code cannot be generated for (exit 1)
-    throw;
-  } catch (const OptionError&) {
-    throw;
-  } catch (const std::runtime_error& e) {
-    std::string message = e.what();
-    for (size_t at; (at = message.find(out.write_path())) != std::string::npos;)
-      message.replace(at, out.write_path().size(), path);
-    throw EnvironmentError(message);
-  }
-  out.commit();
-}
-
-bool is_cuda_output(const std::string& kind) {
-  return kind == "obj" || kind == "header" || kind == "ptx" || kind == "llvm";
-}
-
-}  // namespace
 
 const CompiledOp& Module::op(const std::string& name) const {
   std::string names;
@@ -97,92 +60,39 @@ void Module::write(const std::string& kind, const std::string& path) {
   TEXC_CHECK(target) << "compile() checked target '" << options_.target << "'";
   if (std::string refusal = output_refusal(*target, kind); !refusal.empty()) throw OptionError(refusal);
   std::vector<LoweredFunc> funcs = functions();
+  // The outputs every target has: the loop AST and the graph partition.
   if (kind == "graph") {
     std::string report;
     for (const CompiledOp& c : ops_) report += graph_report(c.op, options_);
-    write_text(path, report);
+    write_output_text(path, report);
     return;
   }
   if (kind == "graph-dot") {
     std::vector<const OpDef*> ops;
     for (const CompiledOp& c : ops_) ops.push_back(&c.op);
-    write_text(path, graph_dot(ops, options_));
+    write_output_text(path, graph_dot(ops, options_));
     return;
   }
   if (kind == "loops") {
     std::string loops;
     for (const LoweredFunc& func : funcs) loops += to_string(func) + "\n";
-    write_text(path, loops);
+    write_output_text(path, loops);
     return;
   }
-  if (kind == "vdla") {
-    // An op compiled as a graph of VDLA and host kernels (VdlaGraph.h): its host part (the host
-    // kernels, the prepare function, the entry calling the VDLA programs) cannot be written yet.
-    for (const CompiledOp& c : ops_)
-      for (const LoweredFunc& func : c.functions)
-        if (!func.target.empty())
-          throw OptionError("op '" + c.op.name + "' is a graph of VDLA and host kernels (docs/graph.md): writing it with "
-                            "-o is not built yet (its host functions, such as '" + func.name + "', would need an "
-                            "object that runs the VDLA programs); `texc run --target vdla` runs it, `--emit graph` "
-                            "shows its kernels");
-    std::vector<std::string> files = output_files(kind, path);
-    vdla::VdlaConfig config = vdla_config_of(options_);
-    for (size_t i = 0; i < funcs.size(); ++i) {
-      vdla::VdlaProgram prog = vdla::generate_program(funcs[i], config, function_locs_[i]);
-      write_through(files[2 * i], [&](const std::string& file) {
-        if (!vdla::write_vdla_file(file, prog)) throw std::runtime_error("cannot write '" + file + "'");
-      });
-      write_through(files[2 * i + 1], [&](const std::string& file) {
-        if (!vdla::write_vdla_listing(file, prog)) throw std::runtime_error("cannot write '" + file + "'");
-      });
-    }
-    return;
-  }
-  if (cpu_) {
-    if (kind == "llvm") return write_text(path, emit_llvm_ir(funcs, *cpu_));
-    if (kind == "header") return write_text(path, emit_c_header(funcs));
-    try {
-      if (kind == "obj")
-        write_through(path, [&](const std::string& file) { write_object(funcs, *cpu_, file, &times_.llvm.emplace()); });
-      else if (kind == "asm" && path == "-")
-        write_text("-", emit_assembly(funcs, *cpu_));
-      else if (kind == "asm")
-        write_through(path, [&](const std::string& file) { write_assembly(funcs, *cpu_, file); });
-    } catch (const TargetOptionError&) {
-      throw;
-    } catch (const OptionError&) {
-      throw;
-    } catch (const EnvironmentError&) {
-      throw;
-    } catch (const std::runtime_error& e) {  // the backend could not write a file
-      throw EnvironmentError(e.what());
-    }
-    return;
-  }
-  // cuda: obj (the host functions, PTX embedded), header, ptx, llvm (the kernels' IR). Ops the
-  // lowering left as host functions (no thread binding) cannot run on a GPU; the host entry of a
-  // graph of kernels (kernel_calls) is a host function that launches its kernels.
-  TEXC_CHECK(is_gpu_target(options_.target) && is_cuda_output(kind)) << "output '" << kind << "' of '" << options_.target
-                                                                 << "' passed output_refusal";
-  std::vector<LoweredFunc> kernels;
-  for (const LoweredFunc& func : funcs) {
-    if (func.kind == FunctionKind::Device) kernels.push_back(func);
-    else if (!kernel_calls(func))
-      throw EnvironmentError("target 'cuda' needs the GPU lowering, which this build of texc lacks: op '" + func.name +
-                             "' was lowered to host loops with no thread binding");
-  }
-  CudaTargetOptions cuda;
-  if (!options_.arch.empty()) cuda.arch = options_.arch;
-  if (kind == "ptx") return write_text(path, emit_ptx(kernels, cuda));
-  if (kind == "llvm") return write_text(path, emit_cuda_llvm_ir(kernels, cuda));
-  if (kind == "header") return write_text(path, emit_cuda_host_header(funcs));
-  try {
-    write_through(path, [&](const std::string& file) { write_cuda_host_object(funcs, cuda, file); });
-  } catch (const OptionError&) {
-    throw;
-  } catch (const std::runtime_error& e) {  // the object file could not be written
-    throw EnvironmentError(e.what());
-  }
+  // A function lowered for another target than the module's (a host kernel of a graph of VDLA
+  // and host kernels, VdlaGraph.h): the host part of such a graph cannot be written yet.
+  for (const CompiledOp& c : ops_)
+    for (const LoweredFunc& func : c.functions)
+      if (!func.target.empty())
+        throw OptionError("op '" + c.op.name + "' is a graph of VDLA and host kernels (docs/graph.md): writing it with "
+                          "-o is not built yet (its host functions, such as '" + func.name + "', would need an "
+                          "object that runs the VDLA programs); `texc run --target " + options_.target +
+                          "` runs it, `--emit graph` shows its kernels");
+  // The target's own code: its registry entry's emitter.
+  const TargetBehaviour& behaviour = target_behaviour(options_.target);
+  TEXC_CHECK(behaviour.write_output) << "output '" << kind << "' of '" << options_.target << "' passed output_refusal";
+  ModuleOutput out{funcs, function_locs_, options_, cpu_, times_, output_files(kind, path)};
+  behaviour.write_output(out, kind, path);
 }
 
 std::vector<Tensor> Module::arguments(const std::string& name) const {

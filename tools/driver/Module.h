@@ -65,7 +65,9 @@ class Module {
   std::vector<std::string> output_files(const std::string& kind, const std::string& path) const;
   /// Writes output `kind` to `path` ("-": standard output, for a text output), whole or not at all
   /// (OutputFile.h); never over a file compile() read. An output the target does not write is an
-  /// OptionError; a file that cannot be written an EnvironmentError.
+  /// OptionError; a file that cannot be written an EnvironmentError. loops, graph and graph-dot
+  /// are written here for every target; the target's own code by its registry entry's emitter
+  /// (TargetBehaviour::write_output, TargetRegistry.h).
   void write(const std::string& kind, const std::string& path);
 
   /// One tensor per argument of op `name` (its inputs, then its outputs) with the element type and

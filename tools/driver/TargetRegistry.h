@@ -3,8 +3,11 @@
 // target's behaviour as functions: the Executor a lowered function runs through (TargetExecutors,
 // backends/execute/Executor.h), how `texc tune` measures a candidate (a Runner over the same
 // Executor), how many calls `texc run` times, whether a device must be opened first, who times the
-// calls and how the time is reported, and which machine its tuning records must come from. Generic code (TargetExecutors, Module::run, make_tuning_runner,
-// knobs_from_records, `texc run`) asks the entry, never the target's name.
+// calls and how the time is reported, which machine its tuning records must come from, how its own
+// outputs are written (Module::write) and what its built-in intrinsics are for the configuration
+// compiled for (the lowering). Generic code (TargetExecutors, Module::run, Module::write,
+// make_tuning_runner, knobs_from_records, lower_for_target, `texc run`) asks the entry, never the
+// target's name.
 //
 // Each family's entries are written next to each other in tools/driver/targets/ (one file per
 // family: InterpTarget.cpp, X86Target.cpp, ArmTarget.cpp, CudaTarget.cpp, VdlaTarget.cpp) and
@@ -19,7 +22,9 @@
 
 #include "backends/execute/Executor.h"
 #include "backends/interp/RunOp.h"
+#include "ir/Op.h"
 #include "tools/driver/CompileOptions.h"
+#include "tools/driver/ModuleOutput.h"
 #include "tools/driver/TargetExecutors.h"
 #include "tuner/Machine.h"
 #include "tuner/Measure.h"
@@ -62,6 +67,16 @@ struct TargetBehaviour {
   /// The tuner's Runner (tuner/Measure.h) for `texc tune`. Null: the target has none (an
   /// EnvironmentError says so).
   std::unique_ptr<Runner> (*make_tuning_runner)(const CompileOptions& opts) = nullptr;
+  /// The definitions of the target's built-in intrinsics (ir/Target.h names them) for the
+  /// configuration `opts` compiles for, handed to the lowering (LowerOptions::builtin_intrinsics):
+  /// vdla's vdla.gemm of --vdla-config's block (backends/vdla/VdlaIntrinsics.h). Null: it has none.
+  std::vector<IntrinsicDef> (*builtin_intrinsics)(const CompileOptions& opts) = nullptr;
+  /// Writes `kind`, one of the target's outputs that is its own code (ir/Target.h's outputs other
+  /// than loops, graph and graph-dot, which Module::write writes for every target), of the module
+  /// `out` to `path`: LLVM CPU objects, headers, IR and assembly (x86, x86-sse, arm), PTX and the
+  /// CUDA host object (cuda), the VDLA program and its listing (vdla). Null: the target has no
+  /// output of its own (interp, cuda-interp).
+  void (*write_output)(ModuleOutput& out, const std::string& kind, const std::string& path) = nullptr;
   /// The machine a tuning record must have been measured on to be chosen without a warning (x86:
   /// its knobs depend on registers and caches). Null: records of any machine apply.
   std::optional<Machine> (*records_machine)(const CompileOptions& opts) = nullptr;
@@ -71,5 +86,8 @@ struct TargetBehaviour {
 const std::vector<TargetBehaviour>& registered_targets();
 /// The behaviour of the target named `name` (a name of ir/Target.h: an internal error otherwise).
 const TargetBehaviour& target_behaviour(const std::string& name);
+/// The definitions of opts.target's built-in intrinsics for its configuration (empty when it has
+/// none): what every lowering for it is given (LowerOptions::builtin_intrinsics).
+std::vector<IntrinsicDef> builtin_intrinsics_of(const CompileOptions& opts);
 
 }  // namespace texc

@@ -27,6 +27,7 @@
 #include "ir/Target.h"
 #include "tools/driver/CpuTarget.h"
 #include "tools/driver/TargetPropertiesOf.h"
+#include "tools/driver/TargetRegistry.h"
 #include "tools/driver/CudaRunner.h"
 #include "tools/driver/EnvironmentError.h"
 #include "tools/driver/KnobOptions.h"
@@ -179,6 +180,7 @@ TuneOptions tune_options_of(const CommandLine& cl) {
   options.lower.caches = CacheSizes::host();
   if (generates_vdla_programs(cl.target)) options.lower.vdla_config = vdla_config_of(cl);
   options.lower.target_properties = target_properties_of(cl);
+  options.lower.builtin_intrinsics = builtin_intrinsics_of(cl);  // vdla.gemm of --vdla-config's block
   options.texc_version = TEXC_VERSION;
   return options;
 }

@@ -4,6 +4,7 @@
 #include <functional>
 #include <set>
 
+#include "backends/vdla/VdlaScopes.h"
 #include "ir/Diagnostics.h"
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
@@ -12,7 +13,7 @@ namespace texc::vdla {
 
 namespace {
 
-bool is_sram(MemScope s) { return s == MemScope::VdlaInp || s == MemScope::VdlaWgt || s == MemScope::VdlaAcc; }
+bool is_sram(const MemScope& s) { return on_chip_buffer(s).has_value(); }
 
 // The Load an argument copy reads: `X[i]` or `select(c, X[i], 0)`; null if the value is neither.
 const Load* copied_load(const Expr& value, Expr* pad_cond) {
@@ -30,14 +31,14 @@ const Load* copied_load(const Expr& value, Expr* pad_cond) {
 bool reads_acc(const Expr& e) {
   bool found = false;
   for_each_expr(e, [&](const Expr& x) {
-    if (const Load* l = x->as<Load>(); l && l->buffer->scope == MemScope::VdlaAcc) found = true;
+    if (const Load* l = x->as<Load>(); l && l->buffer->scope == scope_of(OnChip::Acc)) found = true;
   });
   return found;
 }
 
 LeafInfo classify_store(const Store* st) {
   Expr cond;
-  if (st->buffer->scope == MemScope::VdlaAcc && is_const_int(st->value, int64_t(0)))
+  if (st->buffer->scope == scope_of(OnChip::Acc) && is_const_int(st->value, int64_t(0)))
     return {LeafKind::Reset, st->buffer.get()};
   if (is_sram(st->buffer->scope) && copied_load(st->value, &cond)) return {LeafKind::Load, st->buffer.get()};
   if (st->buffer->scope == MemScope::Global && reads_acc(st->value)) return {LeafKind::StoreOut, st->buffer.get()};
@@ -68,7 +69,7 @@ const Load* acc_tile_load(const Expr& e) {
     v = c->value;
   }
   const Load* l = v->as<Load>();
-  return l && l->buffer->scope == MemScope::VdlaAcc ? l : nullptr;
+  return l && l->buffer->scope == scope_of(OnChip::Acc) ? l : nullptr;
 }
 
 }  // namespace
@@ -126,7 +127,7 @@ std::vector<const For*> perfect_loops(const Stmt& s) {
 [[noreturn]] void unmappable_store(const Store* st, SourceLoc loc) {
   std::string stage = st->stage.empty() ? st->buffer->name : st->stage;
   if (is_sram(st->buffer->scope))
-    throw_error(DiagId::VdlaCannotMap, loc, stage, std::string("it computes into ") + mem_scope_name(st->buffer->scope) +
+    throw_error(DiagId::VdlaCannotMap, loc, stage, std::string("it computes into ") + st->buffer->scope.name() +
                           " something that is neither a copy of an argument, a reduction's zero init, nor a "
                           "tensorized vdla.gemm: " + to_string(st->value));
   throw_error(DiagId::VdlaCannotMap, loc, stage, "it writes '" + st->buffer->name + "' in DRAM from " + to_string(st->value) +
@@ -136,7 +137,7 @@ std::vector<const For*> perfect_loops(const Stmt& s) {
 
 // A reduction that accumulates into vdla.acc outside a tensorized vdla.gemm nest is a missing
 // tensorize: say so before any other complaint about the tile (its zero init, its loops).
-void check_reductions_tensorized(const Stmt& body, SourceLoc loc) {
+void check_reductions_tensorized(const Stmt& body, const VdlaConfig& config, SourceLoc loc) {
   std::set<const StmtNode*> in_gemm;
   for_each_stmt(body, [&](const Stmt& s) {
     if (const For* f = s->as<For>(); f && is_gemm_loop(f))
@@ -144,7 +145,7 @@ void check_reductions_tensorized(const Stmt& body, SourceLoc loc) {
   });
   for_each_stmt(body, [&](const Stmt& s) {
     const Store* st = s->as<Store>();
-    if (!st || in_gemm.count(s.get()) || st->buffer->scope != MemScope::VdlaAcc) return;
+    if (!st || in_gemm.count(s.get()) || st->buffer->scope != scope_of(OnChip::Acc)) return;
     bool accumulates = false;
     for_each_expr(st->value, [&](const Expr& e) {
       if (const Load* l = e->as<Load>(); l && l->buffer.get() == st->buffer.get()) accumulates = true;
@@ -152,8 +153,8 @@ void check_reductions_tensorized(const Stmt& body, SourceLoc loc) {
     if (accumulates)
       throw_error(DiagId::VdlaCannotMap, loc, st->stage.empty() ? st->buffer->name : st->stage,
                   "its reduction accumulates into vdla.acc without the GEMM unit; add tensorize(L, vdla.gemm) on its "
-                  "loop over the 16 output lanes of a row (with the 16 reduction lanes inside it, as "
-                  "reorder(..., no, ki) puts them)");
+                  "loop over the " + std::to_string(config.block_out) + " output lanes of a row (with the " +
+                      std::to_string(config.block_in) + " reduction lanes inside it, as reorder(..., no, ki) puts them)");
   });
 }
 
@@ -184,10 +185,10 @@ class IntrinsicInjector {
   }
 
   // Scalars per element of an on-chip buffer: a row of INP or ACC, a tile of WGT.
-  int64_t elem_scalars(MemScope s) const {
-    switch (s) {
-      case MemScope::VdlaInp: return config_.batch * config_.block_in;
-      case MemScope::VdlaWgt: return config_.block_out * config_.block_in;
+  int64_t elem_scalars(const MemScope& s) const {
+    switch (on_chip_buffer(s).value_or(OnChip::Acc)) {
+      case OnChip::Inp: return config_.batch * config_.block_in;
+      case OnChip::Wgt: return config_.block_out * config_.block_in;
       default: return config_.batch * config_.block_out;
     }
   }
@@ -272,7 +273,7 @@ class IntrinsicInjector {
           bool pad = cond && !eval(cond);
           if (ce.lanes == 0) ce.pad = pad;
           if (ce.pad != pad) cannot_map(stage, "its zero padding splits a " + std::to_string(E) + "-element row of " +
-                                                   mem_scope_name(target->scope) + "; pad whole rows");
+                                                   target->scope.name() + "; pad whole rows");
           ++ce.lanes;
           if (pad) return;
           source = l->buffer.get();
@@ -293,12 +294,12 @@ class IntrinsicInjector {
     for (auto& [e, ce] : elems)
       if (ce.lanes != E)
         cannot_map(stage, "it fills " + std::to_string(ce.lanes) + " of the " + std::to_string(E) +
-                              " elements of a row of " + std::string(mem_scope_name(target->scope)) + "; copy whole rows");
+                              " elements of a row of " + target->scope.name() + "; copy whole rows");
     // An accumulator tile loads int32 rows (ACC) or int8 rows sign-extended (ACC8).
-    if (target->scope == MemScope::VdlaAcc && target->dtype != Int(32) && target->dtype != Int(8))
+    if (target->scope == scope_of(OnChip::Acc) && target->dtype != Int(32) && target->dtype != Int(8))
       cannot_map(stage, "it copies " + target->dtype.str() + " into vdla.acc, which loads i32 rows or i8 rows (sign-extended)");
-    MemBuffer buffer = target->scope == MemScope::VdlaInp   ? MemBuffer::Inp
-                       : target->scope == MemScope::VdlaWgt ? MemBuffer::Wgt
+    MemBuffer buffer = target->scope == scope_of(OnChip::Inp)   ? MemBuffer::Inp
+                       : target->scope == scope_of(OnChip::Wgt) ? MemBuffer::Wgt
                        : target->dtype == Int(8)            ? MemBuffer::Acc8
                                                             : MemBuffer::Acc;
     push_copy(Opcode::Load, buffer, "load " + stage, std::move(elems), true, stage,
@@ -320,9 +321,9 @@ class IntrinsicInjector {
         [&](const For*) {});
     if (inst.empty()) return;
     for (auto& [e, n] : lanes)
-      if (n != elem_scalars(MemScope::VdlaAcc))
+      if (n != elem_scalars(scope_of(OnChip::Acc)))
         cannot_map(stage, "its zero init covers " + std::to_string(n) + " of the " +
-                              std::to_string(elem_scalars(MemScope::VdlaAcc)) + " lanes of an accumulator row");
+                              std::to_string(elem_scalars(scope_of(OnChip::Acc))) + " lanes of an accumulator row");
     GemmFields g;
     g.loop.reset = true;
     push_nest(Insn::gemm_op(g), "reset " + stage, s, std::move(inst));
@@ -350,11 +351,11 @@ class IntrinsicInjector {
     const Load *inp = nullptr, *wgt = nullptr;
     for_each_expr(st->value, [&](const Expr& e) {
       if (const Load* l = e->as<Load>()) {
-        if (l->buffer->scope == MemScope::VdlaInp) inp = l;
-        if (l->buffer->scope == MemScope::VdlaWgt) wgt = l;
+        if (l->buffer->scope == scope_of(OnChip::Inp)) inp = l;
+        if (l->buffer->scope == scope_of(OnChip::Wgt)) wgt = l;
       }
     });
-    if (st->buffer->scope != MemScope::VdlaAcc)
+    if (st->buffer->scope != scope_of(OnChip::Acc))
       cannot_map(*stage, "tensorize(vdla.gemm) accumulates into '" + st->buffer->name +
                              "', which is not in vdla.acc; cache_write the stage to vdla.acc");
     if (!inp || !wgt)
@@ -394,7 +395,7 @@ class IntrinsicInjector {
     std::vector<AluStep> steps;
     while (true) {
       if (const Load* l = v->as<Load>()) {
-        if (l->buffer->scope != MemScope::VdlaAcc) break;
+        if (l->buffer->scope != scope_of(OnChip::Acc)) break;
         *acc = l;
         std::reverse(steps.begin(), steps.end());
         return steps;
@@ -458,7 +459,7 @@ class IntrinsicInjector {
     std::vector<Uop> touched;
     std::vector<std::vector<Uop>> tile_rows;           // per step: (destination row, source row) of each row
     std::vector<std::map<int64_t, int64_t>> tile_src;  // per step: destination row -> source row
-    const int64_t E = elem_scalars(MemScope::VdlaAcc);
+    const int64_t E = elem_scalars(scope_of(OnChip::Acc));
     enumerate(
         s,
         [&](const Store* st) {

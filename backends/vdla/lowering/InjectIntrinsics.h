@@ -80,7 +80,8 @@ void inject_intrinsics(const Stmt& leaf, const LeafInfo& info, const LeafContext
 [[noreturn]] void unmappable_store(const Store* st, SourceLoc loc);
 
 /// A reduction that accumulates into vdla.acc outside a tensorized vdla.gemm nest is a missing
-/// tensorize: a UserError saying so, checked before any other complaint about the tile.
-void check_reductions_tensorized(const Stmt& body, SourceLoc loc);
+/// tensorize: a UserError saying so (with `config`'s GEMM block), checked before any other
+/// complaint about the tile.
+void check_reductions_tensorized(const Stmt& body, const VdlaConfig& config, SourceLoc loc);
 
 }  // namespace texc::vdla

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "backends/vdla/lowering/InjectIntrinsics.h"
+#include "backends/vdla/VdlaScopes.h"
 #include "ir/ConstEval.h"
 #include "ir/Diagnostics.h"
 #include "ir/IRPrinter.h"
@@ -16,12 +17,12 @@ namespace texc::vdla {
 
 namespace {
 
-bool is_sram(MemScope s) { return s == MemScope::VdlaInp || s == MemScope::VdlaWgt || s == MemScope::VdlaAcc; }
+bool is_sram(const MemScope& s) { return on_chip_buffer(s).has_value(); }
 
-const char* sram_name(MemScope s) {
-  switch (s) {
-    case MemScope::VdlaInp: return "INP";
-    case MemScope::VdlaWgt: return "WGT";
+const char* sram_name(const MemScope& s) {
+  switch (on_chip_buffer(s).value_or(OnChip::Acc)) {
+    case OnChip::Inp: return "INP";
+    case OnChip::Wgt: return "WGT";
     default: return "ACC";
   }
 }
@@ -34,7 +35,7 @@ class Walker : public OnChipPlaces {
   WalkedOp run() {
     program_.config = config_;
     place_arguments(program_);
-    check_reductions_tensorized(func_.body, loc_);
+    check_reductions_tensorized(func_.body, config_, loc_);
     walk(func_.body);
     return {std::move(program_), std::move(emitted_)};
   }
@@ -84,24 +85,24 @@ class Walker : public OnChipPlaces {
     int64_t elem_scalars;  // scalars per element
   };
 
-  int64_t elem_scalars(MemScope s) const {
-    switch (s) {
-      case MemScope::VdlaInp: return config_.batch * config_.block_in;
-      case MemScope::VdlaWgt: return config_.block_out * config_.block_in;
+  int64_t elem_scalars(const MemScope& s) const {
+    switch (on_chip_buffer(s).value_or(OnChip::Acc)) {
+      case OnChip::Inp: return config_.batch * config_.block_in;
+      case OnChip::Wgt: return config_.block_out * config_.block_in;
       default: return config_.batch * config_.block_out;
     }
   }
-  int64_t depth(MemScope s) const {
-    switch (s) {
-      case MemScope::VdlaInp: return derived_.inp_depth;
-      case MemScope::VdlaWgt: return derived_.wgt_depth;
+  int64_t depth(const MemScope& s) const {
+    switch (on_chip_buffer(s).value_or(OnChip::Acc)) {
+      case OnChip::Inp: return derived_.inp_depth;
+      case OnChip::Wgt: return derived_.wgt_depth;
       default: return derived_.acc_depth;
     }
   }
-  int64_t elem_bytes(MemScope s) const {
-    switch (s) {
-      case MemScope::VdlaInp: return derived_.inp_elem_bytes;
-      case MemScope::VdlaWgt: return derived_.wgt_elem_bytes;
+  int64_t elem_bytes(const MemScope& s) const {
+    switch (on_chip_buffer(s).value_or(OnChip::Acc)) {
+      case OnChip::Inp: return derived_.inp_elem_bytes;
+      case OnChip::Wgt: return derived_.wgt_elem_bytes;
       default: return derived_.acc_elem_bytes;
     }
   }
@@ -283,7 +284,7 @@ class Walker : public OnChipPlaces {
     if (stores != 1) return false;
     const Load* acc = nullptr;
     for_each_expr(store->value, [&](const Expr& e) {
-      if (const Load* l = e->as<Load>(); l && l->buffer->scope == MemScope::VdlaAcc) acc = l;
+      if (const Load* l = e->as<Load>(); l && l->buffer->scope == scope_of(OnChip::Acc)) acc = l;
     });
     if (!acc) return false;
     // The scalar indices of the accumulator and the output at the first two iterations of the
@@ -301,7 +302,7 @@ class Walker : public OnChipPlaces {
     };
     auto first = indices_at(0), second = indices_at(1);
     if (!first || !second) return false;
-    const int64_t E = elem_scalars(MemScope::VdlaAcc);
+    const int64_t E = elem_scalars(scope_of(OnChip::Acc));
     return floor_mod(second->first - first->first, E) == 0 && floor_mod(second->second - first->second, E) == 0;
   }
 

@@ -83,6 +83,7 @@ TargetBehaviour arm_target() {
   b.prepare_run = prepare_arm_run;
   b.times_own_calls = true;  // the arm driver's clock
   b.format_run_result = format_arm_result;
+  b.write_output = write_llvm_cpu_output;
   b.make_tuning_runner = make_arm_tuning_runner;
   return b;
 }

@@ -13,4 +13,7 @@ TargetBehaviour cuda_target();         // CudaTarget.cpp
 TargetBehaviour cuda_interp_target();  // CudaTarget.cpp
 TargetBehaviour vdla_target();         // VdlaTarget.cpp
 
+/// The emitter of x86, x86-sse and arm (TargetBehaviour::write_output): obj, header, llvm, asm.
+void write_llvm_cpu_output(ModuleOutput& out, const std::string& kind, const std::string& path);  // LlvmCpuOutputs.cpp
+
 }  // namespace texc

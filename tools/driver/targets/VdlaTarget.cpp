@@ -6,10 +6,16 @@
 // VDLA and host kernels (VdlaGraph.h) runs kernel by kernel (VdlaGraphExecutor.h), its host
 // functions JIT-compiled for the host CPU; `texc run` reports the VDLA kernels' simulated cycles and
 // the host kernels' measured time apart, kernel by kernel and in total.
+// Its built-in vdla.gemm is the GEMM micro-op of that configuration (backends/vdla/VdlaIntrinsics.h).
 #include <filesystem>
 
 #include <fmt/format.h>
 
+#include "backends/vdla/Codegen.h"
+#include "backends/vdla/Listing.h"
+#include "backends/vdla/ProgramFile.h"
+#include "backends/vdla/VdlaIntrinsics.h"
+#include "ir/Diagnostics.h"
 #include "tools/driver/VdlaExecutor.h"
 #include "tools/driver/VdlaGraphExecutor.h"
 #include "tools/driver/targets/Targets.h"
@@ -101,6 +107,27 @@ std::string format_vdla_result(const TargetExecutors& executors, RunResult& resu
   return text + "\n" + format_vdla_stats(stats);
 }
 
+// One program per function with its listing (ModuleOutput::files: PATH.vdla and PATH.vdla.txt, or
+// one pair per op), generated for --vdla-config's configuration.
+void write_vdla_output(ModuleOutput& out, const std::string& kind, const std::string& path) {
+  TEXC_CHECK(kind == "vdla") << "output '" << kind << "' of 'vdla' passed output_refusal";
+  vdla::VdlaConfig config = vdla_config_of(out.options);
+  for (size_t i = 0; i < out.functions.size(); ++i) {
+    vdla::VdlaProgram prog = vdla::generate_program(out.functions[i], config, out.function_locs[i]);
+    write_output_through(out.files[2 * i], [&](const std::string& file) {
+      if (!vdla::write_vdla_file(file, prog)) throw std::runtime_error("cannot write '" + file + "'");
+    });
+    write_output_through(out.files[2 * i + 1], [&](const std::string& file) {
+      if (!vdla::write_vdla_listing(file, prog)) throw std::runtime_error("cannot write '" + file + "'");
+    });
+  }
+}
+
+// vdla.gemm as the accelerator of --vdla-config (or the spec's) computes it.
+std::vector<IntrinsicDef> vdla_builtin_intrinsics(const CompileOptions& opts) {
+  return vdla::builtin_intrinsics(vdla_config_of(opts));
+}
+
 std::unique_ptr<Runner> make_vdla_tuning_runner(const CompileOptions& opts) {
   std::string config_name =
       opts.vdla_config.empty() ? "default" : std::filesystem::path(opts.vdla_config).filename().string();
@@ -117,6 +144,8 @@ TargetBehaviour vdla_target() {
   b.make_graph_executor = make_vdla_graph_executor;
   b.format_run_result = format_vdla_result;
   b.make_tuning_runner = make_vdla_tuning_runner;
+  b.builtin_intrinsics = vdla_builtin_intrinsics;
+  b.write_output = write_vdla_output;
   return b;
 }
 

@@ -56,6 +56,7 @@ TargetBehaviour x86_family_target(const char* name) {
   b.prepare_run = prepare_x86_run;
   b.times_own_calls = true;  // the JIT child's time_calls
   b.format_run_result = format_own_timed_result;
+  b.write_output = write_llvm_cpu_output;
   b.make_tuning_runner = [](const CompileOptions& opts) { return make_x86_runner(cpu_target_options(opts)); };
   b.records_machine = [](const CompileOptions& opts) -> std::optional<Machine> {
     return x86_machine(cpu_target_options(opts));
