@@ -2,7 +2,10 @@
 
 #include <TexLexer.h>
 #include <TexParser.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <new>
 
 #include "frontend/AstBuilder.h"
@@ -111,9 +114,33 @@ void check_utf8(const std::string& text, uint32_t file_id) {
 
 static ast::File parse_tex_text(uint32_t file_id, const std::string& path, const std::string& text);
 
+namespace {
+
+constexpr uint64_t kParseBytesPerSourceByte = 160;  // ANTLR's UTF-32 copy, tokens, parse tree
+
+/// Whether parsing `source_bytes` would pass the address-space limit (ulimit -v) from what the
+/// process uses now: known before parsing, as running out inside ANTLR (a destructor that
+/// allocates) would abort rather than throw.
+bool parse_exceeds_address_space(uint64_t source_bytes) {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return false;
+  uint64_t used_pages = 0;
+  if (FILE* statm = std::fopen("/proc/self/statm", "r")) {
+    unsigned long long pages = 0;
+    if (std::fscanf(statm, "%llu", &pages) == 1) used_pages = pages;
+    std::fclose(statm);
+  }
+  uint64_t used = used_pages * uint64_t(sysconf(_SC_PAGESIZE));
+  return used + kParseBytesPerSourceByte * source_bytes > uint64_t(limit.rlim_cur);
+}
+
+}  // namespace
+
 ast::File parse_tex(uint32_t file_id, const std::string& path, const std::string& text) {
   // The parse takes about 160 bytes of memory per byte of source (ANTLR's UTF-32 copy, tokens,
   // parse tree): where the address space is limited, running out is a user error, not an abort.
+  if (parse_exceeds_address_space(text.size()))
+    throw_error(DiagId::SourceTooLargeToParse, SourceLoc{file_id, 1, 1}, text.size());
   try {
     return parse_tex_text(file_id, path, text);
   } catch (const std::bad_alloc&) {
