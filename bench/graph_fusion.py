@@ -11,8 +11,11 @@ build's median over rounds of the round medians, and separate / fused (> 1: fusi
 builds' outputs must agree (max difference relative to the largest output <= 1e-4, else exit 1).
 
 usage: bench/graph_fusion.py [--models resnet18,mobilenet_v2] [--threads 1,2] [--rounds 5]
-                             [--repeat 20] [--work bench/e2e/work] [--texc build/tools/texc/texc]
-                             [--libtexrt build/runtime/libtexrt.a] [--markdown F]
+                             [--repeat 20] [--clock wall|cpu] [--work bench/e2e/work]
+                             [--texc build/tools/texc/texc] [--libtexrt build/runtime/libtexrt.a]
+                             [--markdown F]
+--clock cpu: the driver times each call by the process's CPU time (E2E_CPU_CLOCK, as run_e2e.py
+--clock cpu): steadier on a loaded machine at 1 thread; at 2 threads it sums the threads.
 Models are exported by bench/e2e/export_models.py when WORK/MODEL.onnx is missing (Debian's
 python3 with python3-torch and python3-torchvision).
 """
@@ -48,6 +51,7 @@ def main(argv):
     ap.add_argument("--work", default=os.path.join(HERE, "e2e", "work"))
     ap.add_argument("--texc", default=os.path.join(ROOT, "build", "tools", "texc", "texc"))
     ap.add_argument("--libtexrt", default=os.path.join(ROOT, "build", "runtime", "libtexrt.a"))
+    ap.add_argument("--clock", choices=["wall", "cpu"], default="wall")
     ap.add_argument("--markdown")
     args = ap.parse_args(argv)
     models = args.models.split(",")
@@ -55,8 +59,10 @@ def main(argv):
     os.makedirs(args.work, exist_ok=True)
     env = dict(os.environ, TEXC_STDLIB=os.path.join(ROOT, "stdlib"))
     for k in list(env):
-        if k.startswith(("OMP_", "TEXC_NUM_THREADS")):
+        if k.startswith(("OMP_", "TEXC_NUM_THREADS", "E2E_CPU_CLOCK")):
             del env[k]
+    if args.clock == "cpu":
+        env["E2E_CPU_CLOCK"] = "1"
     missing = [m for m in models if not os.path.exists(os.path.join(args.work, m + ".onnx"))]
     if missing:
         run(["/usr/bin/python3", os.path.join(HERE, "e2e", "export_models.py"), args.work] + missing)
