@@ -68,6 +68,57 @@ struct Events {
   }
 };
 
+/// Copies each argument (the outputs too) into device memory of its own, kept in `buffers`.
+void copy_args_to_device(const CudaDriver& d, std::vector<Tensor*>& args, DeviceBuffers& buffers, const std::string& name) {
+  for (Tensor* t : args) {
+    CUdeviceptr p = 0;
+    if (CUresult r = d.cuMemAlloc(&p, std::max<size_t>(t->num_bytes(), 1)); r != kCudaSuccess)
+      fail(d, r, "cannot allocate " + std::to_string(t->num_bytes()) + " bytes of device memory for op '" + name + "'");
+    buffers.pointers.push_back(p);
+    if (CUresult r = d.cuMemcpyHtoD(p, t->data(), t->num_bytes()); r != kCudaSuccess)
+      fail(d, r, "cannot copy an argument of op '" + name + "' to the device");
+  }
+}
+
+/// The checked run's outputs (args from num_inputs on) copied back from their device buffers.
+void copy_outputs_from_device(const CudaDriver& d, std::vector<Tensor*>& args, size_t num_inputs,
+                              const DeviceBuffers& buffers, const std::string& name) {
+  for (size_t i = num_inputs; i < args.size(); ++i)
+    if (CUresult r = d.cuMemcpyDtoH(args[i]->data(), buffers.pointers[i], args[i]->num_bytes()); r != kCudaSuccess)
+      fail(d, r, "cannot copy an output of op '" + name + "' from the device");
+}
+
+/// `repeat` runs of `run_once`, a CUDA event recorded before the first and after each: each run's
+/// time is the elapsed time between its events (GPU time, no host overhead), labelled "CUDA events".
+template <class RunOnce>
+CallTimes time_with_events(const CudaDriver& d, int repeat, RunOnce&& run_once, const std::string& what) {
+  CallTimes times;
+  times.label = "CUDA events";
+  if (repeat <= 0) return times;
+  Events events(d);
+  for (int k = 0; k <= repeat; ++k) {
+    CUevent e = nullptr;
+    if (CUresult r = d.cuEventCreate(&e, 0); r != kCudaSuccess) fail(d, r, "cannot create a CUDA event");
+    events.events.push_back(e);
+  }
+  if (CUresult r = d.cuEventRecord(events.events[0], nullptr); r != kCudaSuccess) fail(d, r, "cannot record a CUDA event");
+  for (int k = 1; k <= repeat; ++k) {
+    run_once();
+    if (CUresult r = d.cuEventRecord(events.events[size_t(k)], nullptr); r != kCudaSuccess)
+      fail(d, r, "cannot record a CUDA event");
+  }
+  if (CUresult r = d.cuEventSynchronize(events.events.back()); r != kCudaSuccess)
+    fail(d, r, what + " failed in a timed run");
+  for (int k = 1; k <= repeat; ++k) {
+    float ms = 0;
+    if (CUresult r = d.cuEventElapsedTime(&ms, events.events[size_t(k - 1)], events.events[size_t(k)]); r != kCudaSuccess)
+      fail(d, r, "cannot read the time of a run");
+    times.times_ms.push_back(double(ms));
+  }
+  times.median_ms = median_of(times.times_ms);
+  return times;
+}
+
 std::shared_ptr<LoadedKernel> load_kernel(const std::string& ptx, const LoweredFunc& func, uint32_t shared_bytes) {
   const CudaDriver& d = current_driver();
   auto kernel = std::make_shared<LoadedKernel>();
@@ -105,14 +156,7 @@ class CudaExecutor : public Executor {
     const int repeat = std::max(timed_rounds, 0);
     const CudaDriver& d = current_driver();
     DeviceBuffers buffers(d);
-    for (Tensor* t : args) {
-      CUdeviceptr p = 0;
-      if (CUresult r = d.cuMemAlloc(&p, std::max<size_t>(t->num_bytes(), 1)); r != kCudaSuccess)
-        fail(d, r, "cannot allocate " + std::to_string(t->num_bytes()) + " bytes of device memory for op '" + name + "'");
-      buffers.pointers.push_back(p);
-      if (CUresult r = d.cuMemcpyHtoD(p, t->data(), t->num_bytes()); r != kCudaSuccess)
-        fail(d, r, "cannot copy an argument of op '" + name + "' to the device");
-    }
+    copy_args_to_device(d, args, buffers, name);
     std::vector<void*> params;
     for (CUdeviceptr& p : buffers.pointers) params.push_back(&p);
     auto launch_once = [&] {
@@ -128,37 +172,8 @@ class CudaExecutor : public Executor {
     if (CUresult r = d.cuCtxSynchronize(); r != kCudaSuccess) fail(d, r, "kernel " + name + " failed");
     // Its outputs are the ones checked (a kernel wrong only on its first launch fails): copied back
     // before the timed launches overwrite them.
-    for (size_t i = num_inputs; i < args.size(); ++i)
-      if (CUresult r = d.cuMemcpyDtoH(args[i]->data(), buffers.pointers[i], args[i]->num_bytes()); r != kCudaSuccess)
-        fail(d, r, "cannot copy an output of op '" + name + "' from the device");
-
-    Events events(d);
-    for (int k = 0; k <= repeat && repeat > 0; ++k) {
-      CUevent e = nullptr;
-      if (CUresult r = d.cuEventCreate(&e, 0); r != kCudaSuccess) fail(d, r, "cannot create a CUDA event");
-      events.events.push_back(e);
-    }
-    CallTimes times;
-    times.label = "CUDA events";
-    if (repeat > 0) {
-      if (CUresult r = d.cuEventRecord(events.events[0], nullptr); r != kCudaSuccess) fail(d, r, "cannot record a CUDA event");
-      for (int k = 1; k <= repeat; ++k) {
-        launch_once();
-        if (CUresult r = d.cuEventRecord(events.events[size_t(k)], nullptr); r != kCudaSuccess)
-          fail(d, r, "cannot record a CUDA event");
-      }
-      if (CUresult r = d.cuEventSynchronize(events.events.back()); r != kCudaSuccess)
-        fail(d, r, "kernel " + name + " failed in a timed launch");
-      for (int k = 1; k <= repeat; ++k) {
-        float ms = 0;
-        if (CUresult r = d.cuEventElapsedTime(&ms, events.events[size_t(k - 1)], events.events[size_t(k)]);
-            r != kCudaSuccess)
-          fail(d, r, "cannot read the time of a launch");
-        times.times_ms.push_back(double(ms));
-      }
-    }
-    times.median_ms = median_of(times.times_ms);
-    return times;
+    copy_outputs_from_device(d, args, num_inputs, buffers, name);
+    return time_with_events(d, repeat, launch_once, "kernel " + name);
   }
 
  private:
@@ -232,14 +247,7 @@ class CudaGraphExecutor : public Executor {
     const int repeat = std::max(timed_rounds, 0);
     const CudaDriver& d = current_driver();
     DeviceBuffers buffers(d);
-    for (Tensor* t : args) {
-      CUdeviceptr p = 0;
-      if (CUresult r = d.cuMemAlloc(&p, std::max<size_t>(t->num_bytes(), 1)); r != kCudaSuccess)
-        fail(d, r, "cannot allocate " + std::to_string(t->num_bytes()) + " bytes of device memory for op '" + name + "'");
-      buffers.pointers.push_back(p);
-      if (CUresult r = d.cuMemcpyHtoD(p, t->data(), t->num_bytes()); r != kCudaSuccess)
-        fail(d, r, "cannot copy an argument of op '" + name + "' to the device");
-    }
+    copy_args_to_device(d, args, buffers, name);
     CUdeviceptr workspace = 0;
     if (workspace_bytes > 0) {
       if (CUresult r = d.cuMemAlloc(&workspace, size_t(workspace_bytes)); r != kCudaSuccess)
@@ -270,37 +278,8 @@ class CudaGraphExecutor : public Executor {
     };
     run_once();  // the checked run, which also warms up
     if (CUresult r = d.cuCtxSynchronize(); r != kCudaSuccess) fail(d, r, "a kernel of op " + name + " failed");
-    for (size_t i = num_inputs; i < args.size(); ++i)
-      if (CUresult r = d.cuMemcpyDtoH(args[i]->data(), buffers.pointers[i], args[i]->num_bytes()); r != kCudaSuccess)
-        fail(d, r, "cannot copy an output of op '" + name + "' from the device");
-
-    Events events(d);
-    for (int k = 0; k <= repeat && repeat > 0; ++k) {
-      CUevent e = nullptr;
-      if (CUresult r = d.cuEventCreate(&e, 0); r != kCudaSuccess) fail(d, r, "cannot create a CUDA event");
-      events.events.push_back(e);
-    }
-    CallTimes times;
-    times.label = "CUDA events";
-    if (repeat > 0) {
-      if (CUresult r = d.cuEventRecord(events.events[0], nullptr); r != kCudaSuccess) fail(d, r, "cannot record a CUDA event");
-      for (int k = 1; k <= repeat; ++k) {
-        run_once();
-        if (CUresult r = d.cuEventRecord(events.events[size_t(k)], nullptr); r != kCudaSuccess)
-          fail(d, r, "cannot record a CUDA event");
-      }
-      if (CUresult r = d.cuEventSynchronize(events.events.back()); r != kCudaSuccess)
-        fail(d, r, "a kernel of op " + name + " failed in a timed run");
-      for (int k = 1; k <= repeat; ++k) {
-        float ms = 0;
-        if (CUresult r = d.cuEventElapsedTime(&ms, events.events[size_t(k - 1)], events.events[size_t(k)]);
-            r != kCudaSuccess)
-          fail(d, r, "cannot read the time of a run");
-        times.times_ms.push_back(double(ms));
-      }
-    }
-    times.median_ms = median_of(times.times_ms);
-    return times;
+    copy_outputs_from_device(d, args, num_inputs, buffers, name);
+    return time_with_events(d, repeat, run_once, "a kernel of op " + name);
   }
 
  private:
