@@ -253,17 +253,28 @@ GraphPartition partition_graph(const OpDef& op, const std::string& target, Graph
         // On a GPU the stage runs in the anchor's threads, each on the points it produced: it
         // must read the group's tensors at its own point (a flatten or a window would need the
         // points of other threads or blocks).
+        // It also must read reductions only: the GPU lowering fuses an epilogue into a reduction's
+        // bound loops, not into an elementwise stage's (conv2d_int8's requantization).
         if (gpu && node.kind == GroupKind::Injective) {
           std::set<std::string> tensors;
+          bool reads_elementwise = false;
           for (size_t m = 0; m < n; ++m)
             if (group_of[m] == g)
               for (size_t i : nodes[m].stages) tensors.insert(op.stages[i].name);
           bool pointwise = true;
-          for (size_t i : node.stages) pointwise = pointwise && reads_pointwise(op.stages[i], tensors);
-          if (!pointwise) {
+          for (size_t i : node.stages) {
+            pointwise = pointwise && reads_pointwise(op.stages[i], tensors);
+            for (const std::string& r : loaded_buffers(op.stages[i].body))
+              if (tensors.count(r) && stage_kind(op.stages[stage_index.at(r)]) == GroupKind::Injective)
+                reads_elementwise = true;
+          }
+          if (!pointwise || reads_elementwise) {
             if (why_not_latest.empty())
-              why_not_latest = "on a GPU target it would run in that kernel's threads, but it reads that kernel's "
-                               "tensors at other points than its own";
+              why_not_latest = !pointwise ? "on a GPU target it would run in that kernel's threads, but it reads that "
+                                            "kernel's tensors at other points than its own"
+                                          : "on a GPU target it would run in that kernel's threads, but it reads an "
+                                            "elementwise stage of that kernel, which the GPU lowering does not fuse "
+                                            "into";
             continue;
           }
         }
