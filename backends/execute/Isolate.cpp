@@ -48,7 +48,7 @@ class IsolatedExecutor : public Executor {
       for (size_t i = 0; i < outputs.size(); ++i) std::memcpy(shared[i]->data(), outputs[i]->data(), outputs[i]->num_bytes());
       size_t count = times.times_ms.size();
       parent.send(&count, sizeof count);
-      parent.send(times.times_ms.data(), count * sizeof(double));
+      if (count > 0) parent.send(times.times_ms.data(), count * sizeof(double));
       parent.send(&times.median_ms, sizeof(double));
       parent.send(times.label);
     });
@@ -74,7 +74,7 @@ class IsolatedExecutor : public Executor {
     size_t fixed = sizeof count + count * sizeof(double) + sizeof(double);
     if (data.size() < fixed) throw InterpError("the process running " + what_ + " sent its times cut short");
     times.times_ms.resize(count);
-    std::memcpy(times.times_ms.data(), data.data() + sizeof count, count * sizeof(double));
+    if (count > 0) std::memcpy(times.times_ms.data(), data.data() + sizeof count, count * sizeof(double));
     std::memcpy(&times.median_ms, data.data() + sizeof count + count * sizeof(double), sizeof(double));
     times.label = data.substr(fixed);
     return times;
