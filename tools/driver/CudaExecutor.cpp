@@ -68,6 +68,17 @@ struct Events {
   }
 };
 
+/// One launch of `function` with its configuration on the default stream; a refused launch is a
+/// FAIL line naming the kernel and its configuration.
+void launch_kernel(const CudaDriver& d, CUfunction function, const CudaLaunchConfig& config, std::vector<void*>& params,
+                   const std::string& name) {
+  CUresult r = d.cuLaunchKernel(function, config.grid[0], config.grid[1], config.grid[2], config.block[0],
+                                config.block[1], config.block[2], config.shared_bytes, nullptr, params.data(), nullptr);
+  if (r != kCudaSuccess)
+    fail(d, r, "launch of kernel " + name + " (grid " + dims_text(config.grid) + ", block " + dims_text(config.block) +
+                   ", " + std::to_string(config.shared_bytes) + " bytes of dynamic shared memory) failed");
+}
+
 /// Copies each argument (the outputs too) into device memory of its own, kept in `buffers`.
 void copy_args_to_device(const CudaDriver& d, std::vector<Tensor*>& args, DeviceBuffers& buffers, const std::string& name) {
   for (Tensor* t : args) {
@@ -159,15 +170,7 @@ class CudaExecutor : public Executor {
     copy_args_to_device(d, args, buffers, name);
     std::vector<void*> params;
     for (CUdeviceptr& p : buffers.pointers) params.push_back(&p);
-    auto launch_once = [&] {
-      CUresult r = d.cuLaunchKernel(kernel->function, launch.grid[0], launch.grid[1], launch.grid[2], launch.block[0],
-                                    launch.block[1], launch.block[2], launch.shared_bytes, nullptr, params.data(),
-                                    nullptr);
-      if (r != kCudaSuccess)
-        fail(d, r, "launch of kernel " + name + " (grid " + dims_text(launch.grid) + ", block " +
-                       dims_text(launch.block) + ", " + std::to_string(launch.shared_bytes) +
-                       " bytes of dynamic shared memory) failed");
-    };
+    auto launch_once = [&] { launch_kernel(d, kernel->function, launch, params, name); };
     launch_once();  // the checked call, which also warms up
     if (CUresult r = d.cuCtxSynchronize(); r != kCudaSuccess) fail(d, r, "kernel " + name + " failed");
     // Its outputs are the ones checked (a kernel wrong only on its first launch fails): copied back
@@ -266,14 +269,7 @@ class CudaGraphExecutor : public Executor {
       for (CUdeviceptr& p : pointers[k]) params[k].push_back(&p);
     auto run_once = [&] {  // every kernel, in order, on the default stream
       for (size_t k = 0; k < launches.size(); ++k) {
-        const GraphLaunch& l = launches[k];
-        CUresult r = d.cuLaunchKernel(l.function, l.config.grid[0], l.config.grid[1], l.config.grid[2], l.config.block[0],
-                                      l.config.block[1], l.config.block[2], l.config.shared_bytes, nullptr,
-                                      params[k].data(), nullptr);
-        if (r != kCudaSuccess)
-          fail(d, r, "launch of kernel " + l.name + " (grid " + dims_text(l.config.grid) + ", block " +
-                         dims_text(l.config.block) + ", " + std::to_string(l.config.shared_bytes) +
-                         " bytes of dynamic shared memory) failed");
+        launch_kernel(d, launches[k].function, launches[k].config, params[k], launches[k].name);
       }
     };
     run_once();  // the checked run, which also warms up
