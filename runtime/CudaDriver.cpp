@@ -37,7 +37,6 @@ CudaDriverStatus load(CudaDriver& d) {
   load_symbol(library, "cuCtxGetCurrent", d.cuCtxGetCurrent, missing);
   load_symbol(library, "cuCtxSetCurrent", d.cuCtxSetCurrent, missing);
   load_symbol(library, "cuCtxSynchronize", d.cuCtxSynchronize, missing);
-  load_symbol(library, "cuModuleLoadData", d.cuModuleLoadData, missing);
   load_symbol(library, "cuModuleLoadDataEx", d.cuModuleLoadDataEx, missing);
   load_symbol(library, "cuModuleUnload", d.cuModuleUnload, missing);
   load_symbol(library, "cuModuleGetFunction", d.cuModuleGetFunction, missing);

@@ -47,7 +47,6 @@ struct CudaDriver {
   CUresult (*cuCtxGetCurrent)(CUcontext*);
   CUresult (*cuCtxSetCurrent)(CUcontext);
   CUresult (*cuCtxSynchronize)();
-  CUresult (*cuModuleLoadData)(CUmodule*, const void*);
   CUresult (*cuModuleLoadDataEx)(CUmodule*, const void*, unsigned, int*, void**);
   CUresult (*cuModuleUnload)(CUmodule);
   CUresult (*cuModuleGetFunction)(CUfunction*, CUmodule, const char*);

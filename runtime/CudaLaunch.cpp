@@ -1,11 +1,12 @@
 // texrt_cuda_launch, texrt_cuda_alloc, texrt_cuda_free and texrt_cuda_error_message (texrt_cuda.h): the CUDA driver API through
-// dlopen (CudaDriver.h).
+// dlopen (CudaDriver.h); modules loaded, kernels found and launched by CudaKernel.h.
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <mutex>
 
 #include "runtime/CudaDriver.h"
+#include "runtime/CudaKernel.h"
 #include "runtime/texrt_cuda.h"
 
 using namespace texrt;
@@ -23,14 +24,8 @@ int fail(int code, const std::string& message) {
   return code;
 }
 
-// Makes a context current on this thread: the caller's if it has one, else device 0's primary one.
-int make_context_current(const CudaDriver& d) {
-  CUcontext current = nullptr;
-  if (d.cuCtxGetCurrent(&current) == kCudaSuccess && current) return TEXRT_CUDA_SUCCESS;
-  CUresult r = d.cuCtxSetCurrent(d.context);
-  if (r != kCudaSuccess) return fail(TEXRT_CUDA_INIT_FAILED, "cannot make the CUDA context current: " + d.error_string(r));
-  return TEXRT_CUDA_SUCCESS;
-}
+/// `status` as this thread's last failure; returns its code.
+int fail(const CudaStatus& status) { return fail(status.code, status.message); }
 
 }  // namespace
 
@@ -43,29 +38,18 @@ extern "C" int texrt_cuda_launch(void** module_cache, const char* ptx, void** fu
   CUfunction function = nullptr;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
-    if (int code = make_context_current(d)) return code;
-    CUresult r;
-    if (!*module_cache && (r = d.cuModuleLoadData(module_cache, ptx)) != kCudaSuccess) {
-      *module_cache = nullptr;
-      return fail(TEXRT_CUDA_MODULE_FAILED, "the CUDA driver rejected the PTX: " + d.error_string(r));
-    }
-    if (!*function_cache) {
-      if ((r = d.cuModuleGetFunction(function_cache, *module_cache, kernel_name)) != kCudaSuccess) {
+    if (CudaStatus s = make_context_current(d); !s.ok()) return fail(s);
+    if (!*module_cache)
+      if (CudaStatus s = load_module(d, ptx, "", module_cache); !s.ok()) return fail(s);
+    if (!*function_cache)
+      if (CudaStatus s = find_kernel(d, *module_cache, kernel_name, shared_bytes, name, function_cache); !s.ok()) {
         *function_cache = nullptr;
-        return fail(TEXRT_CUDA_MODULE_FAILED, "kernel " + name + " not found in the PTX: " + d.error_string(r));
+        return fail(s);
       }
-      if (shared_bytes > kStaticSharedLimit &&
-          (r = d.cuFuncSetAttribute(*function_cache, kCuFuncAttributeMaxDynamicSharedBytes, int(shared_bytes))) !=
-              kCudaSuccess)
-        return fail(TEXRT_CUDA_LAUNCH_FAILED,
-                    "kernel " + name + " cannot have that much shared memory: " + d.error_string(r));
-    }
     function = *function_cache;
   }
-  CUresult r = d.cuLaunchKernel(function, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared_bytes, nullptr,
-                                args, nullptr);
-  if (r != kCudaSuccess) return fail(TEXRT_CUDA_LAUNCH_FAILED, "launch of kernel " + name + " failed: " + d.error_string(r));
-  if ((r = d.cuCtxSynchronize()) != kCudaSuccess)
+  if (CudaStatus s = launch_kernel(d, function, grid, block, shared_bytes, args, name); !s.ok()) return fail(s);
+  if (CUresult r = d.cuCtxSynchronize(); r != kCudaSuccess)
     return fail(TEXRT_CUDA_KERNEL_FAILED, "kernel " + name + " failed: " + d.error_string(r));
   t_last_code = TEXRT_CUDA_SUCCESS;
   return TEXRT_CUDA_SUCCESS;
@@ -78,7 +62,7 @@ extern "C" int texrt_cuda_alloc(void** ptr, uint64_t bytes) {
   const CudaDriver& d = *status.driver;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
-    if (int code = make_context_current(d)) return code;
+    if (CudaStatus s = make_context_current(d); !s.ok()) return fail(s);
   }
   CUdeviceptr p = 0;
   if (CUresult r = d.cuMemAlloc(&p, bytes ? size_t(bytes) : 1); r != kCudaSuccess)

@@ -219,7 +219,7 @@ cuDeviceGet ordinal=0
 cuDevicePrimaryCtxRetain device=0
 cuCtxGetCurrent
 cuCtxSetCurrent primary
-cuModuleLoadData ptx_bytes=$(wc -c <"$work/mm.ptx") .target sm_80
+cuModuleLoadDataEx ptx_bytes=$(wc -c <"$work/mm.ptx") .target sm_80
 cuModuleGetFunction name=mm
 cuLaunchKernel grid=$grid block=$block shared=0 param0=0xa0000000
 cuCtxSynchronize
@@ -234,7 +234,8 @@ EOF
     check "f.o loads the PTX that --emit ptx writes" cmp -s "$work/loaded.ptx" "$work/mm.ptx"
     launch_run no-device 1 "^1 no CUDA device \(no CUDA-capable device is detected\)$"
     launch_run reject-ptx 3 "^3 the CUDA driver rejected the PTX: a PTX JIT compilation failed$"
-    launch_run launch-fails 4 "^4 launch of kernel mm failed: too many resources requested for launch$"
+    check "f.o's failure carries the JIT's log" grep -q "^ptxas fatal   : the recording shim rejects every PTX" <<<"$(TEXC_FAKE_CUDA=reject-ptx "$work/driver" 2>&1)"
+    launch_run launch-fails 4 "^4 launch of kernel mm \\(grid $grid, block $block, 0 bytes of dynamic shared memory\\) failed: too many resources requested for launch$"
     launch_run kernel-fails 5 "^5 kernel mm failed: an illegal memory access was encountered$"
   else
     echo "FAIL: the C program with mm.o and libtexrt.a does not build:"

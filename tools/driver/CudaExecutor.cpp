@@ -11,6 +11,7 @@
 #include "ir/SymbolNames.h"
 #include "ir/Target.h"
 #include "runtime/CudaDriver.h"
+#include "runtime/CudaKernel.h"
 #include "tools/driver/EnvironmentError.h"
 
 namespace texc {
@@ -34,8 +35,9 @@ const CudaDriver& current_driver() {
   throw InterpError(what + ": " + d.error_string(r));
 }
 
-std::string dims_text(const std::array<uint32_t, 3>& dims) {
-  return std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + "x" + std::to_string(dims[2]);
+/// `status` as an InterpError (a FAIL line) when it is a failure.
+void check(const CudaStatus& status) {
+  if (!status.ok()) throw InterpError(status.message);
 }
 
 /// The kernel loaded on the device; the module is unloaded with the last executor that uses it.
@@ -70,13 +72,9 @@ struct Events {
 
 /// One launch of `function` with its configuration on the default stream; a refused launch is a
 /// FAIL line naming the kernel and its configuration.
-void launch_kernel(const CudaDriver& d, CUfunction function, const CudaLaunchConfig& config, std::vector<void*>& params,
-                   const std::string& name) {
-  CUresult r = d.cuLaunchKernel(function, config.grid[0], config.grid[1], config.grid[2], config.block[0],
-                                config.block[1], config.block[2], config.shared_bytes, nullptr, params.data(), nullptr);
-  if (r != kCudaSuccess)
-    fail(d, r, "launch of kernel " + name + " (grid " + dims_text(config.grid) + ", block " + dims_text(config.block) +
-                   ", " + std::to_string(config.shared_bytes) + " bytes of dynamic shared memory) failed");
+void launch_checked(const CudaDriver& d, CUfunction function, const CudaLaunchConfig& config, std::vector<void*>& params,
+                    const std::string& name) {
+  check(launch_kernel(d, function, config.grid.data(), config.block.data(), config.shared_bytes, params.data(), name));
 }
 
 /// Copies each argument (the outputs too) into device memory of its own, kept in `buffers`.
@@ -134,22 +132,8 @@ std::shared_ptr<LoadedKernel> load_kernel(const std::string& ptx, const LoweredF
   const CudaDriver& d = current_driver();
   auto kernel = std::make_shared<LoadedKernel>();
   kernel->driver = &d;
-  char log[8192] = {0};
-  int options[] = {kCuJitErrorLogBuffer, kCuJitErrorLogBufferSizeBytes};
-  void* values[] = {log, reinterpret_cast<void*>(uintptr_t(sizeof log))};
-  if (CUresult r = d.cuModuleLoadDataEx(&kernel->module, ptx.c_str(), 2, options, values); r != kCudaSuccess) {
-    kernel->module = nullptr;
-    std::string message = "the CUDA driver rejected the PTX of op '" + func.name + "': " + d.error_string(r);
-    if (log[0]) message += "\n" + std::string(log, strnlen(log, sizeof log));
-    throw InterpError(message);
-  }
-  if (CUresult r = d.cuModuleGetFunction(&kernel->function, kernel->module, op_symbol(func.name).c_str()); r != kCudaSuccess)
-    fail(d, r, "kernel " + func.name + " not found in its PTX");
-  if (shared_bytes > kStaticSharedLimit) {
-    CUresult r = d.cuFuncSetAttribute(kernel->function, kCuFuncAttributeMaxDynamicSharedBytes, int(shared_bytes));
-    if (r != kCudaSuccess)
-      fail(d, r, "kernel " + func.name + " cannot have " + std::to_string(shared_bytes) + " bytes of shared memory");
-  }
+  check(load_module(d, ptx.c_str(), " of op '" + func.name + "'", &kernel->module));
+  check(find_kernel(d, kernel->module, op_symbol(func.name).c_str(), shared_bytes, func.name, &kernel->function));
   return kernel;
 }
 
@@ -170,7 +154,7 @@ class CudaExecutor : public Executor {
     copy_args_to_device(d, args, buffers, name);
     std::vector<void*> params;
     for (CUdeviceptr& p : buffers.pointers) params.push_back(&p);
-    auto launch_once = [&] { launch_kernel(d, kernel->function, launch, params, name); };
+    auto launch_once = [&] { launch_checked(d, kernel->function, launch, params, name); };
     launch_once();  // the checked call, which also warms up
     if (CUresult r = d.cuCtxSynchronize(); r != kCudaSuccess) fail(d, r, "kernel " + name + " failed");
     // Its outputs are the ones checked (a kernel wrong only on its first launch fails): copied back
@@ -269,7 +253,7 @@ class CudaGraphExecutor : public Executor {
       for (CUdeviceptr& p : pointers[k]) params[k].push_back(&p);
     auto run_once = [&] {  // every kernel, in order, on the default stream
       for (size_t k = 0; k < launches.size(); ++k) {
-        launch_kernel(d, launches[k].function, launches[k].config, params[k], launches[k].name);
+        launch_checked(d, launches[k].function, launches[k].config, params[k], launches[k].name);
       }
     };
     run_once();  // the checked run, which also warms up
@@ -313,17 +297,8 @@ std::unique_ptr<Executor> make_cuda_graph_executor(const std::vector<LoweredFunc
       module = load_kernel(ptx, *it, launch.config.shared_bytes);
       launch.function = module->function;
     } else {
-      const CudaDriver& d = *module->driver;
-      if (CUresult r = d.cuModuleGetFunction(&launch.function, module->module, op_symbol(it->name).c_str());
-          r != kCudaSuccess)
-        fail(d, r, "kernel " + it->name + " not found in its PTX");
-      if (launch.config.shared_bytes > kStaticSharedLimit) {
-        CUresult r = d.cuFuncSetAttribute(launch.function, kCuFuncAttributeMaxDynamicSharedBytes,
-                                          int(launch.config.shared_bytes));
-        if (r != kCudaSuccess)
-          fail(d, r, "kernel " + it->name + " cannot have " + std::to_string(launch.config.shared_bytes) +
-                         " bytes of shared memory");
-      }
+      check(find_kernel(*module->driver, module->module, op_symbol(it->name).c_str(), launch.config.shared_bytes,
+                        it->name, &launch.function));
     }
     launch.kernel = module;
     launches.push_back(std::move(launch));

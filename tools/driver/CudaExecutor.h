@@ -1,5 +1,6 @@
 // `texc run --target cuda`: the op's kernel on CUDA device 0 through the driver API
-// (runtime/CudaDriver.h: libcuda.so.1 loaded with dlopen; texc does not link against CUDA).
+// (runtime/CudaDriver.h: libcuda.so.1 loaded with dlopen; texc does not link against CUDA; PTX loaded,
+// kernels found and launched by runtime/CudaKernel.h, as compiled objects do through texrt_cuda_launch).
 //
 // open_cuda_device loads the driver and finds device 0, or throws EnvironmentError (exit 2) with
 // "no CUDA device: ..." (cli.md); it also chooses the PTX architecture: --arch when given (an arch
