@@ -96,7 +96,16 @@ TEST_CASE("checked_then_timed: the outputs stay the checked call's; short calls 
   REQUIRE(times.times_ms.size() == 4);
   CHECK(times.median_ms == median_of(times.times_ms));
   for (double t : times.times_ms) CHECK(t > 0.04);  // a call spins for 50 us
-  CHECK(times.median_ms < 0.5);  // the time of one call, not of a round (>= 1 ms); 10x slack for a busy machine
+  // The time of one call, not of a round (>= 1 ms). On a loaded machine a round that loses the CPU
+  // for a few ms can make a median of 4 rounds look like 1 ms a call, so the least median of a few
+  // timings is what must be under 0.5 ms (10x slack).
+  double least_median = times.median_ms;
+  for (int attempt = 0; attempt < 4 && least_median >= 0.5; ++attempt) {
+    std::vector<std::chrono::steady_clock::time_point> kept_starts = starts;
+    least_median = std::min(least_median, checked_then_timed(args, 0, call, 4).median_ms);
+    starts = kept_starts;
+  }
+  CHECK(least_median < 0.5);
   // The calls: the checked one, the warm-up (those begun in its kWarmUpMs), one that measures a
   // call, then the 4 rounds. A 50 us call is timed in rounds of about 20 calls (a round lasts at
   // least 1 ms), so the rounds hold far more than one call each.
