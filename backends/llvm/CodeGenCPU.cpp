@@ -47,6 +47,15 @@ llvm::Function* CodeGenCPU::emit_function_entry(const LoweredFunc& func) {
     if (ramp && is_const_int(ramp->stride, 1) && lanes >= 3 && (lanes & (lanes - 1)) != 0)
       odd_vector_stores_[store->buffer.get()].insert(lanes);
   });
+  odd_vector_loads_.clear();
+  for_each_expr(func.body, [&](const Expr& e) {
+    const Load* load = e->as<Load>();
+    if (!load || load->indices.size() != 1) return;
+    const Ramp* ramp = load->indices[0]->as<Ramp>();
+    int lanes = load->type.lanes;
+    if (ramp && is_const_int(ramp->stride, 1) && lanes >= 3 && (lanes & (lanes - 1)) != 0)
+      odd_vector_loads_[load->buffer.get()].insert(lanes);
+  });
   return CodeGenLLVM::emit_function_entry(func);
 }
 
@@ -218,11 +227,16 @@ bool CodeGenCPU::pad_load_to_masked(const Load* op) const {
 
 // A dense store of a lane count that is not a power of two to an op output: LLVM splits it into
 // pieces of 8, 4, 2 and 1 lanes (3 stores for depthwise_conv2d's 14-column rows); with masked
-// moves it is one. Not to intermediates, which may be tiles read back (above).
+// moves it is one. Not to intermediates, which may be tiles read back (above), and not to an
+// output the op also reads with as many lanes: that output is itself the accumulator tile (a
+// depthwise_conv2d without epilogue accumulates in Y), which LLVM keeps in registers only when it
+// is stored with plain stores (masked stores made workload D5 7x slower).
 bool CodeGenCPU::pad_store_to_masked(const Store* op) const {
   int lanes = op->value->type.lanes;
   Type elem = op->buffer->dtype;
   if (lanes < 3 || (lanes & (lanes - 1)) == 0 || elem.is_bool() || op->buffer->role != BufferRole::Output) return false;
+  if (auto it = odd_vector_loads_.find(op->buffer.get()); it != odd_vector_loads_.end() && it->second.count(lanes))
+    return false;
   return has_masked_loads(elem);
 }
 

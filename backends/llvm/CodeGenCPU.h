@@ -6,7 +6,8 @@
 // aligned. On x86 with AVX-512, a dense load of an operand whose lane count is not a power of two
 // (the tail of a split) is one masked load of the next power of two, unless the op also stores
 // vectors of that many lanes to the buffer (an accumulator tile, read back); likewise a dense
-// store of such a vector to an op output is one masked store. A CPU has no thread index and
+// store of such a vector to an op output is one masked store, unless the op also loads vectors of
+// that many lanes from the output (the output is the accumulator tile). A CPU has no thread index and
 // no barrier: a thread-bound loop or a barrier is an internal error (lowering for a CPU leaves none).
 // With `packed_wrappers`, each op also gets `void op.packed(ptr args)` taking an array of argument
 // pointers (used by the JIT to call any op through one signature).
@@ -51,6 +52,8 @@ class CodeGenCPU : public CodeGenLLVM {
   // Of the op being emitted: per buffer, the lane counts of its dense vector stores that are not a
   // power of two (a load of as many lanes reads back a tile; it stays a plain load).
   std::map<const BufferNode*, std::set<int>> odd_vector_stores_;
+  // Likewise its dense vector loads (a store of as many lanes to an output writes back a tile).
+  std::map<const BufferNode*, std::set<int>> odd_vector_loads_;
   bool masked_32_64_ = false, masked_8_16_ = false;  // masked moves of 4/8-byte and 1/2-byte elements
   int closure_count_ = 0;                           // of the op being emitted
 };
