@@ -26,7 +26,15 @@
 #            tuning; a worker refuses an artefact of another kind or for a CPU it is not, and a job
 #            whose object takes it past --max-job-bytes; one arm task through an arm worker (qemu);
 #            --compile-on tuner for vdla is refused
-# usage: farm_test.sh TEXC EXAMPLES_04_KNOBS.tex SMALL_MATMUL.tex same|kill|reject|restart|auth|imports|status|compiled
+#   network  a network (examples/10_network.tex, a graph of 6 kernels and 6 tasks) tuned through 2
+#            workers: each job names its kernel and task (version 3), the records carry their task
+#            and are local tuning's (tasks, configurations, statuses), texc run --records uses them
+#            and passes; the same with --compile-on tuner (each kernel shipped as an object); a
+#            worker whose graph makes the kernel another task stores an error, not a measurement
+#   compilefail  --compile-on tuner where some candidates' compile crashes on the tuner's side
+#            (TEXC_TUNE_TEST_FAULT=compile-crash@...): each is an "error" record saying so, published
+#            as no job, and the farm measures the others as local tuning does
+# usage: farm_test.sh TEXC EXAMPLES_04_KNOBS.tex SMALL_MATMUL.tex same|kill|reject|restart|auth|imports|status|compiled|network|compilefail
 set -u
 texc=$1
 knobs_tex=$2
@@ -95,6 +103,23 @@ for k in sorted(json.dumps(json.loads(l)["knobs"], sort_keys=True) for l in open
 }
 no_duplicates() { [ -z "$(configurations "$1" | uniq -d)" ]; }
 devices() { python3 -c 'import json, sys; print(*sorted({json.loads(l)["device"] for l in open(sys.argv[1])}))' "$1"; }
+# A worker deletes a job from the stream once done: to see what was published, `monitor` records
+# the broker's commands from now on into $work/monitor.txt, and `published_jobs KIND` prints the
+# job of each XADD to KIND's stream, one JSON a line.
+monitor() {
+  rcli monitor > "$work/monitor.txt" &
+  pids+=($!)
+  sleep 0.3
+}
+published_jobs() {
+  python3 -c '
+import codecs, re, sys
+for line in open(sys.argv[1], encoding="latin-1"):
+    args = [codecs.decode(a, "unicode_escape").encode("latin-1").decode("utf-8")
+            for a in re.findall(r"\"((?:[^\"\\]|\\.)*)\"", line)]
+    if len(args) >= 7 and args[0] == "XADD" and args[1] == "texc:jobs:" + sys.argv[2] and args[5] == "job":
+        print(args[6])' "$work/monitor.txt" "$1"
+}
 
 case $part in
 same)
@@ -440,6 +465,115 @@ print(json.dumps({"v": 2, "device": "x86-compiled", "main": "a.tex", "files": {"
   fi
   "$texc" tune "$small_tex" --target x86 --trials 1 --records "$work/nb.jsonl" --compile-on tuner > /dev/null 2> "$work/nb.err"
   check "--compile-on without --broker: exit 1" [ $? -eq 1 ]
+  ;;
+network)
+  net=$(dirname "$knobs_tex")/10_network.tex
+  export TEXC_NUM_THREADS=1
+  tune=(tune "$net" -D S=8 --target x86 --trials 14 --tuner random --seed 1 --timeout 30)
+  "$texc" "${tune[@]}" --records "$work/local.jsonl" > /dev/null 2>&1 || bad "local tuning of the network"
+  start_worker wn1 x86-net
+  start_worker wn2 x86-net
+  for _ in $(seq 300); do [ "$(rcli zcard texc:alive:x86-net)" = 2 ] && break; sleep 0.1; done
+  monitor
+  "$texc" "${tune[@]}" --records "$work/farm.jsonl" --broker "$broker" --device x86-net > "$work/tune.out" 2> "$work/tune.err"
+  check "texc tune --broker of a network exits 0" [ $? -eq 0 ]
+  check "... a graph of 6 kernels, 6 tasks" grep -q "op 'small_cnn' is a graph of 6 kernels: 6 tuning tasks" "$work/tune.err"
+  check "... a summary line per task" [ "$(grep -c "  task '" "$work/tune.out")" -eq 6 ]
+  check "... a progress line per task with the farm's state" \
+    [ "$(grep -o '^tune task [1-6]/6 small_cnn_k[0-9]: .* | farm x86-net: 2 worker(s)' "$work/tune.err" | cut -d: -f1 | sort -u | wc -l)" -eq 6 ]
+  check "14 records" [ "$(wc -l < "$work/farm.jsonl")" -eq 14 ]
+  # tasks FILE: the sorted (task, op, knobs, status) of its records
+  tasks() {
+    python3 -c '
+import json, sys
+for r in sorted(json.dumps([r["task"], r["op"], r["knobs"], r["status"]], sort_keys=True)
+                for r in map(json.loads, open(sys.argv[1]))): print(r)' "$1"
+  }
+  check "records of 6 tasks, each with its kernel" python3 -c '
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+assert len({r["task"] for r in rs}) == 6 and all(r["task"] and r["op"].startswith("small_cnn_k") for r in rs), rs
+assert sum(r["status"] == "ok" for r in rs) >= 6, [r["status"] for r in rs]' "$work/farm.jsonl"
+  check "the same tasks, kernels, configurations and statuses as local tuning" diff <(tasks "$work/local.jsonl") <(tasks "$work/farm.jsonl")
+  check "the same device as local tuning" [ "$(devices "$work/local.jsonl")" = "$(devices "$work/farm.jsonl")" ]
+  published_jobs x86-net > "$work/jobs.txt"
+  check "every job names the op, its kernel and the kernel's task (version 3), as the records do" python3 -c '
+import json, sys
+jobs = [json.loads(l) for l in open(sys.argv[1])]
+records = [json.loads(l) for l in open(sys.argv[2])]
+assert len(jobs) == sum(r["status"] != "invalid" for r in records), (len(jobs), len(records))
+assert all(j["v"] == 3 and j["op"] == "small_cnn" for j in jobs), [(j["v"], j["op"]) for j in jobs]
+by_kernel = {(r["op"], r["task"]) for r in records}
+assert {(j["kernel"], j["task"]) for j in jobs} <= by_kernel, ({(j["kernel"], j["task"]) for j in jobs}, by_kernel)
+assert len({j["kernel"] for j in jobs}) == 6' "$work/jobs.txt" "$work/farm.jsonl"
+  "$texc" run "$net" -D S=8 --target x86 --records "$work/farm.jsonl" --repeat 2 > "$work/run.out" 2> "$work/run.err"
+  check "texc run --records of the farm's records passes" [ $? -eq 0 ]
+  check "... each kernel compiled with its task's best record" \
+    [ "$(grep -c "note: kernel 'small_cnn_k[0-5]': knobs .* from the best record of task" "$work/run.err")" -eq 6 ]
+  # --compile-on tuner: each task's kernel compiled here, its object shipped; the workers only link and run it.
+  "$texc" "${tune[@]}" --records "$work/compiled.jsonl" --broker "$broker" --device x86-net --compile-on tuner --seed 2 \
+    > /dev/null 2> "$work/compiled.err"
+  check "--compile-on tuner: exit 0" [ $? -eq 0 ]
+  "$texc" "${tune[@]}" --records "$work/local2.jsonl" --seed 2 > /dev/null 2>&1 || bad "local tuning, seed 2"
+  check "--compile-on tuner: local tuning's tasks, configurations and statuses" diff <(tasks "$work/local2.jsonl") <(tasks "$work/compiled.jsonl")
+  kill -TERM "$pid_wn1" "$pid_wn2"
+  wait "$pid_wn1" "$pid_wn2"
+  check "both workers measured" [ "$(grep -c 'stopped after [1-9]' "$work/wn1.log" "$work/wn2.log" | grep -c ':1')" -eq 2 ]
+  shipped=$(python3 -c 'import json, sys; print(sum(json.loads(l)["status"] != "invalid" for l in open(sys.argv[1])))' "$work/compiled.jsonl")
+  check "... the workers ran $shipped objects compiled by the tuner" [ "$(cat "$work/wn1.log" "$work/wn2.log" |
+    sed -n 's/.*stopped after \([0-9]*\) job(s), \([0-9]*\) of them compiled by the tuner/\2/p' | awk '{ s += $1 } END { print s }')" = "$shipped" ]
+  # A job whose task is not the one the worker's graph gives its kernel (a tuner of another texc
+  # version): the worker stores an error saying so, not a measurement of the kernel it has.
+  start_worker wt x86-net
+  python3 - "$work/jobs.txt" "$work/forged" <<'PY'
+import re, sys
+text = open(sys.argv[1]).readline().rstrip("\n")
+text, n = re.subn(r'("task": *")[^"]*(")', r'\1conv2d(f32[9]) -> f32[9] #00000000\2', text)
+assert n == 1, text
+def fnv(t, h):
+    for c in t.encode():
+        h = ((h ^ c) * 0x100000001b3) & (2**64 - 1)
+    return h
+open(sys.argv[2] + ".job", "w").write(text)
+open(sys.argv[2] + ".id", "w").write("%016x%016x" % (fnv(text, 0xcbf29ce484222325), fnv(text, 0x84222325cbf29ce4)))
+PY
+  id=$(cat "$work/forged.id")
+  rcli xadd texc:jobs:x86-net '*' id "$id" job "$(cat "$work/forged.job")" > /dev/null
+  for _ in $(seq 200); do [ "$(rcli exists "texc:result:$id")" = 1 ] && break; sleep 0.1; done
+  check "another task for the kernel: an error result saying so" python3 -c '
+import json, sys
+r = json.loads(sys.argv[1])
+assert r["status"] == "error" and "here, not the job" in r["message"] and "#00000000" in r["message"], r' "$(rcli get "texc:result:$id")"
+  ;;
+compilefail)
+  tune=(tune "$knobs_tex" --target x86 -D M=64 -D N=64 -D K=64 --trials 20 --tuner random --seed 7)
+  "$texc" "${tune[@]}" --records "$work/local.jsonl" > /dev/null 2>&1 || bad "local tuning"
+  start_worker wf1 x86-cf
+  start_worker wf2 x86-cf
+  monitor
+  TEXC_TUNE_TEST_FAULT="compile-crash@TI=16" "$texc" "${tune[@]}" --records "$work/farm.jsonl" --broker "$broker" \
+    --device x86-cf --compile-on tuner > "$work/tune.out" 2> "$work/tune.err"
+  check "texc tune exits 0 (other candidates are valid)" [ $? -eq 0 ]
+  check "20 records" [ "$(wc -l < "$work/farm.jsonl")" -eq 20 ]
+  check "each TI=16 candidate that local tuning measured: an error record saying its compile here crashed" python3 -c '
+import json, sys
+local = {json.dumps(r["knobs"], sort_keys=True): r for r in map(json.loads, open(sys.argv[1]))}
+farm = [json.loads(l) for l in open(sys.argv[2])]
+crashed = [r for r in farm if r["knobs"]["TI"] == 16 and local[json.dumps(r["knobs"], sort_keys=True)]["status"] != "invalid"]
+assert crashed, "no TI=16 candidate among the trials: pick another seed"
+for r in crashed:
+    assert r["status"] == "error" and "compiling it on the tuner" in r["message"] and "SIGSEGV" in r["message"], r
+for r in farm:
+    if r["knobs"]["TI"] != 16:
+        assert r["status"] == local[json.dumps(r["knobs"], sort_keys=True)]["status"], (r, local[json.dumps(r["knobs"], sort_keys=True)])
+print(len(crashed), "crashed")' "$work/local.jsonl" "$work/farm.jsonl"
+  check "the same configurations as local tuning" diff <(configurations "$work/local.jsonl") <(configurations "$work/farm.jsonl")
+  measured=$(python3 -c '
+import json, sys
+print(sum(r["status"] not in ("invalid", "error") for r in map(json.loads, open(sys.argv[1]))))' "$work/farm.jsonl")
+  check "a job for each other candidate ($measured), none for those that did not compile" \
+    [ "$(published_jobs x86-cf | wc -l)" = "$measured" ]
+  check "... all measured by the workers" [ "$(rcli get texc:done:x86-cf)" = "$measured" ]
   ;;
 *) echo "unknown part $part"; exit 2 ;;
 esac

@@ -1,12 +1,14 @@
 #include "tools/farm/FarmArtefact.h"
 
 #include <algorithm>
+#include <csignal>
 #include <cstring>
 
 #include "backends/llvm/ArmRunner.h"
 #include "ir/Target.h"
 #include "backends/execute/ChildRun.h"
 #include "tuner/CpuRunners.h"
+#include "tuner/Measure.h"
 
 namespace texc {
 
@@ -149,11 +151,13 @@ std::string artefact_refusal(const FarmArtefact& a, const std::string& target, c
   return "";
 }
 
-FarmArtefact compile_farm_artefact(const LoweredFunc& func, const CpuTargetOptions& cpu, double timeout_s) {
+FarmArtefact compile_farm_artefact(const LoweredFunc& func, const CpuTargetOptions& cpu, double timeout_s,
+                                   const KnobConfig& knobs) {
   if (cpu.arch != "x86" && cpu.arch != "arm")
     throw std::runtime_error("texc compiles shipped artefacts for x86 and arm only, not " + cpu.arch);
   // The child sends the artefact as its JSON.
   ChildOutcome child = run_in_child([&](ChildChannel& parent) {
+    if (tune_test_fault(knobs) == "compile-crash") std::raise(SIGSEGV);
     Machine m = x86_machine(cpu);
     FarmArtefact a;
     a.kind = cpu.arch + "-object";

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "backends/llvm/LLVMBackend.h"
+#include "ir/Schedule.h"
 #include "tuner/Json.h"
 #include "tuner/Machine.h"
 
@@ -53,8 +54,10 @@ std::string artefact_refusal(const FarmArtefact& a, const std::string& target, c
 
 /// `func` compiled for `cpu` (LLVM arch x86 or arm) into its artefact, in a child process (a crash or an
 /// abort in code generation is a failed compile, not the end of the tuner; killed after
-/// `timeout_s`). Throws std::runtime_error saying why it could not be compiled.
-FarmArtefact compile_farm_artefact(const LoweredFunc& func, const CpuTargetOptions& cpu, double timeout_s);
+/// `timeout_s`). Throws std::runtime_error saying why it could not be compiled. `knobs` are the
+/// candidate's, for the test hook TEXC_TUNE_TEST_FAULT="compile-crash@K=V" (tuner/Measure.h).
+FarmArtefact compile_farm_artefact(const LoweredFunc& func, const CpuTargetOptions& cpu, double timeout_s,
+                                   const KnobConfig& knobs = {});
 
 std::string base64_encode(const std::string& bytes);
 /// nullopt when `text` is not base64 (standard alphabet, padded).
