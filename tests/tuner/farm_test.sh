@@ -34,7 +34,14 @@
 #   compilefail  --compile-on tuner where some candidates' compile crashes on the tuner's side
 #            (TEXC_TUNE_TEST_FAULT=compile-crash@...): each is an "error" record saying so, published
 #            as no job, and the farm measures the others as local tuning does
-# usage: farm_test.sh TEXC EXAMPLES_04_KNOBS.tex SMALL_MATMUL.tex same|kill|reject|restart|auth|imports|status|compiled|network|compilefail
+#   cuda     texc tune --target cuda --compile-on tuner through a cuda worker on the recording
+#            stand-in for libcuda (tests/e2e/fake_libcuda.c: no GPU here, it computes nothing, so
+#            every record is "wrong", as local tuning's through it): each job ships its candidate's
+#            PTX for the architecture the worker's device registered, with its launch; the worker
+#            loads exactly that PTX and launches it with that grid and block, compiling nothing;
+#            ptxas (when installed) assembles every shipped PTX; PTX for a newer architecture than
+#            the worker's device is refused. What runs the PTX on a GPU is not run here.
+# usage: farm_test.sh TEXC EXAMPLES_04_KNOBS.tex SMALL_MATMUL.tex same|kill|reject|restart|auth|imports|status|compiled|network|compilefail|cuda [FAKE_LIBCUDA_DIR]
 set -u
 texc=$1
 knobs_tex=$2
@@ -102,6 +109,12 @@ import json, sys
 for k in sorted(json.dumps(json.loads(l)["knobs"], sort_keys=True) for l in open(sys.argv[1])): print(k)' "$1"
 }
 no_duplicates() { [ -z "$(configurations "$1" | uniq -d)" ]; }
+# statuses FILE: the sorted (knob settings, status) of its records
+statuses() {
+  python3 -c '
+import json, sys
+for k in sorted(json.dumps([json.loads(l)["knobs"], json.loads(l)["status"]], sort_keys=True) for l in open(sys.argv[1])): print(k)' "$1"
+}
 devices() { python3 -c 'import json, sys; print(*sorted({json.loads(l)["device"] for l in open(sys.argv[1])}))' "$1"; }
 # A worker deletes a job from the stream once done: to see what was published, `monitor` records
 # the broker's commands from now on into $work/monitor.txt, and `published_jobs KIND` prints the
@@ -388,12 +401,6 @@ compiled)
   wait $tune_pid
   check "texc tune --compile-on tuner exits 0" [ $? -eq 0 ]
   check "20 records" [ "$(wc -l < "$work/farm.jsonl")" -eq 20 ]
-  # statuses FILE: the sorted (knob settings, status) of its records
-  statuses() {
-    python3 -c '
-import json, sys
-for k in sorted(json.dumps([json.loads(l)["knobs"], json.loads(l)["status"]], sort_keys=True) for l in open(sys.argv[1])): print(k)' "$1"
-  }
   check "the same configurations and statuses as local tuning" diff <(statuses "$work/local.jsonl") <(statuses "$work/farm.jsonl")
   check "no configuration twice" no_duplicates "$work/farm.jsonl"
   check "a job ships its candidate as an x86 object for this machine" python3 -c '
@@ -444,7 +451,7 @@ print(json.dumps({"v": 2, "device": "x86-compiled", "main": "a.tex", "files": {"
   "$texc" tune "$small_tex" --target vdla --trials 1 --records "$work/vdla.jsonl" --broker "$broker" --compile-on tuner \
     > /dev/null 2> "$work/vdla.err"
   check "--compile-on tuner --target vdla: exit 1" [ $? -eq 1 ]
-  check "... saying x86 and arm only" grep -q "texc ships compiled candidates for --target x86 and arm only yet, not vdla" "$work/vdla.err"
+  check "... saying x86, arm and cuda only" grep -q "texc ships compiled candidates for --target x86, arm and cuda only yet, not vdla" "$work/vdla.err"
   # Arm (with the cross toolchain and qemu-aarch64): the tuner ships the aarch64 object and its
   # driver, the worker links them with its aarch64 runtime and runs the program under qemu.
   if command -v aarch64-linux-gnu-g++ > /dev/null && command -v qemu-aarch64 > /dev/null; then
@@ -574,6 +581,66 @@ print(sum(r["status"] not in ("invalid", "error") for r in map(json.loads, open(
   check "a job for each other candidate ($measured), none for those that did not compile" \
     [ "$(published_jobs x86-cf | wc -l)" = "$measured" ]
   check "... all measured by the workers" [ "$(rcli get texc:done:x86-cf)" = "$measured" ]
+  ;;
+cuda)
+  fake=$5
+  gpu_tex=$(dirname "$small_tex")/cuda_knobs.tex
+  shim=(LD_LIBRARY_PATH="$fake" TEXC_FAKE_CUDA_CC=86)
+  tune=(tune "$gpu_tex" --target cuda --trials 4 --tuner random --seed 1)
+  env "${shim[@]}" "$texc" "${tune[@]}" --records "$work/local.jsonl" > /dev/null 2>&1
+  check "local tuning through the stand-in: 4 records" [ "$(wc -l < "$work/local.jsonl")" -eq 4 ]
+  start_worker wg cuda-fake "${shim[@]}" TEXC_FAKE_CUDA_LOG="$work/calls.log" TEXC_FAKE_CUDA_PTX="$work/loaded.ptx" -- --target cuda
+  for _ in $(seq 100); do [ "$(rcli exists texc:device:cuda-fake)" = 1 ] && break; sleep 0.1; done
+  monitor
+  "$texc" "${tune[@]}" --records "$work/farm.jsonl" --broker "$broker" --device cuda-fake --compile-on tuner \
+    > /dev/null 2> "$work/tune.err"
+  check "texc tune --compile-on tuner --target cuda: exit 1 as local tuning (the stand-in computes nothing)" [ $? -eq 1 ]
+  check "4 records, local tuning's configurations and statuses (wrong)" diff <(statuses "$work/local.jsonl") <(statuses "$work/farm.jsonl")
+  check "the same device as local tuning: the stand-in's, sm_86" [ "$(devices "$work/farm.jsonl")" = "$(devices "$work/local.jsonl")" ]
+  published_jobs cuda-fake > "$work/jobs.txt"
+  mkdir -p "$work/ptx"
+  check "each job ships its candidate's PTX for sm_86 (the worker's device), launched with BT threads a block" python3 -c '
+import base64, json, sys
+jobs = [json.loads(l) for l in open(sys.argv[1])]
+assert sorted(j["knobs"]["BT"] for j in jobs) == [32, 64, 128, 256], [j["knobs"] for j in jobs]
+for j in jobs:
+    a, bt = j["artefact"], j["knobs"]["BT"]
+    assert a["kind"] == "cuda-ptx" and a["triple"] == "nvptx64-nvidia-cuda" and a["cpu"] == "sm_86", a["kind"]
+    assert a["entry"] == "cuda_knobs" and a["block"] == [bt, 1, 1] and a["grid"] == [2048 // bt, 1, 1], a
+    ptx = base64.b64decode(a["bytes"]).decode()
+    assert ".target sm_86" in ptx and ".entry cuda_knobs(" in ptx, ptx[:300]
+    open("%s/ptx/%d.ptx" % (sys.argv[2], bt), "w").write(ptx)' "$work/jobs.txt" "$work"
+  ptxas=${TEXC_PTXAS:-/usr/local/cuda/bin/ptxas}
+  if [ -x "$ptxas" ]; then
+    for f in "$work"/ptx/*.ptx; do
+      check "ptxas assembles the shipped $(basename "$f")" "$ptxas" -arch=sm_86 "$f" -o "$work/ptx.cubin"
+    done
+  else
+    echo "skip: ptxas (no $ptxas)"
+  fi
+  kill -TERM "$pid_wg"
+  wait "$pid_wg"
+  check "the worker ran the tuner's PTX: 4 jobs, all compiled by the tuner" grep -q "stopped after 4 job(s), 4 of them compiled by the tuner" "$work/wg.log"
+  check "... each launched with its job's grid and block" [ "$(sed -n 's/^cuLaunchKernel \(grid=[0-9x]* block=[0-9x]*\).*/\1/p' "$work/calls.log" | sort -u | tr '\n' ' ')" = \
+    "grid=16x1x1 block=128x1x1 grid=32x1x1 block=64x1x1 grid=64x1x1 block=32x1x1 grid=8x1x1 block=256x1x1 " ]
+  check "... the PTX the driver was given is a shipped one, byte for byte" bash -c "for f in '$work'/ptx/*.ptx; do cmp -s \"\$f\" '$work/loaded.ptx' && exit 0; done; exit 1"
+  # PTX newer than the worker's device (sm_90 on sm_86), and PTX on an x86 worker: refused.
+  start_worker wr cuda-fake "${shim[@]}" -- --target cuda
+  start_worker wx x86-ptx
+  for _ in $(seq 100); do [ "$(rcli exists texc:device:x86-ptx)" = 1 ] && break; sleep 0.1; done
+  ptx_job() {  # ptx_job KIND ARCH: a job for KIND shipping PTX for ARCH
+    python3 -c '
+import json, sys
+job = json.loads(open(sys.argv[1]).readline())
+job["device"] = sys.argv[2]
+job["artefact"]["cpu"] = sys.argv[3]
+print(json.dumps(job))' "$work/jobs.txt" "$@"
+  }
+  rcli xadd texc:jobs:cuda-fake '*' id 1 job "$(ptx_job cuda-fake sm_90)" > /dev/null
+  rcli xadd texc:jobs:x86-ptx '*' id 2 job "$(ptx_job x86-ptx sm_86)" > /dev/null
+  for _ in $(seq 100); do [ "$(rcli get texc:rejected:cuda-fake)$(rcli get texc:rejected:x86-ptx)" = 11 ] && break; sleep 0.1; done
+  check "PTX for sm_90 on an sm_86 device: refused, saying so" grep -q "rejected job .*: a shipped cuda-ptx for sm_90, newer than this worker's device (sm_86)" "$work/wr.log"
+  check "PTX on an x86 worker: refused, saying so" grep -q "rejected job .*: a shipped cuda-ptx for nvptx64-nvidia-cuda (sm_86), but this worker measures x86 and runs x86-objects only" "$work/wx.log"
   ;;
 *) echo "unknown part $part"; exit 2 ;;
 esac

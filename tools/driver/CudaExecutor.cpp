@@ -130,7 +130,7 @@ CallTimes time_with_events(const CudaDriver& d, int repeat, RunOnce&& run_once, 
   return times;
 }
 
-std::shared_ptr<LoadedKernel> load_kernel(const std::string& ptx, const LoweredFunc& func, uint32_t shared_bytes) {
+std::shared_ptr<LoadedKernel> load_kernel(const std::string& ptx, const std::string& name, uint32_t shared_bytes) {
   const CudaDriver& d = current_driver();
   auto kernel = std::make_shared<LoadedKernel>();
   kernel->driver = &d;
@@ -139,16 +139,16 @@ std::shared_ptr<LoadedKernel> load_kernel(const std::string& ptx, const LoweredF
   void* values[] = {log, reinterpret_cast<void*>(uintptr_t(sizeof log))};
   if (CUresult r = d.cuModuleLoadDataEx(&kernel->module, ptx.c_str(), 2, options, values); r != kCudaSuccess) {
     kernel->module = nullptr;
-    std::string message = "the CUDA driver rejected the PTX of op '" + func.name + "': " + d.error_string(r);
+    std::string message = "the CUDA driver rejected the PTX of op '" + name + "': " + d.error_string(r);
     if (log[0]) message += "\n" + std::string(log, strnlen(log, sizeof log));
     throw InterpError(message);
   }
-  if (CUresult r = d.cuModuleGetFunction(&kernel->function, kernel->module, op_symbol(func.name).c_str()); r != kCudaSuccess)
-    fail(d, r, "kernel " + func.name + " not found in its PTX");
+  if (CUresult r = d.cuModuleGetFunction(&kernel->function, kernel->module, op_symbol(name).c_str()); r != kCudaSuccess)
+    fail(d, r, "kernel " + name + " not found in its PTX");
   if (shared_bytes > kStaticSharedLimit) {
     CUresult r = d.cuFuncSetAttribute(kernel->function, kCuFuncAttributeMaxDynamicSharedBytes, int(shared_bytes));
     if (r != kCudaSuccess)
-      fail(d, r, "kernel " + func.name + " cannot have " + std::to_string(shared_bytes) + " bytes of shared memory");
+      fail(d, r, "kernel " + name + " cannot have " + std::to_string(shared_bytes) + " bytes of shared memory");
   }
   return kernel;
 }
@@ -218,9 +218,13 @@ std::unique_ptr<Executor> make_cuda_executor(const LoweredFunc& func, const Cuda
   if (func.kind != FunctionKind::Device)
     throw EnvironmentError("target 'cuda' needs the GPU lowering, which this build of texc lacks: op '" + func.name +
                            "' was lowered to host loops with no thread binding");
-  CudaLaunchConfig launch = cuda_launch_config(func);
-  std::shared_ptr<LoadedKernel> kernel = load_kernel(emit_ptx({func}, target), func, launch.shared_bytes);
-  return std::make_unique<CudaExecutor>(std::move(kernel), launch, count_inputs(func), func.name);
+  return make_cuda_ptx_executor(emit_ptx({func}, target), func.name, cuda_launch_config(func), count_inputs(func));
+}
+
+std::unique_ptr<Executor> make_cuda_ptx_executor(const std::string& ptx, const std::string& name,
+                                                 const CudaLaunchConfig& launch, size_t num_inputs) {
+  std::shared_ptr<LoadedKernel> kernel = load_kernel(ptx, name, launch.shared_bytes);
+  return std::make_unique<CudaExecutor>(std::move(kernel), launch, num_inputs, name);
 }
 
 namespace {
@@ -310,7 +314,7 @@ std::unique_ptr<Executor> make_cuda_graph_executor(const std::vector<LoweredFunc
     launch.name = it->name;
     launch.args = call.args;
     if (!module) {
-      module = load_kernel(ptx, *it, launch.config.shared_bytes);
+      module = load_kernel(ptx, it->name, launch.config.shared_bytes);
       launch.function = module->function;
     } else {
       const CudaDriver& d = *module->driver;

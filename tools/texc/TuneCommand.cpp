@@ -11,8 +11,8 @@
 //           without a device).
 // With --broker redis://HOST:PORT the candidates are measured by the farm's workers of --device
 // (tools/farm/FarmMeasurer.h; `texc worker`), each batch at once, into the same records; with
-// --compile-on tuner (x86, arm) each candidate is compiled here, for the CPU the workers registered,
-// and its job ships the object (tools/farm/FarmArtefact.h).
+// --compile-on tuner (x86, arm, cuda) each candidate is compiled here, for the CPU (cuda: the PTX
+// target) the workers registered, and its job ships the object or PTX (tools/farm/FarmArtefact.h).
 // An op compiled as a graph of kernels (lower/graph/, docs/graph.md) is tuned task by task
 // (tuner/GraphTask.h; docs/tuning.md "Tuning a network"): each task once, through its first kernel,
 // with the --trials split by the tasks' FLOPs; records carry the task, so another network with
@@ -295,8 +295,8 @@ int tune_command(const CommandLine& command_line) {
       throw CommandLineError(e.what());
     }
     if (compile_on_tuner && artefact_kind_of(cl.target).empty())
-      throw CommandLineError("--compile-on tuner: texc ships compiled candidates for --target x86 and arm only yet, not " +
-                             cl.target + " (its workers compile each job themselves: leave --compile-on out)");
+      throw CommandLineError("--compile-on tuner: texc ships compiled candidates for --target x86, arm and cuda only yet, "
+                             "not " + cl.target + " (its workers compile each job themselves: leave --compile-on out)");
     job = farm_job_template(cl);  // the sources, before waiting for a worker: a mistake shows at once
     try {  // the broker cannot be reached or refuses: exit 2
       farm = std::make_unique<FarmMeasurer>(farm_options, std::cerr);
@@ -306,8 +306,13 @@ int tune_command(const CommandLine& command_line) {
     }
     // Compiled here, the candidates are lowered and compiled for the CPU the kind's workers
     // registered (as each worker lowers and compiles for its own CPU otherwise).
-    if (compile_on_tuner && cl.mcpu.empty() && !runner->machine().cpu.empty()) {
+    if (compile_on_tuner && cl.target != "cuda" && cl.mcpu.empty() && !runner->machine().cpu.empty()) {
       cl.mcpu = runner->machine().cpu;
+      job = farm_job_template(cl);
+    }
+    // cuda: the PTX target of the device the kind's workers registered, unless --arch names one.
+    if (compile_on_tuner && cl.target == "cuda" && cl.arch.empty() && !cuda_arch_of_device(runner->device()).empty()) {
+      cl.arch = cuda_arch_of_device(runner->device());
       job = farm_job_template(cl);
     }
   }
@@ -338,7 +343,12 @@ int tune_command(const CommandLine& command_line) {
       job.repeat = options.measure.repeat;
       job.timeout_s = options.measure.timeout_s;
       farm->set_template(job);
-      if (compile_on_tuner) {
+      if (compile_on_tuner && cl.target == "cuda") {
+        CudaTargetOptions gpu;
+        if (!cl.arch.empty()) gpu.arch = cl.arch;
+        double timeout_s = options.measure.timeout_s;
+        farm->set_compiler([gpu, timeout_s](const Candidate& c) { return compile_farm_ptx(c.func, gpu, timeout_s, c.config); });
+      } else if (compile_on_tuner) {
         CpuTargetOptions cpu = cpu_target_options(cl);
         double timeout_s = options.measure.timeout_s;
         farm->set_compiler([cpu, timeout_s](const Candidate& c) { return compile_farm_artefact(c.func, cpu, timeout_s, c.config); });

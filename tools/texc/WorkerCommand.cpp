@@ -9,7 +9,8 @@
 // kernel is the job's task (graph_task_key) and measures that kernel (set_kernel_options). A job that ships its candidate
 // compiled (`texc tune --compile-on tuner`, FarmArtefact.h) is not lowered or compiled here: the
 // worker links the object in the measuring child (x86: make_x86_object_runner; arm: with its
-// driver, make_arm_object_runner) and checks and times it against the op of the job's sources as above.
+// driver, make_arm_object_runner; cuda: loads the PTX on its device and launches it with the shipped
+// launch, make_cuda_ptx_runner) and checks and times it against the op of the job's sources as above.
 #include "tools/texc/Commands.h"
 #include "tools/driver/EnvironmentError.h"
 
@@ -23,6 +24,7 @@
 #include "lower/SplitPrepare.h"
 #include "tools/driver/LowerForTarget.h"
 #include "tools/driver/CpuTarget.h"
+#include "tools/driver/CudaRunner.h"
 #include "tools/driver/EnvironmentError.h"
 #include "tools/driver/TuningRunner.h"
 #include "tools/farm/FarmWorker.h"
@@ -136,6 +138,8 @@ Measurement measure_job(const FarmJob& job, Runner& runner, const CompileOptions
       if (job.artefact->kind == "arm-object")
         shipped = make_arm_object_runner({job.artefact->bytes, job.artefact->driver, job.artefact->input_bytes,
                                           job.artefact->output_bytes}, {});
+      else if (job.artefact->kind == "cuda-ptx")
+        shipped = make_cuda_ptx_runner(job.artefact->bytes, job.artefact->launch, op.inputs.size(), runner.device());
       else
         shipped = make_x86_object_runner(job.artefact->bytes, cpu_target_options(worker));
       return measure(op, c, *shipped, options.measure);
@@ -186,8 +190,13 @@ int worker_command(int argc, const char* const* argv) {
     throw CommandLineError(e.what());
   }
   options.target = device.target;
-  if (!artefact_kind_of(device.target).empty()) options.machine = x86_machine(cpu_target_options(device));
   std::unique_ptr<Runner> runner = make_tuning_runner(device);
+  if (device.target == "cuda") {  // shipped PTX must be for the device's architecture or an older one
+    options.machine.triple = kCudaArtefactTriple;
+    options.machine.cpu = cuda_arch_of_device(runner->device());
+  } else if (!artefact_kind_of(device.target).empty()) {
+    options.machine = x86_machine(cpu_target_options(device));
+  }
   // The jobs' sources: a folder of its own in TMPDIR (else /tmp), removed when the worker stops.
   std::error_code ec;
   std::filesystem::path tmp = std::filesystem::temp_directory_path(ec);
