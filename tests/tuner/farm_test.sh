@@ -25,7 +25,7 @@
 #            workers only link, run, check and time: the same configurations and statuses as local
 #            tuning; a worker refuses an artefact of another kind or for a CPU it is not, and a job
 #            whose object takes it past --max-job-bytes; one arm task through an arm worker (qemu);
-#            --compile-on tuner for vdla is refused
+#            --compile-on tuner for interp is refused
 #   network  a network (examples/10_network.tex, a graph of 6 kernels and 6 tasks) tuned through 2
 #            workers: each job names its kernel and task (version 3), the records carry their task
 #            and are local tuning's (tasks, configurations, statuses), texc run --records uses them
@@ -41,7 +41,11 @@
 #            loads exactly that PTX and launches it with that grid and block, compiling nothing;
 #            ptxas (when installed) assembles every shipped PTX; PTX for a newer architecture than
 #            the worker's device is refused. What runs the PTX on a GPU is not run here.
-# usage: farm_test.sh TEXC EXAMPLES_04_KNOBS.tex SMALL_MATMUL.tex same|kill|reject|restart|auth|imports|status|compiled|network|compilefail|cuda [FAKE_LIBCUDA_DIR]
+#   vdla     texc tune --target vdla --compile-on tuner through 2 vdla workers: each job ships its
+#            candidate's VDLA program (a .vdla file) for the tuner's configuration; the workers
+#            simulate it, compiling nothing: local tuning's configurations, statuses and cycles; a
+#            program for another configuration, or bytes that are not a program, are refused
+# usage: farm_test.sh TEXC EXAMPLES_04_KNOBS.tex SMALL_MATMUL.tex same|kill|reject|restart|auth|imports|status|compiled|network|compilefail|cuda|vdla [FAKE_LIBCUDA_DIR]
 set -u
 texc=$1
 knobs_tex=$2
@@ -448,10 +452,10 @@ print(json.dumps({"v": 2, "device": "x86-compiled", "main": "a.tex", "files": {"
   "$texc" tune "$small_tex" --target x86 --trials 1 --records "$work/small2.jsonl" --broker "$broker" --device x86-small \
     > /dev/null 2>&1
   check "... the same job compiled by the worker fits and is measured" [ "$(rcli get texc:done:x86-small)" = 1 ]
-  "$texc" tune "$small_tex" --target vdla --trials 1 --records "$work/vdla.jsonl" --broker "$broker" --compile-on tuner \
-    > /dev/null 2> "$work/vdla.err"
-  check "--compile-on tuner --target vdla: exit 1" [ $? -eq 1 ]
-  check "... saying x86, arm and cuda only" grep -q "texc ships compiled candidates for --target x86, arm and cuda only yet, not vdla" "$work/vdla.err"
+  "$texc" tune "$small_tex" --target interp --trials 1 --records "$work/interp.jsonl" --broker "$broker" --compile-on tuner \
+    > /dev/null 2> "$work/interp.err"
+  check "--compile-on tuner --target interp: exit 1" [ $? -eq 1 ]
+  check "... saying x86, arm, cuda and vdla only" grep -q "texc ships compiled candidates for --target x86, arm, cuda and vdla only, not interp" "$work/interp.err"
   # Arm (with the cross toolchain and qemu-aarch64): the tuner ships the aarch64 object and its
   # driver, the worker links them with its aarch64 runtime and runs the program under qemu.
   if command -v aarch64-linux-gnu-g++ > /dev/null && command -v qemu-aarch64 > /dev/null; then
@@ -641,6 +645,64 @@ print(json.dumps(job))' "$work/jobs.txt" "$@"
   for _ in $(seq 100); do [ "$(rcli get texc:rejected:cuda-fake)$(rcli get texc:rejected:x86-ptx)" = 11 ] && break; sleep 0.1; done
   check "PTX for sm_90 on an sm_86 device: refused, saying so" grep -q "rejected job .*: a shipped cuda-ptx for sm_90, newer than this worker's device (sm_86)" "$work/wr.log"
   check "PTX on an x86 worker: refused, saying so" grep -q "rejected job .*: a shipped cuda-ptx for nvptx64-nvidia-cuda (sm_86), but this worker measures x86 and runs x86-objects only" "$work/wx.log"
+  ;;
+vdla)
+  cat > "$work/vdla_conv.tex" <<'TEX'
+import nn.int8
+op vdla_conv(X: i8[1, 1, 8, 8, 16], W: i8[2, 1, 3, 3, 16, 16]) -> Y {
+  compute { Y = conv2d_int8(X, W, shift = 6, stride = 1, pad = 1) }
+}
+TEX
+  tune=(tune "$work/vdla_conv.tex" --target vdla --trials 8 --tuner random --seed 3)
+  "$texc" "${tune[@]}" --records "$work/local.jsonl" > /dev/null 2>&1 || bad "local tuning"
+  start_worker wv1 vdla-sim -- --target vdla
+  start_worker wv2 vdla-sim -- --target vdla
+  for _ in $(seq 300); do [ "$(rcli zcard texc:alive:vdla-sim)" = 2 ] && break; sleep 0.1; done
+  monitor
+  "$texc" "${tune[@]}" --records "$work/farm.jsonl" --broker "$broker" --device vdla-sim --compile-on tuner \
+    > /dev/null 2> "$work/tune.err"
+  check "texc tune --compile-on tuner --target vdla exits 0" [ $? -eq 0 ]
+  check "8 records, local tuning's configurations and statuses" diff <(statuses "$work/local.jsonl") <(statuses "$work/farm.jsonl")
+  check "... and its simulated times, configuration by configuration" diff \
+    <(python3 -c 'import json, sys; [print(json.dumps([r["knobs"], r["median_ms"]], sort_keys=True)) for r in sorted(map(json.loads, open(sys.argv[1])), key=lambda r: json.dumps(r["knobs"], sort_keys=True))]' "$work/local.jsonl") \
+    <(python3 -c 'import json, sys; [print(json.dumps([r["knobs"], r["median_ms"]], sort_keys=True)) for r in sorted(map(json.loads, open(sys.argv[1])), key=lambda r: json.dumps(r["knobs"], sort_keys=True))]' "$work/farm.jsonl")
+  check "the same device as local tuning" [ "$(devices "$work/farm.jsonl")" = "$(devices "$work/local.jsonl")" ]
+  published_jobs vdla-sim > "$work/jobs.txt"
+  measured=$(python3 -c 'import json, sys; print(sum(json.loads(l)["status"] != "invalid" for l in open(sys.argv[1])))' "$work/farm.jsonl")
+  check "a job per measured candidate ($measured), each shipping a VDLA program for the default configuration" python3 -c '
+import base64, json, sys
+jobs = [json.loads(l) for l in open(sys.argv[1])]
+assert len(jobs) == int(sys.argv[2]), len(jobs)
+for j in jobs:
+    a = j["artefact"]
+    assert a["kind"] == "vdla-program" and a["triple"] == "vdla" and a["cpu"].startswith("config-") and a["entry"] == "vdla_conv", a["kind"]
+    assert base64.b64decode(a["bytes"])[:4] == b"\x89VDL", base64.b64decode(a["bytes"])[:8]' "$work/jobs.txt" "$measured"
+  kill -TERM "$pid_wv1" "$pid_wv2"
+  wait "$pid_wv1" "$pid_wv2"
+  check "the workers simulated the tuner's programs: $measured jobs, all compiled by the tuner" [ "$(cat "$work/wv1.log" "$work/wv2.log" |
+    sed -n 's/.*stopped after \([0-9]*\) job(s), \([0-9]*\) of them compiled by the tuner/\1 \2/p' |
+    awk '{ j += $1; s += $2 } END { print j, s }')" = "$measured $measured" ]
+  # Refused: a program for another configuration (its cpu and the program's configuration agree,
+  # but are not the worker's), and bytes that are not a VDLA program.
+  start_worker wr vdla-sim -- --target vdla
+  for _ in $(seq 100); do [ "$(rcli zcard texc:alive:vdla-sim)" = 1 ] && break; sleep 0.1; done
+  rejected_before=$(rcli get texc:rejected:vdla-sim)
+  printf '{"dram_latency_cycles": 7}' > "$work/other.json"
+  "$texc" tune "$work/vdla_conv.tex" --target vdla --vdla-config "$work/other.json" --trials 1 --records "$work/other.jsonl" \
+    --broker "$broker" --device vdla-sim --compile-on tuner > /dev/null 2> "$work/other.err" &
+  other_pid=$!
+  pids+=($other_pid)
+  for _ in $(seq 100); do [ "$(rcli get texc:rejected:vdla-sim)" = $((${rejected_before:-0} + 1)) ] && break; sleep 0.1; done
+  kill "$other_pid" 2> /dev/null
+  check "a program for another configuration: refused, saying so" grep -q "rejected job .*: a shipped vdla-program for VDLA configuration config-[0-9a-f]*, but this worker simulates config-[0-9a-f]*" "$work/wr.log"
+  python3 -c '
+import json, sys
+job = json.loads(open(sys.argv[1]).readline())
+job["artefact"]["bytes"] = "AAAAAAAA"
+print(json.dumps(job))' "$work/jobs.txt" > "$work/garbled.job"
+  rcli xadd texc:jobs:vdla-sim '*' id 1 job "$(cat "$work/garbled.job")" > /dev/null
+  for _ in $(seq 100); do [ "$(rcli get texc:rejected:vdla-sim)" = $((${rejected_before:-0} + 2)) ] && break; sleep 0.1; done
+  check "bytes that are not a VDLA program: refused as a malformed job" grep -q "rejected job .*: not a well-formed job: a vdla-program artefact that is not a VDLA program" "$work/wr.log"
   ;;
 *) echo "unknown part $part"; exit 2 ;;
 esac

@@ -3,7 +3,8 @@
 // (JitModule::load_object) and computes what the JIT-compiled op computes; an artefact survives
 // the job's JSON (base64) bit for bit and is part of the job's id; a worker refuses an artefact of
 // another kind, for another triple, or using CPU features it lacks; what is not an object fails to link.
-// A cuda-ptx artefact keeps its launch through the JSON and is refused by a device older than its PTX.
+// A cuda-ptx artefact keeps its launch through the JSON and is refused by a device older than its PTX;
+// a vdla-program one must be an intact program and is refused by a worker of another configuration.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
@@ -117,7 +118,10 @@ TEST_CASE("a worker refuses an artefact of another kind, triple or CPU") {
         "a shipped x86-object for x86_64-unknown-linux-gnu (znver5), but this worker measures cuda and runs "
         "cuda-ptxs only");
   CHECK(artefact_refusal(a, "vdla", worker) ==
-        "a shipped x86-object for x86_64-unknown-linux-gnu (znver5), but this worker measures vdla and runs no shipped "
+        "a shipped x86-object for x86_64-unknown-linux-gnu (znver5), but this worker measures vdla and runs "
+        "vdla-programs only");
+  CHECK(artefact_refusal(a, "interp", worker) ==
+        "a shipped x86-object for x86_64-unknown-linux-gnu (znver5), but this worker measures interp and runs no shipped "
         "artefacts");
   FarmArtefact arm = a;
   arm.kind = "arm-object";
@@ -196,4 +200,24 @@ TEST_CASE("a cuda-ptx artefact: its launch survives the JSON; a worker refuses P
   CHECK(artefact_refusal(unknown, "cuda", sm90).rfind("a shipped cuda-ptx for sm_1000, which is not a PTX target texc knows", 0) == 0);
   CHECK(artefact_refusal(a, "x86", Machine{"", "x86_64-unknown-linux-gnu", "znver5", {}}) ==
         "a shipped cuda-ptx for nvptx64-nvidia-cuda (sm_80), but this worker measures x86 and runs x86-objects only");
+}
+
+TEST_CASE("a vdla-program artefact: its configuration's id, an intact program, refused by another configuration") {
+  vdla::VdlaConfig base, slower = base;
+  slower.dram_latency_cycles += 7;
+  CHECK(vdla_config_id(base) == vdla_config_id(vdla::VdlaConfig{}));
+  CHECK(vdla_config_id(base) != vdla_config_id(slower));
+  CHECK(vdla_config_id(base).rfind("config-", 0) == 0);
+  CHECK(artefact_kind_of("vdla") == "vdla-program");
+  FarmArtefact a;
+  a.kind = "vdla-program";
+  a.triple = kVdlaArtefactTriple;
+  a.cpu = vdla_config_id(base);
+  a.entry = "conv";
+  a.bytes = "not a program";
+  CHECK(parse_farm_artefact(a.to_json()).error.rfind("a vdla-program artefact that is not a VDLA program: ", 0) == 0);
+  Machine worker{"", kVdlaArtefactTriple, vdla_config_id(base), {}}, other{"", kVdlaArtefactTriple, vdla_config_id(slower), {}};
+  CHECK(artefact_refusal(a, "vdla", worker) == "");
+  CHECK(artefact_refusal(a, "vdla", other) == "a shipped vdla-program for VDLA configuration " + vdla_config_id(base) +
+                                                  ", but this worker simulates " + vdla_config_id(slower));
 }

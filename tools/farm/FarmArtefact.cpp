@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 
 #include "backends/llvm/ArmRunner.h"
+#include "backends/vdla/Codegen.h"
+#include "backends/vdla/ProgramFile.h"
 #include "ir/Target.h"
 #include "backends/execute/ChildRun.h"
 #include "tuner/CpuRunners.h"
@@ -156,11 +159,32 @@ ParsedArtefact parse_farm_artefact(const Json& j) {
       return {std::nullopt, "a cuda-ptx artefact with no shared_bytes"};
     a.launch.shared_bytes = uint32_t(shared->number);
   }
+  if (a.kind == "vdla-program") {  // an intact program, of the configuration it names
+    try {
+      vdla::VdlaProgram program = vdla::parse_vdla(std::vector<uint8_t>(a.bytes.begin(), a.bytes.end()), "the artefact");
+      if (vdla_config_id(program.config) != a.cpu)
+        return {std::nullopt, "a vdla-program artefact whose program's configuration is not its cpu " + a.cpu};
+    } catch (const std::exception& e) {
+      return {std::nullopt, std::string("a vdla-program artefact that is not a VDLA program: ") + e.what()};
+    }
+  }
   return {std::move(a), ""};
+}
+
+std::string vdla_config_id(const vdla::VdlaConfig& config) {
+  uint32_t h = 2166136261u;  // FNV-1a
+  for (unsigned char c : vdla::vdla_config_json(config)) {
+    h ^= c;
+    h *= 16777619u;
+  }
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "config-%08x", h);
+  return buf;
 }
 
 std::string artefact_kind_of(const std::string& target) {
   if (target == "cuda") return "cuda-ptx";
+  if (target == "vdla") return "vdla-program";
   std::string arch = llvm_cpu_arch_of(target);  // "x86" for x86 and x86-sse, "arm"
   return arch.empty() ? "" : arch + "-object";
 }
@@ -179,6 +203,8 @@ std::string artefact_refusal(const FarmArtefact& a, const std::string& target, c
     if (!device || built->compute_capability > device->compute_capability)
       return "a shipped cuda-ptx for " + a.cpu + ", newer than this worker's device (" + worker.cpu + ")";
   }
+  if (a.kind == "vdla-program" && a.cpu != worker.cpu)
+    return "a shipped vdla-program for VDLA configuration " + a.cpu + ", but this worker simulates " + worker.cpu;
   std::vector<std::string> missing;
   for (const std::string& f : a.features)
     if (std::find(worker.features.begin(), worker.features.end(), f) == worker.features.end()) missing.push_back(f);
@@ -244,6 +270,20 @@ FarmArtefact compile_farm_ptx(const LoweredFunc& func, const CudaTargetOptions& 
     a.entry = func.name;
     a.bytes = emit_ptx({func}, target);
     a.launch = cuda_launch_config(func);
+    return a;
+  }, timeout_s, knobs);
+}
+
+FarmArtefact compile_farm_vdla(const LoweredFunc& func, const vdla::VdlaConfig& config, double timeout_s,
+                               const KnobConfig& knobs) {
+  return built_in_child([&] {
+    FarmArtefact a;
+    a.kind = "vdla-program";
+    a.triple = kVdlaArtefactTriple;
+    a.cpu = vdla_config_id(config);
+    a.entry = func.name;
+    std::vector<uint8_t> file = vdla::serialize_vdla(vdla::generate_program(func, config, SourceLoc{}));
+    a.bytes.assign(file.begin(), file.end());
     return a;
   }, timeout_s, knobs);
 }

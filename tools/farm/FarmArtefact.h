@@ -10,7 +10,9 @@
 // kernel for the architecture the kind's workers registered, with its launch (grid, block, dynamic
 // shared memory: cuda_launch_config); the worker loads it on its device in the measuring child
 // and launches it as the CUDA runner does its own (make_cuda_ptx_runner), the driver compiling the
-// PTX for the device as it does for `texc run`.
+// PTX for the device as it does for `texc run`. For vdla it is the candidate's VDLA program (the
+// `.vdla` file, backends/vdla/ProgramFile.h), generated for the tuner's VDLA configuration, which
+// the artefact names by its id (vdla_config_id) and the worker's must be; the worker simulates it.
 // It says what it was built for (the triple, the LLVM CPU and the relevant CPU features it may
 // use), and a worker refuses one it cannot run (artefact_refusal): another kind of artefact,
 // another triple, or features its CPU lacks. In the job it is JSON with the bytes in base64, under
@@ -22,6 +24,7 @@
 
 #include "backends/llvm/CudaBackend.h"
 #include "backends/llvm/LLVMBackend.h"
+#include "backends/vdla/VdlaConfig.h"
 #include "ir/Schedule.h"
 #include "tuner/Json.h"
 #include "tuner/Machine.h"
@@ -29,9 +32,10 @@
 namespace texc {
 
 struct FarmArtefact {
-  std::string kind;                   // "x86-object", "arm-object" or "cuda-ptx"
-  std::string triple;                 // "x86_64-unknown-linux-gnu"; "nvptx64-nvidia-cuda"
-  std::string cpu;                    // the LLVM CPU it was compiled for: "znver5"; cuda: the PTX target "sm_80"
+  std::string kind;                   // "x86-object", "arm-object", "cuda-ptx" or "vdla-program"
+  std::string triple;                 // "x86_64-unknown-linux-gnu"; "nvptx64-nvidia-cuda"; "vdla"
+  std::string cpu;                    // the LLVM CPU it was compiled for: "znver5"; cuda: the PTX target "sm_80";
+                                      // vdla: its configuration's vdla_config_id
   std::vector<std::string> features;  // the relevant_cpu_features (Machine.h) that CPU has, sorted
   std::string entry;                  // the op's function: `entry`.packed(void** args)
   std::string bytes;                  // the object file
@@ -52,15 +56,20 @@ struct ParsedArtefact {
 ParsedArtefact parse_farm_artefact(const Json& j);
 
 /// The kind of artefact a worker of `target` runs: "x86-object" for x86 and x86-sse, "arm-object" for arm,
-/// "cuda-ptx" for cuda; "" for a target whose workers run none yet (vdla: they compile every job themselves).
+/// "cuda-ptx" for cuda, "vdla-program" for vdla; "" for a target whose workers run none (interp, cuda-interp).
 std::string artefact_kind_of(const std::string& target);
 
 /// The triple of a cuda worker's Machine (WorkerOptions::machine): its cpu is the PTX target of its device.
 inline const char* kCudaArtefactTriple = "nvptx64-nvidia-cuda";
+/// The triple of a vdla worker's Machine: its cpu is the vdla_config_id of the configuration it simulates.
+inline const char* kVdlaArtefactTriple = "vdla";
+/// "config-1a2b3c4d": a digest of the configuration's JSON (vdla_config_json), equal for equal configurations.
+std::string vdla_config_id(const vdla::VdlaConfig& config);
 
 /// Why a worker measuring `target` on `worker` cannot run `a` ("" when it can): an artefact of
 /// another kind, for another triple, or using CPU features the worker's CPU lacks; PTX for an
-/// architecture newer than the worker's device's (or one texc does not know).
+/// architecture newer than the worker's device's (or one texc does not know); a VDLA program for
+/// another configuration than the worker simulates.
 std::string artefact_refusal(const FarmArtefact& a, const std::string& target, const Machine& worker);
 
 /// `func` compiled for `cpu` (LLVM arch x86 or arm) into its artefact, in a child process (a crash or an
@@ -73,6 +82,9 @@ FarmArtefact compile_farm_artefact(const LoweredFunc& func, const CpuTargetOptio
 /// launch, into its "cuda-ptx" artefact, in a child process as above.
 FarmArtefact compile_farm_ptx(const LoweredFunc& func, const CudaTargetOptions& target, double timeout_s,
                               const KnobConfig& knobs = {});
+/// `func` compiled to a VDLA program for `config` into its "vdla-program" artefact, in a child process as above.
+FarmArtefact compile_farm_vdla(const LoweredFunc& func, const vdla::VdlaConfig& config, double timeout_s,
+                               const KnobConfig& knobs = {});
 
 std::string base64_encode(const std::string& bytes);
 /// nullopt when `text` is not base64 (standard alphabet, padded).

@@ -11,8 +11,9 @@
 //           without a device).
 // With --broker redis://HOST:PORT the candidates are measured by the farm's workers of --device
 // (tools/farm/FarmMeasurer.h; `texc worker`), each batch at once, into the same records; with
-// --compile-on tuner (x86, arm, cuda) each candidate is compiled here, for the CPU (cuda: the PTX
-// target) the workers registered, and its job ships the object or PTX (tools/farm/FarmArtefact.h).
+// --compile-on tuner (x86, arm, cuda, vdla) each candidate is compiled here, for the CPU (cuda: the
+// PTX target) the workers registered, and its job ships the object, PTX or VDLA program
+// (tools/farm/FarmArtefact.h).
 // An op compiled as a graph of kernels (lower/graph/, docs/graph.md) is tuned task by task
 // (tuner/GraphTask.h; docs/tuning.md "Tuning a network"): each task once, through its first kernel,
 // with the --trials split by the tasks' FLOPs; records carry the task, so another network with
@@ -295,7 +296,7 @@ int tune_command(const CommandLine& command_line) {
       throw CommandLineError(e.what());
     }
     if (compile_on_tuner && artefact_kind_of(cl.target).empty())
-      throw CommandLineError("--compile-on tuner: texc ships compiled candidates for --target x86, arm and cuda only yet, "
+      throw CommandLineError("--compile-on tuner: texc ships compiled candidates for --target x86, arm, cuda and vdla only, "
                              "not " + cl.target + " (its workers compile each job themselves: leave --compile-on out)");
     job = farm_job_template(cl);  // the sources, before waiting for a worker: a mistake shows at once
     try {  // the broker cannot be reached or refuses: exit 2
@@ -343,7 +344,11 @@ int tune_command(const CommandLine& command_line) {
       job.repeat = options.measure.repeat;
       job.timeout_s = options.measure.timeout_s;
       farm->set_template(job);
-      if (compile_on_tuner && cl.target == "cuda") {
+      if (compile_on_tuner && cl.target == "vdla") {
+        vdla::VdlaConfig config = options.lower.vdla_config;
+        double timeout_s = options.measure.timeout_s;
+        farm->set_compiler([config, timeout_s](const Candidate& c) { return compile_farm_vdla(c.func, config, timeout_s, c.config); });
+      } else if (compile_on_tuner && cl.target == "cuda") {
         CudaTargetOptions gpu;
         if (!cl.arch.empty()) gpu.arch = cl.arch;
         double timeout_s = options.measure.timeout_s;

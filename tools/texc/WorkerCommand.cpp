@@ -10,7 +10,7 @@
 // compiled (`texc tune --compile-on tuner`, FarmArtefact.h) is not lowered or compiled here: the
 // worker links the object in the measuring child (x86: make_x86_object_runner; arm: with its
 // driver, make_arm_object_runner; cuda: loads the PTX on its device and launches it with the shipped
-// launch, make_cuda_ptx_runner) and checks and times it against the op of the job's sources as above.
+// launch, make_cuda_ptx_runner; vdla: simulates the program, make_vdla_program_runner) and checks and times it against the op of the job's sources as above.
 #include "tools/texc/Commands.h"
 #include "tools/driver/EnvironmentError.h"
 
@@ -25,6 +25,8 @@
 #include "tools/driver/LowerForTarget.h"
 #include "tools/driver/CpuTarget.h"
 #include "tools/driver/CudaRunner.h"
+#include "tools/driver/VdlaExecutor.h"
+#include "backends/vdla/ProgramFile.h"
 #include "tools/driver/EnvironmentError.h"
 #include "tools/driver/TuningRunner.h"
 #include "tools/farm/FarmWorker.h"
@@ -34,6 +36,7 @@
 #include "tuner/CpuRunners.h"
 #include "tuner/GraphTask.h"
 #include "tuner/Space.h"
+#include "tuner/VdlaRunner.h"
 
 namespace texc {
 
@@ -140,6 +143,10 @@ Measurement measure_job(const FarmJob& job, Runner& runner, const CompileOptions
                                           job.artefact->output_bytes}, {});
       else if (job.artefact->kind == "cuda-ptx")
         shipped = make_cuda_ptx_runner(job.artefact->bytes, job.artefact->launch, op.inputs.size(), runner.device());
+      else if (job.artefact->kind == "vdla-program")  // intact: checked when the job was read
+        shipped = make_vdla_program_runner(
+            vdla::parse_vdla(std::vector<uint8_t>(job.artefact->bytes.begin(), job.artefact->bytes.end()), "the job's artefact"),
+            runner.device());
       else
         shipped = make_x86_object_runner(job.artefact->bytes, cpu_target_options(worker));
       return measure(op, c, *shipped, options.measure);
@@ -194,6 +201,9 @@ int worker_command(int argc, const char* const* argv) {
   if (device.target == "cuda") {  // shipped PTX must be for the device's architecture or an older one
     options.machine.triple = kCudaArtefactTriple;
     options.machine.cpu = cuda_arch_of_device(runner->device());
+  } else if (device.target == "vdla") {  // shipped programs must be of the configuration it simulates
+    options.machine.triple = kVdlaArtefactTriple;
+    options.machine.cpu = vdla_config_id(vdla_config_of(device));
   } else if (!artefact_kind_of(device.target).empty()) {
     options.machine = x86_machine(cpu_target_options(device));
   }
