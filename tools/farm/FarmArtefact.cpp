@@ -183,8 +183,10 @@ std::string vdla_config_id(const vdla::VdlaConfig& config) {
 }
 
 std::string artefact_kind_of(const std::string& target) {
-  if (target == "cuda") return "cuda-ptx";
-  if (target == "vdla") return "vdla-program";
+  const Target* t = find_target(target);
+  if (!t) return "";
+  if (std::find(t->outputs.begin(), t->outputs.end(), "ptx") != t->outputs.end()) return "cuda-ptx";  // its code is PTX
+  if (generates_vdla_programs(target)) return "vdla-program";
   std::string arch = llvm_cpu_arch_of(target);  // "x86" for x86 and x86-sse, "arm"
   return arch.empty() ? "" : arch + "-object";
 }

@@ -307,12 +307,13 @@ int tune_command(const CommandLine& command_line) {
     }
     // Compiled here, the candidates are lowered and compiled for the CPU the kind's workers
     // registered (as each worker lowers and compiles for its own CPU otherwise).
-    if (compile_on_tuner && cl.target != "cuda" && cl.mcpu.empty() && !runner->machine().cpu.empty()) {
+    const std::string shipped = compile_on_tuner ? artefact_kind_of(cl.target) : "";
+    if (is_llvm_cpu_target(cl.target) && compile_on_tuner && cl.mcpu.empty() && !runner->machine().cpu.empty()) {
       cl.mcpu = runner->machine().cpu;
       job = farm_job_template(cl);
     }
     // cuda: the PTX target of the device the kind's workers registered, unless --arch names one.
-    if (compile_on_tuner && cl.target == "cuda" && cl.arch.empty() && !cuda_arch_of_device(runner->device()).empty()) {
+    if (shipped == "cuda-ptx" && cl.arch.empty() && !cuda_arch_of_device(runner->device()).empty()) {
       cl.arch = cuda_arch_of_device(runner->device());
       job = farm_job_template(cl);
     }
@@ -344,11 +345,12 @@ int tune_command(const CommandLine& command_line) {
       job.repeat = options.measure.repeat;
       job.timeout_s = options.measure.timeout_s;
       farm->set_template(job);
-      if (compile_on_tuner && cl.target == "vdla") {
+      const std::string shipped = compile_on_tuner ? artefact_kind_of(cl.target) : "";
+      if (shipped == "vdla-program") {
         vdla::VdlaConfig config = options.lower.vdla_config;
         double timeout_s = options.measure.timeout_s;
         farm->set_compiler([config, timeout_s](const Candidate& c) { return compile_farm_vdla(c.func, config, timeout_s, c.config); });
-      } else if (compile_on_tuner && cl.target == "cuda") {
+      } else if (shipped == "cuda-ptx") {
         CudaTargetOptions gpu;
         if (!cl.arch.empty()) gpu.arch = cl.arch;
         double timeout_s = options.measure.timeout_s;

@@ -6,11 +6,13 @@
 // here: the same runner (make_tuning_runner), the same per-op options (tune_options_of,
 // set_op_options), the same child isolation (tuner/Measure.h). A job of a network's task names a
 // kernel of its op's graph: the worker builds the graph as `texc tune` does (graph_of), checks the
-// kernel is the job's task (graph_task_key) and measures that kernel (set_kernel_options). A job that ships its candidate
-// compiled (`texc tune --compile-on tuner`, FarmArtefact.h) is not lowered or compiled here: the
-// worker links the object in the measuring child (x86: make_x86_object_runner; arm: with its
-// driver, make_arm_object_runner; cuda: loads the PTX on its device and launches it with the shipped
-// launch, make_cuda_ptx_runner; vdla: simulates the program, make_vdla_program_runner) and checks and times it against the op of the job's sources as above.
+// kernel is the job's task (graph_task_key) and measures that kernel (set_kernel_options). A job
+// that ships its candidate compiled (`texc tune --compile-on tuner`, FarmArtefact.h) is not lowered
+// or compiled here: the worker links the object in the measuring child (x86:
+// make_x86_object_runner; arm: with its driver, make_arm_object_runner), loads the PTX on its
+// device and launches it with the shipped launch (cuda: make_cuda_ptx_runner) or simulates the
+// program (vdla: make_vdla_program_runner), and checks and times it against the op of the job's
+// sources (or its kernel) as above.
 #include "tools/texc/Commands.h"
 #include "tools/driver/EnvironmentError.h"
 
@@ -198,13 +200,14 @@ int worker_command(int argc, const char* const* argv) {
   }
   options.target = device.target;
   std::unique_ptr<Runner> runner = make_tuning_runner(device);
-  if (device.target == "cuda") {  // shipped PTX must be for the device's architecture or an older one
+  const std::string runs = artefact_kind_of(device.target);
+  if (runs == "cuda-ptx") {  // shipped PTX must be for the device's architecture or an older one
     options.machine.triple = kCudaArtefactTriple;
     options.machine.cpu = cuda_arch_of_device(runner->device());
-  } else if (device.target == "vdla") {  // shipped programs must be of the configuration it simulates
+  } else if (runs == "vdla-program") {  // shipped programs must be of the configuration it simulates
     options.machine.triple = kVdlaArtefactTriple;
     options.machine.cpu = vdla_config_id(vdla_config_of(device));
-  } else if (!artefact_kind_of(device.target).empty()) {
+  } else if (!runs.empty()) {
     options.machine = x86_machine(cpu_target_options(device));
   }
   // The jobs' sources: a folder of its own in TMPDIR (else /tmp), removed when the worker stops.
