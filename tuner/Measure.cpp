@@ -27,8 +27,9 @@ struct ChildReport {
   char message[4096];
 };
 
-/// The fault TEXC_TUNE_TEST_FAULT asks for `config`: "crash", "hang" or "".
-std::string injected_fault(const KnobConfig& config) {
+}  // namespace
+
+std::string tune_test_fault(const KnobConfig& config) {
   const char* env = std::getenv("TEXC_TUNE_TEST_FAULT");
   if (!env) return "";
   std::string spec = env;
@@ -56,10 +57,12 @@ std::string injected_fault(const KnobConfig& config) {
   return "";
 }
 
+namespace {
+
 /// The measuring child: runs and checks the candidate, and sends its ChildReport.
 void child_main(const OpDef& op, const Candidate& candidate, Runner& runner, const MeasureOptions& options,
                 ChildChannel& parent) {
-  std::string fault = injected_fault(candidate.config);
+  std::string fault = tune_test_fault(candidate.config);
   if (fault == "crash") std::raise(SIGSEGV);
   if (fault == "hang")
     for (volatile bool forever = true; forever;) std::this_thread::sleep_for(std::chrono::milliseconds(10));

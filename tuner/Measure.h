@@ -16,7 +16,9 @@
 //
 // Test hook: TEXC_TUNE_TEST_FAULT="crash@K=V[,K=V]...;hang@K=V..." makes the child of a
 // candidate with those knob values raise SIGSEGV or spin forever before running it (the tests
-// use it to inject a crashing and a hanging candidate).
+// use it to inject a crashing and a hanging candidate); "compile-crash@K=V" makes the child that
+// compiles such a candidate on the tuner's side for the farm (tools/farm/FarmArtefact.h) raise
+// SIGSEGV instead.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -70,6 +72,10 @@ struct Measurement {
 };
 
 Measurement measure(const OpDef& op, const Candidate& candidate, Runner& runner, const MeasureOptions& options);
+
+/// The fault the test hook TEXC_TUNE_TEST_FAULT asks for a candidate of `config`: "crash", "hang",
+/// "compile-crash" or "" (none; the variable unset).
+std::string tune_test_fault(const KnobConfig& config);
 
 /// Measures candidates elsewhere than in this process's children: `texc tune --broker` hands each
 /// batch to the measurement farm (tools/farm/FarmMeasurer.h), whose workers call measure() as above.

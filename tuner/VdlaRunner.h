@@ -18,4 +18,9 @@ namespace texc {
 /// `config_name`: how the device string names the configuration ("default", a file name).
 std::unique_ptr<Runner> make_vdla_runner(const vdla::VdlaConfig& config, const std::string& config_name);
 
+/// A farm worker's runner of a candidate whose program the tuner generated (tools/farm/FarmArtefact.h
+/// "vdla-program"): run() simulates `program` as the runner above simulates the program it
+/// generates; `device` is that runner's device().
+std::unique_ptr<Runner> make_vdla_program_runner(vdla::VdlaProgram program, std::string device);
+
 }  // namespace texc

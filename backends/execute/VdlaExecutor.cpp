@@ -40,7 +40,12 @@ class VdlaExecutor : public Executor {
 
 std::unique_ptr<Executor> make_vdla_executor(const LoweredFunc& func, const vdla::VdlaConfig& config, SourceLoc loc,
                                              VdlaRunObserver observe, bool record_timeline) {
-  return std::make_unique<VdlaExecutor>(vdla::generate_program(func, config, loc), std::move(observe), record_timeline);
+  return make_vdla_program_executor(vdla::generate_program(func, config, loc), std::move(observe), record_timeline);
+}
+
+std::unique_ptr<Executor> make_vdla_program_executor(vdla::VdlaProgram program, VdlaRunObserver observe,
+                                                     bool record_timeline) {
+  return std::make_unique<VdlaExecutor>(std::move(program), std::move(observe), record_timeline);
 }
 
 }  // namespace texc

@@ -38,5 +38,8 @@ using VdlaRunObserver = std::function<void(const vdla::VdlaProgram& program, vdl
 
 std::unique_ptr<Executor> make_vdla_executor(const LoweredFunc& func, const vdla::VdlaConfig& config, SourceLoc loc,
                                              VdlaRunObserver observe = {}, bool record_timeline = false);
+/// The same for a program generated elsewhere (a farm job's shipped program, tools/farm/FarmArtefact.h).
+std::unique_ptr<Executor> make_vdla_program_executor(vdla::VdlaProgram program, VdlaRunObserver observe = {},
+                                                     bool record_timeline = false);
 
 }  // namespace texc

@@ -25,8 +25,27 @@
 #            workers only link, run, check and time: the same configurations and statuses as local
 #            tuning; a worker refuses an artefact of another kind or for a CPU it is not, and a job
 #            whose object takes it past --max-job-bytes; one arm task through an arm worker (qemu);
-#            --compile-on tuner for vdla is refused
-# usage: farm_test.sh TEXC EXAMPLES_04_KNOBS.tex SMALL_MATMUL.tex same|kill|reject|restart|auth|imports|status|compiled
+#            --compile-on tuner for interp is refused
+#   network  a network (examples/10_network.tex, a graph of 6 kernels and 6 tasks) tuned through 2
+#            workers: each job names its kernel and task (version 3), the records carry their task
+#            and are local tuning's (tasks, configurations, statuses), texc run --records uses them
+#            and passes; the same with --compile-on tuner (each kernel shipped as an object); a
+#            worker whose graph makes the kernel another task stores an error, not a measurement
+#   compilefail  --compile-on tuner where some candidates' compile crashes on the tuner's side
+#            (TEXC_TUNE_TEST_FAULT=compile-crash@...): each is an "error" record saying so, published
+#            as no job, and the farm measures the others as local tuning does
+#   cuda     texc tune --target cuda --compile-on tuner through a cuda worker on the recording
+#            stand-in for libcuda (tests/e2e/fake_libcuda.c: no GPU here, it computes nothing, so
+#            every record is "wrong", as local tuning's through it): each job ships its candidate's
+#            PTX for the architecture the worker's device registered, with its launch; the worker
+#            loads exactly that PTX and launches it with that grid and block, compiling nothing;
+#            ptxas (when installed) assembles every shipped PTX; PTX for a newer architecture than
+#            the worker's device is refused. What runs the PTX on a GPU is not run here.
+#   vdla     texc tune --target vdla --compile-on tuner through 2 vdla workers: each job ships its
+#            candidate's VDLA program (a .vdla file) for the tuner's configuration; the workers
+#            simulate it, compiling nothing: local tuning's configurations, statuses and cycles; a
+#            program for another configuration, or bytes that are not a program, are refused
+# usage: farm_test.sh TEXC EXAMPLES_04_KNOBS.tex SMALL_MATMUL.tex same|kill|reject|restart|auth|imports|status|compiled|network|compilefail|cuda|vdla [FAKE_LIBCUDA_DIR]
 set -u
 texc=$1
 knobs_tex=$2
@@ -94,7 +113,30 @@ import json, sys
 for k in sorted(json.dumps(json.loads(l)["knobs"], sort_keys=True) for l in open(sys.argv[1])): print(k)' "$1"
 }
 no_duplicates() { [ -z "$(configurations "$1" | uniq -d)" ]; }
+# statuses FILE: the sorted (knob settings, status) of its records
+statuses() {
+  python3 -c '
+import json, sys
+for k in sorted(json.dumps([json.loads(l)["knobs"], json.loads(l)["status"]], sort_keys=True) for l in open(sys.argv[1])): print(k)' "$1"
+}
 devices() { python3 -c 'import json, sys; print(*sorted({json.loads(l)["device"] for l in open(sys.argv[1])}))' "$1"; }
+# A worker deletes a job from the stream once done: to see what was published, `monitor` records
+# the broker's commands from now on into $work/monitor.txt, and `published_jobs KIND` prints the
+# job of each XADD to KIND's stream, one JSON a line.
+monitor() {
+  rcli monitor > "$work/monitor.txt" &
+  pids+=($!)
+  sleep 0.3
+}
+published_jobs() {
+  python3 -c '
+import codecs, re, sys
+for line in open(sys.argv[1], encoding="latin-1"):
+    args = [codecs.decode(a, "unicode_escape").encode("latin-1").decode("utf-8")
+            for a in re.findall(r"\"((?:[^\"\\]|\\.)*)\"", line)]
+    if len(args) >= 7 and args[0] == "XADD" and args[1] == "texc:jobs:" + sys.argv[2] and args[5] == "job":
+        print(args[6])' "$work/monitor.txt" "$1"
+}
 
 case $part in
 same)
@@ -363,12 +405,6 @@ compiled)
   wait $tune_pid
   check "texc tune --compile-on tuner exits 0" [ $? -eq 0 ]
   check "20 records" [ "$(wc -l < "$work/farm.jsonl")" -eq 20 ]
-  # statuses FILE: the sorted (knob settings, status) of its records
-  statuses() {
-    python3 -c '
-import json, sys
-for k in sorted(json.dumps([json.loads(l)["knobs"], json.loads(l)["status"]], sort_keys=True) for l in open(sys.argv[1])): print(k)' "$1"
-  }
   check "the same configurations and statuses as local tuning" diff <(statuses "$work/local.jsonl") <(statuses "$work/farm.jsonl")
   check "no configuration twice" no_duplicates "$work/farm.jsonl"
   check "a job ships its candidate as an x86 object for this machine" python3 -c '
@@ -416,10 +452,10 @@ print(json.dumps({"v": 2, "device": "x86-compiled", "main": "a.tex", "files": {"
   "$texc" tune "$small_tex" --target x86 --trials 1 --records "$work/small2.jsonl" --broker "$broker" --device x86-small \
     > /dev/null 2>&1
   check "... the same job compiled by the worker fits and is measured" [ "$(rcli get texc:done:x86-small)" = 1 ]
-  "$texc" tune "$small_tex" --target vdla --trials 1 --records "$work/vdla.jsonl" --broker "$broker" --compile-on tuner \
-    > /dev/null 2> "$work/vdla.err"
-  check "--compile-on tuner --target vdla: exit 1" [ $? -eq 1 ]
-  check "... saying x86 and arm only" grep -q "texc ships compiled candidates for --target x86 and arm only yet, not vdla" "$work/vdla.err"
+  "$texc" tune "$small_tex" --target interp --trials 1 --records "$work/interp.jsonl" --broker "$broker" --compile-on tuner \
+    > /dev/null 2> "$work/interp.err"
+  check "--compile-on tuner --target interp: exit 1" [ $? -eq 1 ]
+  check "... saying x86, arm, cuda and vdla only" grep -q "texc ships compiled candidates for --target x86, arm, cuda and vdla only, not interp" "$work/interp.err"
   # Arm (with the cross toolchain and qemu-aarch64): the tuner ships the aarch64 object and its
   # driver, the worker links them with its aarch64 runtime and runs the program under qemu.
   if command -v aarch64-linux-gnu-g++ > /dev/null && command -v qemu-aarch64 > /dev/null; then
@@ -440,6 +476,233 @@ print(json.dumps({"v": 2, "device": "x86-compiled", "main": "a.tex", "files": {"
   fi
   "$texc" tune "$small_tex" --target x86 --trials 1 --records "$work/nb.jsonl" --compile-on tuner > /dev/null 2> "$work/nb.err"
   check "--compile-on without --broker: exit 1" [ $? -eq 1 ]
+  ;;
+network)
+  net=$(dirname "$knobs_tex")/10_network.tex
+  export TEXC_NUM_THREADS=1
+  tune=(tune "$net" -D S=8 --target x86 --trials 14 --tuner random --seed 1 --timeout 30)
+  "$texc" "${tune[@]}" --records "$work/local.jsonl" > /dev/null 2>&1 || bad "local tuning of the network"
+  start_worker wn1 x86-net
+  start_worker wn2 x86-net
+  for _ in $(seq 300); do [ "$(rcli zcard texc:alive:x86-net)" = 2 ] && break; sleep 0.1; done
+  monitor
+  "$texc" "${tune[@]}" --records "$work/farm.jsonl" --broker "$broker" --device x86-net > "$work/tune.out" 2> "$work/tune.err"
+  check "texc tune --broker of a network exits 0" [ $? -eq 0 ]
+  check "... a graph of 6 kernels, 6 tasks" grep -q "op 'small_cnn' is a graph of 6 kernels: 6 tuning tasks" "$work/tune.err"
+  check "... a summary line per task" [ "$(grep -c "  task '" "$work/tune.out")" -eq 6 ]
+  check "... a progress line per task with the farm's state" \
+    [ "$(grep -o '^tune task [1-6]/6 small_cnn_k[0-9]: .* | farm x86-net: 2 worker(s)' "$work/tune.err" | cut -d: -f1 | sort -u | wc -l)" -eq 6 ]
+  check "14 records" [ "$(wc -l < "$work/farm.jsonl")" -eq 14 ]
+  # tasks FILE: the sorted (task, op, knobs, status) of its records
+  tasks() {
+    python3 -c '
+import json, sys
+for r in sorted(json.dumps([r["task"], r["op"], r["knobs"], r["status"]], sort_keys=True)
+                for r in map(json.loads, open(sys.argv[1]))): print(r)' "$1"
+  }
+  check "records of 6 tasks, each with its kernel" python3 -c '
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+assert len({r["task"] for r in rs}) == 6 and all(r["task"] and r["op"].startswith("small_cnn_k") for r in rs), rs
+assert sum(r["status"] == "ok" for r in rs) >= 6, [r["status"] for r in rs]' "$work/farm.jsonl"
+  check "the same tasks, kernels, configurations and statuses as local tuning" diff <(tasks "$work/local.jsonl") <(tasks "$work/farm.jsonl")
+  check "the same device as local tuning" [ "$(devices "$work/local.jsonl")" = "$(devices "$work/farm.jsonl")" ]
+  published_jobs x86-net > "$work/jobs.txt"
+  check "every job names the op, its kernel and the kernel's task (version 3), as the records do" python3 -c '
+import json, sys
+jobs = [json.loads(l) for l in open(sys.argv[1])]
+records = [json.loads(l) for l in open(sys.argv[2])]
+assert len(jobs) == sum(r["status"] != "invalid" for r in records), (len(jobs), len(records))
+assert all(j["v"] == 3 and j["op"] == "small_cnn" for j in jobs), [(j["v"], j["op"]) for j in jobs]
+by_kernel = {(r["op"], r["task"]) for r in records}
+assert {(j["kernel"], j["task"]) for j in jobs} <= by_kernel, ({(j["kernel"], j["task"]) for j in jobs}, by_kernel)
+assert len({j["kernel"] for j in jobs}) == 6' "$work/jobs.txt" "$work/farm.jsonl"
+  "$texc" run "$net" -D S=8 --target x86 --records "$work/farm.jsonl" --repeat 2 > "$work/run.out" 2> "$work/run.err"
+  check "texc run --records of the farm's records passes" [ $? -eq 0 ]
+  check "... each kernel compiled with its task's best record" \
+    [ "$(grep -c "note: kernel 'small_cnn_k[0-5]': knobs .* from the best record of task" "$work/run.err")" -eq 6 ]
+  # --compile-on tuner: each task's kernel compiled here, its object shipped; the workers only link and run it.
+  "$texc" "${tune[@]}" --records "$work/compiled.jsonl" --broker "$broker" --device x86-net --compile-on tuner --seed 2 \
+    > /dev/null 2> "$work/compiled.err"
+  check "--compile-on tuner: exit 0" [ $? -eq 0 ]
+  "$texc" "${tune[@]}" --records "$work/local2.jsonl" --seed 2 > /dev/null 2>&1 || bad "local tuning, seed 2"
+  check "--compile-on tuner: local tuning's tasks, configurations and statuses" diff <(tasks "$work/local2.jsonl") <(tasks "$work/compiled.jsonl")
+  kill -TERM "$pid_wn1" "$pid_wn2"
+  wait "$pid_wn1" "$pid_wn2"
+  check "both workers measured" [ "$(grep -c 'stopped after [1-9]' "$work/wn1.log" "$work/wn2.log" | grep -c ':1')" -eq 2 ]
+  shipped=$(python3 -c 'import json, sys; print(sum(json.loads(l)["status"] != "invalid" for l in open(sys.argv[1])))' "$work/compiled.jsonl")
+  check "... the workers ran $shipped objects compiled by the tuner" [ "$(cat "$work/wn1.log" "$work/wn2.log" |
+    sed -n 's/.*stopped after \([0-9]*\) job(s), \([0-9]*\) of them compiled by the tuner/\2/p' | awk '{ s += $1 } END { print s }')" = "$shipped" ]
+  # A job whose task is not the one the worker's graph gives its kernel (a tuner of another texc
+  # version): the worker stores an error saying so, not a measurement of the kernel it has.
+  start_worker wt x86-net
+  python3 - "$work/jobs.txt" "$work/forged" <<'PY'
+import re, sys
+text = open(sys.argv[1]).readline().rstrip("\n")
+text, n = re.subn(r'("task": *")[^"]*(")', r'\1conv2d(f32[9]) -> f32[9] #00000000\2', text)
+assert n == 1, text
+def fnv(t, h):
+    for c in t.encode():
+        h = ((h ^ c) * 0x100000001b3) & (2**64 - 1)
+    return h
+open(sys.argv[2] + ".job", "w").write(text)
+open(sys.argv[2] + ".id", "w").write("%016x%016x" % (fnv(text, 0xcbf29ce484222325), fnv(text, 0x84222325cbf29ce4)))
+PY
+  id=$(cat "$work/forged.id")
+  rcli xadd texc:jobs:x86-net '*' id "$id" job "$(cat "$work/forged.job")" > /dev/null
+  for _ in $(seq 200); do [ "$(rcli exists "texc:result:$id")" = 1 ] && break; sleep 0.1; done
+  check "another task for the kernel: an error result saying so" python3 -c '
+import json, sys
+r = json.loads(sys.argv[1])
+assert r["status"] == "error" and "here, not the job" in r["message"] and "#00000000" in r["message"], r' "$(rcli get "texc:result:$id")"
+  ;;
+compilefail)
+  tune=(tune "$knobs_tex" --target x86 -D M=64 -D N=64 -D K=64 --trials 20 --tuner random --seed 7)
+  "$texc" "${tune[@]}" --records "$work/local.jsonl" > /dev/null 2>&1 || bad "local tuning"
+  start_worker wf1 x86-cf
+  start_worker wf2 x86-cf
+  monitor
+  TEXC_TUNE_TEST_FAULT="compile-crash@TI=16" "$texc" "${tune[@]}" --records "$work/farm.jsonl" --broker "$broker" \
+    --device x86-cf --compile-on tuner > "$work/tune.out" 2> "$work/tune.err"
+  check "texc tune exits 0 (other candidates are valid)" [ $? -eq 0 ]
+  check "20 records" [ "$(wc -l < "$work/farm.jsonl")" -eq 20 ]
+  check "each TI=16 candidate that local tuning measured: an error record saying its compile here crashed" python3 -c '
+import json, sys
+local = {json.dumps(r["knobs"], sort_keys=True): r for r in map(json.loads, open(sys.argv[1]))}
+farm = [json.loads(l) for l in open(sys.argv[2])]
+crashed = [r for r in farm if r["knobs"]["TI"] == 16 and local[json.dumps(r["knobs"], sort_keys=True)]["status"] != "invalid"]
+assert crashed, "no TI=16 candidate among the trials: pick another seed"
+for r in crashed:
+    assert r["status"] == "error" and "compiling it on the tuner" in r["message"] and "SIGSEGV" in r["message"], r
+for r in farm:
+    if r["knobs"]["TI"] != 16:
+        assert r["status"] == local[json.dumps(r["knobs"], sort_keys=True)]["status"], (r, local[json.dumps(r["knobs"], sort_keys=True)])
+print(len(crashed), "crashed")' "$work/local.jsonl" "$work/farm.jsonl"
+  check "the same configurations as local tuning" diff <(configurations "$work/local.jsonl") <(configurations "$work/farm.jsonl")
+  measured=$(python3 -c '
+import json, sys
+print(sum(r["status"] not in ("invalid", "error") for r in map(json.loads, open(sys.argv[1]))))' "$work/farm.jsonl")
+  check "a job for each other candidate ($measured), none for those that did not compile" \
+    [ "$(published_jobs x86-cf | wc -l)" = "$measured" ]
+  check "... all measured by the workers" [ "$(rcli get texc:done:x86-cf)" = "$measured" ]
+  ;;
+cuda)
+  fake=$5
+  gpu_tex=$(dirname "$small_tex")/cuda_knobs.tex
+  shim=(LD_LIBRARY_PATH="$fake" TEXC_FAKE_CUDA_CC=86)
+  tune=(tune "$gpu_tex" --target cuda --trials 4 --tuner random --seed 1)
+  env "${shim[@]}" "$texc" "${tune[@]}" --records "$work/local.jsonl" > /dev/null 2>&1
+  check "local tuning through the stand-in: 4 records" [ "$(wc -l < "$work/local.jsonl")" -eq 4 ]
+  start_worker wg cuda-fake "${shim[@]}" TEXC_FAKE_CUDA_LOG="$work/calls.log" TEXC_FAKE_CUDA_PTX="$work/loaded.ptx" -- --target cuda
+  for _ in $(seq 100); do [ "$(rcli exists texc:device:cuda-fake)" = 1 ] && break; sleep 0.1; done
+  monitor
+  "$texc" "${tune[@]}" --records "$work/farm.jsonl" --broker "$broker" --device cuda-fake --compile-on tuner \
+    > /dev/null 2> "$work/tune.err"
+  check "texc tune --compile-on tuner --target cuda: exit 1 as local tuning (the stand-in computes nothing)" [ $? -eq 1 ]
+  check "4 records, local tuning's configurations and statuses (wrong)" diff <(statuses "$work/local.jsonl") <(statuses "$work/farm.jsonl")
+  check "the same device as local tuning: the stand-in's, sm_86" [ "$(devices "$work/farm.jsonl")" = "$(devices "$work/local.jsonl")" ]
+  published_jobs cuda-fake > "$work/jobs.txt"
+  mkdir -p "$work/ptx"
+  check "each job ships its candidate's PTX for sm_86 (the worker's device), launched with BT threads a block" python3 -c '
+import base64, json, sys
+jobs = [json.loads(l) for l in open(sys.argv[1])]
+assert sorted(j["knobs"]["BT"] for j in jobs) == [32, 64, 128, 256], [j["knobs"] for j in jobs]
+for j in jobs:
+    a, bt = j["artefact"], j["knobs"]["BT"]
+    assert a["kind"] == "cuda-ptx" and a["triple"] == "nvptx64-nvidia-cuda" and a["cpu"] == "sm_86", a["kind"]
+    assert a["entry"] == "cuda_knobs" and a["block"] == [bt, 1, 1] and a["grid"] == [2048 // bt, 1, 1], a
+    ptx = base64.b64decode(a["bytes"]).decode()
+    assert ".target sm_86" in ptx and ".entry cuda_knobs(" in ptx, ptx[:300]
+    open("%s/ptx/%d.ptx" % (sys.argv[2], bt), "w").write(ptx)' "$work/jobs.txt" "$work"
+  ptxas=${TEXC_PTXAS:-/usr/local/cuda/bin/ptxas}
+  if [ -x "$ptxas" ]; then
+    for f in "$work"/ptx/*.ptx; do
+      check "ptxas assembles the shipped $(basename "$f")" "$ptxas" -arch=sm_86 "$f" -o "$work/ptx.cubin"
+    done
+  else
+    echo "skip: ptxas (no $ptxas)"
+  fi
+  kill -TERM "$pid_wg"
+  wait "$pid_wg"
+  check "the worker ran the tuner's PTX: 4 jobs, all compiled by the tuner" grep -q "stopped after 4 job(s), 4 of them compiled by the tuner" "$work/wg.log"
+  check "... each launched with its job's grid and block" [ "$(sed -n 's/^cuLaunchKernel \(grid=[0-9x]* block=[0-9x]*\).*/\1/p' "$work/calls.log" | sort -u | tr '\n' ' ')" = \
+    "grid=16x1x1 block=128x1x1 grid=32x1x1 block=64x1x1 grid=64x1x1 block=32x1x1 grid=8x1x1 block=256x1x1 " ]
+  check "... the PTX the driver was given is a shipped one, byte for byte" bash -c "for f in '$work'/ptx/*.ptx; do cmp -s \"\$f\" '$work/loaded.ptx' && exit 0; done; exit 1"
+  # PTX newer than the worker's device (sm_90 on sm_86), and PTX on an x86 worker: refused.
+  start_worker wr cuda-fake "${shim[@]}" -- --target cuda
+  start_worker wx x86-ptx
+  for _ in $(seq 100); do [ "$(rcli exists texc:device:x86-ptx)" = 1 ] && break; sleep 0.1; done
+  ptx_job() {  # ptx_job KIND ARCH: a job for KIND shipping PTX for ARCH
+    python3 -c '
+import json, sys
+job = json.loads(open(sys.argv[1]).readline())
+job["device"] = sys.argv[2]
+job["artefact"]["cpu"] = sys.argv[3]
+print(json.dumps(job))' "$work/jobs.txt" "$@"
+  }
+  rcli xadd texc:jobs:cuda-fake '*' id 1 job "$(ptx_job cuda-fake sm_90)" > /dev/null
+  rcli xadd texc:jobs:x86-ptx '*' id 2 job "$(ptx_job x86-ptx sm_86)" > /dev/null
+  for _ in $(seq 100); do [ "$(rcli get texc:rejected:cuda-fake)$(rcli get texc:rejected:x86-ptx)" = 11 ] && break; sleep 0.1; done
+  check "PTX for sm_90 on an sm_86 device: refused, saying so" grep -q "rejected job .*: a shipped cuda-ptx for sm_90, newer than this worker's device (sm_86)" "$work/wr.log"
+  check "PTX on an x86 worker: refused, saying so" grep -q "rejected job .*: a shipped cuda-ptx for nvptx64-nvidia-cuda (sm_86), but this worker measures x86 and runs x86-objects only" "$work/wx.log"
+  ;;
+vdla)
+  cat > "$work/vdla_conv.tex" <<'TEX'
+import nn.int8
+op vdla_conv(X: i8[1, 1, 8, 8, 16], W: i8[2, 1, 3, 3, 16, 16]) -> Y {
+  compute { Y = conv2d_int8(X, W, shift = 6, stride = 1, pad = 1) }
+}
+TEX
+  tune=(tune "$work/vdla_conv.tex" --target vdla --trials 8 --tuner random --seed 3)
+  "$texc" "${tune[@]}" --records "$work/local.jsonl" > /dev/null 2>&1 || bad "local tuning"
+  start_worker wv1 vdla-sim -- --target vdla
+  start_worker wv2 vdla-sim -- --target vdla
+  for _ in $(seq 300); do [ "$(rcli zcard texc:alive:vdla-sim)" = 2 ] && break; sleep 0.1; done
+  monitor
+  "$texc" "${tune[@]}" --records "$work/farm.jsonl" --broker "$broker" --device vdla-sim --compile-on tuner \
+    > /dev/null 2> "$work/tune.err"
+  check "texc tune --compile-on tuner --target vdla exits 0" [ $? -eq 0 ]
+  check "8 records, local tuning's configurations and statuses" diff <(statuses "$work/local.jsonl") <(statuses "$work/farm.jsonl")
+  check "... and its simulated times, configuration by configuration" diff \
+    <(python3 -c 'import json, sys; [print(json.dumps([r["knobs"], r["median_ms"]], sort_keys=True)) for r in sorted(map(json.loads, open(sys.argv[1])), key=lambda r: json.dumps(r["knobs"], sort_keys=True))]' "$work/local.jsonl") \
+    <(python3 -c 'import json, sys; [print(json.dumps([r["knobs"], r["median_ms"]], sort_keys=True)) for r in sorted(map(json.loads, open(sys.argv[1])), key=lambda r: json.dumps(r["knobs"], sort_keys=True))]' "$work/farm.jsonl")
+  check "the same device as local tuning" [ "$(devices "$work/farm.jsonl")" = "$(devices "$work/local.jsonl")" ]
+  published_jobs vdla-sim > "$work/jobs.txt"
+  measured=$(python3 -c 'import json, sys; print(sum(json.loads(l)["status"] != "invalid" for l in open(sys.argv[1])))' "$work/farm.jsonl")
+  check "a job per measured candidate ($measured), each shipping a VDLA program for the default configuration" python3 -c '
+import base64, json, sys
+jobs = [json.loads(l) for l in open(sys.argv[1])]
+assert len(jobs) == int(sys.argv[2]), len(jobs)
+for j in jobs:
+    a = j["artefact"]
+    assert a["kind"] == "vdla-program" and a["triple"] == "vdla" and a["cpu"].startswith("config-") and a["entry"] == "vdla_conv", a["kind"]
+    assert base64.b64decode(a["bytes"])[:4] == b"\x89VDL", base64.b64decode(a["bytes"])[:8]' "$work/jobs.txt" "$measured"
+  kill -TERM "$pid_wv1" "$pid_wv2"
+  wait "$pid_wv1" "$pid_wv2"
+  check "the workers simulated the tuner's programs: $measured jobs, all compiled by the tuner" [ "$(cat "$work/wv1.log" "$work/wv2.log" |
+    sed -n 's/.*stopped after \([0-9]*\) job(s), \([0-9]*\) of them compiled by the tuner/\1 \2/p' |
+    awk '{ j += $1; s += $2 } END { print j, s }')" = "$measured $measured" ]
+  # Refused: a program for another configuration (its cpu and the program's configuration agree,
+  # but are not the worker's), and bytes that are not a VDLA program.
+  start_worker wr vdla-sim -- --target vdla
+  for _ in $(seq 100); do [ "$(rcli zcard texc:alive:vdla-sim)" = 1 ] && break; sleep 0.1; done
+  rejected_before=$(rcli get texc:rejected:vdla-sim)
+  printf '{"dram_latency_cycles": 7}' > "$work/other.json"
+  "$texc" tune "$work/vdla_conv.tex" --target vdla --vdla-config "$work/other.json" --trials 1 --records "$work/other.jsonl" \
+    --broker "$broker" --device vdla-sim --compile-on tuner > /dev/null 2> "$work/other.err" &
+  other_pid=$!
+  pids+=($other_pid)
+  for _ in $(seq 100); do [ "$(rcli get texc:rejected:vdla-sim)" = $((${rejected_before:-0} + 1)) ] && break; sleep 0.1; done
+  kill "$other_pid" 2> /dev/null
+  check "a program for another configuration: refused, saying so" grep -q "rejected job .*: a shipped vdla-program for VDLA configuration config-[0-9a-f]*, but this worker simulates config-[0-9a-f]*" "$work/wr.log"
+  python3 -c '
+import json, sys
+job = json.loads(open(sys.argv[1]).readline())
+job["artefact"]["bytes"] = "AAAAAAAA"
+print(json.dumps(job))' "$work/jobs.txt" > "$work/garbled.job"
+  rcli xadd texc:jobs:vdla-sim '*' id 1 job "$(cat "$work/garbled.job")" > /dev/null
+  for _ in $(seq 100); do [ "$(rcli get texc:rejected:vdla-sim)" = $((${rejected_before:-0} + 2)) ] && break; sleep 0.1; done
+  check "bytes that are not a VDLA program: refused as a malformed job" grep -q "rejected job .*: not a well-formed job: a vdla-program artefact that is not a VDLA program" "$work/wr.log"
   ;;
 *) echo "unknown part $part"; exit 2 ;;
 esac

@@ -3,6 +3,8 @@
 // (JitModule::load_object) and computes what the JIT-compiled op computes; an artefact survives
 // the job's JSON (base64) bit for bit and is part of the job's id; a worker refuses an artefact of
 // another kind, for another triple, or using CPU features it lacks; what is not an object fails to link.
+// A cuda-ptx artefact keeps its launch through the JSON and is refused by a device older than its PTX;
+// a vdla-program one must be an intact program and is refused by a worker of another configuration.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
@@ -113,7 +115,13 @@ TEST_CASE("a worker refuses an artefact of another kind, triple or CPU") {
         "a shipped x86-object for x86_64-unknown-linux-gnu (znver5), but this worker measures arm and runs "
         "arm-objects only");
   CHECK(artefact_refusal(a, "cuda", worker) ==
-        "a shipped x86-object for x86_64-unknown-linux-gnu (znver5), but this worker measures cuda and runs no shipped "
+        "a shipped x86-object for x86_64-unknown-linux-gnu (znver5), but this worker measures cuda and runs "
+        "cuda-ptxs only");
+  CHECK(artefact_refusal(a, "vdla", worker) ==
+        "a shipped x86-object for x86_64-unknown-linux-gnu (znver5), but this worker measures vdla and runs "
+        "vdla-programs only");
+  CHECK(artefact_refusal(a, "interp", worker) ==
+        "a shipped x86-object for x86_64-unknown-linux-gnu (znver5), but this worker measures interp and runs no shipped "
         "artefacts");
   FarmArtefact arm = a;
   arm.kind = "arm-object";
@@ -156,4 +164,60 @@ TEST_CASE("a job's artefact survives its JSON and is part of its id") {
   std::string no_entry = text;
   no_entry.replace(no_entry.find("\"entry\": \"add\""), 14, "\"entry\": \"\"");
   CHECK(parse_farm_job(no_entry).error == "an artefact with no entry");
+}
+
+TEST_CASE("a cuda-ptx artefact: its launch survives the JSON; a worker refuses PTX newer than its device") {
+  FarmArtefact a;
+  a.kind = "cuda-ptx";
+  a.triple = kCudaArtefactTriple;
+  a.cpu = "sm_80";
+  a.entry = "mm";
+  a.bytes = ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry mm() { ret; }\n";
+  a.launch.grid = {16, 2, 1};
+  a.launch.block = {128, 1, 1};
+  a.launch.shared_bytes = 50000;
+  ParsedArtefact back = parse_farm_artefact(a.to_json());
+  REQUIRE(back.artefact);
+  CHECK(back.artefact->bytes == a.bytes);
+  CHECK(back.artefact->launch.grid == a.launch.grid);
+  CHECK(back.artefact->launch.block == a.launch.block);
+  CHECK(back.artefact->launch.shared_bytes == 50000);
+  Json zero_block = a.to_json();
+  for (auto& member : zero_block.object)
+    if (member.first == "block") member.second.array[0] = Json::num(0);
+  CHECK(parse_farm_artefact(zero_block).error == "a cuda-ptx artefact whose block is not 3 sizes");
+  Json no_grid = a.to_json();
+  for (auto& member : no_grid.object)
+    if (member.first == "grid") member.second = Json::arr();
+  CHECK(parse_farm_artefact(no_grid).error == "a cuda-ptx artefact with no grid of 3 sizes");
+  CHECK(artefact_kind_of("cuda") == "cuda-ptx");
+  CHECK(artefact_kind_of("cuda-interp") == "");
+  Machine sm90{"", kCudaArtefactTriple, "sm_90", {}}, sm75{"", kCudaArtefactTriple, "sm_75", {}};
+  CHECK(artefact_refusal(a, "cuda", sm90) == "");  // the driver compiles older PTX for a newer device
+  CHECK(artefact_refusal(a, "cuda", sm75) == "a shipped cuda-ptx for sm_80, newer than this worker's device (sm_75)");
+  FarmArtefact unknown = a;
+  unknown.cpu = "sm_1000";
+  CHECK(artefact_refusal(unknown, "cuda", sm90).rfind("a shipped cuda-ptx for sm_1000, which is not a PTX target texc knows", 0) == 0);
+  CHECK(artefact_refusal(a, "x86", Machine{"", "x86_64-unknown-linux-gnu", "znver5", {}}) ==
+        "a shipped cuda-ptx for nvptx64-nvidia-cuda (sm_80), but this worker measures x86 and runs x86-objects only");
+}
+
+TEST_CASE("a vdla-program artefact: its configuration's id, an intact program, refused by another configuration") {
+  vdla::VdlaConfig base, slower = base;
+  slower.dram_latency_cycles += 7;
+  CHECK(vdla_config_id(base) == vdla_config_id(vdla::VdlaConfig{}));
+  CHECK(vdla_config_id(base) != vdla_config_id(slower));
+  CHECK(vdla_config_id(base).rfind("config-", 0) == 0);
+  CHECK(artefact_kind_of("vdla") == "vdla-program");
+  FarmArtefact a;
+  a.kind = "vdla-program";
+  a.triple = kVdlaArtefactTriple;
+  a.cpu = vdla_config_id(base);
+  a.entry = "conv";
+  a.bytes = "not a program";
+  CHECK(parse_farm_artefact(a.to_json()).error.rfind("a vdla-program artefact that is not a VDLA program: ", 0) == 0);
+  Machine worker{"", kVdlaArtefactTriple, vdla_config_id(base), {}}, other{"", kVdlaArtefactTriple, vdla_config_id(slower), {}};
+  CHECK(artefact_refusal(a, "vdla", worker) == "");
+  CHECK(artefact_refusal(a, "vdla", other) == "a shipped vdla-program for VDLA configuration " + vdla_config_id(base) +
+                                                  ", but this worker simulates " + vdla_config_id(slower));
 }

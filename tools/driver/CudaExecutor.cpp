@@ -128,12 +128,12 @@ CallTimes time_with_events(const CudaDriver& d, int repeat, RunOnce&& run_once, 
   return times;
 }
 
-std::shared_ptr<LoadedKernel> load_kernel(const std::string& ptx, const LoweredFunc& func, uint32_t shared_bytes) {
+std::shared_ptr<LoadedKernel> load_kernel(const std::string& ptx, const std::string& name, uint32_t shared_bytes) {
   const CudaDriver& d = current_driver();
   auto kernel = std::make_shared<LoadedKernel>();
   kernel->driver = &d;
-  check(load_module(d, ptx.c_str(), " of op '" + func.name + "'", &kernel->module));
-  check(find_kernel(d, kernel->module, op_symbol(func.name).c_str(), shared_bytes, func.name, &kernel->function));
+  check(load_module(d, ptx.c_str(), " of op '" + name + "'", &kernel->module));
+  check(find_kernel(d, kernel->module, op_symbol(name).c_str(), shared_bytes, name, &kernel->function));
   return kernel;
 }
 
@@ -202,9 +202,13 @@ std::unique_ptr<Executor> make_cuda_executor(const LoweredFunc& func, const Cuda
   if (func.kind != FunctionKind::Device)
     throw EnvironmentError("target 'cuda' needs the GPU lowering, which this build of texc lacks: op '" + func.name +
                            "' was lowered to host loops with no thread binding");
-  CudaLaunchConfig launch = cuda_launch_config(func);
-  std::shared_ptr<LoadedKernel> kernel = load_kernel(emit_ptx({func}, target), func, launch.shared_bytes);
-  return std::make_unique<CudaExecutor>(std::move(kernel), launch, count_inputs(func), func.name);
+  return make_cuda_ptx_executor(emit_ptx({func}, target), func.name, cuda_launch_config(func), count_inputs(func));
+}
+
+std::unique_ptr<Executor> make_cuda_ptx_executor(const std::string& ptx, const std::string& name,
+                                                 const CudaLaunchConfig& launch, size_t num_inputs) {
+  std::shared_ptr<LoadedKernel> kernel = load_kernel(ptx, name, launch.shared_bytes);
+  return std::make_unique<CudaExecutor>(std::move(kernel), launch, num_inputs, name);
 }
 
 namespace {
@@ -294,7 +298,7 @@ std::unique_ptr<Executor> make_cuda_graph_executor(const std::vector<LoweredFunc
     launch.name = it->name;
     launch.args = call.args;
     if (!module) {
-      module = load_kernel(ptx, *it, launch.config.shared_bytes);
+      module = load_kernel(ptx, it->name, launch.config.shared_bytes);
       launch.function = module->function;
     } else {
       check(find_kernel(*module->driver, module->module, op_symbol(it->name).c_str(), launch.config.shared_bytes,

@@ -38,6 +38,11 @@ struct CudaDeviceInfo {
 CudaDeviceInfo open_cuda_device(const std::string& requested_arch);
 
 std::unique_ptr<Executor> make_cuda_executor(const LoweredFunc& func, const CudaTargetOptions& target);
+/// The same for a kernel compiled elsewhere (a farm job's shipped PTX, tools/farm/FarmArtefact.h):
+/// `ptx` holds the `.entry` of op `name`, launched with `launch`; the first `num_inputs` arguments
+/// are inputs, the rest outputs (copied back).
+std::unique_ptr<Executor> make_cuda_ptx_executor(const std::string& ptx, const std::string& name,
+                                                 const CudaLaunchConfig& launch, size_t num_inputs);
 
 /// An op compiled as a graph of kernels (docs/graph.md): `funcs` are its kernels then its host
 /// entry (ir/KernelCalls.h). The kernels are one PTX module, loaded once. Each execution allocates

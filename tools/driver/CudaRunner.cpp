@@ -1,5 +1,7 @@
 #include "tools/driver/CudaRunner.h"
 
+#include <algorithm>
+
 #include "tools/driver/CudaExecutor.h"
 #include "tools/driver/EnvironmentError.h"
 #include "backends/execute/ChildRun.h"
@@ -24,7 +26,38 @@ class CudaRunner : public Runner {
   std::string name_, arch_;
 };
 
+class CudaPtxRunner : public Runner {
+ public:
+  CudaPtxRunner(std::string ptx, const CudaLaunchConfig& launch, size_t num_inputs, std::string device)
+      : ptx_(std::move(ptx)), launch_(launch), num_inputs_(num_inputs), device_(std::move(device)) {}
+
+  std::string device() const override { return device_; }
+
+  std::vector<double> run(const LoweredFunc& func, std::vector<Tensor*>& args, int repeat) override {
+    return make_cuda_ptx_executor(ptx_, func.name, launch_, num_inputs_)->run(args, std::max(repeat, 1)).times_ms;
+  }
+
+ private:
+  std::string ptx_;
+  CudaLaunchConfig launch_;
+  size_t num_inputs_;
+  std::string device_;
+};
+
 }  // namespace
+
+std::string cuda_arch_of_device(const std::string& device) {
+  if (device.rfind("cuda / ", 0) != 0 || device.empty() || device.back() != ')') return "";
+  size_t open = device.rfind(" (");
+  if (open == std::string::npos) return "";
+  std::string arch = device.substr(open + 2, device.size() - open - 3);
+  return arch.rfind("sm_", 0) == 0 ? arch : "";
+}
+
+std::unique_ptr<Runner> make_cuda_ptx_runner(std::string ptx, const CudaLaunchConfig& launch, size_t num_inputs,
+                                             std::string device) {
+  return std::make_unique<CudaPtxRunner>(std::move(ptx), launch, num_inputs, std::move(device));
+}
 
 std::unique_ptr<Runner> make_cuda_runner(const std::string& requested_arch) {
   ChildOutcome probe = run_in_child([&](ChildChannel& parent) {  // "ok\nNAME\nARCH" or "error\nMESSAGE"

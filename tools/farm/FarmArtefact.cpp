@@ -1,12 +1,18 @@
 #include "tools/farm/FarmArtefact.h"
 
 #include <algorithm>
+#include <csignal>
+#include <cstdio>
 #include <cstring>
+#include <functional>
 
 #include "backends/llvm/ArmRunner.h"
+#include "backends/vdla/Codegen.h"
+#include "backends/vdla/ProgramFile.h"
 #include "ir/Target.h"
 #include "backends/execute/ChildRun.h"
 #include "tuner/CpuRunners.h"
+#include "tuner/Measure.h"
 
 namespace texc {
 
@@ -75,6 +81,15 @@ Json FarmArtefact::to_json() const {
   j.set("features", f);
   j.set("entry", Json::str(entry));
   j.set("bytes", Json::str(base64_encode(bytes)));
+  if (kind == "cuda-ptx") {
+    for (auto [key, dims] : {std::pair<const char*, const std::array<uint32_t, 3>*>{"grid", &launch.grid},
+                             {"block", &launch.block}}) {
+      Json a = Json::arr();
+      for (uint32_t n : *dims) a.array.push_back(Json::num(double(n)));
+      j.set(key, a);
+    }
+    j.set("shared_bytes", Json::num(double(launch.shared_bytes)));
+  }
   if (kind == "arm-object") {
     j.set("driver", Json::str(driver));
     for (auto [key, sizes] : {std::pair<const char*, const std::vector<int64_t>*>{"input_bytes", &input_bytes},
@@ -125,10 +140,53 @@ ParsedArtefact parse_farm_artefact(const Json& j) {
     }
     if (a.output_bytes.empty()) return {std::nullopt, "an arm-object artefact with no output"};
   }
+  if (a.kind == "cuda-ptx") {
+    for (auto [key, dims] : {std::pair<const char*, std::array<uint32_t, 3>*>{"grid", &a.launch.grid},
+                             {"block", &a.launch.block}}) {
+      const Json* list = j.get(key);
+      if (!list || list->kind != Json::Kind::Array || list->array.size() != 3)
+        return {std::nullopt, std::string("a cuda-ptx artefact with no ") + key + " of 3 sizes"};
+      for (size_t i = 0; i < 3; ++i) {
+        const Json& n = list->array[i];
+        if (n.kind != Json::Kind::Number || !(n.number >= 1) || n.number > 2147483647.0 || n.number != double(int64_t(n.number)))
+          return {std::nullopt, std::string("a cuda-ptx artefact whose ") + key + " is not 3 sizes"};
+        (*dims)[i] = uint32_t(n.number);
+      }
+    }
+    const Json* shared = j.get("shared_bytes");
+    if (!shared || shared->kind != Json::Kind::Number || !(shared->number >= 0) || shared->number > 4294967295.0 ||
+        shared->number != double(int64_t(shared->number)))
+      return {std::nullopt, "a cuda-ptx artefact with no shared_bytes"};
+    a.launch.shared_bytes = uint32_t(shared->number);
+  }
+  if (a.kind == "vdla-program") {  // an intact program, of the configuration it names
+    try {
+      vdla::VdlaProgram program = vdla::parse_vdla(std::vector<uint8_t>(a.bytes.begin(), a.bytes.end()), "the artefact");
+      if (vdla_config_id(program.config) != a.cpu)
+        return {std::nullopt, "a vdla-program artefact whose program's configuration is not its cpu " + a.cpu};
+    } catch (const std::exception& e) {
+      return {std::nullopt, std::string("a vdla-program artefact that is not a VDLA program: ") + e.what()};
+    }
+  }
   return {std::move(a), ""};
 }
 
+std::string vdla_config_id(const vdla::VdlaConfig& config) {
+  uint32_t h = 2166136261u;  // FNV-1a
+  for (unsigned char c : vdla::vdla_config_json(config)) {
+    h ^= c;
+    h *= 16777619u;
+  }
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "config-%08x", h);
+  return buf;
+}
+
 std::string artefact_kind_of(const std::string& target) {
+  const Target* t = find_target(target);
+  if (!t) return "";
+  if (std::find(t->outputs.begin(), t->outputs.end(), "ptx") != t->outputs.end()) return "cuda-ptx";  // its code is PTX
+  if (generates_vdla_programs(target)) return "vdla-program";
   std::string arch = llvm_cpu_arch_of(target);  // "x86" for x86 and x86-sse, "arm"
   return arch.empty() ? "" : arch + "-object";
 }
@@ -140,6 +198,15 @@ std::string artefact_refusal(const FarmArtefact& a, const std::string& target, c
            (runs.empty() ? " and runs no shipped artefacts" : " and runs " + runs + "s only");
   if (a.triple != worker.triple)
     return "a shipped " + a.kind + " for " + a.triple + ", but this worker runs " + worker.triple;
+  if (a.kind == "cuda-ptx") {  // the driver compiles PTX for its own device or a newer one, not an older
+    const CudaArch* built = find_cuda_arch(a.cpu);
+    const CudaArch* device = find_cuda_arch(worker.cpu);
+    if (!built) return "a shipped cuda-ptx for " + a.cpu + ", which is not a PTX target texc knows (" + cuda_arch_names() + ")";
+    if (!device || built->compute_capability > device->compute_capability)
+      return "a shipped cuda-ptx for " + a.cpu + ", newer than this worker's device (" + worker.cpu + ")";
+  }
+  if (a.kind == "vdla-program" && a.cpu != worker.cpu)
+    return "a shipped vdla-program for VDLA configuration " + a.cpu + ", but this worker simulates " + worker.cpu;
   std::vector<std::string> missing;
   for (const std::string& f : a.features)
     if (std::find(worker.features.begin(), worker.features.end(), f) == worker.features.end()) missing.push_back(f);
@@ -149,11 +216,30 @@ std::string artefact_refusal(const FarmArtefact& a, const std::string& target, c
   return "";
 }
 
-FarmArtefact compile_farm_artefact(const LoweredFunc& func, const CpuTargetOptions& cpu, double timeout_s) {
+namespace {
+
+/// The artefact `build` makes, built in a child process (killed after `timeout_s`; `knobs` for the
+/// test hook), or std::runtime_error saying why there is none.
+FarmArtefact built_in_child(const std::function<FarmArtefact()>& build, double timeout_s, const KnobConfig& knobs) {
+  ChildOutcome child = run_in_child([&](ChildChannel& parent) {  // the child sends the artefact as its JSON
+    if (tune_test_fault(knobs) == "compile-crash") std::raise(SIGSEGV);
+    parent.send(build().to_json().dump());
+  }, timeout_s);
+  if (child.end == ChildOutcome::End::Threw) throw std::runtime_error("compiling it on the tuner's side failed: " + child.message);
+  if (!child.returned()) throw std::runtime_error("compiling it on the tuner's side " + child.describe());
+  std::optional<Json> j = parse_json(child.data);
+  ParsedArtefact parsed = j ? parse_farm_artefact(*j) : ParsedArtefact{std::nullopt, "not JSON"};
+  if (!parsed.artefact) throw std::runtime_error("compiling it on the tuner's side gave no artefact: " + parsed.error);
+  return std::move(*parsed.artefact);
+}
+
+}  // namespace
+
+FarmArtefact compile_farm_artefact(const LoweredFunc& func, const CpuTargetOptions& cpu, double timeout_s,
+                                   const KnobConfig& knobs) {
   if (cpu.arch != "x86" && cpu.arch != "arm")
     throw std::runtime_error("texc compiles shipped artefacts for x86 and arm only, not " + cpu.arch);
-  // The child sends the artefact as its JSON.
-  ChildOutcome child = run_in_child([&](ChildChannel& parent) {
+  return built_in_child([&] {
     Machine m = x86_machine(cpu);
     FarmArtefact a;
     a.kind = cpu.arch + "-object";
@@ -170,14 +256,38 @@ FarmArtefact compile_farm_artefact(const LoweredFunc& func, const CpuTargetOptio
       a.input_bytes = std::move(parts.input_bytes);
       a.output_bytes = std::move(parts.output_bytes);
     }
-    parent.send(a.to_json().dump());
-  }, timeout_s);
-  if (child.end == ChildOutcome::End::Threw) throw std::runtime_error("compiling it on the tuner's side failed: " + child.message);
-  if (!child.returned()) throw std::runtime_error("compiling it on the tuner's side " + child.describe());
-  std::optional<Json> j = parse_json(child.data);
-  ParsedArtefact parsed = j ? parse_farm_artefact(*j) : ParsedArtefact{std::nullopt, "not JSON"};
-  if (!parsed.artefact) throw std::runtime_error("compiling it on the tuner's side gave no artefact: " + parsed.error);
-  return std::move(*parsed.artefact);
+    return a;
+  }, timeout_s, knobs);
+}
+
+FarmArtefact compile_farm_ptx(const LoweredFunc& func, const CudaTargetOptions& target, double timeout_s,
+                              const KnobConfig& knobs) {
+  if (func.kind != FunctionKind::Device)
+    throw std::runtime_error("kernel " + func.name + " was lowered to host loops, not for the GPU: no PTX to ship");
+  return built_in_child([&] {
+    FarmArtefact a;
+    a.kind = "cuda-ptx";
+    a.triple = kCudaArtefactTriple;
+    a.cpu = target.arch;
+    a.entry = func.name;
+    a.bytes = emit_ptx({func}, target);
+    a.launch = cuda_launch_config(func);
+    return a;
+  }, timeout_s, knobs);
+}
+
+FarmArtefact compile_farm_vdla(const LoweredFunc& func, const vdla::VdlaConfig& config, double timeout_s,
+                               const KnobConfig& knobs) {
+  return built_in_child([&] {
+    FarmArtefact a;
+    a.kind = "vdla-program";
+    a.triple = kVdlaArtefactTriple;
+    a.cpu = vdla_config_id(config);
+    a.entry = func.name;
+    std::vector<uint8_t> file = vdla::serialize_vdla(vdla::generate_program(func, config, SourceLoc{}));
+    a.bytes.assign(file.begin(), file.end());
+    return a;
+  }, timeout_s, knobs);
 }
 
 }  // namespace texc

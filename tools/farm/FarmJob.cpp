@@ -9,7 +9,7 @@ namespace texc {
 
 std::string FarmJob::to_json() const {
   Json j = Json::obj();
-  j.set("v", Json::num(2));
+  j.set("v", Json::num(kernel.empty() ? 2 : 3));
   j.set("device", Json::str(device));
   j.set("main", Json::str(sources.main));
   Json files = Json::obj();
@@ -23,6 +23,10 @@ std::string FarmJob::to_json() const {
   for (const std::string& s : args) a.array.push_back(Json::str(s));
   j.set("args", a);
   j.set("op", Json::str(op));
+  if (!kernel.empty()) {
+    j.set("kernel", Json::str(kernel));
+    j.set("task", Json::str(task));
+  }
   Json k = Json::obj();
   for (const auto& [name, value] : knobs) k.set(name, Json::num(double(value)));
   j.set("knobs", k);
@@ -82,8 +86,17 @@ ParsedJob parse_farm_job(const std::string& text) {
   const Json* repeat = field("repeat", Json::Kind::Number);
   const Json* timeout = field("timeout_s", Json::Kind::Number);
   if (!out.error.empty()) return out;
-  if (v->number != 2) return {std::nullopt, "version " + fmt_number(v->number) + " (this worker reads 2)"};
+  if (v->number != 2 && v->number != 3)
+    return {std::nullopt, "version " + fmt_number(v->number) + " (this worker reads 2 and 3)"};
   FarmJob job;
+  if (v->number == 3) {  // a kernel of the op's graph
+    const Json* kernel = field("kernel", Json::Kind::String);
+    const Json* task = field("task", Json::Kind::String);
+    if (!out.error.empty()) return out;
+    if (kernel->string.empty() || task->string.empty()) return {std::nullopt, "a version 3 job with no kernel or task"};
+    job.kernel = kernel->string;
+    job.task = task->string;
+  }
   job.device = device->string;
   job.sources.main = main->string;
   for (const auto& [path, text] : files->object) {

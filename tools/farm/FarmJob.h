@@ -1,6 +1,7 @@
 // FarmJob: one measurement job of the farm (docs/tuning.md, "A measurement farm"), as the tuner
 // publishes it and a worker reads it: everything the worker needs to rebuild the candidate (the
-// .tex sources, the main file and all it imports: FarmSources.h; the op; the compile arguments:
+// .tex sources, the main file and all it imports: FarmSources.h; the op, and the kernel of its
+// graph for a network's task; the compile arguments:
 // --target, --mcpu, -D, --knob ...) and to measure
 // it as local tuning does (seed, repeat, timeout), plus the device kind it is for; with `--compile-on
 // tuner`, the candidate compiled too (FarmArtefact.h). Its id is a
@@ -24,6 +25,12 @@ struct FarmJob {
   JobSources sources;                // the main .tex file and every file it imports
   std::vector<std::string> args;     // compile arguments, as on texc's command line
   std::string op;                    // the op as the file names it
+  /// An op compiled as a graph of kernels (docs/tuning.md "Tuning a network"): the kernel of the
+  /// op's graph whose candidate this is ("small_cnn_k0"), and its tuning task (tuner/GraphTask.h
+  /// graph_task_key), which the worker's graph must give that kernel too; both "" for an op tuned
+  /// whole. A job with a kernel is version 3 (a worker that reads version 2 only rejects it rather
+  /// than measuring the whole op); one without is version 2, as before.
+  std::string kernel, task;
   KnobConfig knobs;                  // the candidate
   uint64_t seed = 0;
   int repeat = 5;

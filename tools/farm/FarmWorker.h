@@ -3,7 +3,8 @@
 // the kind's stream as a member of its consumer group (XREADGROUP): a job is delivered to one worker
 // and stays pending, owned by it, until acknowledged. For each job: a malformed one (not a job, too
 // large, of another device kind, a shipped artefact it cannot run (FarmArtefact.h artefact_refusal:
-// another kind, triple or CPU), an id that is not its content hash) is logged, acknowledged and
+// another kind, triple or CPU, PTX newer than its GPU, a VDLA program of another configuration), an
+// id that is not its content hash) is logged, acknowledged and
 // counted (farm_keys::rejected); a job whose result is already stored is acknowledged at once;
 // otherwise `measure` runs it (the candidate rebuilt and measured in a child process exactly as
 // local tuning does) and the result is stored under the job id only if none is (SET NX), and only
@@ -31,7 +32,8 @@ namespace texc {
 struct WorkerOptions {
   FarmOptions farm;
   std::string target;            // what it measures ("x86"): which shipped artefacts it runs
-  Machine machine;               // the triple, CPU and features shipped artefacts must suit
+  Machine machine;               // the triple, CPU and features shipped artefacts must suit (cuda: the
+                                 // device's PTX target as cpu; vdla: the configuration's vdla_config_id)
   std::string consumer;          // the worker's name in the group ("" = HOST-PID)
   double visibility_s = 30;      // a pending job idle this long is claimed by another worker
   size_t max_job_bytes = 4 << 20;

@@ -102,7 +102,8 @@ targets (--target; host, the default, is x86 on x86-64 and arm on aarch64):
 --device NAME      tune --broker: the workers' device kind (default: the target's name)
 --password-file F  tune --broker, worker: the broker's password, the file's first line
 --compile-on W     tune --broker: where candidates are compiled, worker (default) or tuner (x86,
-                   arm: the job ships the object; the workers only link, run, check and time it)
+                   arm, cuda, vdla: the job ships the object, PTX or VDLA program; the workers
+                   only load, run, check and time it)
 --insecure-broker  tune --broker, worker, farm status: accept a broker off loopback in plain TCP
                    (a network you trust; else reach it through a tunnel: docs/tuning.md, Security)
 --extern-src FILE  run: a C file with such functions, compiled with the C compiler (x86/interp:

@@ -25,6 +25,10 @@ TuneOptions tune_options_of(const CommandLine& cl);
 /// GFLOP/s count. `op` is what is tuned: `whole`, or its main half when `split` (SplitPrepare.h).
 void set_op_options(const CommandLine& cl, const OpDef& whole, const OpDef& op, bool split, const Program& definitions,
                     TuneOptions& options);
+/// The per-op part of `options` for a kernel of an op's graph (a network's task, tuned through its
+/// first kernel): its fixed knobs and CPU features; checked against its own stages, its GFLOP/s
+/// counting its own arithmetic.
+void set_kernel_options(const CommandLine& cl, const OpDef& kernel, TuneOptions& options);
 
 /// The ops of the command line's file (tools/driver/LoadProgram.h), with the files the command line
 /// names noted as inputs before and checked after the front end (CommandLineFiles.h).

@@ -20,6 +20,7 @@ FarmJob farm_job_template(const CommandLine& cl) {
   for (const auto& [name, value] : cl.defines) job.args.insert(job.args.end(), {"-D", name + "=" + value.text});
   for (const auto& [name, value] : cl.knobs) job.args.insert(job.args.end(), {"--knob", name + "=" + value});
   if (cl.no_fuse) job.args.push_back("--no-fuse");
+  if (cl.no_graph_fusion) job.args.push_back("--no-graph-fusion");  // a network's kernels, so its tasks
   return job;
 }
 
@@ -31,7 +32,7 @@ CommandLine command_line_of_job(const FarmJob& job, const std::string& root, con
     if (with_value.count(a) && i + 1 < job.args.size()) {
       args.push_back(a);
       args.push_back(job.args[++i]);
-    } else if (a == "--no-fuse") {
+    } else if (a == "--no-fuse" || a == "--no-graph-fusion") {
       args.push_back(a);
     } else {
       throw CommandLineError("the job's argument '" + a + "' is not one a worker accepts");

@@ -2,7 +2,8 @@
 // puts in a job from its command line, and how a worker reads the job back as one. A job carries
 // the main .tex file and every file it imports, found with the tuner's -I folders and standard
 // library (tools/farm/FarmSources.h), and the compile arguments that change the candidate:
-// --target, --mcpu, --mattr, --arch, -D NAME=VALUE, --knob NAME=VALUE, --no-fuse. A worker
+// --target, --mcpu, --mattr, --arch, -D NAME=VALUE, --knob NAME=VALUE, --no-fuse, --no-graph-fusion
+// (which makes a network's kernels, and so the kernel a job names). A worker
 // accepts no other argument, so a job cannot make it read or load any other file (--extern-lib,
 // --records ...): its -I folders and standard library are the job's own, inside the worker's folder.
 #pragma once

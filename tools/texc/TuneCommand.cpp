@@ -11,15 +11,19 @@
 //           without a device).
 // With --broker redis://HOST:PORT the candidates are measured by the farm's workers of --device
 // (tools/farm/FarmMeasurer.h; `texc worker`), each batch at once, into the same records; with
-// --compile-on tuner (x86, arm) each candidate is compiled here, for the CPU the workers registered,
-// and its job ships the object (tools/farm/FarmArtefact.h).
+// --compile-on tuner (x86, arm, cuda, vdla) each candidate is compiled here, for the CPU (cuda: the
+// PTX target) the workers registered, and its job ships the object, PTX or VDLA program
+// (tools/farm/FarmArtefact.h).
 // An op compiled as a graph of kernels (lower/graph/, docs/graph.md) is tuned task by task
 // (tuner/GraphTask.h; docs/tuning.md "Tuning a network"): each task once, through its first kernel,
 // with the --trials split by the tasks' FLOPs; records carry the task, so another network with
-// the same layer finds them. Exit 1 when some task (or op) has no valid configuration, naming it.
+// the same layer finds them. Through the farm (--broker) each task's jobs name its kernel and task
+// (FarmJob.h), and the worker measures that kernel of the op's graph. Exit 1 when some task (or op)
+// has no valid configuration, naming it.
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 #include <iostream>
 
 #include "backends/llvm/ArmRunner.h"
@@ -196,14 +200,24 @@ void set_op_options(const CommandLine& cl, const OpDef& whole, const OpDef& op, 
   if (!split) options.measure.reference = options.measure.definition;
 }
 
+void set_kernel_options(const CommandLine& cl, const OpDef& kernel, TuneOptions& options) {
+  options.lower.fixed = knob_options_for(cl, kernel);
+  if (is_llvm_cpu_target(cl.target)) options.lower.cpu_features = cpu_feature_query(cl, kernel);
+  options.measure.reference = nullptr;   // the kernel is checked against its own stages
+  options.measure.definition = nullptr;  // and its GFLOP/s count its own arithmetic
+}
+
 namespace {
 
 /// Tunes the op `op` (the whole op, or its main half), compiled as `graph`, task by task: each
 /// task's first kernel is tuned with its share of --trials (split_trials), its records carrying
 /// the task (so those of another network with the same layer are resumed, not measured again).
 /// A line per task on stdout; the tasks without a valid configuration are added to `without_valid`.
+/// `before_task` (when set) is told each task's kernel and key before it is tuned (the farm's jobs
+/// name them).
 void tune_graph(const CommandLine& cl, const OpDef& op, const GraphOps& graph, Runner& runner, TuneOptions options,
-                std::vector<std::string>& without_valid) {
+                std::vector<std::string>& without_valid,
+                const std::function<void(const std::string& kernel, const std::string& task)>& before_task) {
   std::vector<GraphTask> tasks = graph_tasks(graph);
   std::vector<uint64_t> sizes;
   double total_flops = 0;
@@ -227,10 +241,8 @@ void tune_graph(const CommandLine& cl, const OpDef& op, const GraphOps& graph, R
     options.trials = budget[t];
     options.task = task.key;
     options.progress_label = "task " + std::to_string(t + 1) + "/" + std::to_string(tasks.size()) + " " + kernel.name;
-    options.lower.fixed = knob_options_for(cl, kernel);
-    if (is_llvm_cpu_target(cl.target)) options.lower.cpu_features = cpu_feature_query(cl, kernel);
-    options.measure.reference = nullptr;  // the kernel is checked against its own stages
-    options.measure.definition = nullptr;  // and its GFLOP/s count its own arithmetic
+    set_kernel_options(cl, kernel, options);
+    if (before_task) before_task(kernel.name, task.key);
     Space space(kernel, cl.target);
     TuneSummary summary;
     try {
@@ -284,8 +296,8 @@ int tune_command(const CommandLine& command_line) {
       throw CommandLineError(e.what());
     }
     if (compile_on_tuner && artefact_kind_of(cl.target).empty())
-      throw CommandLineError("--compile-on tuner: texc ships compiled candidates for --target x86 and arm only yet, not " +
-                             cl.target + " (its workers compile each job themselves: leave --compile-on out)");
+      throw CommandLineError("--compile-on tuner: texc ships compiled candidates for --target x86, arm, cuda and vdla only, "
+                             "not " + cl.target + " (its workers compile each job themselves: leave --compile-on out)");
     job = farm_job_template(cl);  // the sources, before waiting for a worker: a mistake shows at once
     try {  // the broker cannot be reached or refuses: exit 2
       farm = std::make_unique<FarmMeasurer>(farm_options, std::cerr);
@@ -295,8 +307,14 @@ int tune_command(const CommandLine& command_line) {
     }
     // Compiled here, the candidates are lowered and compiled for the CPU the kind's workers
     // registered (as each worker lowers and compiles for its own CPU otherwise).
-    if (compile_on_tuner && cl.mcpu.empty() && !runner->machine().cpu.empty()) {
+    const std::string shipped = compile_on_tuner ? artefact_kind_of(cl.target) : "";
+    if (is_llvm_cpu_target(cl.target) && compile_on_tuner && cl.mcpu.empty() && !runner->machine().cpu.empty()) {
       cl.mcpu = runner->machine().cpu;
+      job = farm_job_template(cl);
+    }
+    // cuda: the PTX target of the device the kind's workers registered, unless --arch names one.
+    if (shipped == "cuda-ptx" && cl.arch.empty() && !cuda_arch_of_device(runner->device()).empty()) {
+      cl.arch = cuda_arch_of_device(runner->device());
       job = farm_job_template(cl);
     }
   }
@@ -327,19 +345,36 @@ int tune_command(const CommandLine& command_line) {
       job.repeat = options.measure.repeat;
       job.timeout_s = options.measure.timeout_s;
       farm->set_template(job);
-      if (compile_on_tuner) {
+      const std::string shipped = compile_on_tuner ? artefact_kind_of(cl.target) : "";
+      if (shipped == "vdla-program") {
+        vdla::VdlaConfig config = options.lower.vdla_config;
+        double timeout_s = options.measure.timeout_s;
+        farm->set_compiler([config, timeout_s](const Candidate& c) { return compile_farm_vdla(c.func, config, timeout_s, c.config); });
+      } else if (shipped == "cuda-ptx") {
+        CudaTargetOptions gpu;
+        if (!cl.arch.empty()) gpu.arch = cl.arch;
+        double timeout_s = options.measure.timeout_s;
+        farm->set_compiler([gpu, timeout_s](const Candidate& c) { return compile_farm_ptx(c.func, gpu, timeout_s, c.config); });
+      } else if (compile_on_tuner) {
         CpuTargetOptions cpu = cpu_target_options(cl);
         double timeout_s = options.measure.timeout_s;
-        farm->set_compiler([cpu, timeout_s](const Candidate& c) { return compile_farm_artefact(c.func, cpu, timeout_s); });
+        farm->set_compiler([cpu, timeout_s](const Candidate& c) { return compile_farm_artefact(c.func, cpu, timeout_s, c.config); });
       }
       options.measurer = farm.get();
     }
 #endif
     if (std::optional<GraphOps> graph = graph_of(op, cl)) {  // a network: tuned task by task
-      if (!cl.broker.empty())
-        throw CommandLineError("--broker: op '" + whole.name + "' compiles to a graph of kernels, whose tasks the "
-                               "measurement farm cannot measure yet; tune it without --broker");
-      tune_graph(cl, op, *graph, *runner, options, without_valid);
+      std::function<void(const std::string&, const std::string&)> before_task;
+#ifdef TEXC_HAVE_FARM
+      if (farm)  // each task's jobs name its kernel and task: the worker measures that kernel of the op's graph
+        before_task = [&farm, job](const std::string& kernel, const std::string& task) {
+          FarmJobTemplate t = job;
+          t.kernel = kernel;
+          t.task = task;
+          farm->set_template(t);
+        };
+#endif
+      tune_graph(cl, op, *graph, *runner, options, without_valid, before_task);
       continue;
     }
     Space space(op, cl.target);

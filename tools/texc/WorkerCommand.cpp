@@ -4,10 +4,15 @@
 // measuring process of the farm (tools/farm/FarmWorker.h, docs/tuning.md). Each job's candidate is
 // rebuilt from the job (FarmJobOfCommandLine.h) and measured exactly as `texc tune` measures it
 // here: the same runner (make_tuning_runner), the same per-op options (tune_options_of,
-// set_op_options), the same child isolation (tuner/Measure.h). A job that ships its candidate
-// compiled (`texc tune --compile-on tuner`, FarmArtefact.h) is not lowered or compiled here: the
-// worker links the object in the measuring child (x86: make_x86_object_runner; arm: with its
-// driver, make_arm_object_runner) and checks and times it against the op of the job's sources as above.
+// set_op_options), the same child isolation (tuner/Measure.h). A job of a network's task names a
+// kernel of its op's graph: the worker builds the graph as `texc tune` does (graph_of), checks the
+// kernel is the job's task (graph_task_key) and measures that kernel (set_kernel_options). A job
+// that ships its candidate compiled (`texc tune --compile-on tuner`, FarmArtefact.h) is not lowered
+// or compiled here: the worker links the object in the measuring child (x86:
+// make_x86_object_runner; arm: with its driver, make_arm_object_runner), loads the PTX on its
+// device and launches it with the shipped launch (cuda: make_cuda_ptx_runner) or simulates the
+// program (vdla: make_vdla_program_runner), and checks and times it against the op of the job's
+// sources (or its kernel) as above.
 #include "tools/texc/Commands.h"
 #include "tools/driver/EnvironmentError.h"
 
@@ -19,7 +24,11 @@
 #include <iostream>
 
 #include "lower/SplitPrepare.h"
+#include "tools/driver/LowerForTarget.h"
 #include "tools/driver/CpuTarget.h"
+#include "tools/driver/CudaRunner.h"
+#include "tools/driver/VdlaExecutor.h"
+#include "backends/vdla/ProgramFile.h"
 #include "tools/driver/EnvironmentError.h"
 #include "tools/driver/TuningRunner.h"
 #include "tools/farm/FarmWorker.h"
@@ -27,7 +36,9 @@
 #include "tools/texc/FarmFlags.h"
 #include "tools/texc/FarmJobOfCommandLine.h"
 #include "tuner/CpuRunners.h"
+#include "tuner/GraphTask.h"
 #include "tuner/Space.h"
+#include "tuner/VdlaRunner.h"
 
 namespace texc {
 
@@ -47,7 +58,27 @@ struct LoadedJob {
   std::string key;  // the job's JSON less its knobs, seed, repeat and timeout; "" = nothing loaded
   CommandLine cl;
   Program program, definitions;
+  std::optional<GraphOps> graph;  // the graph of the job's op, for a job naming one of its kernels
 };
+
+/// The kernel named `job.kernel` of `graph` (the job's op compiled as a graph here), after checking
+/// that this worker's graph makes it the job's task: a worker whose texc builds the op's graph
+/// otherwise (another version) would measure something else than the tuner tunes.
+const OpDef& job_kernel(const FarmJob& job, const std::optional<GraphOps>& graph) {
+  if (!graph)
+    throw std::runtime_error("op '" + job.op + "' does not compile to a graph of kernels here, but the job names its kernel " +
+                             job.kernel);
+  for (const GraphKernel& k : graph->kernels) {
+    if (k.op.name != job.kernel) continue;
+    std::string task = graph_task_key(k);
+    if (task != job.task)
+      throw std::runtime_error("kernel " + job.kernel + " of op '" + job.op + "' is task '" + task +
+                               "' here, not the job's '" + job.task + "' (is this worker's texc another version?)");
+    return k.op;
+  }
+  throw std::runtime_error("op '" + job.op + "' compiles to " + std::to_string(graph->kernels.size()) +
+                           " kernels here, none of them " + job.kernel);
+}
 
 /// Measures `job`'s candidate with `runner`; unless `loaded` holds its sources and arguments, they
 /// are written to `dir`/job (emptied first; an empty `dir`/stdlib is the standard library of a job
@@ -74,6 +105,13 @@ Measurement measure_job(const FarmJob& job, Runner& runner, const CompileOptions
       throw std::runtime_error("a job for target " + loaded.cl.target + " (this worker measures " + worker_target + ")");
     loaded.program = load_program(loaded.cl);
     loaded.definitions = load_definitions(loaded.cl);
+    loaded.graph.reset();
+    if (!job.kernel.empty())  // built once for the task's jobs, as the tuner built it
+      for (const OpDef& whole : loaded.program.ops)
+        if (whole.name == job.op) {
+          std::optional<PreparedOp> split = split_prepare(whole);
+          loaded.graph = graph_of(split ? split->main : whole, loaded.cl);
+        }
     loaded.key = key;
   }
   const CommandLine& cl = loaded.cl;
@@ -82,15 +120,19 @@ Measurement measure_job(const FarmJob& job, Runner& runner, const CompileOptions
   for (const OpDef& whole : program.ops) {
     if (whole.name != job.op) continue;
     std::optional<PreparedOp> split = split_prepare(whole);
-    const OpDef& op = split ? split->main : whole;
     TuneOptions options = tune_options_of(cl);
-    set_op_options(cl, whole, op, bool(split), definitions, options);
+    set_op_options(cl, whole, split ? split->main : whole, bool(split), definitions, options);
+    // What is measured: the op (its main half when split), or the job's kernel of its graph.
+    const OpDef& op = job.kernel.empty() ? (split ? split->main : whole) : job_kernel(job, loaded.graph);
+    if (!job.kernel.empty()) set_kernel_options(cl, op, options);
     options.measure.seed = job.seed;
     options.measure.repeat = job.repeat;
     options.measure.timeout_s = job.timeout_s;
     Space space(op, cl.target);
     uint64_t index = space.index(job.knobs);
-    if (index == UINT64_MAX) throw std::runtime_error("knobs " + space.describe(job.knobs) + " are not in op " + job.op + "'s lists");
+    if (index == UINT64_MAX)
+      throw std::runtime_error("knobs " + space.describe(job.knobs) + " are not in " +
+                               (job.kernel.empty() ? "op " + job.op : "kernel " + job.kernel) + "'s lists");
     if (job.artefact) {  // compiled by the tuner: linked and run in the measuring child, nothing compiled here
       Candidate c;
       c.index = index;
@@ -101,6 +143,12 @@ Measurement measure_job(const FarmJob& job, Runner& runner, const CompileOptions
       if (job.artefact->kind == "arm-object")
         shipped = make_arm_object_runner({job.artefact->bytes, job.artefact->driver, job.artefact->input_bytes,
                                           job.artefact->output_bytes}, {});
+      else if (job.artefact->kind == "cuda-ptx")
+        shipped = make_cuda_ptx_runner(job.artefact->bytes, job.artefact->launch, op.inputs.size(), runner.device());
+      else if (job.artefact->kind == "vdla-program")  // intact: checked when the job was read
+        shipped = make_vdla_program_runner(
+            vdla::parse_vdla(std::vector<uint8_t>(job.artefact->bytes.begin(), job.artefact->bytes.end()), "the job's artefact"),
+            runner.device());
       else
         shipped = make_x86_object_runner(job.artefact->bytes, cpu_target_options(worker));
       return measure(op, c, *shipped, options.measure);
@@ -151,8 +199,17 @@ int worker_command(int argc, const char* const* argv) {
     throw CommandLineError(e.what());
   }
   options.target = device.target;
-  if (!artefact_kind_of(device.target).empty()) options.machine = x86_machine(cpu_target_options(device));
   std::unique_ptr<Runner> runner = make_tuning_runner(device);
+  const std::string runs = artefact_kind_of(device.target);
+  if (runs == "cuda-ptx") {  // shipped PTX must be for the device's architecture or an older one
+    options.machine.triple = kCudaArtefactTriple;
+    options.machine.cpu = cuda_arch_of_device(runner->device());
+  } else if (runs == "vdla-program") {  // shipped programs must be of the configuration it simulates
+    options.machine.triple = kVdlaArtefactTriple;
+    options.machine.cpu = vdla_config_id(vdla_config_of(device));
+  } else if (!runs.empty()) {
+    options.machine = x86_machine(cpu_target_options(device));
+  }
   // The jobs' sources: a folder of its own in TMPDIR (else /tmp), removed when the worker stops.
   std::error_code ec;
   std::filesystem::path tmp = std::filesystem::temp_directory_path(ec);
