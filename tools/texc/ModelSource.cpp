@@ -38,6 +38,10 @@ ImportedModel import_model(const CommandLine& cl) {
   try {
     OnnxImportOptions options;
     options.op_name = cl.op;
+    // Layout planning (docs/onnx.md "Layouts"): by default on the CPU targets, where conv2d computes
+    // in blocks anyway; not for `texc import`, whose .tex is for any target.
+    bool cpu_target = cl.target.empty() || cl.target == "x86" || cl.target == "arm" || cl.target == "interp";
+    options.blocked_layout = cl.layout.empty() ? cl.command != Command::Import && cpu_target : cl.layout == "nchwc";
     return import_onnx_file(cl.file, options);
   } catch (const OnnxImportError& e) {
     throw CommandLineError(cl.file + ": " + e.what());
