@@ -16,7 +16,7 @@ the largest output <= 1e-4, else exit 1).
 usage: bench/graph_fusion.py [--models resnet18,mobilenet_v2] [--threads 1,2] [--rounds 5]
                              [--repeat 20] [--clock wall|cpu] [--work bench/e2e/work]
                              [--texc build/tools/texc/texc] [--libtexrt build/runtime/libtexrt.a]
-                             [--markdown F]
+                             [--markdown F] [--mcpu CPU]
 --clock cpu: the driver times each call by the process's CPU time (E2E_CPU_CLOCK, as run_e2e.py
 --clock cpu): steadier on a loaded machine at 1 thread; at 2 threads it sums the threads.
 Models are exported by bench/e2e/export_models.py when WORK/MODEL.onnx is missing (Debian's
@@ -60,6 +60,7 @@ def main(argv):
     ap.add_argument("--libtexrt", default=os.path.join(ROOT, "build", "runtime", "libtexrt.a"))
     ap.add_argument("--clock", choices=["wall", "cpu"], default="wall")
     ap.add_argument("--markdown")
+    ap.add_argument("--mcpu", help="compile for this CPU (texc --mcpu; x86-64-v3: an AVX2 stand-in)")
     args = ap.parse_args(argv)
     models = args.models.split(",")
     threads = [int(t) for t in args.threads.split(",")]
@@ -84,6 +85,7 @@ def main(argv):
         drivers, kernels = {}, {}
         for build, flags in BUILDS.items():
             stem = os.path.join(args.work, "%s.%s" % (m, build))
+            flags = flags + (["--mcpu", args.mcpu] if args.mcpu else [])
             run([args.texc, onnx_path, "--op", "model", "--target", "x86", "-o", stem] + flags, env)
             texc_driver.write_driver(stem + ".h", "model", stem + ".driver.c")
             run(["cc", "-O2", "-I" + args.work, "-I" + ROOT, stem + ".driver.c", stem + ".o", args.libtexrt,
