@@ -6,7 +6,9 @@
 #  - `texc import` writes NCHW by default (conv2d calls, no layout transform); with --layout nchwc
 #    the six convolutions are conv2d_nchwc calls on blocked tensors, and the only layout transforms
 #    are one nchw_to_nchwc (the input) and two nchwc_to_nchw (the `feat` output, and before the
-#    Flatten); the ReLUs, the residual adds and the Clip are stages on NCHW16c, the pools
+#    Flatten); the ReLUs, the residual adds, the Clip and the batch norm (a multiply-add by a scale
+#    and shift computed once from its const parameters, by the prepare function, and fused into
+#    the convolution's kernel) are stages on NCHW16c, the pools
 #    max_pool2d_nchwc and global_avg_pool2d_nchwc; each weight blocked once (the prepare function);
 #  - that .tex run on x86 (every kernel checked against the reference interpreter) gives both
 #    outputs NumPy computes from the ONNX specs (rtol 1e-4), and so does the model run in memory on
@@ -69,6 +71,8 @@ count '= global_avg_pool2d_nchwc\(' blocked.tex 1
 count '^    b1s\[i0: 1, i1: 1, i2: 8, i3: 8, i4: 16\] = b1c2\[i0, i1, i2, i3, i4\] \+ p\[i0, i1, i2, i3, i4\]$' blocked.tex 1
 count '^    clipped\[i0: 1, i1: 2, i2: 4, i3: 4, i4: 16\] = min\(max\(' blocked.tex 1
 count '\+ b2ds_b\[i1 \* 16 \+ i4\]$' blocked.tex 1
+count '^    b1bn_scale\[i0: 16\] = bn_scale\[i0\] / sqrt\(bn_var\[i0\] \+ 0.00100000005\)$' blocked.tex 1
+count '^    b1bn\[i0: 1, i1: 1, i2: 8, i3: 8, i4: 16\] = b1c1\[i0, i1, i2, i3, i4\] \* b1bn_scale\[i1 \* 16 \+ i4\] \+ b1bn_shift\[i1 \* 16 \+ i4\]$' blocked.tex 1
 
 expect 0 'resnet_mini +x86 +PASS .* 9 kernels checked on their own inputs' -- \
   run blocked.tex --target x86 --weights blocked.weights --inputs in --save-io out_file --repeat 1
@@ -96,7 +100,8 @@ fi
 "$texc" resnet_mini.onnx --target x86 --emit graph -o - >graph_x86.txt 2>&1
 count '^op resnet_mini: 9 kernels' graph_x86.txt 1
 count '^  kernel .* \(conv2d_nchwc\)' graph_x86.txt 6
-count 'prepare function .* stages stem_w_blocked, b1c1_w_blocked, b1c2_w_blocked, b2c1_w_blocked, b2c2_w_blocked, b2ds_w_blocked$' graph_x86.txt 1
+count 'prepare function .* stages stem_w_blocked, b1c1_w_blocked, b1bn_scale, b1bn_shift, b1c2_w_blocked, b2c1_w_blocked, b2c2_w_blocked, b2ds_w_blocked$' graph_x86.txt 1
+count '^    stages: b1c1_conv_Xp, b1c1_conv, b1c1, b1bn, b1r1$' graph_x86.txt 1
 "$texc" resnet_mini.onnx --target x86 --layout nchw --emit graph -o - >graph_nchw.txt 2>&1
 count '^  kernel .* \(conv2d\)' graph_nchw.txt 6
 count 'nchwc' graph_nchw.txt 0

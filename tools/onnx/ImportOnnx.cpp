@@ -273,7 +273,7 @@ class Importer {
     return !v.blocked.empty() && v.type == Float(32) && v.shape.size() == 4;
   }
   /// Whether value `name` reaches a convolution of one group through nodes that keep the blocked
-  /// layout (Relu, Clip, MaxPool, Add): only then does a convolution on NCHW input pay for
+  /// layout (Relu, Clip, MaxPool, Add, BatchNormalization): only then does a convolution on NCHW input pay for
   /// computing its result in blocks (a stem before depthwise layers converts it back at once).
   bool feeds_blocked_conv(const std::string& name, int depth = 0) const {
     auto it = consumers_.find(name);
@@ -285,7 +285,7 @@ class Importer {
         for (const auto& a : n->attribute())
           if (a.name() == "group") group = a.i();
         if (group == 1) return true;
-      } else if ((t == "Relu" || t == "Clip" || t == "MaxPool" || t == "Add") && n->output_size() > 0 &&
+      } else if ((t == "Relu" || t == "Clip" || t == "MaxPool" || t == "Add" || t == "BatchNormalization") && n->output_size() > 0 &&
                  feeds_blocked_conv(n->output(0), depth + 1)) {
         return true;
       }
@@ -758,6 +758,17 @@ void Importer::batch_norm() {
     if (input(k).shape != Shape{C} || input(k).type != Float(32)) fail("scale, B, mean and var must be f32[" + std::to_string(C) + "]");
   double eps = attr_float("epsilon", 1e-5);
   Shape shape = x.shape;
+  if (blocked_input(0)) {
+    // Layout planning: on the blocks, as a multiply-add per channel, y = x * s + t with s = scale /
+    // sqrt(var + eps) and t = B - mean * s; with const parameters s and t are computed once, by
+    // the prepare function, and the multiply-add joins the convolution's epilogue.
+    std::string sn = tensor(1), bn = tensor(2), mn = tensor(3), vn = tensor(4);
+    std::string s = temp(node_->output(0) + "_scale"), t = temp(node_->output(0) + "_shift");
+    emit(s + "[i0: " + std::to_string(C) + "] = " + sn + "[i0] / sqrt(" + vn + "[i0] + " + literal(double(float(eps))) + ")");
+    emit(t + "[i0: " + std::to_string(C) + "] = " + bn + "[i0] - " + mn + "[i0] * " + s + "[i0]");
+    std::string c = "[i1 * " + std::to_string(x.block) + " + i4]";
+    return blocked_elementwise([&](const std::vector<std::string>& a) { return a[0] + " * " + s + c + " + " + t + c; }, 1);
+  }
   std::string xn = tensor(0), sn = tensor(1), bn = tensor(2), mn = tensor(3), vn = tensor(4);
   std::string y = define_output(0, Float(32), shape);
   if (shape.size() == 4) {

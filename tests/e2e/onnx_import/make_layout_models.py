@@ -4,7 +4,8 @@ with NumPy written from the ONNX operator specs.
 usage: make_layout_models.py OUTDIR
 writes OUTDIR/resnet_mini.onnx, a ResNet in miniature whose convolutions the layout planning keeps
 in NCHW16c (docs/onnx.md "Layouts"): a 3x3 stem (3 -> 16 channels) + Relu + MaxPool 3x3 stride 2;
-a basic block (two 3x3 convs, residual Add of the pool's output, Relu), whose result is also the
+a basic block (two 3x3 convs, the first followed by a BatchNormalization of const parameters,
+residual Add of the pool's output, Relu), whose result is also the
 graph output `feat`; a downsampling block (3x3 stride 2 to 32 channels, 3x3, a 1x1 stride 2
 shortcut conv, Add, Relu); Clip(0, 6); GlobalAveragePool; Flatten; Gemm to 10 classes (`y`).
 Every weight and bias is an initializer. Also resnet_mini.x.npy (its input), resnet_mini.y.npy and
@@ -59,6 +60,8 @@ weights = {
     "b2c2.w": f32(32, 32, 3, 3, lo=-0.15, hi=0.15), "b2c2.b": f32(32, lo=-0.1, hi=0.1),
     "b2ds.w": f32(32, 16, 1, 1, lo=-0.5, hi=0.5), "b2ds.b": f32(32, lo=-0.1, hi=0.1),
     "fc.w": f32(10, 32), "fc.b": f32(10),
+    "bn.scale": f32(16, lo=0.5, hi=1.5), "bn.bias": f32(16, lo=-0.2, hi=0.2), "bn.mean": f32(16, lo=-0.2, hi=0.2),
+    "bn.var": f32(16, lo=0.5, hi=2.0),
 }
 six = np.array(6.0, np.float32)
 zero = np.array(0.0, np.float32)
@@ -70,7 +73,9 @@ nodes = [
     helper.make_node("Relu", ["s"], ["sr"], name="stem_relu"),
     helper.make_node("MaxPool", ["sr"], ["p"], name="pool", kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
     helper.make_node("Conv", ["p", "b1c1.w", "b1c1.b"], ["b1c1"], name="b1c1", pads=[1, 1, 1, 1]),
-    helper.make_node("Relu", ["b1c1"], ["b1r1"], name="b1r1"),
+    helper.make_node("BatchNormalization", ["b1c1", "bn.scale", "bn.bias", "bn.mean", "bn.var"], ["b1bn"], name="b1bn",
+                     epsilon=1e-3),
+    helper.make_node("Relu", ["b1bn"], ["b1r1"], name="b1r1"),
     helper.make_node("Conv", ["b1r1", "b1c2.w", "b1c2.b"], ["b1c2"], name="b1c2", pads=[1, 1, 1, 1]),
     helper.make_node("Add", ["b1c2", "p"], ["b1s"], name="b1add"),
     helper.make_node("Relu", ["b1s"], ["feat"], name="b1r2"),
@@ -93,7 +98,9 @@ onnx.checker.check_model(model)
 onnx.save(model, os.path.join(out, "resnet_mini.onnx"))
 
 p = max_pool(relu(conv(x, W["stem.w"], W["stem.b"], 1, 1)), 3, 2, 1)
-feat = relu(conv(relu(conv(p, W["b1c1.w"], W["b1c1.b"], 1, 1)), W["b1c2.w"], W["b1c2.b"], 1, 1) + p)
+bn = lambda t: ((t - W["bn.mean"][None, :, None, None]) / np.sqrt(W["bn.var"][None, :, None, None].astype(np.float64) + 1e-3)  # noqa: E731
+                * W["bn.scale"][None, :, None, None] + W["bn.bias"][None, :, None, None])
+feat = relu(conv(relu(bn(conv(p, W["b1c1.w"], W["b1c1.b"], 1, 1))), W["b1c2.w"], W["b1c2.b"], 1, 1) + p)
 b2 = conv(relu(conv(feat, W["b2c1.w"], W["b2c1.b"], 2, 1)), W["b2c2.w"], W["b2c2.b"], 1, 1)
 r2 = np.clip(relu(b2 + conv(feat, W["b2ds.w"], W["b2ds.b"], 2, 0)), 0.0, 6.0)
 y = r2.mean(axis=(2, 3)) @ W["fc.w"].T.astype(np.float64) + W["fc.b"]
