@@ -63,7 +63,7 @@ targets (--target; host, the default, is x86 on x86-64 and arm on aarch64):
                    wins; docs/graph.md)
 --layout L         an ONNX model (import, or compile/run of MODEL.onnx): nchwc keeps chains of
                    convolutions in the channel-blocked NCHW16c layout (layout planning), nchw
-                   imports every node on NCHW; default: nchwc for x86, arm and interp, else nchw
+                   imports every node on NCHW; default: nchwc for the CPU targets, else nchw
                    (texc import: nchw; docs/onnx.md "Layouts")
 --remarks          compile/run: say where the schedule was not honoured as written (a vectorized
                    loop left scalar, a parallel loop's tail run apart, a cache larger than L2), at its line

@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 
+#include "ir/Target.h"
 #include "tools/driver/EnvironmentError.h"
 
 namespace texc {
@@ -40,8 +41,8 @@ ImportedModel import_model(const CommandLine& cl) {
     options.op_name = cl.op;
     // Layout planning (docs/onnx.md "Layouts"): by default on the CPU targets, where conv2d computes
     // in blocks anyway; not for `texc import`, whose .tex is for any target.
-    bool cpu_target = cl.target.empty() || cl.target == "x86" || cl.target == "arm" || cl.target == "interp";
-    options.blocked_layout = cl.layout.empty() ? cl.command != Command::Import && cpu_target : cl.layout == "nchwc";
+    std::string target = cl.target.empty() || is_host_alias(cl.target) ? host_target() : cl.target;
+    options.blocked_layout = cl.layout.empty() ? cl.command != Command::Import && takes_cpu_schedules(target) : cl.layout == "nchwc";
     return import_onnx_file(cl.file, options);
   } catch (const OnnxImportError& e) {
     throw CommandLineError(cl.file + ": " + e.what());
