@@ -1,19 +1,22 @@
 #!/usr/bin/env python3
-"""What graph fusion wins (issue 30, docs/graph.md): each model compiled twice by texc from the same
-ONNX file, as its graph of fused kernels and with --no-graph-fusion (every layer call and every
-own stage a kernel of its own, each conv still packing its input into blocks and back: the same
-layers as separate ops), both run by the same generated C driver (bench/e2e/texc_driver.py: the
+"""What graph fusion and layout planning win (issue 30, docs/graph.md): each model compiled three times
+by texc from the same ONNX file: as its graph of fused kernels with layout planning (fused: chains
+of convs in NCHW16c), the same graph without it (fused-nchw, --layout nchw: each conv packs its
+NCHW input into blocks and back), and with --no-graph-fusion --layout nchw (separate: every layer
+call and every own stage a kernel of its own, each conv packing its input into blocks and back: the
+same layers as separate ops), all run by the same generated C driver (bench/e2e/texc_driver.py: the
 weights loaded once, model_prepare once, warm-up for 100 ms, REPEAT timed calls, their median).
 
-For each thread count, ROUNDS interleaved rounds (the order of the two builds alternates), one
-process per build and round. Reported per model and thread count: the kernel counts, each
-build's median over rounds of the round medians, and separate / fused (> 1: fusion wins); the two
-builds' outputs must agree (max difference relative to the largest output <= 1e-4, else exit 1).
+For each thread count, ROUNDS interleaved rounds (the order of the builds rotates), one process per
+build and round. Reported per model and thread count: the kernel counts, each build's median over
+rounds of the round medians, fused-nchw / fused (> 1: layout planning wins) and separate / fused
+(> 1: fusion and layout planning win); the builds' outputs must agree (max difference relative to
+the largest output <= 1e-4, else exit 1).
 
 usage: bench/graph_fusion.py [--models resnet18,mobilenet_v2] [--threads 1,2] [--rounds 5]
                              [--repeat 20] [--clock wall|cpu] [--work bench/e2e/work]
                              [--texc build/tools/texc/texc] [--libtexrt build/runtime/libtexrt.a]
-                             [--markdown F]
+                             [--markdown F] [--mcpu CPU]
 --clock cpu: the driver times each call by the process's CPU time (E2E_CPU_CLOCK, as run_e2e.py
 --clock cpu): steadier on a loaded machine at 1 thread; at 2 threads it sums the threads.
 Models are exported by bench/e2e/export_models.py when WORK/MODEL.onnx is missing (Debian's
@@ -33,7 +36,11 @@ sys.path.insert(0, os.path.join(HERE, "e2e"))
 import texc_driver  # noqa: E402
 from run_e2e import last_json, run  # noqa: E402
 
-BUILDS = {"fused": [], "separate": ["--no-graph-fusion"]}
+# fused: the graph with layout planning (x86's default: chains of convs in NCHW16c, docs/graph.md
+# "Layout planning"); fused-nchw: the same graph with every conv packing its NCHW input into blocks
+# and writing NCHW back (--layout nchw: before layout planning); separate: no fusion, per-op layout
+# transforms (the same layers compiled as separate ops).
+BUILDS = {"fused": [], "fused-nchw": ["--layout", "nchw"], "separate": ["--no-graph-fusion", "--layout", "nchw"]}
 
 
 def kernel_count(texc, onnx_path, flags, env):
@@ -53,6 +60,7 @@ def main(argv):
     ap.add_argument("--libtexrt", default=os.path.join(ROOT, "build", "runtime", "libtexrt.a"))
     ap.add_argument("--clock", choices=["wall", "cpu"], default="wall")
     ap.add_argument("--markdown")
+    ap.add_argument("--mcpu", help="compile for this CPU (texc --mcpu; x86-64-v3: an AVX2 stand-in)")
     args = ap.parse_args(argv)
     models = args.models.split(",")
     threads = [int(t) for t in args.threads.split(",")]
@@ -67,8 +75,8 @@ def main(argv):
     if missing:
         run(["/usr/bin/python3", os.path.join(HERE, "e2e", "export_models.py"), args.work] + missing)
 
-    lines = ["| model | threads | kernels fused / separate | fused median (ms) | separate median (ms) | separate / fused |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| model | threads | kernels fused / separate | fused median (ms) | fused-nchw median (ms) | separate median (ms) | fused-nchw / fused | separate / fused |",
+             "|---|---|---|---|---|---|---|---|"]
     bad = False
     for m in models:
         onnx_path = os.path.join(args.work, m + ".onnx")
@@ -77,6 +85,7 @@ def main(argv):
         drivers, kernels = {}, {}
         for build, flags in BUILDS.items():
             stem = os.path.join(args.work, "%s.%s" % (m, build))
+            flags = flags + (["--mcpu", args.mcpu] if args.mcpu else [])
             run([args.texc, onnx_path, "--op", "model", "--target", "x86", "-o", stem] + flags, env)
             texc_driver.write_driver(stem + ".h", "model", stem + ".driver.c")
             run(["cc", "-O2", "-I" + args.work, "-I" + ROOT, stem + ".driver.c", stem + ".o", args.libtexrt,
@@ -87,7 +96,10 @@ def main(argv):
             times = {b: [] for b in BUILDS}
             outputs = {}
             for r in range(args.rounds):
-                order = list(BUILDS) if r % 2 == 0 else list(reversed(list(BUILDS)))
+                names = list(BUILDS)
+                order = names[r % len(names):] + names[:r % len(names)]
+                if r % 2:
+                    order.reverse()
                 for build in order:
                     stem = drivers[build]
                     y_bin = stem + ".y.bin"
@@ -96,13 +108,14 @@ def main(argv):
                     outputs[build] = np.fromfile(y_bin, np.float32)
                     times[build].append(res["median_ms"])
                     print("%s threads %d round %d %-8s %.4f ms" % (m, t, r, build, res["median_ms"]), flush=True)
-            fused, separate = statistics.median(times["fused"]), statistics.median(times["separate"])
-            diff = float(np.abs(outputs["fused"] - outputs["separate"]).max() / max(np.abs(outputs["fused"]).max(), 1e-30))
-            if not diff <= 1e-4:
-                print("graph_fusion: %s: the two builds' outputs differ by %.2g" % (m, diff), file=sys.stderr)
-                bad = True
-            lines.append("| %s | %d | %d / %d | %.3f | %.3f | %.2fx |" % (
-                m, t, kernels["fused"], kernels["separate"], fused, separate, separate / fused))
+            fused, nchw, separate = (statistics.median(times[b]) for b in ("fused", "fused-nchw", "separate"))
+            for other in ("fused-nchw", "separate"):
+                diff = float(np.abs(outputs["fused"] - outputs[other]).max() / max(np.abs(outputs["fused"]).max(), 1e-30))
+                if not diff <= 1e-4:
+                    print("graph_fusion: %s: fused's and %s's outputs differ by %.2g" % (m, other, diff), file=sys.stderr)
+                    bad = True
+            lines.append("| %s | %d | %d / %d | %.3f | %.3f | %.3f | %.2fx | %.2fx |" % (
+                m, t, kernels["fused"], kernels["separate"], fused, nchw, separate, nchw / fused, separate / fused))
     table = "\n".join(lines)
     print(table)
     if args.markdown:

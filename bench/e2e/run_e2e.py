@@ -25,7 +25,7 @@ each model is timed once.
 usage: run_e2e.py [--models small_cnn,...] [--threads 1,2] [--rounds 5] [--repeat 20] [--clock wall|cpu]
                   [--work bench/e2e/work] [--texc build/tools/texc/texc] [--libtexrt build/runtime/libtexrt.a]
                   [--texc-run] [--peers ort,torch-eager,torch-jit] [--arm] [--json-out F] [--markdown F]
-                  [--tolerance 1e-4]
+                  [--tolerance 1e-4] [--texc-flags FLAGS]
 --arm: also compile each model for --target arm, link the same driver statically with
 aarch64-linux-gnu-gcc against build/runtime/aarch64/libtexrt.a, run it once under qemu-aarch64
 (correctness only: emulated times mean nothing) and compare its output with ORT's at 1 thread.
@@ -80,6 +80,8 @@ def main(argv):
                     help="cpu: every runtime times each call by their process's CPU time (E2E_CPU_CLOCK), not the wall clock")
     ap.add_argument("--json-out")
     ap.add_argument("--markdown")
+    ap.add_argument("--texc-flags", default="",
+                    help="more flags for texc's compile and run of each model (e.g. '--layout nchw': before layout planning)")
     ap.add_argument("--tolerance", type=float, default=1e-4,
                     help="the largest output difference (relative to the largest ORT output) accepted; exit 1 above it")
     args = ap.parse_args(argv)
@@ -115,7 +117,7 @@ def main(argv):
         import_s = time.perf_counter() - t0
         stem = os.path.join(args.work, m)
         t0 = time.perf_counter()
-        run([args.texc, onnx_path, "--op", "model", "--target", "x86", "-o", stem], env)
+        run([args.texc, onnx_path, "--op", "model", "--target", "x86", "-o", stem] + args.texc_flags.split(), env)
         compile_s = time.perf_counter() - t0
         texc_driver.write_driver(stem + ".h", "model", stem + ".driver.c")
         run(["cc", "-O2", "-I" + args.work, "-I" + ROOT, stem + ".driver.c", stem + ".o", args.libtexrt, "-lstdc++",
@@ -136,7 +138,7 @@ def main(argv):
                     elif impl == "texc":
                         res = last_json(run([args.texc, "run", onnx_path, "--op", "model", "--target", "x86", "--threads",
                                              str(t), "--repeat", str(args.repeat), "--json", "--inputs", inputs,
-                                             "--save-io", out_dir], env))
+                                             "--save-io", out_dir] + args.texc_flags.split(), env))
                         if res["status"] != "pass":
                             raise RuntimeError("texc run of %s: %s" % (m, res["message"]))
                         outputs[(t, impl)] = np.load(os.path.join(out_dir, "model.y.npy")).reshape(-1)
@@ -153,7 +155,7 @@ def main(argv):
         arm_diff = None
         if args.arm:
             arm_stem = stem + ".arm"
-            run([args.texc, onnx_path, "--op", "model", "--target", "arm", "-o", arm_stem], env)
+            run([args.texc, onnx_path, "--op", "model", "--target", "arm", "-o", arm_stem] + args.texc_flags.split(), env)
             texc_driver.write_driver(arm_stem + ".h", "model", arm_stem + ".driver.c")
             run(["aarch64-linux-gnu-gcc", "-static", "-O2", "-I" + args.work, "-I" + ROOT, arm_stem + ".driver.c",
                  arm_stem + ".o", args.libtexrt_aarch64, "-lstdc++", "-lpthread", "-lm", "-o", arm_stem + ".driver"])

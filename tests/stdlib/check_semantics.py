@@ -263,6 +263,11 @@ CASES = [
     ('avg_pool2d', 'avg_pool2d_s3_small', 'Y', lambda t: pool(t['X'], 2, 3, 1, 'avg', count_include_pad=0)),
     ('global_avg_pool2d', 'global_avg_pool2d_small', 'Y', lambda t: build(
         (2, 3, 1, 1), lambda n, c, y, x: sum(t['X'][n, c, h, w] for h in range(5) for w in range(7)) / 35)),
+    ('max_pool2d_nchwc', 'max_pool2d_nchwc_small', 'Y', lambda t: (lambda P: build(
+        (2, 3, 4, 5, 4), lambda n, cb, oy, ox, ci: P[n, cb * 4 + ci, oy, ox]))(pool(build(
+            (2, 12, 7, 9), lambda n, c, h, w: t['X'][n, c // 4, h, w, c % 4]), 3, 2, 1, 'max'))),
+    ('global_avg_pool2d_nchwc', 'global_avg_pool2d_nchwc_small', 'Y', lambda t: build(
+        (2, 3, 1, 1, 4), lambda n, cb, y, x, ci: sum(t['X'][n, cb, h, w, ci] for h in range(5) for w in range(7)) / 35)),
     ('relu', 'relu_small', 'Y', lambda t: build(t['X'].shape, lambda *p: max(t['X'][p], 0.0))),
     ('leaky_relu', 'leaky_relu_slope_small', 'Y', lambda t: build(
         t['X'].shape, lambda *p: t['X'][p] if t['X'][p] > 0 else t['X'][p] * 0.2)),

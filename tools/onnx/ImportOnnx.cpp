@@ -31,6 +31,13 @@ struct Value {
   std::optional<Tensor> constant;  // initializers and Constant outputs: the value
   bool materialized = false;       // a tensor of the op (a parameter or a stage)
   bool used = false;               // read as a tensor by a node (or copied to an output)
+  // Layout planning (OnnxImportOptions::blocked_layout): the .tex name of the value's NCHW[block]c
+  // form ("" = none) and its channels per block. A value a blocked op produced has only that form
+  // (tex "") until a node that needs NCHW reads it: then `tex` is its nchwc_to_nchw, made once.
+  // A graph output keeps its name for its NCHW form: `tex` is reserved, made once read.
+  std::string blocked;
+  int64_t block = 0;
+  bool plain_pending = false;  // tex names the NCHW form, which is not made yet
 };
 
 int64_t product(const Shape& s, size_t from = 0, size_t to = size_t(-1)) {
@@ -107,6 +114,8 @@ class Importer {
   std::map<std::string, Value> values_;
   std::set<std::string> taken_;           // .tex names in use
   std::set<std::string> imports_;         // stdlib modules
+  std::set<std::string> graph_outputs_;   // the graph's output names
+  std::map<std::string, std::vector<const onnx::NodeProto*>> consumers_;  // the nodes reading each value
   std::vector<std::string> lines_;        // the compute block
   std::vector<std::string> param_decls_;  // the op's parameters in order
   std::map<std::string, Shape> declared_;  // shapes the graph declares (outputs, value_info)
@@ -186,6 +195,13 @@ class Importer {
   std::string tensor(size_t k) { return materialize(input(k)); }
   std::string materialize(Value& v) {
     v.used = true;
+    if (!v.blocked.empty() && (v.tex.empty() || v.plain_pending)) {  // a blocked value read as NCHW: back to NCHW, once
+      if (v.tex.empty()) v.tex = fresh_name(v.blocked + "_nchw");
+      v.plain_pending = false;
+      imports_.insert("nn.conv2d_nchwc");
+      emit(v.tex + " = nchwc_to_nchw(" + v.blocked + ")");
+      return v.tex;
+    }
     if (std::find(v.shape.begin(), v.shape.end(), 0) != v.shape.end())
       fail("tensor of shape " + shape_text(v.shape) + " has no elements (texc's extents are positive)");
     if (!v.materialized) {  // a constant used as data: a const input of the op
@@ -249,6 +265,80 @@ class Importer {
     return v.tex;
   }
   std::string temp(const std::string& base) { return fresh_name(base); }
+
+  // ---- layout planning (OnnxImportOptions::blocked_layout; docs/onnx.md "Layouts")
+  /// Input k is f32 in the NCHW[x]c layout already (a blocked op produced it).
+  bool blocked_input(size_t k) {
+    Value& v = input(k);
+    return !v.blocked.empty() && v.type == Float(32) && v.shape.size() == 4;
+  }
+  /// Whether value `name` reaches a convolution of one group through nodes that keep the blocked
+  /// layout (Relu, Clip, MaxPool, Add, BatchNormalization): only then does a convolution on NCHW input pay for
+  /// computing its result in blocks (a stem before depthwise layers converts it back at once).
+  bool feeds_blocked_conv(const std::string& name, int depth = 0) const {
+    auto it = consumers_.find(name);
+    if (it == consumers_.end() || depth > 8) return false;
+    for (const onnx::NodeProto* n : it->second) {
+      const std::string& t = n->op_type();
+      if (t == "Conv") {
+        int64_t group = 1;
+        for (const auto& a : n->attribute())
+          if (a.name() == "group") group = a.i();
+        if (group == 1) return true;
+      } else if ((t == "Relu" || t == "Clip" || t == "MaxPool" || t == "Add" || t == "BatchNormalization") && n->output_size() > 0 &&
+                 feeds_blocked_conv(n->output(0), depth + 1)) {
+        return true;
+      }
+    }
+    return false;
+  }
+  /// The .tex dimensions of the NCHW[block]c form of a logical NCHW shape.
+  static Shape blocked_dims(const Shape& nchw, int64_t block) {
+    return {nchw[0], nchw[1] / block, nchw[2], nchw[3], block};
+  }
+  /// The NCHW[block]c form of `v` (f32, 4-D, channels a multiple of block), made from its NCHW form
+  /// by nchw_to_nchwc once where it has none.
+  std::string blocked_form(Value& v, int64_t block) {
+    v.used = true;
+    if (!v.blocked.empty() && v.block == block) return v.blocked;
+    std::string plain = materialize(v);
+    std::string b = fresh_name(plain + "_nchw" + std::to_string(block) + "c");
+    imports_.insert("nn.conv2d_nchwc");
+    emit(b + " = nchw_to_nchwc(" + plain + ", block = " + std::to_string(block) + ")");
+    if (v.blocked.empty()) {
+      v.blocked = b;
+      v.block = block;
+    }
+    return b;
+  }
+  /// Declares output k of the node as an f32 tensor of logical NCHW shape `shape` that exists in
+  /// the NCHW[block]c layout only (until a node reads it as NCHW).
+  std::string define_blocked_output(size_t k, const Shape& shape, int64_t block) {
+    std::string name = define_output(k, Float(32), shape);
+    Value& v = values_[node_->output(int(k))];
+    v.block = block;
+    if (graph_outputs_.count(node_->output(int(k)))) {  // the name stays the NCHW output's
+      v.blocked = fresh_name(node_->output(int(k)) + "_nchw" + std::to_string(block) + "c");
+      v.plain_pending = true;
+      return v.blocked;
+    }
+    v.blocked = name;
+    v.tex.clear();
+    return name;
+  }
+  /// An elementwise node on `count` inputs of one NCHW shape, one of them blocked at least: the
+  /// output in that input's layout (the others converted to it). `expr` gets each input's access
+  /// at the output's point.
+  void blocked_elementwise(const std::function<std::string(const std::vector<std::string>&)>& expr, size_t count) {
+    const Shape shape = input(0).shape;
+    int64_t block = 0;
+    for (size_t k = 0; k < count && !block; ++k)
+      if (blocked_input(k)) block = input(k).block;
+    std::vector<std::string> args;
+    for (size_t k = 0; k < count; ++k) args.push_back(at(blocked_form(input(k), block), ivars(5)));
+    std::string y = define_blocked_output(0, shape, block);
+    emit(lhs(y, blocked_dims(shape, block)) + " = " + expr(args));
+  }
   void emit(const std::string& line) { lines_.push_back("    " + line); }
   /// `name[i0: d0, i1: d1, ...]`, the left side of a definition.
   static std::string lhs(const std::string& name, const Shape& shape) {
@@ -461,13 +551,34 @@ void Importer::conv() {
   Shape out{N, M};
   append_spatial_extents(x.shape, K, strides, dil, auto_pad, pads, out);
   bool has_bias = has_input(2);
-  std::string xn = tensor(0), wn = tensor(1), bn = has_bias ? tensor(2) : "";
   if (has_bias && (input(2).shape != Shape{M} || input(2).type != Float(32))) fail("bias must be f32[" + std::to_string(M) + "]");
-  std::string y = define_output(0, Float(32), out);
-  std::string conv_out = has_bias ? temp(node_->output(0) + "_conv") : y;
   bool uniform = sp == 2 && strides[0] == strides[1] && dil[0] == dil[1] && pads[0] == pads[1] && pads[0] == pads[2] &&
                  pads[0] == pads[3];
   std::string args = ", stride = " + std::to_string(strides[0]) + ", pad = " + std::to_string(pads[0]);
+  // Layout planning: a convolution conv2d would compute in blocks anyway (not 1x1 without padding,
+  // whose conv2d_1x1 reads NCHW as it is) whose result reaches another convolution through ops
+  // that keep blocks (feeds_blocked_conv), or one whose input is blocked already, is computed by
+  // conv2d_nchwc on the NCHW[16]c form of its input (the network's input: in blocks of its C < 16
+  // channels), its weights blocked by oihw_to_oihwio (const: once, in the prepare function), its
+  // result and bias in NCHW16c for the next blocked op.
+  bool pointwise = K[0] == 1 && K[1] == 1 && pads[0] == 0;
+  bool input_blocked = x.block == 16 && blocked_input(0);
+  if (options_.blocked_layout && uniform && G == 1 && dil[0] == 1 && M % 16 == 0 &&
+      (input_blocked || (!pointwise && (C % 16 == 0 || C < 16) && feeds_blocked_conv(node_->output(0))))) {
+    int64_t in_block = C % 16 == 0 ? 16 : C;
+    std::string xb = blocked_form(x, in_block), wn = tensor(1), bn = has_bias ? tensor(2) : "";
+    std::string wb = temp(wn + "_blocked");
+    imports_.insert("nn.conv2d_nchwc");
+    emit(wb + " = oihw_to_oihwio(" + wn + ", in_block = " + std::to_string(in_block) + ", out_block = 16)");
+    std::string y = define_blocked_output(0, out, 16);
+    std::string conv_out = has_bias ? temp(node_->output(0) + "_conv") : y;
+    emit(conv_out + " = conv2d_nchwc(" + xb + ", " + wb + args + ")");
+    if (has_bias) emit(lhs(y, blocked_dims(out, 16)) + " = " + at(conv_out, ivars(5)) + " + " + bn + "[i1 * 16 + i4]");
+    return;
+  }
+  std::string xn = tensor(0), wn = tensor(1), bn = has_bias ? tensor(2) : "";
+  std::string y = define_output(0, Float(32), out);
+  std::string conv_out = has_bias ? temp(node_->output(0) + "_conv") : y;
   if (uniform && G == 1) {
     imports_.insert("nn.conv2d");
     if (dil[0] == 1) emit(conv_out + " = conv2d(" + xn + ", " + wn + args + ")");
@@ -535,12 +646,18 @@ void Importer::pool(bool is_max) {
       out[2 + d] = o;
     }
   }
-  std::string xn = tensor(0);
-  std::string y = define_output(0, x.type, out);
   bool uniform = sp == 2 && K[0] == K[1] && strides[0] == strides[1] && dil[0] == 1 && dil[1] == 1 &&
                  pads[0] == pads[1] && pads[0] == pads[2] && pads[0] == pads[3] && !ceil_extended && !integer && !with_indices;
   std::string args = ", kernel = " + std::to_string(K[0]) + ", stride = " + std::to_string(strides[0]) +
                      ", pad = " + std::to_string(pads[0]);
+  if (is_max && uniform && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER" && blocked_input(0)) {
+    imports_.insert("nn.pool_nchwc");  // layout planning: the input's blocks kept
+    std::string xb = blocked_form(x, x.block);
+    emit(define_blocked_output(0, out, x.block) + " = max_pool2d_nchwc(" + xb + args + ")");
+    return;
+  }
+  std::string xn = tensor(0);
+  std::string y = define_output(0, x.type, out);
   if (uniform && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER") {
     imports_.insert("nn.pool");
     if (is_max) emit(y + " = max_pool2d(" + xn + args + ")");
@@ -610,6 +727,12 @@ void Importer::global_pool(bool is_max) {
     xi.push_back(rvar(d - 2));
     fors.push_back(rvar(d - 2) + " in 0.." + std::to_string(x.shape[d]));
   }
+  if (!is_max && blocked_input(0)) {  // layout planning: the input's blocks kept
+    imports_.insert("nn.pool_nchwc");
+    std::string xb = blocked_form(x, x.block);
+    emit(define_blocked_output(0, out, x.block) + " = global_avg_pool2d_nchwc(" + xb + ")");
+    return;
+  }
   std::string xn = tensor(0);
   std::string y = define_output(0, Float(32), out);
   if (!is_max && x.shape.size() == 4) {
@@ -635,6 +758,17 @@ void Importer::batch_norm() {
     if (input(k).shape != Shape{C} || input(k).type != Float(32)) fail("scale, B, mean and var must be f32[" + std::to_string(C) + "]");
   double eps = attr_float("epsilon", 1e-5);
   Shape shape = x.shape;
+  if (blocked_input(0)) {
+    // Layout planning: on the blocks, as a multiply-add per channel, y = x * s + t with s = scale /
+    // sqrt(var + eps) and t = B - mean * s; with const parameters s and t are computed once, by
+    // the prepare function, and the multiply-add joins the convolution's epilogue.
+    std::string sn = tensor(1), bn = tensor(2), mn = tensor(3), vn = tensor(4);
+    std::string s = temp(node_->output(0) + "_scale"), t = temp(node_->output(0) + "_shift");
+    emit(s + "[i0: " + std::to_string(C) + "] = " + sn + "[i0] / sqrt(" + vn + "[i0] + " + literal(double(float(eps))) + ")");
+    emit(t + "[i0: " + std::to_string(C) + "] = " + bn + "[i0] - " + mn + "[i0] * " + s + "[i0]");
+    std::string c = "[i1 * " + std::to_string(x.block) + " + i4]";
+    return blocked_elementwise([&](const std::vector<std::string>& a) { return a[0] + " * " + s + c + " + " + t + c; }, 1);
+  }
   std::string xn = tensor(0), sn = tensor(1), bn = tensor(2), mn = tensor(3), vn = tensor(4);
   std::string y = define_output(0, Float(32), shape);
   if (shape.size() == 4) {
@@ -813,12 +947,14 @@ void Importer::clip() {
       (k == 1 ? lo : hi) = s;
     }
   }
-  elementwise(x.type, [&](const std::vector<std::string>& a) {
+  auto clamp = [&](const std::vector<std::string>& a) {
     std::string e = a[0];
     if (!lo.empty()) e = "max(" + e + ", " + lo + ")";
     if (!hi.empty()) e = "min(" + e + ", " + hi + ")";
     return e;
-  }, 0, 1);
+  };
+  if (blocked_input(0)) return blocked_elementwise(clamp, 1);  // layout planning: the blocks kept
+  elementwise(x.type, clamp, 0, 1);
 }
 
 void Importer::concat() {
@@ -1797,6 +1933,8 @@ void Importer::import_node() {
   if (t == "Relu") {
     only_attributes({});
     require_types({Float(32), Float(64), Int(8), Int(16), Int(32), Int(64)}, input(0));
+    if (blocked_input(0))  // layout planning: the blocks kept
+      return blocked_elementwise([](const std::vector<std::string>& a) { return "max(" + a[0] + ", 0.0)"; }, 1);
     if (f32_4d()) {
       imports_.insert("nn.activation");
       std::string xn = tensor(0);
@@ -1906,6 +2044,10 @@ void Importer::import_node() {
     else if (t == "Div" || t == "Pow") require_float(input(0));
     else require_types({Float(32), Float(64), Int(8), Int(16), Int(32), Int(64), UInt(8), UInt(16), UInt(32), UInt(64)}, input(0));
     std::string o = t == "Add" ? " + " : t == "Sub" ? " - " : t == "Mul" ? " * " : " / ";
+    // layout planning: a residual add of two tensors of one shape, one of them blocked, in blocks
+    if (t == "Add" && input(0).shape == input(1).shape && (blocked_input(0) || blocked_input(1))) {
+      return blocked_elementwise([](const std::vector<std::string>& a) { return a[0] + " + " + a[1]; }, 2);
+    }
     return elementwise(input(0).type, [&](const std::vector<std::string>& a) {
       return t == "Pow" ? "pow(" + a[0] + ", " + a[1] + ")" : a[0] + o + a[1];
     });
@@ -2112,6 +2254,7 @@ ImportedModel Importer::run() {
     Type t;
     Shape s;
     if (!static_type_of(vi, &t, &s, dynamic_)) declared_[vi.name()] = s;
+    graph_outputs_.insert(vi.name());
   }
   // initializers: constants, materialized as const inputs where a node reads them as data
   for (const auto& init : g.initializer()) {
@@ -2137,6 +2280,8 @@ ImportedModel Importer::run() {
     input_order.push_back(vi.name());
   }
   result_.graph_inputs = input_order;
+  for (const auto& n : g.node())
+    for (const auto& in : n.input()) consumers_[in].push_back(&n);
   for (int k = 0; k < g.node_size(); ++k) {
     node_ = &g.node(k);
     node_index_ = k;
@@ -2164,6 +2309,7 @@ ImportedModel Importer::run() {
     if (it == values_.end()) throw OnnxImportError("graph output '" + vi.name() + "' is not computed by any node");
     Value& v = it->second;
     bool is_input = std::find(input_order.begin(), input_order.end(), vi.name()) != input_order.end();
+    if (!v.blocked.empty() && (v.tex.empty() || v.plain_pending)) materialize(v);  // the graph's outputs are NCHW
     if (v.constant || is_input || std::find(output_names.begin(), output_names.end(), v.tex) != output_names.end()) {
       std::string src = materialize(v);
       std::string copy = fresh_name(vi.name() + "_out");

@@ -32,6 +32,11 @@ class OnnxImportError : public std::runtime_error {
 struct OnnxImportOptions {
   std::string op_name;      // the op's name; "" = the graph's name, sanitized ("model" when it has none)
   std::string source_name;  // the model's file name, for the header comment and messages
+  // Layout planning (docs/onnx.md "Layouts"): chains of convolutions kept in the channel-blocked
+  // NCHW16c layout (conv2d_nchwc), with the ReLUs, clips, residual adds and pools between them,
+  // converted from and to NCHW only where a node needs NCHW and at the graph's outputs. false:
+  // every node on NCHW (conv2d, which blocks and unblocks inside each call on CPUs).
+  bool blocked_layout = false;
 };
 
 /// One tensor parameter or output of the imported op.

@@ -22,7 +22,7 @@ std::string usage_text() {
   std::string text = R"(usage:
   texc FILE.tex [--target T] [-o OUT] [--emit KINDS] [--op NAME] [-D NAME=VALUE]... [-I DIR]...
                 [--records R.jsonl [--records-any-machine] | --no-records] [--knob NAME=VALUE]...
-                [--no-fuse] [--no-graph-fusion] [--remarks] [--weights W]
+                [--no-fuse] [--no-graph-fusion] [--layout L] [--remarks] [--weights W]
   texc run  FILE.tex [--target T] [--op NAME] [-D ...] [--records R.jsonl [--records-any-machine] |
                 --no-records] [--knob NAME=VALUE]...
                 [--repeat N] [--check full|sampled|none] [--json] [--inputs DIR] [--weights W]
@@ -37,7 +37,7 @@ std::string usage_text() {
                 [--password-file F] [--name NAME] [--visibility S] [--max-job-bytes N] [--max-jobs N]
                 [--insecure-broker]
   texc farm status --broker redis://HOST:PORT [--password-file F] [--json] [--insecure-broker]
-  texc import MODEL.onnx -o MODEL.tex [--weights W] [--weights-dir DIR] [--op NAME]
+  texc import MODEL.onnx -o MODEL.tex [--weights W] [--weights-dir DIR] [--op NAME] [--layout L]
                 (docs/onnx.md: the model as one op of stdlib calls; its initializers in the weights
                 container W, by default MODEL.weights beside the .tex, for 'texc run --weights W';
                 --weights-dir DIR also writes them as DIR/OP.NAME.npy for 'texc run --inputs DIR')
@@ -61,6 +61,10 @@ targets (--target; host, the default, is x86 on x86-64 and arm on aarch64):
 --no-graph-fusion  compile/run: an op compiled as a graph of kernels gets one kernel per layer
                    call and per own stage, none fused with its neighbours (to measure what fusion
                    wins; docs/graph.md)
+--layout L         an ONNX model (import, or compile/run of MODEL.onnx): nchwc keeps chains of
+                   convolutions in the channel-blocked NCHW16c layout (layout planning), nchw
+                   imports every node on NCHW; default: nchwc for the CPU targets, else nchw
+                   (texc import: nchw; docs/onnx.md "Layouts")
 --remarks          compile/run: say where the schedule was not honoured as written (a vectorized
                    loop left scalar, a parallel loop's tail run apart, a cache larger than L2), at its line
 --verify-each      run the IR verifier after every lowering pass (always on in debug builds)
@@ -122,6 +126,11 @@ exit codes: 0 success, 1 an error in the input or a failed check, 2 a missing to
 }
 
 namespace {
+
+std::string parse_layout(const std::string& text) {
+  if (text != "nchw" && text != "nchwc") throw CommandLineError("--layout takes nchw or nchwc, not '" + text + "'");
+  return text;
+}
 
 int64_t parse_int(const std::string& flag, const std::string& text) {
   if (text.empty()) throw CommandLineError(flag + " needs an integer value");
@@ -245,8 +254,10 @@ CommandLine parse_import_command_line(const std::vector<std::string>& args) {
       cl.weights_file = value();
     } else if (arg == "--op") {
       cl.op = value();
+    } else if (arg == "--layout") {
+      cl.layout = parse_layout(value());
     } else if (arg.size() > 1 && arg[0] == '-') {
-      throw CommandLineError("unknown option '" + arg + "' of 'texc import' (it takes -o, --weights, --weights-dir and --op)");
+      throw CommandLineError("unknown option '" + arg + "' of 'texc import' (it takes -o, --weights, --weights-dir, --op and --layout)");
     } else if (cl.file.empty()) {
       cl.file = arg;
     } else {
@@ -326,6 +337,8 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     } else if (arg == "--no-graph-fusion") {
       no_value();
       cl.no_graph_fusion = true;
+    } else if (arg == "--layout") {
+      cl.layout = parse_layout(value());
     } else if (arg == "--remarks") {
       no_value();
       cl.remarks = true;

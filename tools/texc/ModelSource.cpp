@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 
+#include "ir/Target.h"
 #include "tools/driver/EnvironmentError.h"
 
 namespace texc {
@@ -38,6 +39,10 @@ ImportedModel import_model(const CommandLine& cl) {
   try {
     OnnxImportOptions options;
     options.op_name = cl.op;
+    // Layout planning (docs/onnx.md "Layouts"): by default on the CPU targets, where conv2d computes
+    // in blocks anyway; not for `texc import`, whose .tex is for any target.
+    std::string target = cl.target.empty() || is_host_alias(cl.target) ? host_target() : cl.target;
+    options.blocked_layout = cl.layout.empty() ? cl.command != Command::Import && takes_cpu_schedules(target) : cl.layout == "nchwc";
     return import_onnx_file(cl.file, options);
   } catch (const OnnxImportError& e) {
     throw CommandLineError(cl.file + ": " + e.what());

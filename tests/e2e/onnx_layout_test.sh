@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Layout planning of imported models (docs/onnx.md "Layouts", docs/graph.md "Layout planning") on
+# resnet_mini, built by onnx_import/make_layout_models.py (a stem, a max pool, a basic block whose
+# result is also a graph output, a downsampling block with a 1x1 shortcut, Clip, global average
+# pool, Gemm):
+#  - `texc import` writes NCHW by default (conv2d calls, no layout transform); with --layout nchwc
+#    the six convolutions are conv2d_nchwc calls on blocked tensors, and the only layout transforms
+#    are one nchw_to_nchwc (the input) and two nchwc_to_nchw (the `feat` output, and before the
+#    Flatten); the ReLUs, the residual adds, the Clip and the batch norm (a multiply-add by a scale
+#    and shift computed once from its const parameters, by the prepare function, and fused into
+#    the convolution's kernel) are stages on NCHW16c, the pools
+#    max_pool2d_nchwc and global_avg_pool2d_nchwc; each weight blocked once (the prepare function);
+#  - that .tex run on x86 (every kernel checked against the reference interpreter) gives both
+#    outputs NumPy computes from the ONNX specs (rtol 1e-4), and so does the model run in memory on
+#    x86 (blocked by default there), with --layout nchw, and on interp and arm (qemu; skipped
+#    without it), each PASS with every kernel checked on its own inputs;
+#  - `--emit graph`: on x86 the 6 convolution kernels are anchored by conv2d_nchwc (9 kernels in
+#    all), with --layout nchw by conv2d; on cuda (NCHW by default there) by conv2d;
+#  - --layout with another value: exit 1.
+# usage: onnx_layout_test.sh TEXC REPO_ROOT PYTHON (a python3 that imports onnx and numpy)
+set -u
+texc=$(realpath "$1")
+root=$(realpath "$2")
+python=$3
+export TEXC_STDLIB="$root/stdlib"
+# shellcheck source=expect.sh
+. "$root/tests/e2e/expect.sh"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$python" "$root/tests/e2e/onnx_import/make_layout_models.py" "$work" || { echo "FAIL: make_layout_models.py"; exit 1; }
+cd "$work" || exit 2
+mkdir in && cp resnet_mini.x.npy in/resnet_mini.x.npy
+
+# count PATTERN FILE WANT: the lines of FILE matching PATTERN are WANT
+count() {
+  local got
+  got=$(grep -cE -- "$1" "$2")
+  if [ "$got" -ne "$3" ]; then
+    echo "FAIL: $2 has $got lines matching /$1/, want $3"
+    failures=$((failures + 1))
+  else
+    echo "ok: $2: $3 x /$1/"
+  fi
+}
+# compares DIR/resnet_mini.y.npy and DIR/resnet_mini.feat.npy with NumPy's outputs
+check_outputs() {
+  "$python" - "$1" <<'PY' || failures=$((failures + 1))
+import numpy as np, sys
+for name in ("y", "feat"):
+    got, want = np.load("%s/resnet_mini.%s.npy" % (sys.argv[1], name)), np.load("resnet_mini.%s.npy" % name)
+    if got.shape != want.shape or not np.allclose(got, want, rtol=1e-4, atol=1e-5):
+        print("FAIL: %s/resnet_mini.%s.npy differs from NumPy's:" % (sys.argv[1], name), got, want); sys.exit(1)
+    print("ok: %s/resnet_mini.%s.npy matches NumPy's (max abs error %.2g)" % (sys.argv[1], name, np.abs(got - want).max()))
+PY
+}
+
+expect 0 'wrote plain.tex' -- import resnet_mini.onnx -o plain.tex
+count 'nchwc' plain.tex 0
+count '= conv2d\(' plain.tex 6
+
+expect 0 'wrote blocked.tex .* 2 outputs' -- import resnet_mini.onnx -o blocked.tex --layout nchwc
+count '= conv2d_nchwc\(' blocked.tex 6
+count '= conv2d\(' blocked.tex 0
+count '= oihw_to_oihwio\(' blocked.tex 6
+count '= nchw_to_nchwc\(x, block = 3\)' blocked.tex 1
+count '= nchw_to_nchwc\(' blocked.tex 1
+count '= nchwc_to_nchw\(' blocked.tex 2
+count '^    feat = nchwc_to_nchw\(feat_nchw16c\)' blocked.tex 1
+count '= max_pool2d_nchwc\(' blocked.tex 1
+count '= global_avg_pool2d_nchwc\(' blocked.tex 1
+count '^    b1s\[i0: 1, i1: 1, i2: 8, i3: 8, i4: 16\] = b1c2\[i0, i1, i2, i3, i4\] \+ p\[i0, i1, i2, i3, i4\]$' blocked.tex 1
+count '^    clipped\[i0: 1, i1: 2, i2: 4, i3: 4, i4: 16\] = min\(max\(' blocked.tex 1
+count '\+ b2ds_b\[i1 \* 16 \+ i4\]$' blocked.tex 1
+count '^    b1bn_scale\[i0: 16\] = bn_scale\[i0\] / sqrt\(bn_var\[i0\] \+ 0.00100000005\)$' blocked.tex 1
+count '^    b1bn\[i0: 1, i1: 1, i2: 8, i3: 8, i4: 16\] = b1c1\[i0, i1, i2, i3, i4\] \* b1bn_scale\[i1 \* 16 \+ i4\] \+ b1bn_shift\[i1 \* 16 \+ i4\]$' blocked.tex 1
+
+expect 0 'resnet_mini +x86 +PASS .* 9 kernels checked on their own inputs' -- \
+  run blocked.tex --target x86 --weights blocked.weights --inputs in --save-io out_file --repeat 1
+check_outputs out_file
+expect 0 'resnet_mini +x86 +PASS .* 9 kernels checked on their own inputs' -- \
+  run resnet_mini.onnx --target x86 --inputs in --save-io out_x86 --repeat 1
+check_outputs out_x86
+expect 0 'resnet_mini +x86 +PASS .* 9 kernels checked on their own inputs' -- \
+  run resnet_mini.onnx --target x86 --layout nchw --inputs in --save-io out_nchw --repeat 1
+check_outputs out_nchw
+expect 0 'resnet_mini +interp +PASS .* 9 kernels checked on their own inputs' -- \
+  run resnet_mini.onnx --target interp --inputs in --save-io out_interp
+check_outputs out_interp
+out=$("$texc" run resnet_mini.onnx --target arm --inputs in --save-io out_arm --repeat 1 2>&1)
+status=$?
+if [ "$status" -eq 2 ]; then
+  echo "SKIP: arm (texc run exits 2: $out)"
+elif [ "$status" -ne 0 ] || ! grep -qE 'resnet_mini +arm +PASS .* 9 kernels checked on their own inputs' <<<"$out"; then
+  echo "FAIL: texc run resnet_mini.onnx --target arm -> exit $status:"; sed 's/^/    /' <<<"$out"; failures=$((failures + 1))
+else
+  echo "ok: texc run resnet_mini.onnx --target arm"
+  check_outputs out_arm
+fi
+
+"$texc" resnet_mini.onnx --target x86 --emit graph -o - >graph_x86.txt 2>&1
+count '^op resnet_mini: 9 kernels' graph_x86.txt 1
+count '^  kernel .* \(conv2d_nchwc\)' graph_x86.txt 6
+count 'prepare function .* stages stem_w_blocked, b1c1_w_blocked, b1bn_scale, b1bn_shift, b1c2_w_blocked, b2c1_w_blocked, b2c2_w_blocked, b2ds_w_blocked$' graph_x86.txt 1
+count '^    stages: b1c1_conv_Xp, b1c1_conv, b1c1, b1bn, b1r1$' graph_x86.txt 1
+"$texc" resnet_mini.onnx --target x86 --layout nchw --emit graph -o - >graph_nchw.txt 2>&1
+count '^  kernel .* \(conv2d\)' graph_nchw.txt 6
+count 'nchwc' graph_nchw.txt 0
+"$texc" resnet_mini.onnx --target cuda --emit graph -o - >graph_cuda.txt 2>&1
+count '^  kernel .* \(conv2d\)' graph_cuda.txt 6
+count 'nchwc' graph_cuda.txt 0
+
+expect 1 '--layout takes nchw or nchwc' -- run resnet_mini.onnx --layout nhwc
+expect 1 '--layout takes nchw or nchwc' -- import resnet_mini.onnx -o z.tex --layout NCHWc
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "all passed"
