@@ -30,7 +30,9 @@ cd "$work" || exit 2
 
 expect 0 'wrote small_cnn.tex .* 10 weights in small_cnn.weights$' -- import small_cnn.onnx -o small_cnn.tex
 grep -q 'conv1_weight: const f32\[8, 3, 3, 3\]' small_cnn.tex || { echo "FAIL: no const conv1_weight in small_cnn.tex"; cat small_cnn.tex; failures=$((failures + 1)); }
-grep -q '= conv2d(x, conv1_weight, stride = 1, pad = 1)' small_cnn.tex || { echo "FAIL: conv1 is not a conv2d call"; failures=$((failures + 1)); }
+grep -q '= conv2d(x, conv1_weight_bn, stride = 1, pad = 1)' small_cnn.tex || { echo "FAIL: conv1 is not a conv2d call on its weights with the batch norm folded in"; failures=$((failures + 1)); }
+grep -q '^    conv1_weight_bn\[i0: 8, i1: 3, i2: 3, i3: 3\] = conv1_weight\[i0, i1, i2, i3\] \* c1_bn_scale\[i0\]$' small_cnn.tex &&
+  ! grep -q 'batch_norm(' small_cnn.tex || { echo "FAIL: the batch norm after conv1 is not folded into its weights"; cat small_cnn.tex; failures=$((failures + 1)); }
 grep -q '= depthwise_conv2d(' small_cnn.tex || { echo "FAIL: dw is not a depthwise_conv2d call"; failures=$((failures + 1)); }
 mkdir in && cp small_cnn.x.npy in/small_cnn.x.npy
 

@@ -71,8 +71,13 @@ count '= global_avg_pool2d_nchwc\(' blocked.tex 1
 count '^    b1s\[i0: 1, i1: 1, i2: 8, i3: 8, i4: 16\] = b1c2\[i0, i1, i2, i3, i4\] \+ p\[i0, i1, i2, i3, i4\]$' blocked.tex 1
 count '^    clipped\[i0: 1, i1: 2, i2: 4, i3: 4, i4: 16\] = min\(max\(' blocked.tex 1
 count '\+ b2ds_b\[i1 \* 16 \+ i4\]$' blocked.tex 1
-count '^    b1bn_scale\[i0: 16\] = bn_scale\[i0\] / sqrt\(bn_var\[i0\] \+ 0.00100000005\)$' blocked.tex 1
-count '^    b1bn\[i0: 1, i1: 1, i2: 8, i3: 8, i4: 16\] = b1c1\[i0, i1, i2, i3, i4\] \* b1bn_scale\[i1 \* 16 \+ i4\] \+ b1bn_shift\[i1 \* 16 \+ i4\]$' blocked.tex 1
+# The batch norm after b1c1 (const parameters, b1c1's only reader) is folded into b1c1's weights
+# and bias (computed in the prepare function), before they are blocked.
+count '^    b1c1_bn_scale\[i0: 16\] = bn_scale\[i0\] / sqrt\(bn_var\[i0\] \+ 0.00100000005\)$' blocked.tex 1
+count '^    b1c1_w_bn\[i0: 16, i1: 16, i2: 3, i3: 3\] = b1c1_w\[i0, i1, i2, i3\] \* b1c1_bn_scale\[i0\]$' blocked.tex 1
+count '^    b1c1_bn_bias\[i0: 16\] = \(b1c1_b\[i0\] - bn_mean\[i0\]\) \* b1c1_bn_scale\[i0\] \+ bn_bias\[i0\]$' blocked.tex 1
+count '^    b1c1_w_bn_blocked = oihw_to_oihwio\(b1c1_w_bn, in_block = 16, out_block = 16\)$' blocked.tex 1
+count "^    # 'b1bn': BatchNormalization \(folded into the weights and bias of the Conv before it\)$" blocked.tex 1
 
 expect 0 'resnet_mini +x86 +PASS .* 9 kernels checked on their own inputs' -- \
   run blocked.tex --target x86 --weights blocked.weights --inputs in --save-io out_file --repeat 1
@@ -100,8 +105,8 @@ fi
 "$texc" resnet_mini.onnx --target x86 --emit graph -o - >graph_x86.txt 2>&1
 count '^op resnet_mini: 9 kernels' graph_x86.txt 1
 count '^  kernel .* \(conv2d_nchwc\)' graph_x86.txt 6
-count 'prepare function .* stages stem_w_blocked, b1c1_w_blocked, b1bn_scale, b1bn_shift, b1c2_w_blocked, b2c1_w_blocked, b2c2_w_blocked, b2ds_w_blocked$' graph_x86.txt 1
-count '^    stages: b1c1_conv_Xp, b1c1_conv, b1c1, b1bn, b1r1$' graph_x86.txt 1
+count 'prepare function .* stages stem_w_blocked, b1c1_bn_scale, b1c1_w_bn, b1c1_bn_bias, b1c1_w_bn_blocked, b1c2_w_blocked, b2c1_w_blocked, b2c2_w_blocked, b2ds_w_blocked$' graph_x86.txt 1
+count '^    stages: b1c1_conv_Xp, b1c1_conv, b1c1, b1r1$' graph_x86.txt 1
 "$texc" resnet_mini.onnx --target x86 --layout nchw --emit graph -o - >graph_nchw.txt 2>&1
 count '^  kernel .* \(conv2d\)' graph_nchw.txt 6
 count 'nchwc' graph_nchw.txt 0

@@ -116,6 +116,7 @@ class Importer {
   std::set<std::string> imports_;         // stdlib modules
   std::set<std::string> graph_outputs_;   // the graph's output names
   std::map<std::string, std::vector<const onnx::NodeProto*>> consumers_;  // the nodes reading each value
+  std::set<const onnx::NodeProto*> folded_batch_norms_;  // folded into the Conv they follow
   std::vector<std::string> lines_;        // the compute block
   std::vector<std::string> param_decls_;  // the op's parameters in order
   std::map<std::string, Shape> declared_;  // shapes the graph declares (outputs, value_info)
@@ -291,6 +292,30 @@ class Importer {
       }
     }
     return false;
+  }
+  /// The BatchNormalization that folds into this Conv (docs/onnx.md "Batch norm folding"): the only
+  /// reader of the Conv's output, neither of them a graph output, with constant scale, B, mean and var of
+  /// the Conv's output channels and its default attributes; null when there is none.
+  const onnx::NodeProto* foldable_batch_norm(int64_t out_channels) const {
+    const std::string& y = node_->output(0);
+    auto it = consumers_.find(y);
+    if (graph_outputs_.count(y) || it == consumers_.end() || it->second.size() != 1) return nullptr;
+    const onnx::NodeProto* bn = it->second[0];
+    if (bn->op_type() != "BatchNormalization" || bn->input_size() < 5 || bn->input(0) != y || bn->output_size() < 1 ||
+        graph_outputs_.count(bn->output(0)))
+      return nullptr;
+    for (int k = 1; k < bn->output_size(); ++k)
+      if (!bn->output(k).empty()) return nullptr;
+    for (const auto& a : bn->attribute())
+      if (!((a.name() == "epsilon") || (a.name() == "momentum") || (a.name() == "spatial" && a.i() == 1) ||
+            (a.name() == "training_mode" && a.i() == 0)))
+        return nullptr;
+    for (int k = 1; k <= 4; ++k) {
+      auto v = values_.find(bn->input(k));
+      if (v == values_.end() || !v->second.constant || v->second.type != Float(32) || v->second.shape != Shape{out_channels})
+        return nullptr;
+    }
+    return bn;
   }
   /// The .tex dimensions of the NCHW[block]c form of a logical NCHW shape.
   static Shape blocked_dims(const Shape& nchw, int64_t block) {
@@ -555,6 +580,29 @@ void Importer::conv() {
   bool uniform = sp == 2 && strides[0] == strides[1] && dil[0] == dil[1] && pads[0] == pads[1] && pads[0] == pads[2] &&
                  pads[0] == pads[3];
   std::string args = ", stride = " + std::to_string(strides[0]) + ", pad = " + std::to_string(pads[0]);
+  // Batch norm folding: a BatchNormalization with constant parameters that alone reads this
+  // result becomes part of the weights and bias, W'[o, ...] = W[o, ...] * s[o] and
+  // b'[o] = (b[o] - mean[o]) * s[o] + B[o] with s = scale / sqrt(var + eps): const stages, computed
+  // once by the prepare function. The Conv then writes the BatchNormalization's output.
+  std::string wn = tensor(1), bn = has_bias ? tensor(2) : "";
+  std::string out_name = node_->output(0);
+  if (const onnx::NodeProto* norm = foldable_batch_norm(M)) {
+    double eps = 1e-5;
+    for (const auto& a : norm->attribute())
+      if (a.name() == "epsilon") eps = double(a.f());
+    auto param = [&](int k) { return materialize(values_.at(norm->input(k))); };
+    std::string sn = param(1), betan = param(2), meann = param(3), varn = param(4);
+    std::string m = std::to_string(M);
+    std::string scale = temp(out_name + "_bn_scale"), wf = temp(wn + "_bn"), bf = temp(out_name + "_bn_bias");
+    emit(scale + "[i0: " + m + "] = " + sn + "[i0] / sqrt(" + varn + "[i0] + " + literal(double(float(eps))) + ")");
+    emit(lhs(wf, w.shape) + " = " + at(wn, ivars(w.shape.size())) + " * " + scale + "[i0]");
+    emit(bf + "[i0: " + m + "] = " + (has_bias ? "(" + bn + "[i0] - " + meann + "[i0])" : "(0.0 - " + meann + "[i0])") +
+         " * " + scale + "[i0] + " + betan + "[i0]");
+    wn = wf;
+    bn = bf;
+    has_bias = true;
+    folded_batch_norms_.insert(norm);
+  }
   // Layout planning: a convolution conv2d would compute in blocks anyway (not 1x1 without padding,
   // whose conv2d_1x1 reads NCHW as it is) whose result reaches another convolution through ops
   // that keep blocks (feeds_blocked_conv), or one whose input is blocked already, is computed by
@@ -566,7 +614,7 @@ void Importer::conv() {
   if (options_.blocked_layout && uniform && G == 1 && dil[0] == 1 && M % 16 == 0 &&
       (input_blocked || (!pointwise && (C % 16 == 0 || C < 16) && feeds_blocked_conv(node_->output(0))))) {
     int64_t in_block = C % 16 == 0 ? 16 : C;
-    std::string xb = blocked_form(x, in_block), wn = tensor(1), bn = has_bias ? tensor(2) : "";
+    std::string xb = blocked_form(x, in_block);
     std::string wb = temp(wn + "_blocked");
     imports_.insert("nn.conv2d_nchwc");
     emit(wb + " = oihw_to_oihwio(" + wn + ", in_block = " + std::to_string(in_block) + ", out_block = 16)");
@@ -576,7 +624,7 @@ void Importer::conv() {
     if (has_bias) emit(lhs(y, blocked_dims(out, 16)) + " = " + at(conv_out, ivars(5)) + " + " + bn + "[i1 * 16 + i4]");
     return;
   }
-  std::string xn = tensor(0), wn = tensor(1), bn = has_bias ? tensor(2) : "";
+  std::string xn = tensor(0);
   std::string y = define_output(0, Float(32), out);
   std::string conv_out = has_bias ? temp(node_->output(0) + "_conv") : y;
   if (uniform && G == 1) {
@@ -745,6 +793,11 @@ void Importer::global_pool(bool is_max) {
 }
 
 void Importer::batch_norm() {
+  if (folded_batch_norms_.count(node_)) {  // folded into the Conv before it: its output is the Conv's
+    values_[node_->output(0)] = values_.at(node_->input(0));
+    lines_.back() += " (folded into the weights and bias of the Conv before it)";
+    return;
+  }
   only_attributes({"epsilon", "momentum", "spatial", "training_mode"});
   if (attr_int("spatial", 1) != 1) fail("spatial = 0 is not supported");
   if (attr_int("training_mode", 0) != 0) fail("training_mode = 1 is not supported (inference only)");
