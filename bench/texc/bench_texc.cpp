@@ -40,10 +40,28 @@
 #include "tuner/CpuRunners.h"
 #include "tuner/Records.h"
 #include "tuner/Space.h"
+#include "tools/driver/TargetPropertiesOf.h"
 
 using namespace bench;
 
 namespace {
+
+// How texc lowers for this host (`texc run --target x86`): the schedules' target.vector_bits,
+// target.vector_registers... are the host CPU's (a stdlib schedule that picks its register tile by
+// them, conv2d_nchwc's, would otherwise get the baseline's 128-bit, 16-register x86).
+texc::LowerOptions host_lower_options(const texc::KnobConfig &knobs) {
+  static const texc::TargetProperties host = [] {
+    texc::CompileOptions o;
+    o.target = "x86";
+    return texc::target_properties_of(o);
+  }();
+  texc::LowerOptions lo;
+  lo.target = "x86";
+  lo.knobs = knobs;
+  lo.target_properties = host;
+  return lo;
+}
+
 
 // Where stdlib/, bench/texc_workloads/ and bench/records/ are read from at run time:
 // $TEXC_BENCH_ROOT if set (a snapshot, or a copy with experimental schedules), else the source tree.
@@ -133,9 +151,7 @@ Compiled compile_workload(const Workload &w, const texc::KnobConfig &knobs) {
   for (const auto &o : p.ops)
     if (o.name == w.name) op = &o;
   if (!op) throw std::runtime_error("no op " + w.name + " in " + w.name + ".tex");
-  texc::LowerOptions lo;
-  lo.target = "x86";
-  lo.knobs = knobs;
+  texc::LowerOptions lo = host_lower_options(knobs);
   std::optional<texc::PreparedOp> split = texc::split_prepare(*op);
   std::vector<texc::LoweredFunc> fs;
   if (split) fs.push_back(texc::lower_op(split->prepare, lo));
@@ -204,9 +220,7 @@ Blocked compile_blocked(const Workload &w, const texc::KnobConfig &knobs) {
   texc::Program p = texc::compile_source(w.name + "_nchwc.tex", src, fo);
   std::vector<texc::LoweredFunc> fs;
   for (const auto &op : p.ops) {
-    texc::LowerOptions lo;
-    lo.target = "x86";
-    lo.knobs = knobs;
+    texc::LowerOptions lo = host_lower_options(knobs);
     fs.push_back(texc::lower_op(op, lo));
   }
   texc::CpuTargetOptions t;
@@ -297,9 +311,7 @@ bool measure_dw_blocked(const Options &o, const Workload &w, const texc::KnobCon
     texc::Program p = texc::compile_source(w.name + "_dw_nchwc.tex", src, fo);
     std::vector<texc::LoweredFunc> fs;
     for (const auto &op : p.ops) {
-      texc::LowerOptions lo;
-      lo.target = "x86";
-      lo.knobs = knobs;
+      texc::LowerOptions lo = host_lower_options(knobs);
       fs.push_back(texc::lower_op(op, lo));
     }
     texc::CpuTargetOptions t;
@@ -366,8 +378,7 @@ bool measure_qconv(const Options &o, const Workload &w) {
     texc::Program p = texc::compile_source(w.name + "_u8s8.tex", src, fo);
     std::vector<texc::LoweredFunc> fs;
     for (const auto &op : p.ops) {
-      texc::LowerOptions lo;
-      lo.target = "x86";
+      texc::LowerOptions lo = host_lower_options({});
       fs.push_back(texc::lower_op(op, lo));
     }
     if (fs.size() != 1 || fs[0].args.size() != 3) throw std::runtime_error("expected one op conv(X, Wt) -> Y");
