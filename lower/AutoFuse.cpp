@@ -281,11 +281,19 @@ bool fuse_into(ScheduleState& st, const std::string& e_name, const std::string& 
                                                              : std::nullopt;
     if (boxed) {
       nest = *boxed;
-      // When R produced its innermost axis with vector lanes, E consumes it the same way.
+      // When R produced its innermost axis with vector lanes, E consumes it the same way; so too
+      // when an unrolled loop produced it (a register tile written back point by point, as
+      // nn.conv2d_blocked's tile is to NCHW): E's innermost loop then runs along contiguous
+      // elements of its output, and left serial, LLVM vectorized it across the outer axis instead
+      // (conv2d_blocked + bias + ReLU: one 16-lane scatter per column of the tile, a store per
+      // channel plane).
       const Expr& last_axis = r->bindings[r->iter_vars.size() - 1 - reduction_axis_count(r)];
       for (size_t i = first_reduce; i < loops.size(); ++i)
-        if (loops[i]->for_kind == ForKind::Vectorized && uses_var(last_axis, loops[i]->var.get()))
+        if ((loops[i]->for_kind == ForKind::Vectorized || loops[i]->for_kind == ForKind::Unrolled) &&
+            uses_var(last_axis, loops[i]->var.get())) {
           nest = vectorize_innermost_loop(nest);
+          break;
+        }
     } else {
       // R's points per iteration of O are no box (a fused loop split across rows: conv2d_1x1's
       // flattened output plane), or a guard inside O is not one of R's bounds: E follows R's own

@@ -15,7 +15,9 @@
 // regenerated over the region R produces during one iteration of O (bound inference as for
 // compute_at, with domain guards) and inserted in O's body right after the statement that holds
 // R's reduction loops, so R's full tensor is never written (plan_storage then allocates R per
-// iteration of O). This stays correct when the schedule split or reordered R's loops: with a
+// iteration of O). E's innermost loop is vectorized when a vectorized or an unrolled loop inside O
+// produced R's innermost axis (a register tile written back point by point, as conv2d_blocked's
+// is to NCHW): left serial, LLVM vectorized E across its outer axis, a scatter per column. This stays correct when the schedule split or reordered R's loops: with a
 // reduction loop outside some spatial loops, O is the loop around the outermost reduction loop
 // and E iterates over the spatial region inside it. E runs under R's guards on the loops outside
 // O. On a GPU target E's loops are instead a copy of R's spatial loops inside O (thread, vthread

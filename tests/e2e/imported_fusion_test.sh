@@ -4,6 +4,7 @@
 # imported_fusion/*.tex as text, and that every op there still matches the reference interpreter.
 #  - pool_relu, conv_bias_relu, conv_bias_clip, dense_relu: one loop nest, the producer's
 #    intermediate tensor allocated inside it (never whole), none of the carried schedule's loops;
+#    conv_bias_relu's relu vectorized along the conv's register tile columns;
 #    pool_relu emits exactly the loops of the same op with relu written inline;
 #  - relu_alone (a call that stands alone), a reduction whose loops do not allow the fusion
 #    (unfusable), --no-fuse, and a caller schedule naming relu's stage keep the stage in a nest of
@@ -65,6 +66,11 @@ fused pool_relu.tex pool_relu P Y_relu_
 fused conv_bias_relu.tex conv_bias_relu C Y_relu_
 check "conv_bias_relu: the bias add is inlined (no A, no broadcast_add loops)" \
   bash -c "! grep -qE 'allocate A|A_badd_|Y_badd_' '$work/conv_bias_relu.txt'"
+# conv2d_blocked writes its register tile back to NCHW point by point (unrolled loops): relu
+# follows with vectors along the tile's columns (contiguous in Y), not serial loops that LLVM
+# would vectorize across the channels as scatters.
+check "conv_bias_relu: relu stores vectors along the tile's columns" \
+  grep -qE 'Y\[ramp\(.*, 1, 7\)\] = max\(C\[ramp\(' "$work/conv_bias_relu.txt"
 fused conv_bias_clip.tex conv_bias_clip C A_badd_
 fused dense_relu.tex dense_relu D Y_r_
 
