@@ -266,6 +266,12 @@ class Importer {
     return v.tex;
   }
   std::string temp(const std::string& base) { return fresh_name(base); }
+  /// Declares the values const input `tex` is drawn from by `texc run` without weights (" in LO..HI",
+  /// docs/language.md "Input domains"): a variance is not negative.
+  void declare_const_domain(const std::string& tex, const std::string& domain) {
+    for (std::string& decl : param_decls_)
+      if (decl.rfind(tex + ": const ", 0) == 0 && decl.find(" in ") == std::string::npos) decl += domain;
+  }
 
   // ---- layout planning (OnnxImportOptions::blocked_layout; docs/onnx.md "Layouts")
   /// Input k is f32 in the NCHW[x]c layout already (a blocked op produced it).
@@ -592,6 +598,7 @@ void Importer::conv() {
       if (a.name() == "epsilon") eps = double(a.f());
     auto param = [&](int k) { return materialize(values_.at(norm->input(k))); };
     std::string sn = param(1), betan = param(2), meann = param(3), varn = param(4);
+    declare_const_domain(varn, " in 0.0..4.0");  // as nn.batch_norm's var
     std::string m = std::to_string(M);
     std::string scale = temp(out_name + "_bn_scale"), wf = temp(wn + "_bn"), bf = temp(out_name + "_bn_bias");
     emit(scale + "[i0: " + m + "] = " + sn + "[i0] / sqrt(" + varn + "[i0] + " + literal(double(float(eps))) + ")");
@@ -816,6 +823,7 @@ void Importer::batch_norm() {
     // sqrt(var + eps) and t = B - mean * s; with const parameters s and t are computed once, by
     // the prepare function, and the multiply-add joins the convolution's epilogue.
     std::string sn = tensor(1), bn = tensor(2), mn = tensor(3), vn = tensor(4);
+    declare_const_domain(vn, " in 0.0..4.0");  // as nn.batch_norm's var
     std::string s = temp(node_->output(0) + "_scale"), t = temp(node_->output(0) + "_shift");
     emit(s + "[i0: " + std::to_string(C) + "] = " + sn + "[i0] / sqrt(" + vn + "[i0] + " + literal(double(float(eps))) + ")");
     emit(t + "[i0: " + std::to_string(C) + "] = " + bn + "[i0] - " + mn + "[i0] * " + s + "[i0]");
