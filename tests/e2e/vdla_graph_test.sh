@@ -67,7 +67,8 @@ assert devices == ["x86", "vdla", "x86", "vdla", "x86"], devices
 vdla = [k for k in r["kernels"] if k["device"] == "vdla"]
 host = [k for k in r["kernels"] if k["device"] != "vdla"]
 assert all(k["cycles"] > 0 for k in vdla) and r["cycles"] == sum(k["cycles"] for k in vdla), r
-assert abs(r["host_kernels_ms"] - sum(k["ms"] for k in host)) < 1e-6 * max(1, r["host_kernels_ms"]), r
+# each time is printed with 6 significant digits: the sum may differ from the total by their rounding
+assert abs(r["host_kernels_ms"] - sum(k["ms"] for k in host)) <= 1e-5 * (len(host) + 1) * max(1, r["host_kernels_ms"]), r
 assert abs(r["vdla_ms"] - r["cycles"] / 1e5) < 1e-9, r
 assert r["bytes_to_vdla"] == 22528 and r["bytes_from_vdla"] == 4096, r
 assert r["kernels_checked"] == 5, r
