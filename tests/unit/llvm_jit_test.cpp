@@ -197,6 +197,13 @@ TEST_CASE("a strided vector load is a masked load of its span and a shuffle, rea
   CHECK(emit_llvm_ir_unoptimized({f}, CpuTargetOptions{"x86", "haswell", "", 3}).find("masked.gather") != std::string::npos);
 }
 
+/// How many times `what` occurs in `text`.
+static size_t occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 TEST_CASE("an accumulator tile of 7 lanes in a global intermediate is read back with plain loads") {
   // allocate T: f32[7] { T[0..7] = A[0..7];  for k in 1..3: T[0..7] = T[0..7] + A[7k..7k+7];  Out = T }
   // With AVX-512 the 7-lane loads of the input A are masked loads of 8 lanes; the 7-lane loads of
@@ -217,16 +224,11 @@ TEST_CASE("an accumulator tile of 7 lanes in a global intermediate is read back 
   m->call("tile7", {av.data(), o.data()});
   for (int l = 0; l < lanes; ++l) REQUIRE(o[l] == av[l] + av[l + lanes] + av[l + 2 * lanes]);
   std::string ir = emit_llvm_ir_unoptimized({f}, CpuTargetOptions{"x86", "skylake-avx512", "", 3});
-  auto count = [&](const std::string& what) {
-    size_t n = 0;
-    for (size_t at = ir.find(what); at != std::string::npos; at = ir.find(what, at + 1)) ++n;
-    return n;
-  };
-  CHECK(count("= call contract <8 x float> @llvm.masked.load.v8f32") == 2);  // A's two loads
-  CHECK(count("= load <7 x float>") == 2);                                    // T's two
+  CHECK(occurrences(ir, "= call contract <8 x float> @llvm.masked.load.v8f32") == 2);  // A's two loads
+  CHECK(occurrences(ir, "= load <7 x float>") == 2);                                    // T's two
   // The 7-lane store to the output Out is one masked store of 8 lanes; T's stay plain.
-  CHECK(count("call void @llvm.masked.store.v8f32") == 1);
-  CHECK(count("store <7 x float>") == 2);
+  CHECK(occurrences(ir, "call void @llvm.masked.store.v8f32") == 1);
+  CHECK(occurrences(ir, "store <7 x float>") == 2);
   // Without AVX-512: no masked moves at all.
   std::string haswell = emit_llvm_ir_unoptimized({f}, CpuTargetOptions{"x86", "haswell", "", 3});
   CHECK(haswell.find("@llvm.masked.") == std::string::npos);
@@ -250,14 +252,9 @@ TEST_CASE("an output that is itself the accumulator tile keeps plain 7-lane stor
   m->call("acc7", {av.data(), o.data()});
   for (int l = 0; l < lanes; ++l) REQUIRE(o[l] == av[l] + av[l + lanes] + av[l + 2 * lanes]);
   std::string ir = emit_llvm_ir_unoptimized({f}, CpuTargetOptions{"x86", "skylake-avx512", "", 3});
-  auto count = [&](const std::string& what) {
-    size_t n = 0;
-    for (size_t at = ir.find(what); at != std::string::npos; at = ir.find(what, at + 1)) ++n;
-    return n;
-  };
-  CHECK(count("= call contract <8 x float> @llvm.masked.load.v8f32") == 2);  // A's two loads
-  CHECK(count("@llvm.masked.store") == 0);
-  CHECK(count("store <7 x float>") == 2);
+  CHECK(occurrences(ir, "= call contract <8 x float> @llvm.masked.load.v8f32") == 2);  // A's two loads
+  CHECK(occurrences(ir, "@llvm.masked.store") == 0);
+  CHECK(occurrences(ir, "store <7 x float>") == 2);
 }
 
 TEST_CASE("local and heap allocations") {
