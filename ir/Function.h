@@ -47,7 +47,8 @@ struct LoweredFunc {
   std::vector<std::string> doc = {};
   std::vector<AttributeValue> attributes = {};  // the op's attributes, in parameter order
   /// The host entry of a graph of kernels (docs/graph.md): the bytes of the workspace arena it
-  /// allocates on each call for the intermediates (the header's OP_WORKSPACE_BYTES); 0 otherwise.
+  /// allocates on each call for the intermediates (the header's OP_WORKSPACE_BYTES; its
+  /// `<op>_with_workspace` takes them from the caller, ir/CallerWorkspace.h); 0 otherwise.
   int64_t workspace_bytes = 0;
   /// The target it was lowered for when that is not the module's: a host function of an op
   /// compiled for vdla as a graph of VDLA and host kernels (tools/driver/VdlaGraph.h); "" otherwise.

@@ -3,6 +3,8 @@
 #include <stdexcept>
 
 #include "backends/interp/InterpError.h"
+#include "ir/CallerWorkspace.h"
+#include "runtime/texrt.h"
 
 namespace texc {
 
@@ -10,14 +12,27 @@ namespace {
 
 using PackedFn = void (*)(void**);
 
+/// A workspace of texrt_alloc, freed with the executor.
+struct Workspace {
+  explicit Workspace(int64_t bytes) : data(texrt_alloc(bytes)) {}
+  ~Workspace() { texrt_free(data); }
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+  void* data;
+};
+
 class JitExecutor : public Executor {
  public:
-  JitExecutor(std::shared_ptr<JitModule> jit, PackedFn packed, size_t num_inputs)
-      : jit_(std::move(jit)), packed_(packed), num_inputs_(num_inputs) {}
+  /// `workspace_bytes` > 0: `packed` is a graph entry's `<op>_with_workspace` (ir/CallerWorkspace.h),
+  /// called with one workspace, allocated here, in every call.
+  JitExecutor(std::shared_ptr<JitModule> jit, PackedFn packed, size_t num_inputs, int64_t workspace_bytes)
+      : jit_(std::move(jit)), packed_(packed), num_inputs_(num_inputs),
+        workspace_(workspace_bytes > 0 ? std::make_unique<Workspace>(workspace_bytes) : nullptr) {}
 
   CallTimes run(std::vector<Tensor*>& args, int timed_rounds) override {
     std::vector<void*> pointers;
     for (Tensor* t : args) pointers.push_back(t->data());
+    if (workspace_) pointers.push_back(workspace_->data);
     return checked_then_timed(args, num_inputs_, [&] { packed_(pointers.data()); }, timed_rounds);
   }
 
@@ -25,7 +40,20 @@ class JitExecutor : public Executor {
   std::shared_ptr<JitModule> jit_;
   PackedFn packed_;
   size_t num_inputs_;
+  std::unique_ptr<Workspace> workspace_;
 };
+
+/// The executor of `entry` in `jit`: a graph's entry through `<op>_with_workspace` when the module
+/// has it (one workspace for every call, as a caller that keeps one would run it), else `<op>`.
+std::unique_ptr<Executor> executor_of(std::shared_ptr<JitModule> jit, const LoweredFunc& entry, const char* what) {
+  if (std::optional<LoweredFunc> with = caller_workspace_entry(entry)) {
+    if (auto packed = reinterpret_cast<PackedFn>(jit->lookup(with->name + ".packed")))
+      return std::make_unique<JitExecutor>(std::move(jit), packed, count_inputs(entry), entry.workspace_bytes);
+  }
+  auto packed = reinterpret_cast<PackedFn>(jit->lookup(entry.name + ".packed"));
+  if (!packed) throw InterpError(std::string(what) + " has no op named '" + entry.name + "'");
+  return std::make_unique<JitExecutor>(std::move(jit), packed, count_inputs(entry), 0);
+}
 
 }  // namespace
 
@@ -40,9 +68,7 @@ std::unique_ptr<Executor> make_jit_executor(const std::vector<LoweredFunc>& func
   } catch (const std::runtime_error& e) {  // LLJIT could not link the module: this op fails, not texc
     throw InterpError(e.what());
   }
-  auto packed = reinterpret_cast<PackedFn>(jit->lookup(entry.name + ".packed"));
-  if (!packed) throw InterpError("the compiled module has no op named '" + entry.name + "'");
-  return std::make_unique<JitExecutor>(std::move(jit), packed, count_inputs(entry));
+  return executor_of(std::move(jit), entry, "the compiled module");
 }
 
 std::unique_ptr<Executor> make_object_executor(const std::string& object, const LoweredFunc& entry,
@@ -55,9 +81,7 @@ std::unique_ptr<Executor> make_object_executor(const std::string& object, const 
   } catch (const std::runtime_error& e) {
     throw InterpError(e.what());
   }
-  auto packed = reinterpret_cast<PackedFn>(jit->lookup(entry.name + ".packed"));
-  if (!packed) throw InterpError("the shipped object has no op named '" + entry.name + "'");
-  return std::make_unique<JitExecutor>(std::move(jit), packed, count_inputs(entry));
+  return executor_of(std::move(jit), entry, "the shipped object");
 }
 
 }  // namespace texc

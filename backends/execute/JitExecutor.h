@@ -5,7 +5,9 @@
 //
 // The functions are compiled and linked into one module when the executor is made: a module LLJIT
 // cannot link (an extern symbol nobody provides) is an InterpError, and so is an entry the module
-// lacks; an unknown CPU is a TargetOptionError. Parallel loops run on the texrt thread pool.
+// lacks; an unknown CPU is a TargetOptionError. Parallel loops run on the texrt thread pool. The
+// entry of a graph of kernels runs as `<op>_with_workspace` (ir/CallerWorkspace.h) on one workspace
+// the executor allocates when it is made, so its calls (checked and timed) allocate no arena.
 #pragma once
 #include <map>
 #include <memory>

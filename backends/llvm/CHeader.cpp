@@ -11,6 +11,7 @@
 #include "backends/llvm/CodeGenNVPTX.h"
 #include "backends/llvm/CudaBackend.h"
 #include "backends/llvm/LLVMBackend.h"
+#include "ir/CallerWorkspace.h"
 #include "ir/Diagnostics.h"
 #include "ir/IRPrinter.h"
 #include "ir/SymbolNames.h"
@@ -175,15 +176,22 @@ std::string header(const std::vector<LoweredFunc>& funcs, bool cuda) {
     if (any_f16) os << "//   f16 elements are IEEE binary16 values passed as their uint16_t bits.\n";
     for (size_t i = 0; i < func.args.size(); ++i) shape_macros(os, func, i, macro_prefixes);
     attribute_macros(os, func, macro_prefixes);
+    std::optional<LoweredFunc> with_workspace = caller_workspace_entry(func);
+    const std::string bytes_macro = upper(op_symbol(func.name) + "_WORKSPACE_BYTES");
+    const std::string alignment_macro = upper(op_symbol(func.name) + "_WORKSPACE_ALIGNMENT");
     if (func.workspace_bytes > 0) {
-      std::string macro = upper(op_symbol(func.name) + "_WORKSPACE_BYTES");
-      if (macro_prefixes.insert(macro).second) os << "#define " << macro << " " << func.workspace_bytes << "\n";
+      if (macro_prefixes.insert(bytes_macro).second)
+        os << "#define " << bytes_macro << " " << func.workspace_bytes << "\n";
+      if (with_workspace && macro_prefixes.insert(alignment_macro).second)
+        os << "#define " << alignment_macro << " " << kCallerWorkspaceAlignment << "\n";
     }
     if (cuda && func.kind == FunctionKind::Host) {  // a graph's host entry (ir/KernelCalls.h)
       os << "//   Launches its kernels in order, one after the other"
          << (func.workspace_bytes > 0 ? ", the intermediates in a workspace of device memory it allocates on each call"
                                       : "")
          << ".\n//   All pointers are device pointers. Returns 0 or a TEXRT_CUDA_ error code.\n";
+    } else if (!cuda && with_workspace) {
+      os << "//   Allocates its workspace of " << bytes_macro << " bytes on each call.\n";
     } else if (cuda) {
       os << "//   launch:";
       for (const auto& extent : func.launch.thread_extents) os << " " << extent.tag << "=" << to_string(extent.extent);
@@ -191,13 +199,24 @@ std::string header(const std::vector<LoweredFunc>& funcs, bool cuda) {
         os << ", " << shared << " bytes of dynamic shared memory";
       os << "\n//   All pointers are device pointers. Returns 0 or a TEXRT_CUDA_ error code.\n";
     }
-    os << (cuda ? "int " : "void ") << op_symbol(func.name) << "(";
-    for (size_t i = 0; i < func.args.size(); ++i) {
-      const Buffer& b = func.args[i];
-      os << (i ? ", " : "") << (b->role == BufferRole::Input ? "const " : "") << c_type_name(b->dtype) << "* "
-         << c_parameter_name(c_identifier(b->name));
+    auto declare = [&](const std::string& symbol, bool workspace_parameter) {
+      os << (cuda ? "int " : "void ") << symbol << "(";
+      for (size_t i = 0; i < func.args.size(); ++i) {
+        const Buffer& b = func.args[i];
+        os << (i ? ", " : "") << (b->role == BufferRole::Input ? "const " : "") << c_type_name(b->dtype) << "* "
+           << c_parameter_name(c_identifier(b->name));
+      }
+      os << (workspace_parameter ? ", void* workspace" : "") << ");\n";
+    };
+    declare(op_symbol(func.name), false);
+    if (with_workspace) {  // ir/CallerWorkspace.h
+      os << "//   " << func.name << " with the caller's workspace" << (cuda ? " in device memory" : "") << ": at least "
+         << bytes_macro << " bytes aligned to " << alignment_macro << ",\n"
+         << "//   overlapping no other argument. It allocates "
+         << (cuda ? "nothing (launches only)" : "no workspace (a kernel's own scratch buffer over 64 KB is still its own)")
+         << ".\n//   Nothing is kept in the workspace between calls: one buffer serves every call, one call at a time.\n";
+      declare(op_symbol(with_workspace->name), true);
     }
-    os << ");\n";
   }
   os << "\n#ifdef __cplusplus\n"
      << "}  // extern \"C\"\n"

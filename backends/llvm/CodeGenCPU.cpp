@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "backends/llvm/UsedSymbols.h"
+#include "ir/CallerWorkspace.h"
 #include "ir/Diagnostics.h"
 #include "ir/IRVisitor.h"
 
@@ -248,7 +249,11 @@ bool CodeGenCPU::has_masked_loads(Type elem) const {
 std::unique_ptr<llvm::Module> codegen_cpu(const std::vector<LoweredFunc>& funcs, llvm::LLVMContext& context,
                                           llvm::TargetMachine& target_machine, const CodeGenOptions& options) {
   CodeGenCPU codegen(context, target_machine, funcs.empty() ? "texc" : funcs[0].name, options);
-  for (const LoweredFunc& func : funcs) codegen.add_function(func);
+  for (const LoweredFunc& func : funcs) {
+    codegen.add_function(func);
+    // A graph's entry also with the caller's workspace (ir/CallerWorkspace.h).
+    if (std::optional<LoweredFunc> with_workspace = caller_workspace_entry(func)) codegen.add_function(*with_workspace);
+  }
   return codegen.finish();
 }
 

@@ -59,7 +59,7 @@ class CodeGenCPU : public CodeGenLLVM {
 };
 
 /// Builds the module for `funcs` (host functions), with the target machine's triple, data layout,
-/// CPU and features.
+/// CPU and features. A graph's host entry comes with `<op>_with_workspace` (ir/CallerWorkspace.h).
 std::unique_ptr<llvm::Module> codegen_cpu(const std::vector<LoweredFunc>& funcs, llvm::LLVMContext& context,
                                           llvm::TargetMachine& target_machine, const CodeGenOptions& options = {});
 

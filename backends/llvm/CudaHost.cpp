@@ -8,7 +8,8 @@
 //                           {grid x, y, z}, {block x, y, z}, dynamic shared bytes, %args)
 //   }
 // The host entry of an op compiled as a graph of kernels (ir/KernelCalls.h) calls those functions
-// in order, its intermediates in a workspace from texrt_cuda_alloc (add_graph_entry).
+// in order, its intermediates in a workspace from texrt_cuda_alloc (add_graph_entry), and
+// `<op>_with_workspace` on the caller's device workspace (ir/CallerWorkspace.h).
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
@@ -26,6 +27,7 @@
 #include "backends/llvm/CpuTargetMachine.h"
 #include "backends/llvm/CudaBackend.h"
 #include "backends/llvm/LLVMBackend.h"
+#include "ir/CallerWorkspace.h"
 #include "ir/Diagnostics.h"
 #include "ir/KernelCalls.h"
 #include "ir/SymbolNames.h"
@@ -107,16 +109,22 @@ void add_host_function(llvm::Module& module, llvm::IRBuilder<>& b, const Lowered
 /// returns the code (0 when every launch succeeded).
 ///   define i32 @op(ptr %X, ..., ptr %Y) {
 ///     %ws = alloca ptr; %rc = texrt_cuda_alloc(%ws, BYTES); if %rc goto done
-///     %rc = @op_k0(%X, ws + 0, ...); if %rc goto done ... 
+///     %rc = @op_k0(%X, ws + 0, ...); if %rc goto done ...
 ///   done: texrt_cuda_free(ws); ret %rc }
-void add_graph_entry(llvm::Module& module, llvm::IRBuilder<>& b, const LoweredFunc& func, const KernelCalls& calls) {
+/// With `caller_workspace`, `@op_with_workspace(ptr %X, ..., ptr %Y, ptr %workspace)`
+/// (ir/CallerWorkspace.h): the same calls on the caller's device workspace, nothing allocated or
+/// freed.
+void add_graph_entry(llvm::Module& module, llvm::IRBuilder<>& b, const LoweredFunc& func, const KernelCalls& calls,
+                     bool caller_workspace) {
   llvm::LLVMContext& context = module.getContext();
   llvm::PointerType* ptr = llvm::PointerType::get(context, 0);
-  std::vector<llvm::Type*> params(func.args.size(), ptr);
+  std::vector<llvm::Type*> params(func.args.size() + (caller_workspace ? 1 : 0), ptr);
+  std::string symbol = op_symbol(caller_workspace ? caller_workspace_entry_name(func.name) : func.name);
   auto* fn = llvm::Function::Create(llvm::FunctionType::get(b.getInt32Ty(), params, false),
-                                    llvm::GlobalValue::ExternalLinkage, op_symbol(func.name), module);
+                                    llvm::GlobalValue::ExternalLinkage, symbol, module);
   fn->addFnAttr(llvm::Attribute::NoUnwind);
   for (size_t i = 0; i < func.args.size(); ++i) fn->getArg(unsigned(i))->setName(func.args[i]->name);
+  const bool allocates = calls.workspace_bytes > 0 && !caller_workspace;
   b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", fn));
   llvm::BasicBlock* done = llvm::BasicBlock::Create(context, "done", fn);
   llvm::Value* result = b.CreateAlloca(b.getInt32Ty(), nullptr, "rc");
@@ -129,14 +137,20 @@ void add_graph_entry(llvm::Module& module, llvm::IRBuilder<>& b, const LoweredFu
     b.SetInsertPoint(next);
   };
   llvm::FunctionCallee free_workspace;
-  if (calls.workspace_bytes > 0) {
+  if (allocates) {
     llvm::FunctionCallee alloc = module.getOrInsertFunction(
         "texrt_cuda_alloc", llvm::FunctionType::get(b.getInt32Ty(), {ptr, b.getInt64Ty()}, false));
     free_workspace = module.getOrInsertFunction("texrt_cuda_free",
                                                 llvm::FunctionType::get(b.getInt32Ty(), {ptr}, false));
     check(b.CreateCall(alloc, {workspace_slot, b.getInt64(uint64_t(calls.workspace_bytes))}), "allocated");
   }
-  llvm::Value* workspace = calls.workspace_bytes > 0 ? b.CreateLoad(ptr, workspace_slot, "workspace") : nullptr;
+  llvm::Value* workspace = nullptr;
+  if (caller_workspace) {
+    workspace = fn->getArg(unsigned(func.args.size()));
+    workspace->setName("workspace");
+  } else if (allocates) {
+    workspace = b.CreateLoad(ptr, workspace_slot, "workspace");
+  }
   for (const KernelCall& call : calls.calls) {
     llvm::Function* kernel = module.getFunction(op_symbol(call.kernel));
     TEXC_CHECK(kernel && kernel->arg_size() == call.args.size())
@@ -149,7 +163,7 @@ void add_graph_entry(llvm::Module& module, llvm::IRBuilder<>& b, const LoweredFu
   }
   b.CreateBr(done);
   b.SetInsertPoint(done);
-  if (calls.workspace_bytes > 0) {
+  if (allocates) {
     llvm::Value* freed = b.CreateCall(free_workspace, {b.CreateLoad(ptr, workspace_slot)});
     llvm::Value* code = b.CreateLoad(b.getInt32Ty(), result);
     // A launch's error first; else the free's.
@@ -193,7 +207,10 @@ void write_cuda_host_object(const std::vector<LoweredFunc>& funcs, const CudaTar
   llvm::FunctionCallee launch = module.getOrInsertFunction("texrt_cuda_launch", launch_type);
   for (const LoweredFunc& func : kernels) add_host_function(module, b, func, ptx, module_cache, launch);
   for (const LoweredFunc& func : funcs)
-    if (std::optional<KernelCalls> calls = kernel_calls(func)) add_graph_entry(module, b, func, *calls);
+    if (std::optional<KernelCalls> calls = kernel_calls(func)) {
+      add_graph_entry(module, b, func, *calls, false);
+      if (caller_workspace_entry(func)) add_graph_entry(module, b, func, *calls, true);
+    }
 
   std::string errors;
   llvm::raw_string_ostream error_stream(errors);

@@ -6,7 +6,8 @@
 // are the ones the op had as one kernel. The intermediates live in one workspace arena, a u8
 // buffer allocated around the calls (LLVM: on the stack when small, else texrt_alloc), each at its
 // offset of plan_workspace (PlanWorkspace.h: placed by liveness, with reuse); workspace_bytes is the
-// arena's size.
+// arena's size. The backends also compile it as `<op>_with_workspace`, the arena a caller's
+// (ir/CallerWorkspace.h).
 #pragma once
 #include <vector>
 

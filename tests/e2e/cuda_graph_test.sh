@@ -12,7 +12,9 @@
 #    launches the 7 kernels in order with each kernel's grid and block from the header, every run;
 #    the compiled entry in net.o, called from C, allocates the workspace with texrt_cuda_alloc,
 #    launches the kernels in order through texrt_cuda_launch (the second reads the workspace at
-#    offset 0), frees the workspace, and stops at a failing kernel with its error code.
+#    offset 0), frees the workspace, and stops at a failing kernel with its error code;
+#    small_cnn_with_workspace, called twice on a caller's device workspace, launches the kernels in
+#    order each time (the second reading the caller's workspace) and allocates nothing.
 # usage: cuda_graph_test.sh TEXC REPO_ROOT SHIM_DIR [LIBTEXRT_A [EXTRA_LINK_FLAGS]]
 set -u
 texc=$(realpath "$1")
@@ -119,6 +121,20 @@ if [ -n "$texrt" ] && command -v "$cc" >/dev/null; then
       test "$out" = "5 kernel small_cnn_k0 failed: an illegal memory access was encountered"
     check "after a failing kernel: one launch, the workspace freed" \
       test "$(grep -c '^cuLaunchKernel' "$work/calls.log")$(grep -c '^cuMemFree_v2' "$work/calls.log")" = 11
+    # The caller's workspace (ir/CallerWorkspace.h): small_cnn_with_workspace twice on 0xC0000000.
+    check "the header declares small_cnn_with_workspace" \
+      grep -q '^int small_cnn_with_workspace(const float\* X, .*float\* Y, void\* workspace);' "$work/net.h"
+    check "the header defines SMALL_CNN_WORKSPACE_ALIGNMENT 64" grep -q '^#define SMALL_CNN_WORKSPACE_ALIGNMENT 64$' "$work/net.h"
+    rm -f "$work/calls.log"
+    out=$("$work/driver" workspace 2>&1)
+    check "net.o's small_cnn_with_workspace() returns 0 twice ($out)" test "$out" = "0 success"
+    check "small_cnn_with_workspace allocates and frees no device memory" \
+      test "$(grep -c '^cuMemAlloc\|^cuMemFree' "$work/calls.log")" = 0
+    grep '^cuLaunchKernel' "$work/calls.log" | sed -E 's/^cuLaunchKernel (grid=[^ ]+ block=[^ ]+).*/\1/' > "$work/launched"
+    cat "$work/launches" "$work/launches" > "$work/expected"
+    check "small_cnn_with_workspace launches the 7 kernels in order, twice" cmp -s "$work/expected" "$work/launched"
+    check "small_cnn_k1 reads A1 at offset 0 of the caller's workspace, in both calls" \
+      test "$(grep '^cuLaunchKernel' "$work/calls.log" | sed -n '2p;9p' | grep -c ' param0=0xc0000000$')" = 2
   else
     echo "FAIL: the C program with net.o and libtexrt.a does not build:"
     sed 's/^/    /' "$work/cc.log"

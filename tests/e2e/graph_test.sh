@@ -6,6 +6,8 @@
 #    --check full and --check none too; on vdla it stays one kernel and --emit graph says so (the
 #    GPU targets' graphs: cuda_graph_test.sh);
 #  - a C program calls the compiled entry and the kernels one by one: the same output, bit for bit;
+#  - the caller's workspace: small_cnn_with_workspace from C on x86 and arm (qemu), no allocation,
+#    texc run's output (graph/caller_workspace.c);
 #  - graph/resnet_block.tex (ResNet basic block, 56x56x64) passes on x86 as 2 kernels;
 #  - graph/const_net.tex: const weights re-laid out in the prepare function, the rest a graph of two
 #    kernels, on interp, x86 and arm;
@@ -96,6 +98,35 @@ if "$texc" "$net" --target x86 -D S=16 -o "$work/net" &&
 else
   echo "FAIL: the C entry against its kernels"
   failures=$((failures + 1))
+fi
+
+# The caller's workspace (graph/caller_workspace.c): small_cnn_with_workspace twice on the
+# program's buffer and small_cnn give texc run's output (--save-io), the first allocating nothing
+# (malloc & co. counted), on x86 and on arm under qemu. S=64: a workspace of 160 KB, which
+# small_cnn allocates (over 64 KB), so the counter is seen to count.
+expect 0 '#define SMALL_CNN_WORKSPACE_ALIGNMENT 64' -- "$net" --target x86 -D S=16 --emit header -o -
+expect 0 'void small_cnn_with_workspace\(const float\* X, .*, float\* Y, void\* workspace\);' -- \
+  "$net" --target x86 -D S=16 --emit header -o -
+expect 0 'small_cnn +x86 +PASS' -- run "$net" --target x86 -D S=64 --save-io "$work/io"
+# caller_workspace ARCH CC RUNNER TEXRT
+caller_workspace() {
+  local arch=$1 cc=$2 runner=$3 rt=$4
+  mkdir -p "$work/$arch"
+  if "$texc" "$net" --target "$arch" -D S=64 -o "$work/$arch/net" &&
+     "$cc" -std=c11 -O1 -Wall -Werror -I "$work/$arch" "$root/tests/e2e/graph/caller_workspace.c" "$work/$arch/net.o" \
+       "$rt" -lstdc++ -lpthread -lm -o "$work/$arch/caller_workspace" &&
+     $runner "$work/$arch/caller_workspace" "$work/io"; then
+    echo "ok: the caller's workspace ($arch)"
+  else
+    echo "FAIL: the caller's workspace ($arch)"
+    failures=$((failures + 1))
+  fi
+}
+caller_workspace x86 cc "" "$texrt"
+if $have_arm && [ -n "${4:-}" ] && [ -f "$4" ]; then
+  caller_workspace arm aarch64-linux-gnu-gcc "qemu-aarch64 -L /usr/aarch64-linux-gnu" "$(realpath "$4")"
+else
+  echo "skip: the caller's workspace on arm (no qemu-aarch64, cross compiler or aarch64 libtexrt.a)"
 fi
 
 expect 0 'resnet_block +x86 +PASS .*2 kernels checked on their own inputs' -- run "$root/tests/e2e/graph/resnet_block.tex" --target x86

@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -15,13 +16,23 @@
 
 #include "backends/execute/Executor.h"
 #include "backends/execute/Isolate.h"
+#include "backends/execute/JitExecutor.h"
 #include "backends/interp/InterpError.h"
 #include "tools/driver/Module.h"
 #include "tools/driver/TuningRunner.h"
+#include "runtime/texrt.h"
 
 using namespace texc;
 
 namespace {
+
+/// texrt_alloc and texrt_free of the JIT-compiled code in one test, counted.
+std::atomic<int> g_compiled_allocations{0};
+extern "C" void* counting_alloc(int64_t bytes) {
+  g_compiled_allocations.fetch_add(1);
+  return texrt_alloc(bytes);
+}
+extern "C" void counting_free(void* p) { texrt_free(p); }
 
 /// Spins for `us` microseconds.
 void busy_wait_us(double us) {
@@ -181,4 +192,44 @@ TEST_CASE("texc run's executor and texc tune's runner execute an op the same way
       max_err = std::max(max_err, double(std::fabs(got[e] - want[e])) / (std::fabs(want[e]) + 1.0));
     CHECK(max_err < 1e-5);
   }
+}
+
+TEST_CASE("the x86 executor runs a graph's entry on one workspace of its own (ir/CallerWorkspace.h)") {
+  // examples/10_network.tex at S=64: a workspace of 160 KB, which the entry small_cnn allocates with
+  // texrt_alloc on each call (over 64 KB); the executor calls small_cnn_with_workspace instead.
+  CompileOptions options;
+  options.target = "x86";
+  options.stdlib_dir = TEXC_TEST_STDLIB_DIR;
+  options.defines["S"] = 64;
+  Module module = compile(ProgramSource::file(std::string(TEXC_TEST_STDLIB_DIR) + "/../examples/10_network.tex"), options);
+  const std::vector<LoweredFunc>& funcs = module.op("small_cnn").functions;
+  REQUIRE(funcs.back().workspace_bytes > 64 * 1024);
+  std::vector<Tensor> args = module.arguments("small_cnn");
+  for (size_t i = 0; i + 1 < args.size(); ++i) args[i].fill_random(unsigned(i + 1));
+  std::vector<Tensor*> pointers;
+  for (Tensor& t : args) pointers.push_back(&t);
+  const std::map<std::string, void*> counting = {{"texrt_alloc", reinterpret_cast<void*>(&counting_alloc)},
+                                                 {"texrt_free", reinterpret_cast<void*>(&counting_free)}};
+
+  g_compiled_allocations = 0;
+  std::unique_ptr<Executor> executor = make_jit_executor(funcs, CpuTargetOptions{}, counting);
+  CallTimes times = executor->run(pointers, 3);
+  CHECK(times.times_ms.size() == 3);
+  CHECK(g_compiled_allocations == 0);  // no call allocated a workspace
+  std::vector<uint8_t> executed(static_cast<const uint8_t*>(args.back().data()),
+                                static_cast<const uint8_t*>(args.back().data()) + args.back().num_bytes());
+
+  // The plain entry, through the same JIT: it allocates (the counter counts), the same output.
+  std::unique_ptr<JitModule> jit = JitModule::create(funcs, CpuTargetOptions{}, counting);
+  std::vector<void*> raw;
+  for (Tensor& t : args) raw.push_back(t.data());
+  std::memset(args.back().data(), 0, size_t(args.back().num_bytes()));
+  jit->call("small_cnn", raw);
+  CHECK(g_compiled_allocations == 1);
+  CHECK(std::memcmp(executed.data(), args.back().data(), executed.size()) == 0);
+
+  // Module::run (texc run's path, in a child process) gives the same output too.
+  std::memset(args.back().data(), 0, size_t(args.back().num_bytes()));
+  module.run("small_cnn", pointers, 2);
+  CHECK(std::memcmp(executed.data(), args.back().data(), executed.size()) == 0);
 }

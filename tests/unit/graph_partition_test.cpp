@@ -13,6 +13,7 @@
 #include "backends/interp/ReferenceInterpreter.h"
 #include "backends/interp/RunOp.h"
 #include "frontend/Frontend.h"
+#include "ir/CallerWorkspace.h"
 #include "ir/KernelCalls.h"
 #include "lower/graph/GraphEntry.h"
 #include "lower/graph/GraphOps.h"
@@ -255,6 +256,57 @@ TEST_CASE("a graph's host entry read back as its kernel calls (ir/KernelCalls.h)
   LoweredFunc loops = entry;
   loops.body = Evaluate::make(make_int(0));
   CHECK(!kernel_calls(loops));
+}
+
+TEST_CASE("a graph's host entry with the caller's workspace (ir/CallerWorkspace.h)") {
+  OpDef op = compile_op(kBlock);
+  GraphOps g = split_graph(op, partition_graph(op, "cuda"));
+  REQUIRE(g.kernels.size() == 2);
+  std::vector<LoweredFunc> kernels(2);
+  kernels[0].name = g.kernels[0].op.name;
+  kernels[1].name = g.kernels[1].op.name;
+  LoweredFunc entry = make_graph_entry(op, g, kernels);
+  REQUIRE(entry.workspace_bytes > 0);
+  std::optional<LoweredFunc> with = caller_workspace_entry(entry);
+  REQUIRE(with);
+  CHECK(with->name == "block_with_workspace");
+  REQUIRE(with->args.size() == entry.args.size() + 1);
+  const Buffer& workspace = with->args.back();
+  CHECK(workspace->name == "workspace");
+  CHECK(workspace->role == BufferRole::Output);  // the kernels write it
+  CHECK(workspace->dtype == UInt(8));
+  CHECK(is_const_int(workspace->shape[0], entry.workspace_bytes));
+  CHECK(with->arg_dims.back() == std::vector<int64_t>{entry.workspace_bytes});
+  CHECK(!with->body->as<Allocate>());  // nothing allocated
+  // The same calls, the workspace's now the last argument's at the same offsets.
+  std::optional<KernelCalls> calls = kernel_calls(entry);
+  std::optional<KernelCalls> with_calls = kernel_calls(*with);
+  REQUIRE(calls);
+  REQUIRE(with_calls);
+  CHECK(with_calls->workspace_bytes == 0);
+  REQUIRE(with_calls->calls.size() == calls->calls.size());
+  const int last = int(entry.args.size());
+  for (size_t c = 0; c < calls->calls.size(); ++c) {
+    CHECK(with_calls->calls[c].kernel == calls->calls[c].kernel);
+    REQUIRE(with_calls->calls[c].args.size() == calls->calls[c].args.size());
+    for (size_t a = 0; a < calls->calls[c].args.size(); ++a) {
+      const KernelCallArg& before = calls->calls[c].args[a];
+      const KernelCallArg& after = with_calls->calls[c].args[a];
+      if (before.arg >= 0) {
+        CHECK(after.arg == before.arg);
+      } else {
+        CHECK(after.arg == last);
+        CHECK(before.workspace_offset == 0);  // block's one intermediate, A1, at offset 0
+      }
+    }
+  }
+  // A function without a workspace has none to take.
+  LoweredFunc loops = entry;
+  loops.body = Evaluate::make(make_int(0));
+  CHECK(!caller_workspace_entry(loops));
+  LoweredFunc none = entry;
+  none.workspace_bytes = 0;
+  CHECK(!caller_workspace_entry(none));
 }
 
 TEST_CASE("injective stages before a reduction fuse into it; one group stays one") {

@@ -3,19 +3,31 @@
    libcuda.so.1 stand-in (fake_libcuda.c). The entry allocates its workspace with texrt_cuda_alloc
    and launches its kernels through texrt_cuda_launch; the pointers are made-up device addresses
    the stand-in never dereferences. Prints the return code and texrt_cuda_error_message, and exits
-   with the code. */
+   with the code. With the argument `workspace`: small_cnn_with_workspace twice instead, on the
+   made-up device workspace 0xC0000000 (ir/CallerWorkspace.h), stopping at the first error. */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "net.h"
 
 #define DEVICE(type, address) ((type*)(uintptr_t)(address))
 
-int main(void) {
-  int code = small_cnn(DEVICE(const float, 0xA0000000u), DEVICE(const float, 0xA1000000u),
-                       DEVICE(const float, 0xA2000000u), DEVICE(const float, 0xA3000000u),
-                       DEVICE(const float, 0xA4000000u), DEVICE(const float, 0xA5000000u),
-                       DEVICE(const float, 0xA6000000u), DEVICE(float, 0xB0000000u));
+int main(int argc, char** argv) {
+  int caller_workspace = argc > 1 && strcmp(argv[1], "workspace") == 0;
+  int code = 0;
+  for (int call = 0; call < (caller_workspace ? 2 : 1) && code == 0; ++call) {
+    const float* X = DEVICE(const float, 0xA0000000u);
+    const float* W1 = DEVICE(const float, 0xA1000000u);
+    const float* B1 = DEVICE(const float, 0xA2000000u);
+    const float* W2 = DEVICE(const float, 0xA3000000u);
+    const float* B2 = DEVICE(const float, 0xA4000000u);
+    const float* W3 = DEVICE(const float, 0xA5000000u);
+    const float* B3 = DEVICE(const float, 0xA6000000u);
+    float* Y = DEVICE(float, 0xB0000000u);
+    code = caller_workspace ? small_cnn_with_workspace(X, W1, B1, W2, B2, W3, B3, Y, DEVICE(void, 0xC0000000u))
+                            : small_cnn(X, W1, B1, W2, B2, W3, B3, Y);
+  }
   printf("%d %s\n", code, texrt_cuda_error_message(code));
   return code;
 }

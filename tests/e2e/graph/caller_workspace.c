@@ -1,0 +1,131 @@
+/* The caller's workspace (ir/CallerWorkspace.h, docs/graph.md) of examples/10_network.tex compiled
+ * with a workspace larger than 64 KB (-D S=64: the plain entry allocates it with texrt_alloc):
+ *  - small_cnn_with_workspace called twice on this program's buffer (filled with NaN bytes between
+ *    the calls: nothing is kept in it) and small_cnn (allocating) give the same output bit for
+ *    bit, and that output is `texc run`'s (checked against the reference) within 1e-5;
+ *  - small_cnn_with_workspace allocates nothing: malloc, calloc, realloc, aligned_alloc,
+ *    posix_memalign and memalign are counted (this program's definitions over glibc's, which
+ *    texrt_alloc's aligned_alloc binds to), and the count is 0 during its calls; the same counter
+ *    sees small_cnn allocate its workspace (so it counts what it should).
+ * usage: caller_workspace DIR, with DIR/small_cnn.NAME.npy written by `texc run --save-io DIR`. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "net.h"
+
+/* glibc's allocator under its exported names. */
+extern void* __libc_malloc(size_t);
+extern void* __libc_calloc(size_t, size_t);
+extern void* __libc_realloc(void*, size_t);
+extern void* __libc_memalign(size_t, size_t);
+
+static atomic_long allocations;
+
+void* malloc(size_t n) {
+  atomic_fetch_add(&allocations, 1);
+  return __libc_malloc(n);
+}
+void* calloc(size_t n, size_t size) {
+  atomic_fetch_add(&allocations, 1);
+  return __libc_calloc(n, size);
+}
+void* realloc(void* p, size_t n) {
+  atomic_fetch_add(&allocations, 1);
+  return __libc_realloc(p, n);
+}
+void* aligned_alloc(size_t alignment, size_t n) {
+  atomic_fetch_add(&allocations, 1);
+  return __libc_memalign(alignment, n);
+}
+void* memalign(size_t alignment, size_t n) {
+  atomic_fetch_add(&allocations, 1);
+  return __libc_memalign(alignment, n);
+}
+int posix_memalign(void** p, size_t alignment, size_t n) {
+  atomic_fetch_add(&allocations, 1);
+  *p = __libc_memalign(alignment, n);
+  return *p ? 0 : 12 /* ENOMEM */;
+}
+
+/* An f32 .npy file of `count` elements into `out`; 0 when it is not one. */
+static int read_npy(const char* dir, const char* name, float* out, long count) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/small_cnn.%s.npy", dir, name);
+  FILE* f = fopen(path, "rb");
+  if (!f) return fprintf(stderr, "cannot open %s\n", path), 0;
+  unsigned char head[12];
+  int ok = fread(head, 1, 10, f) == 10 && memcmp(head, "\x93NUMPY", 6) == 0;
+  long header_bytes = 0;
+  if (ok && head[6] == 1) header_bytes = head[8] | (head[9] << 8);
+  else if (ok && fread(head + 10, 1, 2, f) == 2) header_bytes = head[8] | (head[9] << 8) | (head[10] << 16) | ((long)head[11] << 24);
+  char header[4096];
+  ok = ok && header_bytes > 0 && header_bytes < (long)sizeof header && fread(header, 1, (size_t)header_bytes, f) == (size_t)header_bytes;
+  if (ok) header[header_bytes] = 0;
+  ok = ok && strstr(header, "'<f4'") && strstr(header, "'fortran_order': False");
+  ok = ok && fread(out, sizeof(float), (size_t)count, f) == (size_t)count && fgetc(f) == EOF;
+  fclose(f);
+  if (!ok) fprintf(stderr, "%s is not an f32 .npy of %ld elements\n", path, count);
+  return ok;
+}
+
+static float X[SMALL_CNN_X_SIZE], W1[SMALL_CNN_W1_SIZE], B1[SMALL_CNN_B1_SIZE], W2[SMALL_CNN_W2_SIZE],
+    B2[SMALL_CNN_B2_SIZE], W3[SMALL_CNN_W3_SIZE], B3[SMALL_CNN_B3_SIZE], expected[SMALL_CNN_Y_SIZE];
+static float Y1[SMALL_CNN_Y_SIZE], Y2[SMALL_CNN_Y_SIZE], Y3[SMALL_CNN_Y_SIZE];
+
+int main(int argc, char** argv) {
+  if (argc != 2) return fprintf(stderr, "usage: %s DIR\n", argv[0]), 2;
+  const char* dir = argv[1];
+  if (!read_npy(dir, "X", X, SMALL_CNN_X_SIZE) || !read_npy(dir, "W1", W1, SMALL_CNN_W1_SIZE) ||
+      !read_npy(dir, "B1", B1, SMALL_CNN_B1_SIZE) || !read_npy(dir, "W2", W2, SMALL_CNN_W2_SIZE) ||
+      !read_npy(dir, "B2", B2, SMALL_CNN_B2_SIZE) || !read_npy(dir, "W3", W3, SMALL_CNN_W3_SIZE) ||
+      !read_npy(dir, "B3", B3, SMALL_CNN_B3_SIZE) || !read_npy(dir, "Y", expected, SMALL_CNN_Y_SIZE))
+    return 2;
+  if (SMALL_CNN_WORKSPACE_BYTES <= 64 * 1024 || SMALL_CNN_WORKSPACE_ALIGNMENT != 64)
+    return printf("FAIL: expected a workspace over 64 KB aligned to 64, not %d aligned to %d\n",
+                  SMALL_CNN_WORKSPACE_BYTES, SMALL_CNN_WORKSPACE_ALIGNMENT), 1;
+  void* workspace = aligned_alloc(SMALL_CNN_WORKSPACE_ALIGNMENT, SMALL_CNN_WORKSPACE_BYTES);
+  small_cnn(X, W1, B1, W2, B2, W3, B3, Y3); /* starts the thread pool (which allocates once) */
+
+  memset(workspace, 0xff, SMALL_CNN_WORKSPACE_BYTES); /* NaNs: the entry must write before it reads */
+  atomic_store(&allocations, 0);
+  small_cnn_with_workspace(X, W1, B1, W2, B2, W3, B3, Y1, workspace);
+  long first = atomic_load(&allocations);
+  memset(workspace, 0xff, SMALL_CNN_WORKSPACE_BYTES);
+  atomic_store(&allocations, 0);
+  small_cnn_with_workspace(X, W1, B1, W2, B2, W3, B3, Y2, workspace);
+  long second = atomic_load(&allocations);
+  atomic_store(&allocations, 0);
+  small_cnn(X, W1, B1, W2, B2, W3, B3, Y3);
+  long plain = atomic_load(&allocations);
+  free(workspace);
+
+  int failures = 0;
+  if (first != 0 || second != 0) {
+    printf("FAIL: small_cnn_with_workspace allocated (%ld, then %ld allocations)\n", first, second);
+    ++failures;
+  }
+  if (plain < 1) {
+    printf("FAIL: small_cnn allocated nothing: the counter does not see its workspace\n");
+    ++failures;
+  }
+  if (memcmp(Y1, Y3, sizeof Y1) != 0 || memcmp(Y2, Y3, sizeof Y2) != 0) {
+    printf("FAIL: the outputs of small_cnn_with_workspace (twice) and small_cnn differ\n");
+    ++failures;
+  }
+  for (int i = 0; i < SMALL_CNN_Y_SIZE; ++i) {
+    if (!(fabsf(Y1[i] - expected[i]) <= 1e-5f + 1e-5f * fabsf(expected[i]))) {
+      printf("FAIL: Y[%d] = %.9g, texc run's %.9g\n", i, Y1[i], expected[i]);
+      ++failures;
+      break;
+    }
+  }
+  if (failures) return 1;
+  printf("PASS: small_cnn_with_workspace x2 == small_cnn == texc run's output; %ld allocation(s) in small_cnn, none "
+         "with the caller's workspace\n", plain);
+  return 0;
+}
