@@ -46,7 +46,9 @@ double flops_of(const Expr& e) {
     }
     case ExprKind::Select: {
       auto* s = e->as<Select>();
-      return flops_of(s->cond) + std::max(flops_of(s->true_value), flops_of(s->false_value));
+      // The condition is control, not data: the index arithmetic of a padding or bounds test
+      // (`oy * 2 + ry >= 1`) is no FLOP, as the index arithmetic of a load is none.
+      return std::max(flops_of(s->true_value), flops_of(s->false_value));
     }
     case ExprKind::Cast: return flops_of(e->as<Cast>()->value);
     case ExprKind::Not: return flops_of(e->as<Not>()->a);

@@ -11,6 +11,7 @@
 #include "ir/ConstEval.h"
 #include "ir/Diagnostics.h"
 #include "ir/IRPrinter.h"
+#include "ir/Op.h"
 
 using namespace texc;
 
@@ -128,6 +129,20 @@ TEST_CASE("matmul elaborates to one reduction stage with constant shapes") {
   CHECK(split.results == std::vector<std::string>{"io", "ii"});
   CHECK(split.args[0].name == "C.i");
   CHECK(is_const_int(split.args[1].value, 32));
+}
+
+TEST_CASE("count_flops: a multiply-add is 2 FLOPs; index arithmetic in a select's condition counts none") {
+  // A 3-tap convolution with its padding as a condition: 8 points x 3 taps x (mul + add).
+  Program p = compile(R"(
+op conv1d(X: f32[8], K: f32[3]) -> Y {
+  compute {
+    Y[i: 8] = sum(select(i + r >= 1 && i + r - 1 < 8, X[i + r - 1] * K[r], 0.0) for r in 0..3)
+  }
+}
+)");
+  REQUIRE(p.ops.size() == 1);
+  CHECK(count_flops(p.ops[0]) == 8 * 3 * 2);
+  CHECK(count_flops(compile(kMatmul).ops[0]) == 64.0 * 32 * 16 * 2);
 }
 
 TEST_CASE("-D overrides a param and binds a dimension variable of an entry op") {
