@@ -130,8 +130,8 @@ op own(X: f32[4, 4]) -> Y {
   CHECK(partition_graph(own, "x86", GraphFusion::None).groups.size() == 1);
 }
 
-TEST_CASE("a small CNN: pooling, flatten, dense and softmax each find their group") {
-  OpDef op = compile_op(R"(
+/// A small CNN: conv, ReLU, max pool, flatten, dense, softmax.
+const char* const kSmallCnn = R"(
 import nn.conv2d
 import nn.pool
 import nn.dense
@@ -146,7 +146,10 @@ op net(X: f32[1, 2, 4, 4], W1: f32[4, 2, 3, 3], W3: f32[3, 16]) -> Y {
     Y = softmax(D)
   }
 }
-)");
+)";
+
+TEST_CASE("a small CNN: pooling, flatten, dense and softmax each find their group") {
+  OpDef op = compile_op(kSmallCnn);
   GraphPartition p = partition_graph(op, "x86");
   REQUIRE(p.groups.size() == 4);
   CHECK(p.groups[0].kind == GroupKind::ComplexOut);
@@ -179,22 +182,7 @@ op net(X: f32[1, 2, 4, 4], W1: f32[4, 2, 3, 3], W3: f32[3, 16]) -> Y {
 }
 
 TEST_CASE("on a GPU target a flatten is a kernel of its own, and an anchor absorbs no producer") {
-  OpDef op = compile_op(R"(
-import nn.conv2d
-import nn.pool
-import nn.dense
-import nn.softmax
-op net(X: f32[1, 2, 4, 4], W1: f32[4, 2, 3, 3], W3: f32[3, 16]) -> Y {
-  compute {
-    C1 = conv2d_direct(X, W1, pad = 1)
-    A1[n, c, y, x] = max(C1[n, c, y, x], 0.0)
-    P1 = max_pool2d(A1, kernel = 2, stride = 2)
-    F[n, k: 16] = P1[n, k / 4, (k / 2) % 2, k % 2]
-    D = dense(F, W3)
-    Y = softmax(D)
-  }
-}
-)");
+  OpDef op = compile_op(kSmallCnn);
   for (const char* target : {"cuda", "cuda-interp"}) {
     GraphPartition p = partition_graph(op, target);
     REQUIRE(p.groups.size() == 5);
