@@ -6,9 +6,10 @@
 #  - `texc import` writes NCHW by default (conv2d calls, no layout transform); with --layout nchwc
 #    the six convolutions are conv2d_nchwc calls on blocked tensors, and the only layout transforms
 #    are one nchw_to_nchwc (the input) and two nchwc_to_nchw (the `feat` output, and before the
-#    Flatten); the ReLUs, the residual adds, the Clip and the batch norm (a multiply-add by a scale
-#    and shift computed once from its const parameters, by the prepare function, and fused into
-#    the convolution's kernel) are stages on NCHW16c, the pools
+#    Flatten); the first batch norm is folded into its conv's weights and bias; the ReLUs, the
+#    residual adds, the Clip and the second batch norm (after an Add: a multiply-add by a scale and
+#    shift computed once from its const parameters, by the prepare function, and fused into the
+#    convolution's kernel) are stages on NCHW16c, the pools
 #    max_pool2d_nchwc and global_avg_pool2d_nchwc; each weight blocked once (the prepare function);
 #  - that .tex run on x86 (every kernel checked against the reference interpreter) gives both
 #    outputs NumPy computes from the ONNX specs (rtol 1e-4), and so does the model run in memory on
@@ -78,6 +79,10 @@ count '^    b1c1_w_bn\[i0: 16, i1: 16, i2: 3, i3: 3\] = b1c1_w\[i0, i1, i2, i3\]
 count '^    b1c1_bn_bias\[i0: 16\] = \(b1c1_b\[i0\] - bn_mean\[i0\]\) \* b1c1_bn_scale\[i0\] \+ bn_bias\[i0\]$' blocked.tex 1
 count '^    b1c1_w_bn_blocked = oihw_to_oihwio\(b1c1_w_bn, in_block = 16, out_block = 16\)$' blocked.tex 1
 count "^    # 'b1bn': BatchNormalization \(folded into the weights and bias of the Conv before it\)$" blocked.tex 1
+# The batch norm after the second block's Add has no Conv to fold into: a multiply-add on the
+# blocks, its scale and shift computed in the prepare function, joining the shortcut conv's kernel.
+count '^    b2bn_scale\[i0: 32\] = bn2_scale\[i0\] / sqrt\(bn2_var\[i0\] \+ 9.99999975e-06\)$' blocked.tex 1
+count '^    b2bn\[i0: 1, i1: 2, i2: 4, i3: 4, i4: 16\] = b2s\[i0, i1, i2, i3, i4\] \* b2bn_scale\[i1 \* 16 \+ i4\] \+ b2bn_shift\[i1 \* 16 \+ i4\]$' blocked.tex 1
 
 expect 0 'resnet_mini +x86 +PASS .* 9 kernels checked on their own inputs' -- \
   run blocked.tex --target x86 --weights blocked.weights --inputs in --save-io out_file --repeat 1
@@ -105,7 +110,8 @@ fi
 "$texc" resnet_mini.onnx --target x86 --emit graph -o - >graph_x86.txt 2>&1
 count '^op resnet_mini: 9 kernels' graph_x86.txt 1
 count '^  kernel .* \(conv2d_nchwc\)' graph_x86.txt 6
-count 'prepare function .* stages stem_w_blocked, b1c1_bn_scale, b1c1_w_bn, b1c1_bn_bias, b1c1_w_bn_blocked, b1c2_w_blocked, b2c1_w_blocked, b2c2_w_blocked, b2ds_w_blocked$' graph_x86.txt 1
+count 'prepare function .* stages stem_w_blocked, b1c1_bn_scale, b1c1_w_bn, b1c1_bn_bias, b1c1_w_bn_blocked, b1c2_w_blocked, b2c1_w_blocked, b2c2_w_blocked, b2ds_w_blocked, b2bn_scale, b2bn_shift$' graph_x86.txt 1
+count '^    stages: b2ds_conv_Xp, b2ds_conv, b2ds, b2s, b2bn, b2r2, clipped$' graph_x86.txt 1
 count '^    stages: b1c1_conv_Xp, b1c1_conv, b1c1, b1r1$' graph_x86.txt 1
 "$texc" resnet_mini.onnx --target x86 --layout nchw --emit graph -o - >graph_nchw.txt 2>&1
 count '^  kernel .* \(conv2d\)' graph_nchw.txt 6

@@ -4,10 +4,10 @@ with NumPy written from the ONNX operator specs.
 usage: make_layout_models.py OUTDIR
 writes OUTDIR/resnet_mini.onnx, a ResNet in miniature whose convolutions the layout planning keeps
 in NCHW16c (docs/onnx.md "Layouts"): a 3x3 stem (3 -> 16 channels) + Relu + MaxPool 3x3 stride 2;
-a basic block (two 3x3 convs, the first followed by a BatchNormalization of const parameters,
+a basic block (two 3x3 convs, the first followed by a BatchNormalization of const parameters (folded),
 residual Add of the pool's output, Relu), whose result is also the
 graph output `feat`; a downsampling block (3x3 stride 2 to 32 channels, 3x3, a 1x1 stride 2
-shortcut conv, Add, Relu); Clip(0, 6); GlobalAveragePool; Flatten; Gemm to 10 classes (`y`).
+shortcut conv, Add, a BatchNormalization that has no Conv to fold into, Relu); Clip(0, 6); GlobalAveragePool; Flatten; Gemm to 10 classes (`y`).
 Every weight and bias is an initializer. Also resnet_mini.x.npy (its input), resnet_mini.y.npy and
 resnet_mini.feat.npy (the expected outputs).
 """
@@ -62,6 +62,8 @@ weights = {
     "fc.w": f32(10, 32), "fc.b": f32(10),
     "bn.scale": f32(16, lo=0.5, hi=1.5), "bn.bias": f32(16, lo=-0.2, hi=0.2), "bn.mean": f32(16, lo=-0.2, hi=0.2),
     "bn.var": f32(16, lo=0.5, hi=2.0),
+    "bn2.scale": f32(32, lo=0.5, hi=1.5), "bn2.bias": f32(32, lo=-0.2, hi=0.2), "bn2.mean": f32(32, lo=-0.2, hi=0.2),
+    "bn2.var": f32(32, lo=0.5, hi=2.0),
 }
 six = np.array(6.0, np.float32)
 zero = np.array(0.0, np.float32)
@@ -84,7 +86,10 @@ nodes = [
     helper.make_node("Conv", ["b2r1", "b2c2.w", "b2c2.b"], ["b2c2"], name="b2c2", pads=[1, 1, 1, 1]),
     helper.make_node("Conv", ["feat", "b2ds.w", "b2ds.b"], ["b2ds"], name="b2ds", strides=[2, 2]),
     helper.make_node("Add", ["b2ds", "b2c2"], ["b2s"], name="b2add"),
-    helper.make_node("Relu", ["b2s"], ["b2r2"], name="b2r2"),
+    # after an Add: no Conv to fold it into, so a multiply-add on the blocks
+    helper.make_node("BatchNormalization", ["b2s", "bn2.scale", "bn2.bias", "bn2.mean", "bn2.var"], ["b2bn"], name="b2bn",
+                     epsilon=1e-5),
+    helper.make_node("Relu", ["b2bn"], ["b2r2"], name="b2r2"),
     helper.make_node("Clip", ["b2r2", "clip.lo", "clip.hi"], ["clipped"], name="clip"),
     helper.make_node("GlobalAveragePool", ["clipped"], ["g"], name="gap"),
     helper.make_node("Flatten", ["g"], ["flat"], name="flatten"),
@@ -98,11 +103,15 @@ onnx.checker.check_model(model)
 onnx.save(model, os.path.join(out, "resnet_mini.onnx"))
 
 p = max_pool(relu(conv(x, W["stem.w"], W["stem.b"], 1, 1)), 3, 2, 1)
-bn = lambda t: ((t - W["bn.mean"][None, :, None, None]) / np.sqrt(W["bn.var"][None, :, None, None].astype(np.float64) + 1e-3)  # noqa: E731
-                * W["bn.scale"][None, :, None, None] + W["bn.bias"][None, :, None, None])
+def batch_norm(t, k, eps):
+    return ((t - W[k + ".mean"][None, :, None, None]) / np.sqrt(W[k + ".var"][None, :, None, None].astype(np.float64) + eps)
+            * W[k + ".scale"][None, :, None, None] + W[k + ".bias"][None, :, None, None])
+
+
+bn = lambda t: batch_norm(t, "bn", 1e-3)  # noqa: E731
 feat = relu(conv(relu(bn(conv(p, W["b1c1.w"], W["b1c1.b"], 1, 1))), W["b1c2.w"], W["b1c2.b"], 1, 1) + p)
 b2 = conv(relu(conv(feat, W["b2c1.w"], W["b2c1.b"], 2, 1)), W["b2c2.w"], W["b2c2.b"], 1, 1)
-r2 = np.clip(relu(b2 + conv(feat, W["b2ds.w"], W["b2ds.b"], 2, 0)), 0.0, 6.0)
+r2 = np.clip(relu(batch_norm(b2 + conv(feat, W["b2ds.w"], W["b2ds.b"], 2, 0), "bn2", 1e-5)), 0.0, 6.0)
 y = r2.mean(axis=(2, 3)) @ W["fc.w"].T.astype(np.float64) + W["fc.b"]
 np.save(os.path.join(out, "resnet_mini.x.npy"), x)
 np.save(os.path.join(out, "resnet_mini.y.npy"), y.astype(np.float32))
