@@ -210,14 +210,18 @@ TEST_CASE("on a GPU target a flatten is a kernel of its own, and an anchor absor
   CHECK(!dense.elided_stages.count("F"));
 }
 
+/// The host entry of kBlock's two kernels (only their names matter to it).
+static LoweredFunc block_entry(const OpDef& op, const GraphOps& g) {
+  std::vector<LoweredFunc> kernels(g.kernels.size());
+  for (size_t k = 0; k < kernels.size(); ++k) kernels[k].name = g.kernels[k].op.name;
+  return make_graph_entry(op, g, kernels);
+}
+
 TEST_CASE("a graph's host entry read back as its kernel calls (ir/KernelCalls.h)") {
   OpDef op = compile_op(kBlock);
   GraphOps g = split_graph(op, partition_graph(op, "cuda"));
   REQUIRE(g.kernels.size() == 2);
-  std::vector<LoweredFunc> kernels(2);
-  kernels[0].name = g.kernels[0].op.name;
-  kernels[1].name = g.kernels[1].op.name;
-  LoweredFunc entry = make_graph_entry(op, g, kernels);
+  LoweredFunc entry = block_entry(op, g);
   std::optional<KernelCalls> calls = kernel_calls(entry);
   REQUIRE(calls);
   CHECK(calls->workspace_bytes == entry.workspace_bytes);
@@ -250,10 +254,7 @@ TEST_CASE("a graph's host entry with the caller's workspace (ir/CallerWorkspace.
   OpDef op = compile_op(kBlock);
   GraphOps g = split_graph(op, partition_graph(op, "cuda"));
   REQUIRE(g.kernels.size() == 2);
-  std::vector<LoweredFunc> kernels(2);
-  kernels[0].name = g.kernels[0].op.name;
-  kernels[1].name = g.kernels[1].op.name;
-  LoweredFunc entry = make_graph_entry(op, g, kernels);
+  LoweredFunc entry = block_entry(op, g);
   REQUIRE(entry.workspace_bytes > 0);
   std::optional<LoweredFunc> with = caller_workspace_entry(entry);
   REQUIRE(with);
