@@ -2,8 +2,10 @@
 #include "frontend/Frontend.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "frontend/ConstExpr.h"
+#include "frontend/LayoutPlan.h"
 #include "frontend/ModuleLoader.h"
 #include "frontend/OpElaborator.h"
 #include "frontend/Suggest.h"
@@ -91,6 +93,35 @@ void declare_ops(const ModuleLoader& loader, ProgramSymbols& program) {
   }
 }
 
+/// The op `name` that the main file sees when it is the standard library's (not one of the user's).
+const ast::OpDecl* stdlib_op(const ProgramSymbols& program, const std::string& name) {
+  auto it = program.ops.find(name);
+  if (it == program.ops.end()) return nullptr;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path file = fs::weakly_canonical(SourceManager::get().path(it->second->name.loc.file), ec);
+  fs::path stdlib = fs::weakly_canonical(program.stdlib_dir, ec);
+  auto [mismatch, rest] = std::mismatch(stdlib.begin(), stdlib.end(), file.begin(), file.end());
+  return mismatch == stdlib.end() ? it->second : nullptr;
+}
+
+/// `op` elaborated for the target, with its layouts planned when options say so and the plan
+/// changes something (frontend/LayoutPlan.h). The planned op is elaborated from the rewritten
+/// syntax tree; should that fail, which would be a bug of the plan, the op is kept as written.
+OpDef elaborate_entry(OpElaborator& elaborator, const ast::OpDecl& op, const ProgramSymbols& program,
+                      const FrontendOptions& options) {
+  OpDef def = elaborator.entry(op);
+  if (!options.plan_layouts) return def;
+  LayoutPlanContext context{[&](const std::string& name) { return stdlib_op(program, name); }};
+  std::unique_ptr<ast::OpDecl> planned = plan_layouts(op, def, context);
+  if (!planned) return def;
+  try {
+    return elaborator.entry(*planned);
+  } catch (const UserError&) {
+    return def;
+  }
+}
+
 /// The most stages (computed tensors) an entry op may have (docs/language.md "Limits").
 constexpr size_t kMaxStagesPerOp = 2048;
 
@@ -140,7 +171,7 @@ Program elaborate_program(const ModuleLoader& loader, const ast::File& main, con
     if (!options.only_op.empty() && op.name.text != options.only_op) continue;
     found = true;
     try {
-      out.ops.push_back(elaborator.entry(op));
+      out.ops.push_back(elaborate_entry(elaborator, op, program, options));
       // Scheduling and lowering visit every stage's nest once per stage (automatic inlining, the
       // data-flow checks): 2000 stages take seconds, 5000 took half a minute.
       if (const OpDef& def = out.ops.back(); def.stages.size() > kMaxStagesPerOp)

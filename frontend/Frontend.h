@@ -31,6 +31,9 @@ struct FrontendOptions {
   /// (helper ops, bound only when another op calls them) as long as another op can be elaborated;
   /// they are listed in Program::skipped. When no op can be, the first one's error is thrown.
   bool skip_unbound_ops = false;
+  /// Plan the layouts of entry ops of stdlib calls (frontend/LayoutPlan.h): chains of convolutions
+  /// that conv2d computes in blocks on this target keep their blocks between layers.
+  bool plan_layouts = false;
 };
 
 /// An entry op left out by FrontendOptions::skip_unbound_ops, and why (its unbound dimension).

@@ -35,6 +35,8 @@ struct CompileOptions {
   std::vector<std::pair<std::string, std::string>> knobs;  // knob NAME=VALUE, in order; win over records
   bool no_fuse = false;                     // no automatic fusion of elementwise stages
   bool no_graph_fusion = false;             // a graph op: every call and own stage a kernel of its own
+  std::string layout;                       // --layout nchw|nchwc: "nchw" plans no layouts ("" = planned where conv2d
+                                            // computes in blocks: docs/graph.md "Layout planning")
   bool remarks = false;                     // print the lowering's remarks (ir/Remark.h) on stderr
   bool verify_each = false;                 // verify the loop AST after every pass
   std::string mcpu, mattr, arch;            // the CPU (x86, arm) or the PTX architecture (cuda)

@@ -14,6 +14,7 @@ FrontendOptions frontend_options(const CompileOptions& opts) {
   o.defines = opts.defines;
   o.only_op = opts.op;
   o.target = opts.target;
+  o.plan_layouts = opts.layout != "nchw";
   return o;
 }
 

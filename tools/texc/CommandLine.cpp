@@ -61,10 +61,10 @@ targets (--target; host, the default, is x86 on x86-64 and arm on aarch64):
 --no-graph-fusion  compile/run: an op compiled as a graph of kernels gets one kernel per layer
                    call and per own stage, none fused with its neighbours (to measure what fusion
                    wins; docs/graph.md)
---layout L         an ONNX model (import, or compile/run of MODEL.onnx): nchwc keeps chains of
-                   convolutions in the channel-blocked NCHW16c layout (layout planning), nchw
-                   imports every node on NCHW; default: nchwc for the CPU targets, else nchw
-                   (texc import: nchw; docs/onnx.md "Layouts")
+--layout L         nchwc keeps chains of convolutions in the channel-blocked NCHW16c layout
+                   (layout planning: an op of stdlib calls, or an ONNX model's import), nchw
+                   compiles the op as written (imports every node on NCHW); default: nchwc for the
+                   CPU targets, else nchw (texc import: nchw; docs/graph.md "Layout planning")
 --remarks          compile/run: say where the schedule was not honoured as written (a vectorized
                    loop left scalar, a parallel loop's tail run apart, a cache larger than L2), at its line
 --verify-each      run the IR verifier after every lowering pass (always on in debug builds)

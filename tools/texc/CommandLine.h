@@ -57,7 +57,6 @@ struct CommandLine : CompileOptions {
   double timeout_s = 0;                     // --timeout S (tune; 0 = 10 s per candidate)
   std::string objective;                    // --objective rank|reg (tune; "" = reg)
   std::string weights_dir;                  // --weights-dir (import: also the weights as DIR/OP.NAME.npy)
-  std::string layout;                       // --layout nchw|nchwc (an ONNX model's import; "" = by the command and target)
   std::string weights_file;                 // --weights W (run, compile: the weights container to read;
                                             // import: the one to write, "" = OUT.weights beside OUT.tex)
   std::string broker;                       // --broker redis://HOST:PORT (tune: measured by the farm)

@@ -21,11 +21,12 @@ FarmJob farm_job_template(const CommandLine& cl) {
   for (const auto& [name, value] : cl.knobs) job.args.insert(job.args.end(), {"--knob", name + "=" + value});
   if (cl.no_fuse) job.args.push_back("--no-fuse");
   if (cl.no_graph_fusion) job.args.push_back("--no-graph-fusion");  // a network's kernels, so its tasks
+  if (!cl.layout.empty()) job.args.insert(job.args.end(), {"--layout", cl.layout});  // likewise
   return job;
 }
 
 CommandLine command_line_of_job(const FarmJob& job, const std::string& root, const std::string& empty_stdlib) {
-  static const std::set<std::string> with_value = {"--target", "--mcpu", "--mattr", "--arch", "-D", "--knob"};
+  static const std::set<std::string> with_value = {"--target", "--mcpu", "--mattr", "--arch", "-D", "--knob", "--layout"};
   std::vector<std::string> args = {"texc", "run", root + "/" + job.sources.main};
   for (size_t i = 0; i < job.args.size(); ++i) {
     const std::string& a = job.args[i];

@@ -1,0 +1,49 @@
+// Layout planning of an op of standard-library calls (TVM's AlterOpLayout, for ops written by hand).
+//
+// On CPUs nn.conv2d computes in the channel-blocked layout (conv2d_blocked: its NCHW input packed
+// into 16-channel blocks, its result written back to NCHW, on every call). In a chain of
+// convolutions every layer so unpacks what the next one packs again. plan_layouts rewrites the op
+// as a user would write it by hand to keep the blocks from convolution to convolution
+// (docs/graph.md "Layout planning"), the same rules the ONNX importer applies (docs/onnx.md
+// "Layouts"):
+//  - a conv2d call that conv2d_blocked computes (the op as elaborated for the target says so), with
+//    output channels a multiple of 16 and input channels a multiple of 16 (or fewer than 16: one
+//    block), whose result reaches another such convolution through the op's own elementwise stages
+//    and max/global-average pools, or whose input is blocked already, becomes
+//      Y_wb = oihw_to_oihwio(W, in_block = B, out_block = 16)    (const W: once, in <op>_prepare)
+//      Y_nchw16c = conv2d_nchwc(X_nchwBc, Y_wb, <the call's other arguments>)
+//  - max_pool2d and global_avg_pool2d of a blocked tensor become their _nchwc ops;
+//  - a call of an elementwise standard-library op (nn.activation's relu, leaky_relu, ...: one
+//    definition reading its one tensor at its own point) is an elementwise stage as below, its
+//    definition written out with the call's attributes;
+//  - an own stage that is elementwise on [N, C, H, W] (no reduction, f32, C a multiple of 16) and
+//    reads a blocked tensor at its own point is computed on the blocks: its channel index c becomes
+//    c_blk*16 + c_lane, and its reads of [N, C, H, W] tensors at its own point read their blocked forms;
+//  - a blocked tensor that anything else reads (or that is an output) gets its NCHW form once,
+//    `T = nchwc_to_nchw(T_nchw16c)`, under its own name; a tensor read in blocks that is not blocked
+//    (the op's input) gets them once, `T_nchwBc = nchw_to_nchwc(T, block = B)`, before its first reader.
+// Guarantees: the rewritten op computes the same outputs (same names, shapes and types) from the
+// same inputs; it is null (nothing to plan) unless some convolution is planned, and always null for
+// an op with schedule blocks or compute variants of its own (their names would no longer match),
+// for an op where a name the plan needs is taken, or where the blocked ops are not the standard
+// library's. The new statements carry the source locations of the statements they replace.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "frontend/Ast.h"
+#include "ir/Op.h"
+
+namespace texc {
+
+struct LayoutPlanContext {
+  /// The op `name` that the op's file sees when it is the standard library's op of that name, else null.
+  std::function<const ast::OpDecl*(const std::string&)> stdlib_op;
+};
+
+/// `decl` with its layouts planned, or null; `elaborated` is `decl` elaborated for the target.
+std::unique_ptr<ast::OpDecl> plan_layouts(const ast::OpDecl& decl, const OpDef& elaborated,
+                                          const LayoutPlanContext& context);
+
+}  // namespace texc

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Layout planning of ops written by hand (frontend/LayoutPlan.h, docs/graph.md "Layout planning"):
+#  - tests/e2e/graph/layout_plan.tex on x86 is planned: its three 16/32-channel convolutions are
+#    conv2d_nchwc kernels (the 3-channel stem on one block of 3, `X_nchw3c`), the pools blocked,
+#    the own stage and the leaky_relu call on blocks, NCHW forms only for P1 (read at another
+#    channel), Y2 (an output, read at a shifted point) and S (read by the 12-channel convolution,
+#    which stays conv2d on NCHW, and by the pool's flatten path), 7 kernels;
+#  - with --layout nchw it is compiled as written (conv2d anchors only), and on cuda (where conv2d
+#    does not compute in blocks) too;
+#  - texc run --check full passes on x86, interp and arm (qemu; skipped without it): every kernel
+#    against the reference of its own stages, the outputs against the op as written at every element;
+#  - an op whose names the plan needs are taken, and an op with its own schedule, are compiled as
+#    written;
+#  - random networks of such layers (random_layout_plan.py, seeded), each --check full on x86.
+# usage: layout_plan_test.sh TEXC REPO_ROOT
+set -u
+texc=$(realpath "$1")
+root=$(realpath "$2")
+export TEXC_STDLIB="$root/stdlib"
+# shellcheck source=../expect.sh
+. "$root/tests/e2e/expect.sh"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+net="$root/tests/e2e/graph/layout_plan.tex"
+have_arm=false
+if command -v qemu-aarch64 >/dev/null && command -v aarch64-linux-gnu-gcc >/dev/null; then have_arm=true; fi
+
+graph=$("$texc" "$net" --target x86 --emit graph -o - 2>&1)
+check_graph() {  # check_graph PATTERN WHAT: the x86 graph matches PATTERN
+  if grep -qE -- "$1" <<<"$graph"; then echo "ok: $2"; else echo "FAIL: $2 (/$1/)"; failures=$((failures + 1)); fi
+}
+check_graph 'op planned_net: 7 kernels' "7 kernels"
+check_graph 'planned_net_k0: complex-out-fusible, anchor C1_nchw16c \(conv2d_nchwc\)' "the stem is conv2d_nchwc"
+check_graph 'stages: X_nchw3c, C1_wb, Xp, C1_nchw16c, A1_nchw16c, R1_nchw16c$' "the stem's kernel: input in one block of 3, bias and leaky_relu on blocks"
+check_graph 'anchor P1_nchw16c \(max_pool2d_nchwc\)' "the max pool on blocks"
+check_graph 'stages: P1_nchw16c, P1$' "P1's NCHW form (read at another channel) in the pool's kernel"
+check_graph 'stages: C2_wb, C2_nchw16c_Xp, C2_nchw16c, Y2_nchw16c, Y2$' "Y2 on blocks, then NCHW (an output)"
+check_graph 'anchor C3_nchw16c \(conv2d_nchwc\)' "the third conv on blocks"
+check_graph 'planned_net_k4: complex-out-fusible, anchor Yp \(conv2d\)' "the 12-channel 1x1 conv stays conv2d"
+check_graph 'anchor G_nchw16c_S \(global_avg_pool2d_nchwc\)' "the global pool on blocks"
+n_blocked=$(grep -c 'conv2d_nchwc)' <<<"$graph")
+if [ "$n_blocked" -eq 3 ]; then echo "ok: 3 conv2d_nchwc kernels"; else echo "FAIL: $n_blocked conv2d_nchwc kernels, want 3"; failures=$((failures + 1)); fi
+
+# As written: --layout nchw, and on cuda.
+for args in "--target x86 --layout nchw" "--target cuda"; do
+  # shellcheck disable=SC2086
+  out=$("$texc" "$net" $args --emit graph -o - 2>&1)
+  if grep -q "nchwc" <<<"$out" || ! grep -q "(conv2d)" <<<"$out"; then
+    echo "FAIL: $args is not as written:"; sed 's/^/    /' <<<"$out" | head -20; failures=$((failures + 1))
+  else
+    echo "ok: $args compiles the op as written"
+  fi
+done
+
+expect 0 'planned_net +x86 +PASS .*7 kernels checked on their own inputs' -- run "$net" --target x86 --check full
+expect 0 'planned_net +interp +PASS .*7 kernels checked on their own inputs' -- run "$net" --target interp --check full
+$have_arm && expect 0 'planned_net +arm +PASS .*7 kernels checked on their own inputs' -- run "$net" --target arm --check full
+
+# Left as written: a name the plan needs is taken; the op has a schedule of its own.
+cat > "$work/taken.tex" <<'TEX'
+import nn.conv2d
+op taken(X: f32[1, 16, 8, 8], W1: f32[16, 16, 3, 3], W2: f32[16, 16, 3, 3]) -> Y {
+  compute {
+    C1 = conv2d(X, W1, pad = 1)
+    C1_nchw16c[n, c, y, x] = C1[n, c, y, x]
+    Y = conv2d(C1_nchw16c, W2, pad = 1)
+  }
+}
+TEX
+expect 0 'anchor Yb \(conv2d\)' -- "$work/taken.tex" --target x86 --emit graph -o -
+expect 0 'taken +x86 +PASS' -- run "$work/taken.tex" --target x86
+cat > "$work/own_schedule.tex" <<'TEX'
+import nn.conv2d
+op own_schedule(X: f32[1, 16, 8, 8], W1: f32[16, 16, 3, 3], W2: f32[16, 16, 3, 3]) -> Y {
+  compute {
+    C1 = conv2d(X, W1, pad = 1)
+    A1[n, c, y, x] = max(C1[n, c, y, x], 0.0)
+    Y = conv2d(A1, W2, pad = 1)
+  }
+  schedule cpu {
+    knob PAR in [true, false]
+  }
+}
+TEX
+expect 0 'anchor Yb \(conv2d\)' -- "$work/own_schedule.tex" --target x86 --emit graph -o -
+
+if python3 "$root/tests/e2e/graph/random_layout_plan.py" "$texc" "$work/random" --count 8 --seed 7; then
+  echo "ok: random networks"
+else
+  echo "FAIL: random networks"; failures=$((failures + 1))
+fi
+
+echo "$failures failure(s)"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Random networks of stdlib calls through layout planning (frontend/LayoutPlan.h), each checked
+against the reference interpreter at every element (`texc run --check full`).
+
+Each network is a chain of layers drawn at random from what the plan treats differently:
+convolutions (16, 32 or 12 output channels: 12 stays NCHW; 1x1 and 3x3, stride 1 or 2, padding 0
+or 1), own elementwise stages (bias, ReLU, a residual add of an earlier tensor of the same shape,
+a read at a shifted point that needs the NCHW form), stdlib elementwise calls (relu, leaky_relu
+with an attribute), max pools, and sometimes an intermediate as a second output. Input channels
+3, 16 or 32; spatial sizes that do not divide.
+
+usage: random_layout_plan.py TEXC WORKDIR [--count N] [--seed S] [--target T]
+Exits 1 when a network fails (its .tex is kept in WORKDIR), or when no network was planned.
+"""
+import argparse
+import os
+import random
+import subprocess
+import sys
+
+
+class Net:
+    def __init__(self, rng):
+        self.rng = rng
+        self.inputs = []   # (name, shape)
+        self.lines = []
+        self.tensors = []  # (name, shape) of 4-D activations, in order
+        self.count = 0
+
+    def fresh(self, prefix):
+        self.count += 1
+        return f"{prefix}{self.count}"
+
+    def add_input(self, name, shape):
+        self.inputs.append((name, shape))
+
+    def conv(self, x, shape):
+        rng = self.rng
+        n, c, h, w = shape
+        f = rng.choice([16, 32, 16, 12])
+        k = rng.choice([3, 3, 1])
+        pad = rng.choice([0, 1]) if k == 3 else 0
+        stride = rng.choice([1, 1, 2])
+        oh, ow = (h + 2 * pad - k) // stride + 1, (w + 2 * pad - k) // stride + 1
+        if oh < 1 or ow < 1:
+            return None
+        wname = self.fresh("W")
+        self.add_input(wname, [f, c, k, k])
+        y = self.fresh("C")
+        self.lines.append(f"{y} = conv2d({x}, {wname}, stride = {stride}, pad = {pad})")
+        return y, [n, f, oh, ow]
+
+    def layer(self, x, shape):
+        rng = self.rng
+        kind = rng.choice(["conv", "conv", "conv", "bias_relu", "residual", "shifted", "relu", "leaky", "pool"])
+        n, c, h, w = shape
+        if kind == "conv":
+            return self.conv(x, shape)
+        y = self.fresh("A")
+        if kind == "bias_relu":
+            b = self.fresh("B")
+            self.add_input(b, [c])
+            self.lines.append(f"{y}[n, c, i, j] = max({x}[n, c, i, j] + {b}[c], 0.0)")
+        elif kind == "residual":
+            same = [t for t, s in self.tensors if s == shape and t != x]
+            if not same:
+                return None
+            r = rng.choice(same)
+            self.lines.append(f"{y}[n, c, i, j] = {x}[n, c, i, j] * 0.5 + {r}[n, c, i, j]")
+        elif kind == "shifted":
+            self.lines.append(f"{y}[n, c, i, j] = {x}[n, c, i, j] + select(j > 0, {x}[n, c, i, j - 1], 0.0)")
+        elif kind == "relu":
+            self.lines.append(f"{y} = relu({x})")
+        elif kind == "leaky":
+            self.lines.append(f"{y} = leaky_relu({x}, alpha = {rng.choice(['0.1', '0.25'])})")
+        elif kind == "pool":
+            k = rng.choice([2, 3])
+            stride = rng.choice([1, 2])
+            pad = rng.choice([0, 1]) if k == 3 else 0
+            oh, ow = (h + 2 * pad - k) // stride + 1, (w + 2 * pad - k) // stride + 1
+            if oh < 1 or ow < 1:
+                return None
+            self.lines.append(f"{y} = max_pool2d({x}, kernel = {k}, stride = {stride}, pad = {pad})")
+            return y, [n, c, oh, ow]
+        return y, shape
+
+    def build(self, layers):
+        rng = self.rng
+        shape = [1, rng.choice([3, 16, 32]), rng.randint(5, 14), rng.randint(5, 14)]
+        self.add_input("X", shape)
+        first = self.conv("X", shape)  # every network starts with a convolution
+        while first is None:
+            first = self.conv("X", shape)
+        x, shape = first
+        self.tensors.append((x, shape))
+        for _ in range(layers):
+            out = self.layer(x, shape)
+            if out is None:
+                continue
+            x, shape = out
+            self.tensors.append((x, shape))
+        outputs = [x]
+        if rng.random() < 0.4 and len(self.tensors) > 2:
+            middle = rng.choice(self.tensors[:-1])[0]
+            if middle not in outputs:
+                outputs.append(middle)
+        params = ", ".join(f"{n}: f32[{', '.join(map(str, s))}]" for n, s in self.inputs)
+        body = "\n".join("    " + line for line in self.lines)
+        return ("import nn.conv2d\nimport nn.pool\nimport nn.activation\n\n"
+                f"op random_net({params}) -> {', '.join(outputs)} {{\n  compute {{\n{body}\n  }}\n}}\n")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("texc")
+    ap.add_argument("workdir")
+    ap.add_argument("--count", type=int, default=12)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--target", default="x86")
+    args = ap.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    failures, planned = 0, 0
+    for i in range(args.count):
+        rng = random.Random(args.seed * 1000 + i)
+        text = Net(rng).build(rng.randint(3, 7))
+        path = os.path.join(args.workdir, f"random_net_{args.seed}_{i}.tex")
+        with open(path, "w") as f:
+            f.write(text)
+        graph = subprocess.run([args.texc, path, "--target", args.target, "--emit", "graph", "-o", "-"],
+                               capture_output=True, text=True)
+        is_planned = "conv2d_nchwc" in graph.stdout
+        planned += is_planned
+        run = subprocess.run([args.texc, "run", path, "--target", args.target, "--check", "full", "--repeat", "1"],
+                             capture_output=True, text=True, timeout=600)
+        ok = run.returncode == 0 and " PASS " in run.stdout
+        print(f"{os.path.basename(path)}: {'PASS' if ok else 'FAIL'}{' (planned)' if is_planned else ''}")
+        if not ok:
+            failures += 1
+            print(run.stdout + run.stderr)
+    print(f"{args.count - failures}/{args.count} passed, {planned} with layouts planned")
+    if failures or planned == 0:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
