@@ -148,12 +148,19 @@ std::vector<SchedStep> steps_of_this_half(std::vector<SchedStep> steps, const Op
   return kept;
 }
 
+// Whether a block says compute_root: the block of an imported injective op that does keeps its
+// stage materialised rather than giving way to the automatic fusion (nn.oihw_to_oihwio's weights in
+// blocks, which inlined into a convolution would be gathered again at every step of its reduction).
+bool says_compute_root(const std::vector<SchedStep>& steps) {
+  return std::any_of(steps.begin(), steps.end(), [](const SchedStep& s) { return s.prim.primitive == "compute_root"; });
+}
+
 void read_schedule(Lowering& l) {
   const bool may_yield = !l.options.no_fuse && takes_cpu_schedules(l.options.target);
   for (const auto& [b, knobs] : choose_schedule_blocks(l.state.op, l.options.target, l.options.knobs,
                                                       &l.options.cpu_features, l.fallback_remarks)) {
     BlockSteps steps{b, steps_of_this_half(instantiate_schedule({b}, knobs), l.state.op, l.split_remarks)};
-    steps.may_yield = may_yield && is_injective_call(l.state, b->call_stages);
+    steps.may_yield = may_yield && is_injective_call(l.state, b->call_stages) && !says_compute_root(steps.steps);
     l.steps.insert(l.steps.end(), steps.steps.begin(), steps.steps.end());
     if (!steps.may_yield) {
       std::set<std::string> named = stages_named_by(steps.steps, l.state);
