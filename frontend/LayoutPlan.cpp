@@ -198,6 +198,7 @@ Statement Planner::def_statement(const ast::TensorDef& def) const {
     ContainsReduce reduce;
     reduce.visit_expr(stage->body);
     s.elementwise_4d = !reduce.found;
+    for (const std::string& t : s.same_point_reads) s.elementwise_4d = s.elementwise_4d && tensors_.is_f32_4d(t);
   }
   return s;
 }
