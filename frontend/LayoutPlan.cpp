@@ -106,9 +106,11 @@ class Planner {
   /// The callee's one definition when `call` calls an elementwise stdlib op on one tensor, else null.
   const ast::TensorDef* elementwise_definition(const ast::OpDecl& callee, const ast::Call& call,
                                                const std::string& result) const;
-  /// `stage` computed on blocks: `def` (the op's own, or the callee's) with its channel index c as
-  /// c_blk*16 + c_lane, reads of `blocked_reads` at its point reading their blocks, and each name of
-  /// `substitutions` (a callee's attributes and its tensor parameter) replaced by its expression.
+  /// `stage` (a Def or an ElementwiseCall) computed on blocks: its definition (the op's own, or the
+  /// callee's) with its channel index c as c_blk*16 + c_lane and its reads at its own point of the
+  /// tensors in same_point_reads reading their blocks; a callee's definition with its indices
+  /// renamed away from the caller's names, its tensor parameter as the call's argument and its
+  /// attributes as the call's values (or their defaults), its nodes located at the call.
   ast::ComputeStmt blocked_stage(const Statement& stage) const;
   /// Channels per block of a conv's input: 16, or all of them when fewer.
   int64_t input_block(const Statement& conv) const {
