@@ -1,5 +1,7 @@
 #include "lower/AutoFuse.h"
 
+#include "lower/OpParts.h"
+
 #include <algorithm>
 #include <functional>
 #include <optional>
@@ -14,6 +16,7 @@
 #include "ir/Substitute.h"
 #include "ir/Target.h"
 #include "lower/DefaultLoops.h"
+#include "lower/OpParts.h"
 #include "lower/schedule/Primitives.h"
 #include "lower/schedule/StageNest.h"
 
@@ -330,9 +333,21 @@ bool fuse_into(ScheduleState& st, const std::string& e_name, const std::string& 
 
 }  // namespace
 
+namespace {
+
+// Whether a reduction stage reads `name`: inlined there, it would be recomputed at every step.
+bool read_by_a_reduction(const ScheduleState& st, const std::string& name) {
+  for (const auto& [other, stage] : st.stages)
+    if (!st.inlined.count(other) && is_reduction_stage(stage) && buffers_read(stage.body).count(name)) return true;
+  return false;
+}
+
+}  // namespace
+
 void inline_injective_stages(ScheduleState& st) {
   for (const std::string& name : stage_names(st)) {
     if (st.user_named.count(name) || !is_elementwise(st, name) || is_op_output(st, name)) continue;
+    if (st.kept_materialised.count(name) && read_by_a_reduction(st, name)) continue;
     // Where inline would be an error (read by a tensorized call, too large to copy, ...), the
     // stage stays stored.
     try_inline(st, name, st.stages.at(name).loc);

@@ -51,9 +51,11 @@
 //    stages takes the fusion, and keeps it otherwise (a call that stands alone, `Y = relu(X)`);
 //    when fuse_into_reductions then leaves the stage a nest of its own (the reduction's loops do
 //    not allow it), the carried schedule is applied after all.
-// A carried block that says compute_root does not give way (its stage stays materialised, with the
-// block's schedule): nn.oihw_to_oihwio's does, so non-const weights are re-laid out once per call,
-// not gathered at every step of the convolution that reads them.
+// A stage that its call's carried block says compute_root of is not inlined into a reduction that
+// reads it (ScheduleState::kept_materialised), where it would be recomputed at every step of the
+// reduction: nn.oihw_to_oihwio's weights in blocks are re-laid out once per call, not gathered at
+// every multiply-add of the convolution that reads them. Read by elementwise stages only (nn.batch_norm's scale
+// and shift), such a stage is inlined as before.
 // The caller's own schedule still wins: naming one of the call's stages drops the carried block
 // in the front end and keeps the stage out of automatic fusion.
 #pragma once

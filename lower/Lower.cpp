@@ -51,8 +51,10 @@ namespace {
 
 // One schedule block's steps. A block carried from an imported injective op may give way to the
 // automatic fusion (AutoFuse.h): it is dropped when one of the call's stages takes the fusion.
+// One schedule block read: the stages of its call (a copy: the state's op, which holds the block,
+// may be replaced by a rolled-back copy of itself, AutoFuse's fuse_into) and its steps.
 struct BlockSteps {
-  const ScheduleBlock* block;
+  std::vector<std::string> call_stages;
   std::vector<SchedStep> steps;
   bool may_yield = false;
 };
@@ -148,19 +150,28 @@ std::vector<SchedStep> steps_of_this_half(std::vector<SchedStep> steps, const Op
   return kept;
 }
 
-// Whether a block says compute_root: the block of an imported injective op that does keeps its
-// stage materialised rather than giving way to the automatic fusion (nn.oihw_to_oihwio's weights in
-// blocks, which inlined into a convolution would be gathered again at every step of its reduction).
-bool says_compute_root(const std::vector<SchedStep>& steps) {
-  return std::any_of(steps.begin(), steps.end(), [](const SchedStep& s) { return s.prim.primitive == "compute_root"; });
+// The stages a block says compute_root of (the op's names): an imported injective op's stage so
+// named stays materialised, not inlined by the automatic fusion (AutoFuse.h; nn.oihw_to_oihwio's
+// weights in blocks, which inlined into a convolution would be gathered at every step of its
+// reduction).
+std::set<std::string> stages_computed_at_root(const std::vector<SchedStep>& steps) {
+  std::set<std::string> rooted;
+  for (const SchedStep& s : steps)
+    if (s.prim.primitive == "compute_root" && !s.prim.args.empty() && s.prim.args[0].is_name())
+      rooted.insert(lowered_name(s.prim, s.prim.args[0].name));
+  return rooted;
 }
 
 void read_schedule(Lowering& l) {
   const bool may_yield = !l.options.no_fuse && takes_cpu_schedules(l.options.target);
   for (const auto& [b, knobs] : choose_schedule_blocks(l.state.op, l.options.target, l.options.knobs,
                                                       &l.options.cpu_features, l.fallback_remarks)) {
-    BlockSteps steps{b, steps_of_this_half(instantiate_schedule({b}, knobs), l.state.op, l.split_remarks)};
-    steps.may_yield = may_yield && is_injective_call(l.state, b->call_stages) && !says_compute_root(steps.steps);
+    BlockSteps steps{b->call_stages, steps_of_this_half(instantiate_schedule({b}, knobs), l.state.op, l.split_remarks)};
+    steps.may_yield = may_yield && is_injective_call(l.state, b->call_stages);
+    if (steps.may_yield) {
+      std::set<std::string> rooted = stages_computed_at_root(steps.steps);
+      l.state.kept_materialised.insert(rooted.begin(), rooted.end());
+    }
     l.steps.insert(l.steps.end(), steps.steps.begin(), steps.steps.end());
     if (!steps.may_yield) {
       std::set<std::string> named = stages_named_by(steps.steps, l.state);
@@ -177,7 +188,7 @@ void yield_imported_schedules(Lowering& l) {
   l.steps.clear();
   for (size_t i = 0; i < l.blocks.size(); ++i) {
     const BlockSteps& b = l.blocks[i];
-    const std::vector<std::string>& stages = b.block->call_stages;
+    const std::vector<std::string>& stages = b.call_stages;
     if (b.may_yield && std::any_of(stages.begin(), stages.end(),
                                    [&](const std::string& s) { return takes_automatic_fusion(l.state, s); })) {
       if (std::none_of(stages.begin(), stages.end(), [&](const std::string& s) { return l.state.inlined.count(s); }))
@@ -197,7 +208,7 @@ void yield_imported_schedules(Lowering& l) {
 void restore_unfused_schedules(Lowering& l) {
   for (size_t i : l.yielded) {
     const BlockSteps& b = l.blocks[i];
-    const std::vector<std::string>& stages = b.block->call_stages;
+    const std::vector<std::string>& stages = b.call_stages;
     if (std::none_of(stages.begin(), stages.end(), [&](const std::string& s) { return takes_automatic_fusion(l.state, s); }))
       continue;
     apply_schedule(l.state, b.steps);

@@ -28,6 +28,9 @@ struct ScheduleState {
   /// 'ii'"), so that a later use of the old name says so.
   std::map<std::string, std::string> replaced_loops;
   std::set<std::string> user_named;     // stages the user's schedule mentions (no auto-fusion)
+  /// Stages of imported injective ops whose carried schedule says compute_root: the automatic
+  /// fusion does not inline them (lower/AutoFuse.h).
+  std::set<std::string> kept_materialised;
   std::string target;                   // "x86", "arm", "interp", "cuda", "vdla"
   /// The definitions of the target's built-in intrinsics (ir/Target.h names them) for the
   /// configuration being compiled for: LowerOptions::builtin_intrinsics (vdla.gemm of the
