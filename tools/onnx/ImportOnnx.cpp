@@ -279,9 +279,10 @@ class Importer {
     Value& v = input(k);
     return !v.blocked.empty() && v.type == Float(32) && v.shape.size() == 4;
   }
-  /// Whether value `name` reaches a convolution of one group through nodes that keep the blocked
-  /// layout (Relu, Clip, MaxPool, Add, BatchNormalization): only then does a convolution on NCHW input pay for
-  /// computing its result in blocks (a stem before depthwise layers converts it back at once).
+  /// Whether value `name` reaches a convolution of one group, or a depthwise one (one weight
+  /// channel per group), through nodes that keep the blocked layout (Relu, Clip, MaxPool, Add,
+  /// BatchNormalization): only then does a convolution on NCHW input pay for computing its result
+  /// in blocks.
   bool feeds_blocked_conv(const std::string& name, int depth = 0) const {
     auto it = consumers_.find(name);
     if (it == consumers_.end() || depth > 8) return false;
@@ -292,6 +293,9 @@ class Importer {
         for (const auto& a : n->attribute())
           if (a.name() == "group") group = a.i();
         if (group == 1) return true;
+        auto w = n->input_size() > 1 ? values_.find(n->input(1)) : values_.end();
+        if (w != values_.end() && w->second.shape.size() == 4 && w->second.shape[1] == 1 && w->second.shape[0] == group)
+          return true;  // depthwise: depthwise_conv2d_nchwc keeps the blocks
       } else if ((t == "Relu" || t == "Clip" || t == "MaxPool" || t == "Add" || t == "BatchNormalization") && n->output_size() > 0 &&
                  feeds_blocked_conv(n->output(0), depth + 1)) {
         return true;
@@ -616,19 +620,40 @@ void Importer::conv() {
   // conv2d_nchwc on the NCHW[16]c form of its input (the network's input: in blocks of its C < 16
   // channels), its weights blocked by oihw_to_oihwio (const: once, in the prepare function), its
   // result and bias in NCHW16c for the next blocked op.
+  // Output channels M in blocks of 16, or of 8 where M is a multiple of 8 only (MobileNetV2's 24);
+  // an input blocked already keeps its block (8 or 16) as the convolution's input block.
   bool pointwise = K[0] == 1 && K[1] == 1 && pads[0] == 0;
-  bool input_blocked = x.block == 16 && blocked_input(0);
-  if (options_.blocked_layout && uniform && G == 1 && dil[0] == 1 && M % 16 == 0 &&
+  int64_t out_block = M % 16 == 0 ? 16 : M % 8 == 0 ? 8 : 0;
+  bool input_blocked = blocked_input(0) && (x.block == 16 || x.block == 8);
+  if (options_.blocked_layout && uniform && G == 1 && dil[0] == 1 && out_block &&
       (input_blocked || (!pointwise && (C % 16 == 0 || C < 16) && feeds_blocked_conv(node_->output(0))))) {
-    int64_t in_block = C % 16 == 0 ? 16 : C;
+    int64_t in_block = input_blocked ? x.block : C % 16 == 0 ? 16 : C;
+    std::string ob = std::to_string(out_block);
     std::string xb = blocked_form(x, in_block);
     std::string wb = temp(wn + "_blocked");
     imports_.insert("nn.conv2d_nchwc");
-    emit(wb + " = oihw_to_oihwio(" + wn + ", in_block = " + std::to_string(in_block) + ", out_block = 16)");
-    std::string y = define_blocked_output(0, out, 16);
+    emit(wb + " = oihw_to_oihwio(" + wn + ", in_block = " + std::to_string(in_block) + ", out_block = " + ob + ")");
+    std::string y = define_blocked_output(0, out, out_block);
     std::string conv_out = has_bias ? temp(node_->output(0) + "_conv") : y;
     emit(conv_out + " = conv2d_nchwc(" + xb + ", " + wb + args + ")");
-    if (has_bias) emit(lhs(y, blocked_dims(out, 16)) + " = " + at(conv_out, ivars(5)) + " + " + bn + "[i1 * 16 + i4]");
+    if (has_bias) emit(lhs(y, blocked_dims(out, out_block)) + " = " + at(conv_out, ivars(5)) + " + " + bn + "[i1 * " + ob + " + i4]");
+    return;
+  }
+  // A depthwise convolution (one input channel per group, channel multiplier 1) of a blocked input
+  // is depthwise_conv2d_nchwc in the input's block, its weights re-laid out once (a const stage:
+  // `<op>_prepare`) as Wb[cb, ry, rx, ci] = W[cb * block + ci, 0, ry, rx], its bias added on the blocks.
+  if (options_.blocked_layout && uniform && G == C && M == C && w.shape[1] == 1 && dil[0] == 1 && blocked_input(0) &&
+      (x.block == 16 || x.block == 8)) {
+    int64_t block = x.block;
+    std::string b = std::to_string(block);
+    std::string xb = blocked_form(x, block);
+    std::string wb = temp(wn + "_blocked");
+    imports_.insert("nn.depthwise_conv2d");
+    emit(lhs(wb, Shape{C / block, K[0], K[1], block}) + " = " + wn + "[i0 * " + b + " + i3, 0, i1, i2]");
+    std::string y = define_blocked_output(0, out, block);
+    std::string conv_out = has_bias ? temp(node_->output(0) + "_conv") : y;
+    emit(conv_out + " = depthwise_conv2d_nchwc(" + xb + ", " + wb + args + ")");
+    if (has_bias) emit(lhs(y, blocked_dims(out, block)) + " = " + at(conv_out, ivars(5)) + " + " + bn + "[i1 * " + b + " + i4]");
     return;
   }
   std::string xn = tensor(0);
