@@ -3,9 +3,9 @@ outputs with NumPy written from the ONNX operator specs.
 
 usage: onnx_layout_mobilenet_models.py OUTDIR
 writes OUTDIR/mobilenet_mini.onnx, a MobileNetV2 in miniature whose convolutions the layout planning
-keeps blocked (docs/onnx.md "Layouts"): a 3x3 stride-2 stem (3 -> 16 channels) + Clip(0, 6); an
-inverted-residual block without expansion (depthwise 3x3, Clip, 1x1 projection to 8 channels: a
-multiple of 8, not of 16); one with expansion and stride 2 (1x1 8 -> 48, Clip, depthwise 3x3 stride
+keeps blocked (docs/onnx.md "Layouts"): a 3x3 stride-2 stem (3 -> 12 channels) + Clip(0, 6); an
+inverted-residual block without expansion (depthwise 3x3 on the 12 channels, Clip, 1x1 projection
+to 8 channels); one with expansion and stride 2 (1x1 8 -> 48, Clip, depthwise 3x3 stride
 2, Clip, 1x1 to 24 channels); one with a residual Add (1x1 24 -> 96, Clip, depthwise 3x3, Clip,
 1x1 to 24, Add), whose result is also the graph output `feat`; a 1x1 head to 64 channels, Clip,
 GlobalAveragePool, Flatten, Gemm to 10 classes (`y`). Every weight and bias is an initializer.
@@ -53,9 +53,9 @@ def cw(name, m, c, k, scale):
     W[name + ".b"] = f32(m, lo=-0.1, hi=0.1)
 
 
-cw("stem", 16, 3, 3, 0.5)
-cw("b1dw", 16, 1, 3, 0.5)
-cw("b1pj", 8, 16, 1, 0.4)
+cw("stem", 12, 3, 3, 0.5)
+cw("b1dw", 12, 1, 3, 0.5)
+cw("b1pj", 8, 12, 1, 0.4)
 cw("b2ex", 48, 8, 1, 0.5)
 cw("b2dw", 48, 1, 3, 0.5)
 cw("b2pj", 24, 48, 1, 0.2)
@@ -80,7 +80,7 @@ def node_clip(x, y):
 
 node_conv("stem", "x", "s", 2, 1)
 node_clip("s", "s6")
-node_conv("b1dw", "s6", "b1d", 1, 1, 16)
+node_conv("b1dw", "s6", "b1d", 1, 1, 12)
 node_clip("b1d", "b1d6")
 node_conv("b1pj", "b1d6", "b1")
 node_conv("b2ex", "b1", "b2e")
@@ -112,7 +112,7 @@ def c(name, t, s=1, p=0, g=1):
 
 
 
-b1 = c("b1pj", clip6(c("b1dw", clip6(c("stem", x, 2, 1)), 1, 1, 16)))
+b1 = c("b1pj", clip6(c("b1dw", clip6(c("stem", x, 2, 1)), 1, 1, 12)))
 b2 = c("b2pj", clip6(c("b2dw", clip6(c("b2ex", b1)), 2, 1, 48)))
 feat = b2 + c("b3pj", clip6(c("b3dw", clip6(c("b3ex", b2)), 1, 1, 96)))
 y = clip6(c("head", feat)).mean(axis=(2, 3)) @ W["fc.w"].T.astype(np.float64) + W["fc.b"]
