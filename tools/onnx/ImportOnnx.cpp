@@ -197,10 +197,11 @@ class Importer {
   std::string materialize(Value& v) {
     v.used = true;
     if (!v.blocked.empty() && (v.tex.empty() || v.plain_pending)) {  // a blocked value read as NCHW: back to NCHW, once
+      // (its first shape[1] channels: the padding lanes of a channel count no multiple of the block dropped)
       if (v.tex.empty()) v.tex = fresh_name(v.blocked + "_nchw");
       v.plain_pending = false;
       imports_.insert("nn.conv2d_nchwc");
-      emit(v.tex + " = nchwc_to_nchw(" + v.blocked + ")");
+      emit(v.tex + " = nchwc_to_nchw(" + v.blocked + (v.shape[1] % v.block ? ", channels = " + std::to_string(v.shape[1]) : "") + ")");
       return v.tex;
     }
     if (std::find(v.shape.begin(), v.shape.end(), 0) != v.shape.end())
@@ -279,9 +280,10 @@ class Importer {
     Value& v = input(k);
     return !v.blocked.empty() && v.type == Float(32) && v.shape.size() == 4;
   }
-  /// Whether value `name` reaches a convolution of one group through nodes that keep the blocked
-  /// layout (Relu, Clip, MaxPool, Add, BatchNormalization): only then does a convolution on NCHW input pay for
-  /// computing its result in blocks (a stem before depthwise layers converts it back at once).
+  /// Whether value `name` reaches a convolution of one group, or a depthwise one (one weight
+  /// channel per group), through nodes that keep the blocked layout (Relu, Clip, MaxPool, Add,
+  /// BatchNormalization): only then does a convolution on NCHW input pay for computing its result
+  /// in blocks.
   bool feeds_blocked_conv(const std::string& name, int depth = 0) const {
     auto it = consumers_.find(name);
     if (it == consumers_.end() || depth > 8) return false;
@@ -292,6 +294,9 @@ class Importer {
         for (const auto& a : n->attribute())
           if (a.name() == "group") group = a.i();
         if (group == 1) return true;
+        auto w = n->input_size() > 1 ? values_.find(n->input(1)) : values_.end();
+        if (w != values_.end() && w->second.shape.size() == 4 && w->second.shape[1] == 1 && w->second.shape[0] == group)
+          return true;  // depthwise: depthwise_conv2d_nchwc keeps the blocks
       } else if ((t == "Relu" || t == "Clip" || t == "MaxPool" || t == "Add" || t == "BatchNormalization") && n->output_size() > 0 &&
                  feeds_blocked_conv(n->output(0), depth + 1)) {
         return true;
@@ -323,12 +328,13 @@ class Importer {
     }
     return bn;
   }
-  /// The .tex dimensions of the NCHW[block]c form of a logical NCHW shape.
+  /// The .tex dimensions of the NCHW[block]c form of a logical NCHW shape (the channels padded to a
+  /// multiple of block).
   static Shape blocked_dims(const Shape& nchw, int64_t block) {
-    return {nchw[0], nchw[1] / block, nchw[2], nchw[3], block};
+    return {nchw[0], (nchw[1] + block - 1) / block, nchw[2], nchw[3], block};
   }
-  /// The NCHW[block]c form of `v` (f32, 4-D, channels a multiple of block), made from its NCHW form
-  /// by nchw_to_nchwc once where it has none.
+  /// The NCHW[block]c form of `v` (f32, 4-D; the channels padded with zeros to a multiple of block),
+  /// made from its NCHW form by nchw_to_nchwc once where it has none.
   std::string blocked_form(Value& v, int64_t block) {
     v.used = true;
     if (!v.blocked.empty() && v.block == block) return v.blocked;
@@ -612,15 +618,25 @@ void Importer::conv() {
   }
   // Layout planning: a convolution conv2d would compute in blocks anyway (not 1x1 without padding,
   // whose conv2d_1x1 reads NCHW as it is) whose result reaches another convolution through ops
-  // that keep blocks (feeds_blocked_conv), or one whose input is blocked already, is computed by
-  // conv2d_nchwc on the NCHW[16]c form of its input (the network's input: in blocks of its C < 16
-  // channels), its weights blocked by oihw_to_oihwio (const: once, in the prepare function), its
-  // result and bias in NCHW16c for the next blocked op.
+  // that keep blocks (feeds_blocked_conv), or one whose input is blocked already (1x1 included), is
+  // computed by conv2d_nchwc on the NCHW[16]c form of its input (the network's input: in blocks of
+  // its C < 16 channels), its weights blocked by oihw_to_oihwio (const: once, in the prepare
+  // function), its result and bias in NCHW16c for the next blocked op. Output channels that are no
+  // multiple of 16 (MobileNetV2's 24) are padded with zeros to one: the padded weights are zeros
+  // (oihw_to_oihwio), the bias is selected to 0.0 there, and the next convolution's padded weights
+  // are zeros too, so the padding lanes never reach a real channel (docs/onnx.md "Layouts": at 1
+  // thread 2% faster end to end than blocks of 8 for those channels).
   bool pointwise = K[0] == 1 && K[1] == 1 && pads[0] == 0;
   bool input_blocked = x.block == 16 && blocked_input(0);
-  if (options_.blocked_layout && uniform && G == 1 && dil[0] == 1 && M % 16 == 0 &&
+  std::string m = std::to_string(M);
+  // the bias on the blocks of C channels: 0.0 in the padding lanes past C
+  auto blocked_bias = [&](int64_t channels) {
+    std::string at_c = bn + "[i1 * 16 + i4]";
+    return channels % 16 ? "select(i1 * 16 + i4 < " + std::to_string(channels) + ", " + at_c + ", 0.0)" : at_c;
+  };
+  if (options_.blocked_layout && uniform && G == 1 && dil[0] == 1 &&
       (input_blocked || (!pointwise && (C % 16 == 0 || C < 16) && feeds_blocked_conv(node_->output(0))))) {
-    int64_t in_block = C % 16 == 0 ? 16 : C;
+    int64_t in_block = input_blocked || C % 16 == 0 ? 16 : C;
     std::string xb = blocked_form(x, in_block);
     std::string wb = temp(wn + "_blocked");
     imports_.insert("nn.conv2d_nchwc");
@@ -628,7 +644,24 @@ void Importer::conv() {
     std::string y = define_blocked_output(0, out, 16);
     std::string conv_out = has_bias ? temp(node_->output(0) + "_conv") : y;
     emit(conv_out + " = conv2d_nchwc(" + xb + ", " + wb + args + ")");
-    if (has_bias) emit(lhs(y, blocked_dims(out, 16)) + " = " + at(conv_out, ivars(5)) + " + " + bn + "[i1 * 16 + i4]");
+    if (has_bias) emit(lhs(y, blocked_dims(out, 16)) + " = " + at(conv_out, ivars(5)) + " + " + blocked_bias(M));
+    return;
+  }
+  // A depthwise convolution (one input channel per group, channel multiplier 1) of a blocked input
+  // is depthwise_conv2d_nchwc on the blocks, its weights re-laid out once (a const stage:
+  // `<op>_prepare`) as Wb[cb, ry, rx, ci] = W[cb * 16 + ci, 0, ry, rx] (0.0 in the padding lanes),
+  // its bias added on the blocks.
+  if (options_.blocked_layout && uniform && G == C && M == C && w.shape[1] == 1 && dil[0] == 1 && input_blocked) {
+    std::string xb = blocked_form(x, 16);
+    std::string wb = temp(wn + "_blocked");
+    imports_.insert("nn.depthwise_conv2d");
+    std::string w_at = wn + "[i0 * 16 + i3, 0, i1, i2]";
+    emit(lhs(wb, Shape{(C + 15) / 16, K[0], K[1], 16}) + " = " +
+         (C % 16 ? "select(i0 * 16 + i3 < " + m + ", " + w_at + ", 0.0)" : w_at));
+    std::string y = define_blocked_output(0, out, 16);
+    std::string conv_out = has_bias ? temp(node_->output(0) + "_conv") : y;
+    emit(conv_out + " = depthwise_conv2d_nchwc(" + xb + ", " + wb + args + ")");
+    if (has_bias) emit(lhs(y, blocked_dims(out, 16)) + " = " + at(conv_out, ivars(5)) + " + " + blocked_bias(M));
     return;
   }
   std::string xn = tensor(0);
@@ -818,7 +851,7 @@ void Importer::batch_norm() {
     if (input(k).shape != Shape{C} || input(k).type != Float(32)) fail("scale, B, mean and var must be f32[" + std::to_string(C) + "]");
   double eps = attr_float("epsilon", 1e-5);
   Shape shape = x.shape;
-  if (blocked_input(0)) {
+  if (blocked_input(0) && C % x.block == 0) {  // (padded blocks: NCHW, as its parameters have C entries)
     // Layout planning: on the blocks, as a multiply-add per channel, y = x * s + t with s = scale /
     // sqrt(var + eps) and t = B - mean * s; with const parameters s and t are computed once, by
     // the prepare function, and the multiply-add joins the convolution's epilogue.

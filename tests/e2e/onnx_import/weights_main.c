@@ -29,16 +29,19 @@ int main(int argc, char** argv) {
     return 1;
   }
   static float x[SMALL_CNN_X_SIZE], y[SMALL_CNN_Y_SIZE];
-  /* conv1's batch norm is folded into its weights and bias: the prepare function computes both */
-  static float wb[SMALL_CNN_PREPARE_WB_SIZE], bias[SMALL_CNN_PREPARE_C1_BN_BIAS_SIZE];
+  /* conv1's batch norm is folded into its weights and bias, and both convolutions compute in the
+   * blocked layout (docs/onnx.md "Layouts"): the prepare function computes the bias and both blocked weights */
+  static float bias[SMALL_CNN_PREPARE_C1_BN_BIAS_SIZE], wb[SMALL_CNN_PREPARE_CONV1_WEIGHT_BN_BLOCKED_SIZE],
+      dwb[SMALL_CNN_PREPARE_DW_WEIGHT_BLOCKED_SIZE];
   FILE* f = fopen(argv[2], "rb");
   if (!f || fread(x, sizeof x, 1, f) != 1) return 2;
   fclose(f);
   small_cnn_prepare(GET(w, "conv1_weight", SMALL_CNN_PREPARE_CONV1_WEIGHT), GET(w, "conv1_bias", SMALL_CNN_PREPARE_CONV1_BIAS),
                     GET(w, "bn_scale", SMALL_CNN_PREPARE_BN_SCALE), GET(w, "bn_bias", SMALL_CNN_PREPARE_BN_BIAS),
-                    GET(w, "bn_mean", SMALL_CNN_PREPARE_BN_MEAN), GET(w, "bn_var", SMALL_CNN_PREPARE_BN_VAR), bias, wb);
-  small_cnn(x, GET(w, "dw_weight", SMALL_CNN_DW_WEIGHT), GET(w, "dw_bias", SMALL_CNN_DW_BIAS),
-            GET(w, "fc_weight", SMALL_CNN_FC_WEIGHT), GET(w, "fc_bias", SMALL_CNN_FC_BIAS), bias, wb, y);
+                    GET(w, "bn_mean", SMALL_CNN_PREPARE_BN_MEAN), GET(w, "bn_var", SMALL_CNN_PREPARE_BN_VAR),
+                    GET(w, "dw_weight", SMALL_CNN_PREPARE_DW_WEIGHT), bias, wb, dwb);
+  small_cnn(x, GET(w, "dw_bias", SMALL_CNN_DW_BIAS), GET(w, "fc_weight", SMALL_CNN_FC_WEIGHT),
+            GET(w, "fc_bias", SMALL_CNN_FC_BIAS), bias, wb, dwb, y);
   texrt_weights_free(w);
   f = fopen(argv[3], "wb");
   if (!f || fwrite(y, sizeof y, 1, f) != 1) return 2;
