@@ -8,6 +8,7 @@
 // heap (backends/llvm/CodeGenCPU.h), so that the pass takes exactly those buffers.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "ir/Function.h"

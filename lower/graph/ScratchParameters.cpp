@@ -1,5 +1,7 @@
 #include "lower/graph/ScratchParameters.h"
 
+#include <algorithm>
+
 #include "ir/IRMutator.h"
 #include "ir/KernelScratch.h"
 #include "ir/Substitute.h"
@@ -24,7 +26,8 @@ class TakeScratch : public IRMutator {
 
   Stmt mutate(const Allocate* op, const Stmt& self) override {
     if (!cpu_allocates_on_heap(op->buffer) || !constant_bytes(op->buffer)) return IRMutator::mutate(op, self);
-    taken.push_back(op->buffer);
+    // One argument per buffer, should a copied subtree allocate it twice (one after the other).
+    if (std::find(taken.begin(), taken.end(), op->buffer) == taken.end()) taken.push_back(op->buffer);
     return mutate_stmt(op->body);
   }
 };
