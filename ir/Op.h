@@ -58,6 +58,10 @@ struct OpDef {
   /// When this op is one half of an op split by split_prepare: the stages of the whole op that the
   /// other half computes. The schedule's steps that name them are not applied here.
   std::set<std::string> elided_stages;
+  /// The main half of an op split by split_prepare, and each kernel of its graph (lower/graph/GraphOps.h):
+  /// the name of the prepare function that computes its elided prepared stages (`<op>_prepare`,
+  /// the whole op's); "" otherwise. The remark of a schedule step left out for naming one says it.
+  std::string prepare_function;
   /// The values each input is defined for, by input name: [lo, hi) as declared `X: f32[N] in LO..HI`
   /// (integers: LO to HI - 1), or inherited from the op it is passed to whole. `texc run` and
   /// `texc tune` draw random inputs there (language.md "Input domains").

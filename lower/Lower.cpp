@@ -141,11 +141,15 @@ std::vector<SchedStep> steps_of_this_half(std::vector<SchedStep> steps, const Op
       continue;
     }
     for (const std::string& r : s.prim.results) elided.insert(lowered_name(s.prim, r));
-    bool main_half = op.name.size() < 8 || op.name.compare(op.name.size() - 8, 8, "_prepare") != 0;
-    if (this_half && main_half)
+    // The main half (or a kernel of its graph) names the function that computes `other`: the
+    // whole op's prepare function (op.prepare_function), not one named after this kernel. (A
+    // kernel's step naming a stage of another kernel and one of its own does not reach here: the
+    // partition keeps an op whose own schedule relates two groups one kernel, and a call's
+    // carried steps name that call's stages, all in one kernel.)
+    if (this_half && !op.prepare_function.empty())
       remarks.push_back({s.prim.loc, s.prim.primitive + " not applied: '" + other +
-                                          "' depends only on const inputs and is computed once, by " + op.name +
-                                          "_prepare, not in " + op.name});
+                                          "' depends only on const inputs and is computed once, by " +
+                                          op.prepare_function + ", not in " + op.name});
   }
   return kept;
 }

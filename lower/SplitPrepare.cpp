@@ -82,6 +82,7 @@ std::optional<PreparedOp> split_prepare(const OpDef& op) {
     main.stages.push_back(std::move(copy));
   }
   for (const Stage& s : op.stages) (prepare_stages.count(s.name) ? main : prepare).elided_stages.insert(s.name);
+  main.prepare_function = prepare.name;
   return out;
 }
 

@@ -4,6 +4,7 @@
 
 #include "backends/interp/InterpError.h"
 #include "ir/CallerWorkspace.h"
+#include "ir/KernelScratch.h"
 #include "runtime/texrt.h"
 
 namespace texc {
@@ -21,18 +22,24 @@ struct Workspace {
   void* data;
 };
 
+/// The pointers a function takes after its inputs and outputs, into one region allocated with the
+/// executor: a graph entry's workspace (`<op>_with_workspace`, ir/CallerWorkspace.h), or a graph
+/// kernel's scratch arguments (ir/KernelScratch.h) when it runs alone.
+struct TrailingArgs {
+  int64_t bytes = 0;             // the region (0: none)
+  std::vector<int64_t> offsets;  // one pointer per offset into it
+};
+
 class JitExecutor : public Executor {
  public:
-  /// `workspace_bytes` > 0: `packed` is a graph entry's `<op>_with_workspace` (ir/CallerWorkspace.h),
-  /// called with one workspace, allocated here, in every call.
-  JitExecutor(std::shared_ptr<JitModule> jit, PackedFn packed, size_t num_inputs, int64_t workspace_bytes)
-      : jit_(std::move(jit)), packed_(packed), num_inputs_(num_inputs),
-        workspace_(workspace_bytes > 0 ? std::make_unique<Workspace>(workspace_bytes) : nullptr) {}
+  JitExecutor(std::shared_ptr<JitModule> jit, PackedFn packed, size_t num_inputs, TrailingArgs trailing)
+      : jit_(std::move(jit)), packed_(packed), num_inputs_(num_inputs), offsets_(std::move(trailing.offsets)),
+        region_(trailing.bytes > 0 ? std::make_unique<Workspace>(trailing.bytes) : nullptr) {}
 
   CallTimes run(std::vector<Tensor*>& args, int timed_rounds) override {
     std::vector<void*> pointers;
     for (Tensor* t : args) pointers.push_back(t->data());
-    if (workspace_) pointers.push_back(workspace_->data);
+    for (int64_t offset : offsets_) pointers.push_back(static_cast<char*>(region_->data) + offset);
     return checked_then_timed(args, num_inputs_, [&] { packed_(pointers.data()); }, timed_rounds);
   }
 
@@ -40,19 +47,25 @@ class JitExecutor : public Executor {
   std::shared_ptr<JitModule> jit_;
   PackedFn packed_;
   size_t num_inputs_;
-  std::unique_ptr<Workspace> workspace_;
+  std::vector<int64_t> offsets_;
+  std::unique_ptr<Workspace> region_;
 };
 
 /// The executor of `entry` in `jit`: a graph's entry through `<op>_with_workspace` when the module
-/// has it (one workspace for every call, as a caller that keeps one would run it), else `<op>`.
+/// has it (one workspace for every call, as a caller that keeps one would run it), else `<op>`,
+/// with one region for its scratch arguments when it has some (a graph kernel run alone).
 std::unique_ptr<Executor> executor_of(std::shared_ptr<JitModule> jit, const LoweredFunc& entry, const char* what) {
   if (std::optional<LoweredFunc> with = caller_workspace_entry(entry)) {
     if (auto packed = reinterpret_cast<PackedFn>(jit->lookup(with->name + ".packed")))
-      return std::make_unique<JitExecutor>(std::move(jit), packed, count_inputs(entry), entry.workspace_bytes);
+      return std::make_unique<JitExecutor>(std::move(jit), packed, count_inputs(entry),
+                                           TrailingArgs{entry.workspace_bytes, {0}});
   }
   auto packed = reinterpret_cast<PackedFn>(jit->lookup(entry.name + ".packed"));
   if (!packed) throw InterpError(std::string(what) + " has no op named '" + entry.name + "'");
-  return std::make_unique<JitExecutor>(std::move(jit), packed, count_inputs(entry), 0);
+  TrailingArgs scratch{kernel_scratch_bytes(entry), {}};
+  for (int64_t offset : kernel_scratch_offsets(entry))
+    if (offset >= 0) scratch.offsets.push_back(offset);
+  return std::make_unique<JitExecutor>(std::move(jit), packed, count_inputs(entry), std::move(scratch));
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "ir/CallerWorkspace.h"
+#include "ir/KernelScratch.h"
 #include "ir/Diagnostics.h"
 #include "ir/SymbolNames.h"
 #include "runtime/texrt.h"
@@ -130,7 +131,7 @@ std::vector<uint8_t> read_bytes(const fs::path& path, int64_t expected) {
 /// dir/out<i>.bin, then makes `repeat` timed calls and writes
 /// dir/times.txt (one time in ms per timed call).
 /// A graph's entry is called as `<op>_with_workspace` (ir/CallerWorkspace.h) on one workspace the
-/// driver allocates before the first call.
+/// driver allocates before the first call; a graph kernel's scratch arguments likewise.
 std::string driver_source(const LoweredFunc& func) {
   std::optional<LoweredFunc> with_workspace = caller_workspace_entry(func);
   const std::string symbol = op_symbol(with_workspace ? with_workspace->name : func.name);
@@ -169,6 +170,10 @@ std::string driver_source(const LoweredFunc& func) {
   int in = 0, out = 0;
   for (size_t i = 0; i < func.args.size(); ++i) {
     bool is_input = func.args[i]->role == BufferRole::Input;
+    if (is_scratch_arg(func.args[i])) {  // a graph kernel's scratch, run alone (ir/KernelScratch.h)
+      os << "  void* a" << i << " = load_or_allocate(dir, \"\", " << argument_bytes(func, i) << "L, false);\n";
+      continue;
+    }
     os << "  void* a" << i << " = load_or_allocate(dir, \"" << (is_input ? "in" : "out") << (is_input ? in++ : out++)
        << ".bin\", " << argument_bytes(func, i) << "L, " << (is_input ? "true" : "false") << ");\n";
   }
@@ -181,7 +186,7 @@ std::string driver_source(const LoweredFunc& func) {
   os << "  " << call << ";\n";
   out = 0;
   for (size_t i = 0; i < func.args.size(); ++i)
-    if (func.args[i]->role != BufferRole::Input)
+    if (func.args[i]->role == BufferRole::Output)
       os << "  store(dir, \"out" << out++ << ".bin\", a" << i << ", " << argument_bytes(func, i) << "L);\n";
   os << "  std::FILE* times = std::fopen((std::string(dir) + \"/times.txt\").c_str(), \"w\");\n"
      << "  for (int r = 0; r < repeat; ++r) {\n"
@@ -254,7 +259,8 @@ ArmProgramParts arm_program_parts(const std::vector<LoweredFunc>& funcs, const s
   }
   parts.driver = driver_source(*op);
   for (size_t i = 0; i < op->args.size(); ++i)
-    (op->args[i]->role == BufferRole::Input ? parts.input_bytes : parts.output_bytes).push_back(argument_bytes(*op, i));
+    if (!is_scratch_arg(op->args[i]))
+      (op->args[i]->role == BufferRole::Input ? parts.input_bytes : parts.output_bytes).push_back(argument_bytes(*op, i));
   return parts;
 }
 

@@ -12,6 +12,7 @@
 #include "backends/llvm/CudaBackend.h"
 #include "backends/llvm/LLVMBackend.h"
 #include "ir/CallerWorkspace.h"
+#include "ir/KernelScratch.h"
 #include "ir/Diagnostics.h"
 #include "ir/IRPrinter.h"
 #include "ir/SymbolNames.h"
@@ -171,7 +172,10 @@ std::string header(const std::vector<LoweredFunc>& funcs, bool cuda) {
       const Buffer& b = func.args[i];
       any_f16 |= b->dtype.is_float() && b->dtype.bits == 16;
       os << "//   " << b->name << ": " << b->dtype.str() << shape_text(func, i)
-         << (b->role == BufferRole::Input ? " (input)" : " (output)") << "\n";
+         << (b->role == BufferRole::Input ? " (input)"
+             : is_scratch_arg(b)           ? " (scratch: its contents are undefined on entry and on return)"
+                                           : " (output)")
+         << "\n";
     }
     if (any_f16) os << "//   f16 elements are IEEE binary16 values passed as their uint16_t bits.\n";
     for (size_t i = 0; i < func.args.size(); ++i) shape_macros(os, func, i, macro_prefixes);
@@ -213,7 +217,7 @@ std::string header(const std::vector<LoweredFunc>& funcs, bool cuda) {
       os << "//   " << func.name << " with the caller's workspace" << (cuda ? " in device memory" : "") << ": at least "
          << bytes_macro << " bytes aligned to " << alignment_macro << ",\n"
          << "//   overlapping no other argument. It allocates "
-         << (cuda ? "nothing (launches only)" : "no workspace (a kernel's own scratch buffer over 64 KB is still its own)")
+         << (cuda ? "nothing (launches only)" : "nothing: the kernels' scratch over 64 KB is in the workspace too,\n//   but for a buffer per task of a parallel loop")
          << ".\n//   Nothing is kept in the workspace between calls: one buffer serves every call, one call at a time.\n";
       declare(op_symbol(with_workspace->name), true);
     }

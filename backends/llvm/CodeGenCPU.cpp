@@ -11,6 +11,7 @@
 
 #include "backends/llvm/UsedSymbols.h"
 #include "ir/CallerWorkspace.h"
+#include "ir/KernelScratch.h"
 #include "ir/Diagnostics.h"
 #include "ir/IRVisitor.h"
 
@@ -21,8 +22,8 @@ using llvm::Value;
 namespace {
 
 constexpr int64_t kOwnAllocationAlignment = 64;       // texrt_alloc and our allocas
-constexpr int64_t kMaxStackBytesGlobal = 64 * 1024;   // "global" Allocates up to this size go on the stack
-constexpr int64_t kMaxStackBytesLocal = 1024 * 1024;  // "local" ones unless absurdly large
+// kMaxStackBytesGlobal, kMaxStackBytesLocal (ir/KernelScratch.h): the stack's limits per scope,
+// shared with the pass that gives a graph kernel its heap buffers as arguments.
 
 }  // namespace
 

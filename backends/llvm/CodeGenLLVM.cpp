@@ -15,6 +15,7 @@
 #include "backends/llvm/UsedSymbols.h"
 #include "ir/Diagnostics.h"
 #include "ir/IRVisitor.h"
+#include "ir/KernelScratch.h"
 #include "ir/SymbolNames.h"
 
 namespace texc {
@@ -191,8 +192,9 @@ llvm::Function* CodeGenLLVM::emit_function_entry(const LoweredFunc& func) {
     if (buffer->role == BufferRole::Input) arg->addAttr(llvm::Attribute::ReadOnly);
     if (auto elements = constant_elements(buffer); elements && *elements > 0)
       arg->addAttr(llvm::Attribute::getWithDereferenceableBytes(context_, uint64_t(*elements * element_bytes(buffer->dtype))));
-    // The caller only promises the element type's natural alignment.
-    buffers_[buffer.get()] = {arg, element_bytes(buffer->dtype)};
+    // The caller only promises the element type's natural alignment; a graph kernel's scratch
+    // argument, kScratchAlignment (ir/KernelScratch.h), as the allocation it replaces had.
+    buffers_[buffer.get()] = {arg, is_scratch_arg(buffer) ? kScratchAlignment : element_bytes(buffer->dtype)};
   }
   b_.SetInsertPoint(llvm::BasicBlock::Create(context_, "entry", fn));
   return fn;

@@ -4,6 +4,7 @@
 
 #include "ir/Diagnostics.h"
 #include "ir/Intrinsics.h"
+#include "ir/KernelScratch.h"
 #include "lower/graph/PlanWorkspace.h"
 
 namespace texc {
@@ -46,8 +47,10 @@ LoweredFunc make_graph_entry(const OpDef& op, const GraphOps& graph, const std::
     entry.arg_dims.push_back(dims_of(b));
     by_name[b->name] = entry.args.back();
   }
-  // The intermediates in one arena, placed by liveness (PlanWorkspace.h).
-  WorkspacePlan plan = plan_workspace(graph);
+  // The intermediates and the kernels' scratch in one arena, placed by liveness (PlanWorkspace.h).
+  std::vector<int64_t> scratch_bytes;
+  for (const LoweredFunc& k : kernels) scratch_bytes.push_back(kernel_scratch_bytes(k));
+  WorkspacePlan plan = plan_workspace(graph, scratch_bytes);
   Buffer arena;
   if (plan.bytes > 0) arena = BufferNode::make("workspace", UInt(8), {make_int(plan.bytes)}, MemScope::Global);
   std::map<std::string, int64_t> offset_of;
@@ -56,13 +59,17 @@ LoweredFunc make_graph_entry(const OpDef& op, const GraphOps& graph, const std::
   for (size_t k = 0; k < graph.kernels.size(); ++k) {
     const OpDef& sub = graph.kernels[k].op;
     std::vector<Expr> args;
+    auto address = [&](const Expr& first) { args.push_back(make_intrinsic_call(Intrinsic::AddressOf, Int(64), {first})); };
     auto pass = [&](const Buffer& b) {
-      Expr first = offset_of.count(b->name) ? Load::make(arena, {make_int(offset_of.at(b->name))})
-                                            : Load::make(by_name.at(b->name), {make_int(0)});
-      args.push_back(make_intrinsic_call(Intrinsic::AddressOf, Int(64), {first}));
+      address(offset_of.count(b->name) ? Load::make(arena, {make_int(offset_of.at(b->name))})
+                                       : Load::make(by_name.at(b->name), {make_int(0)}));
     };
     for (const Buffer& b : sub.inputs) pass(b);
     for (const Buffer& b : sub.outputs) pass(b);
+    // Its scratch arguments (ScratchParameters.h): its region of the arena, each at its offset.
+    std::vector<int64_t> scratch_offsets = kernel_scratch_offsets(kernels[k]);
+    for (int64_t offset : scratch_offsets)
+      if (offset >= 0) address(Load::make(arena, {make_int(plan.scratch_offsets[k] + offset)}));
     calls.push_back(Evaluate::make(Call::make(Int(32), kernels[k].name, args, CallKind::Extern)));
   }
   Stmt body = Seq::make(calls);

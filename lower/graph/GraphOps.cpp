@@ -54,6 +54,7 @@ GraphOps split_graph(const OpDef& op, const GraphPartition& partition) {
     sub.attributes = op.attributes;
     sub.input_domains = op.input_domains;
     sub.elided_stages = op.elided_stages;  // a main half's prepare stages (lower/SplitPrepare.h)
+    sub.prepare_function = op.prepare_function;  // which computes them: the op's, not the kernel's
     for (const Buffer& b : op.inputs)
       if (read.count(b->name)) sub.inputs.push_back(b);
     BufferMap renamed;

@@ -1,6 +1,7 @@
 #include "lower/graph/PlanWorkspace.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 
 #include "ir/Diagnostics.h"
@@ -17,40 +18,54 @@ int64_t buffer_bytes(const Buffer& b) {
   return n;
 }
 
-WorkspacePlan plan_workspace(const GraphOps& graph, int64_t alignment) {
-  const std::vector<GraphIntermediate>& ts = graph.intermediates;
+WorkspacePlan plan_workspace(const GraphOps& graph, const std::vector<int64_t>& kernel_scratch, int64_t alignment) {
+  // The blocks: the intermediates, then each kernel's scratch region, with their lives.
+  struct Block {
+    int64_t size = 0;
+    size_t first = 0, last = 0;
+  };
+  std::vector<Block> blocks;
+  for (const GraphIntermediate& t : graph.intermediates) blocks.push_back({buffer_bytes(t.buffer), t.producer, t.last_reader});
+  std::vector<size_t> block_of_kernel(graph.kernels.size(), SIZE_MAX);
+  for (size_t k = 0; k < kernel_scratch.size() && k < graph.kernels.size(); ++k)
+    if (kernel_scratch[k] > 0) {
+      block_of_kernel[k] = blocks.size();
+      blocks.push_back({kernel_scratch[k], k, k});
+    }
   WorkspacePlan plan;
-  std::vector<int64_t> size(ts.size());
-  for (size_t i = 0; i < ts.size(); ++i) {
-    size[i] = (buffer_bytes(ts[i].buffer) + alignment - 1) / alignment * alignment;
-    plan.unshared += size[i];
+  for (Block& b : blocks) {
+    b.size = (b.size + alignment - 1) / alignment * alignment;
+    plan.unshared += b.size;
   }
-  auto meet = [&](size_t a, size_t b) { return ts[a].producer <= ts[b].last_reader && ts[b].producer <= ts[a].last_reader; };
+  auto meet = [&](size_t a, size_t b) { return blocks[a].first <= blocks[b].last && blocks[b].first <= blocks[a].last; };
   for (size_t k = 0; k < graph.kernels.size(); ++k) {
     int64_t live = 0;
-    for (size_t i = 0; i < ts.size(); ++i)
-      if (ts[i].producer <= k && k <= ts[i].last_reader) live += size[i];
+    for (const Block& b : blocks)
+      if (b.first <= k && k <= b.last) live += b.size;
     plan.lower_bound = std::max(plan.lower_bound, live);
   }
-  std::vector<size_t> order(ts.size());
+  std::vector<size_t> order(blocks.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return size[a] > size[b]; });
-  plan.offsets.assign(ts.size(), -1);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return blocks[a].size > blocks[b].size; });
+  std::vector<int64_t> offset_of(blocks.size(), -1);
   std::vector<size_t> placed;
   for (size_t i : order) {
-    std::vector<std::pair<int64_t, int64_t>> taken;  // [begin, end) of placed intermediates alive with i
+    std::vector<std::pair<int64_t, int64_t>> taken;  // [begin, end) of placed blocks alive with i
     for (size_t j : placed)
-      if (meet(i, j)) taken.push_back({plan.offsets[j], plan.offsets[j] + size[j]});
+      if (meet(i, j)) taken.push_back({offset_of[j], offset_of[j] + blocks[j].size});
     std::sort(taken.begin(), taken.end());
     int64_t offset = 0;
     for (const auto& [begin, end] : taken) {
-      if (offset + size[i] <= begin) break;
+      if (offset + blocks[i].size <= begin) break;
       offset = std::max(offset, end);
     }
-    plan.offsets[i] = offset;
-    plan.bytes = std::max(plan.bytes, offset + size[i]);
+    offset_of[i] = offset;
+    plan.bytes = std::max(plan.bytes, offset + blocks[i].size);
     placed.push_back(i);
   }
+  plan.offsets.assign(offset_of.begin(), offset_of.begin() + long(graph.intermediates.size()));
+  for (size_t k = 0; k < graph.kernels.size(); ++k)
+    plan.scratch_offsets.push_back(block_of_kernel[k] == SIZE_MAX ? -1 : offset_of[block_of_kernel[k]]);
   return plan;
 }
 

@@ -10,7 +10,8 @@
 #    texc run's output (graph/caller_workspace.c);
 #  - graph/resnet_block.tex (ResNet basic block, 56x56x64) passes on x86 as 2 kernels;
 #  - graph/const_net.tex: const weights re-laid out in the prepare function, the rest a graph of two
-#    kernels, on interp, x86 and arm;
+#    kernels, on interp, x86 and arm; graph/const_spanning.tex: a step naming a prepared stage is a
+#    remark naming the op's prepare function;
 #  - an op with one group keeps one function (examples/03_conv_relu.tex);
 #  - --no-graph-fusion: small_cnn as 10 kernels (one per call and own stage), passing on x86;
 #  - graph/gather_oob.tex: a gather out of bounds in the second kernel fails naming that kernel;
@@ -102,17 +103,20 @@ fi
 
 # The caller's workspace (graph/caller_workspace.c): small_cnn_with_workspace twice on the
 # program's buffer and small_cnn give texc run's output (--save-io), the first allocating nothing
-# (malloc & co. counted), on x86 and on arm under qemu. S=64: a workspace of 160 KB, which
-# small_cnn allocates (over 64 KB), so the counter is seen to count.
+# (malloc & co. counted), on x86 and on arm under qemu. S=96: a workspace of 400 KB, which
+# small_cnn allocates (over 64 KB), so the counter is seen to count, and two conv kernels whose
+# padded inputs (113 KB, 78 KB) are scratch arguments in it (lower/graph/ScratchParameters.h).
 expect 0 '#define SMALL_CNN_WORKSPACE_ALIGNMENT 64' -- "$net" --target x86 -D S=16 --emit header -o -
 expect 0 'void small_cnn_with_workspace\(const float\* X, .*, float\* Y, void\* workspace\);' -- \
   "$net" --target x86 -D S=16 --emit header -o -
-expect 0 'small_cnn +x86 +PASS' -- run "$net" --target x86 -D S=64 --save-io "$work/io"
+expect 0 'small_cnn +x86 +PASS' -- run "$net" --target x86 -D S=96 --save-io "$work/io"
+expect 0 'scratch: C2_Xp f32\[20000\]: 80000 bytes at workspace offset [0-9]+' -- "$net" --target x86 -D S=96 --emit graph -o -
+expect 0 'workspace: 410176 bytes \(liveness lower bound 410176 bytes' -- "$net" --target arm -D S=96 --emit graph -o -
 # caller_workspace ARCH CC RUNNER TEXRT
 caller_workspace() {
   local arch=$1 cc=$2 runner=$3 rt=$4
   mkdir -p "$work/$arch"
-  if "$texc" "$net" --target "$arch" -D S=64 -o "$work/$arch/net" &&
+  if "$texc" "$net" --target "$arch" -D S=96 -o "$work/$arch/net" &&
      "$cc" -std=c11 -O1 -Wall -Werror -I "$work/$arch" "$root/tests/e2e/graph/caller_workspace.c" "$work/$arch/net.o" \
        "$rt" -lstdc++ -lpthread -lm -o "$work/$arch/caller_workspace" &&
      $runner "$work/$arch/caller_workspace" "$work/io"; then
@@ -140,6 +144,11 @@ done
 expect 0 'const_net +x86 +PASS .*2520 points checked \(all\), 2 kernels' -- run "$root/tests/e2e/graph/const_net.tex" --target x86
 expect 0 'const_net +x86 +PASS .*2520 points checked \(all\), 2 kernels' -- run "$root/tests/e2e/graph/const_net.tex" --target x86 --check full
 $have_arm && expect 0 'const_net +arm +PASS .*2 kernels checked' -- run "$root/tests/e2e/graph/const_net.tex" --target arm
+# A step of the op's own schedule naming a prepared stage and a kernel's is left out, with a remark
+# naming the op's prepare function (not one named after the kernel) and the kernel.
+expect 0 "const_spanning.tex:15:5: remark: compute_at not applied: 'S' depends only on const inputs and is computed once, by const_spanning_prepare, not in const_spanning_k0" -- \
+  run "$root/tests/e2e/graph/const_spanning.tex" --target x86 --remarks
+expect 0 'const_spanning +x86 +PASS .*2 kernels checked' -- run "$root/tests/e2e/graph/const_spanning.tex" --target x86
 expect 0 'prepare function const_net_prepare \(once per const inputs\): stages Wb' -- \
   "$root/tests/e2e/graph/const_net.tex" --target x86 --emit graph -o -
 expect 0 'void const_net\(const float\* X, const float\* Wb, float\* P\);' -- \

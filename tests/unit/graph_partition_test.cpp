@@ -3,7 +3,8 @@
 // outputs, the intermediates); each kernel's op is evaluated by the reference interpreter on the
 // tensors the earlier kernels produced and compared with the whole op's reference. On the GPU
 // targets: the flatten and absorption rules, with_anchor_schedules, and the host entry read back
-// by kernel_calls (ir/KernelCalls.h).
+// by kernel_calls (ir/KernelCalls.h). A kernel's heap scratch as arguments (ScratchParameters.h),
+// placed in the workspace with the intermediates and passed by the entry.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
@@ -14,11 +15,16 @@
 #include "backends/interp/RunOp.h"
 #include "frontend/Frontend.h"
 #include "ir/CallerWorkspace.h"
+#include "ir/IRParser.h"
+#include "ir/IRPrinter.h"
+#include "ir/KernelScratch.h"
+#include "ir/StructuralEqual.h"
 #include "ir/KernelCalls.h"
 #include "lower/graph/GraphEntry.h"
 #include "lower/graph/GraphOps.h"
 #include "lower/graph/PartitionGraph.h"
 #include "lower/graph/PlanWorkspace.h"
+#include "lower/graph/ScratchParameters.h"
 
 using namespace texc;
 
@@ -441,4 +447,120 @@ op own(A: f32[8, 8]) -> C {
   GraphPartition p = partition_graph(op, "x86");
   CHECK(p.groups.size() == 1);
   CHECK(p.remarks.empty());
+}
+
+TEST_CASE("a kernel's heap buffers outside parallel loops become its scratch arguments (ScratchParameters.h)") {
+  // Xp (80000 bytes, global: the heap) at the top, Wp (80000 bytes) inside a serial loop: both
+  // taken, in order. T (128 bytes: the stack) and Q (80000 bytes, but one per task of the
+  // parallel loop) stay.
+  LoweredFunc before = parse_func(R"(func k(X: f32[100] input, Y: f32[100] output) {
+  allocate Xp: f32[20000] global {
+    allocate T: f32[32] global {
+      for i in 0..100 {
+        Xp[i] = X[i]
+        T[0] = X[i]
+      }
+      for r in 0..2 {
+        allocate Wp: f32[20000] global {
+          for i in 0..100 {
+            Wp[i] = Xp[i] + T[0]
+          }
+          parallel p in 0..4 {
+            allocate Q: f32[20000] global {
+              Q[p] = Wp[p]
+              Y[p] = Q[p]
+            }
+          }
+        }
+      }
+    }
+  }
+}
+)", "before.txt");
+  LoweredFunc expected = parse_func(R"(func k(X: f32[100] input, Y: f32[100] output, Xp: f32[20000] temp, Wp: f32[20000] temp) {
+  allocate T: f32[32] global {
+    for i in 0..100 {
+      Xp[i] = X[i]
+      T[0] = X[i]
+    }
+    for r in 0..2 {
+      for i in 0..100 {
+        Wp[i] = Xp[i] + T[0]
+      }
+      parallel p in 0..4 {
+        allocate Q: f32[20000] global {
+          Q[p] = Wp[p]
+          Y[p] = Q[p]
+        }
+      }
+    }
+  }
+}
+)", "expected.txt");
+  LoweredFunc after = scratch_as_parameters(before);
+  CHECK_MESSAGE(structurally_equal(after, expected), to_string(after));
+  REQUIRE(after.args.size() == 4);
+  CHECK(is_scratch_arg(after.args[2]));
+  CHECK(is_scratch_arg(after.args[3]));
+  CHECK(!is_scratch_arg(after.args[1]));
+  CHECK(after.arg_dims[2] == std::vector<int64_t>{20000});
+  // One region: Xp at 0, Wp at the next multiple of 64 after 80000 bytes.
+  CHECK(kernel_scratch_offsets(after) == std::vector<int64_t>{-1, -1, 0, 80000});
+  CHECK(kernel_scratch_bytes(after) == 160000);
+  // The limits are the code generator's: 64 KB global (65536 bytes stay on the stack), 1 MB local.
+  CHECK(!cpu_allocates_on_heap(BufferNode::make("a", Float(32), {make_int(16384)}, MemScope::Global)));
+  CHECK(cpu_allocates_on_heap(BufferNode::make("b", Float(32), {make_int(16385)}, MemScope::Global)));
+  CHECK(!cpu_allocates_on_heap(BufferNode::make("c", Float(32), {make_int(16385)}, MemScope::Local)));
+  // A kernel without such a buffer is returned as it was.
+  LoweredFunc small = parse_func(R"(func s(X: f32[4] input, Y: f32[4] output) {
+  allocate T: f32[4] global {
+    for i in 0..4 {
+      T[i] = X[i]
+      Y[i] = T[i]
+    }
+  }
+}
+)", "small.txt");
+  LoweredFunc same = scratch_as_parameters(small);
+  CHECK(same.body == small.body);
+  CHECK(same.args.size() == small.args.size());
+}
+
+TEST_CASE("the kernels' scratch in the workspace: alive during its kernel only (PlanWorkspace.h)") {
+  OpDef op = compile_op(kBlock);
+  GraphOps g = split_graph(op, partition_graph(op, "x86"));
+  REQUIRE(g.kernels.size() == 2);
+  REQUIRE(g.intermediates.size() == 1);  // A1, k0 -> k1
+  const int64_t a1 = buffer_bytes(g.intermediates[0].buffer);  // 576 bytes
+  // Scratch of 1000 bytes in k0 and 5000 in k1: A1 is alive in both, so neither overlaps it; the
+  // two scratch regions share bytes (their lives do not meet).
+  WorkspacePlan plan = plan_workspace(g, {1000, 5000});
+  REQUIRE(plan.scratch_offsets.size() == 2);
+  auto overlap = [](int64_t a, int64_t an, int64_t b, int64_t bn) { return a < b + bn && b < a + an; };
+  CHECK(!overlap(plan.offsets[0], a1, plan.scratch_offsets[0], 1000));
+  CHECK(!overlap(plan.offsets[0], a1, plan.scratch_offsets[1], 5000));
+  CHECK(overlap(plan.scratch_offsets[0], 1000, plan.scratch_offsets[1], 5000));
+  CHECK(plan.scratch_offsets[0] % 64 == 0);
+  CHECK(plan.scratch_offsets[1] % 64 == 0);
+  CHECK(plan.lower_bound == 576 + 5000 + 56);  // A1 and k1's scratch, rounded up to 64
+  CHECK(plan.bytes == plan.lower_bound);
+  CHECK(plan.unshared == 576 + 1024 + 5056);
+  // No scratch: the plan of the intermediates alone, as before.
+  WorkspacePlan none = plan_workspace(g, {0, 0});
+  CHECK(none.scratch_offsets == std::vector<int64_t>{-1, -1});
+  CHECK(none.offsets == plan_workspace(g).offsets);
+  CHECK(none.bytes == a1);
+
+  // The entry passes k1's scratch argument at its region's offset in the arena.
+  std::vector<LoweredFunc> kernels(2);
+  for (size_t k = 0; k < 2; ++k) kernels[k].name = g.kernels[k].op.name;
+  kernels[1].args.push_back(BufferNode::make("Xp", Float(32), {make_int(1250)}, MemScope::Global, BufferRole::Intermediate));
+  LoweredFunc entry = make_graph_entry(op, g, kernels);
+  std::optional<KernelCalls> calls = kernel_calls(entry);
+  REQUIRE(calls);
+  CHECK(calls->workspace_bytes == plan_workspace(g, {0, 5056}).bytes);
+  REQUIRE(calls->calls[1].args.size() == 5);  // X, W2, A1, Y, then Xp
+  CHECK(calls->calls[1].args[4].arg == -1);
+  CHECK(calls->calls[1].args[4].workspace_offset == plan_workspace(g, {0, 5056}).scratch_offsets[1]);
+  CHECK(calls->calls[0].args.size() == 4);  // k0 has none
 }

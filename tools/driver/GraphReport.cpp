@@ -6,6 +6,7 @@
 #include "lower/Lower.h"
 #include "lower/SplitPrepare.h"
 #include "lower/graph/PartitionGraph.h"
+#include "ir/KernelScratch.h"
 #include "lower/graph/PlanWorkspace.h"
 #include "tools/driver/LowerForTarget.h"
 #include "tools/driver/VdlaGraph.h"
@@ -50,7 +51,7 @@ std::string one_kernel_reason(const OpDef& op, const CompileOptions& opts) {
                      "interp, cuda and cuda-interp)", partition.groups.size(), opts.target);
 }
 
-std::string graph_report(const OpDef& whole, const CompileOptions& opts) {
+std::string graph_report(const OpDef& whole, const CompileOptions& opts, const std::vector<LoweredFunc>& functions) {
   std::string out;
   std::optional<PreparedOp> split = split_prepare(whole);
   if (split) {
@@ -79,7 +80,21 @@ std::string graph_report(const OpDef& whole, const CompileOptions& opts) {
     out += fmt::format("  on VDLA: {}; on the host CPU ({}): {} (texc run runs them one by one)\n", joined(on_vdla),
                        function_options(opts, false).target, joined(on_host));
   }
-  for (const GraphKernel& k : graph->kernels) {
+  // Each kernel's scratch arguments (its heap buffers, given by the entry), when lowered.
+  std::vector<int64_t> scratch_bytes(graph->kernels.size(), 0);
+  std::vector<std::string> scratch_of(graph->kernels.size());
+  for (size_t k = 0; k < graph->kernels.size(); ++k)
+    for (const LoweredFunc& f : functions)
+      if (f.name == graph->kernels[k].op.name) {
+        scratch_bytes[k] = kernel_scratch_bytes(f);
+        std::vector<std::string> names;
+        for (const Buffer& b : f.args)
+          if (is_scratch_arg(b)) names.push_back(tensor(b));
+        scratch_of[k] = joined(names);
+      }
+  WorkspacePlan plan = plan_workspace(*graph, scratch_bytes);
+  for (size_t i = 0; i < graph->kernels.size(); ++i) {
+    const GraphKernel& k = graph->kernels[i];
     std::vector<std::string> reads, writes;
     for (const Buffer& b : k.op.inputs) reads.push_back(tensor(b));
     for (const Buffer& b : k.op.outputs) writes.push_back(tensor(b));
@@ -89,9 +104,11 @@ std::string graph_report(const OpDef& whole, const CompileOptions& opts) {
     out += "    reads:  " + joined(reads) + "\n";
     out += "    writes: " + joined(writes) + "\n";
     if (generates_vdla_programs(opts.target)) out += vdla_placement_text(k, function_options(opts, false).target);
+    if (scratch_bytes[i] > 0)
+      out += fmt::format("    scratch: {}: {} bytes at workspace offset {}\n", scratch_of[i], scratch_bytes[i],
+                         plan.scratch_offsets[i]);
     out += "    task:   " + graph_task_key(k) + "\n";  // its tuning task (texc tune, --records)
   }
-  WorkspacePlan plan = plan_workspace(*graph);
   out += fmt::format("  intermediates: {}\n", graph->intermediates.size());
   for (size_t i = 0; i < graph->intermediates.size(); ++i) {
     const GraphIntermediate& t = graph->intermediates[i];

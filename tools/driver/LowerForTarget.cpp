@@ -5,6 +5,7 @@
 #include "lower/Lower.h"
 #include "lower/SplitPrepare.h"
 #include "lower/graph/GraphEntry.h"
+#include "lower/graph/ScratchParameters.h"
 #include "ir/Target.h"
 #include "tools/driver/CpuTarget.h"
 #include "tools/driver/TargetPropertiesOf.h"
@@ -71,6 +72,8 @@ std::vector<LoweredFunc> lower_graph_or_op(const OpDef& op, const CompileOptions
     const OpDef lowered = is_gpu_target(kernel_opts.target) ? with_anchor_schedules(kernel) : kernel.op;
     KnobConfig kernel_knobs = kernel_knobs_from_records(kernel_opts, kernel, knobs);  // its task's record, else the op's
     kernels.push_back(lower_for_target(lowered, kernel_opts, kernel_knobs, remarks ? &found : nullptr));
+    // Its heap buffers in the workspace: the entry gives them (CPU targets; nothing on the GPU).
+    if (is_llvm_cpu_target(opts.target)) kernels.back() = scratch_as_parameters(kernels.back());
     if (kernel_opts.target != opts.target) kernels.back().target = kernel_opts.target;
     std::string stages;
     for (const std::string& s : kernel.group.stages) stages += (stages.empty() ? "" : ", ") + s;

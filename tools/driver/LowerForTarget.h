@@ -38,7 +38,9 @@ OpDef graph_op_of(const OpDef& op);
 /// says how they are called. Both halves lower with the same knobs. An op that graph_of splits
 /// compiles its (main) part to the kernels `<op>_k0`, `<op>_k1`, ... then the host entry `<op>`
 /// (lower/graph/GraphEntry.h), each kernel with the knobs of its tuning task's best record in
-/// --records (RecordKnobs.h: kernel_knobs_from_records), else with `knobs`.
+/// --records (RecordKnobs.h: kernel_knobs_from_records), else with `knobs`; on x86 and arm each
+/// kernel's heap buffers are scratch arguments the entry passes in its workspace
+/// (lower/graph/ScratchParameters.h).
 std::vector<LoweredFunc> lower_op_functions(const OpDef& op, const CompileOptions& opts, const KnobConfig& knobs = {},
                                             std::vector<Remark>* remarks = nullptr);
 

@@ -63,7 +63,7 @@ void Module::write(const std::string& kind, const std::string& path) {
   // The outputs every target has: the loop AST and the graph partition.
   if (kind == "graph") {
     std::string report;
-    for (const CompiledOp& c : ops_) report += graph_report(c.op, options_);
+    for (const CompiledOp& c : ops_) report += graph_report(c.op, options_, c.functions);
     write_output_text(path, report);
     return;
   }
