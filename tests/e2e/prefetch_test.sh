@@ -10,7 +10,7 @@
 #     reference interpreter;
 #   - stdlib conv2d_nchwc: weights larger than half the L2 (ResNet-18's 512-channel 3x3 layer) are
 #     prefetched one input-channel block ahead (CVC_PF, default true), its output still checked;
-#     with --knob CVC_PF=false or weights that fit, no prefetch.
+#     with --knob CVC_PF=false or weights that fit, no prefetch; conv2d_blocked's Wb likewise (CVB_PF).
 # usage: prefetch_test.sh TEXC REPO_ROOT
 set -u
 texc=$1
@@ -62,6 +62,9 @@ op big(X: f32[1, 32, 7, 7, 16], W: f32[32, 32, 3, 3, 16, 16]) -> Y {
 op small(X: f32[1, 4, 9, 9, 16], W: f32[4, 4, 3, 3, 16, 16]) -> Y {
   compute { Y = conv2d_nchwc(X, W, stride = 1, pad = 1) }
 }
+op nchw(X: f32[1, 512, 7, 7], W: f32[512, 512, 3, 3]) -> Y {
+  compute { Y = conv2d_blocked(X, W, stride = 1, pad = 1) }
+}
 EOF
 "$texc" "$work/conv.tex" --op big --target x86 --emit loops -o "$work/big"
 check "conv2d_nchwc, 9.4 MB of weights: prefetched one block ahead" has "$work/big.loops.txt" "min(Y.cb + 1, 31)*2304 + Y.ry*768 + Y.rx*256 + W.pf0.line*16])"
@@ -70,6 +73,11 @@ check "conv2d_nchwc with CVC_PF=false: no prefetch" hasnt "$work/big_off.loops.t
 "$texc" "$work/conv.tex" --op small --target x86 --emit loops -o "$work/small"
 check "conv2d_nchwc, 147 KB of weights: no prefetch" hasnt "$work/small.loops.txt" "prefetch"
 check "conv2d_nchwc with the prefetch on x86" passes "$work/conv.tex" --op big --target x86
+"$texc" "$work/conv.tex" --op nchw --target x86 --emit loops -o "$work/nchw"
+check "conv2d_blocked, 9.4 MB of weights: Wb prefetched one block ahead" has "$work/nchw.loops.txt" "min(Yb.cb + 1, 31)*2304 + Yb.ry*768 + Yb.rx*256 + Wb.pf0.line*16])"
+"$texc" "$work/conv.tex" --op nchw --target x86 --emit loops -o "$work/nchw_off" --knob CVB_PF=false
+check "conv2d_blocked with CVB_PF=false: no prefetch" hasnt "$work/nchw_off.loops.txt" "prefetch"
+check "conv2d_blocked with the prefetch on x86" passes "$work/conv.tex" --op nchw --target x86
 
 if [ $failed -ne 0 ]; then
   echo "$failed failure(s)"
