@@ -385,7 +385,9 @@ Value* CodeGenLLVM::emit_intrinsic(const Call* op) {
   if (*which == Intrinsic::Prefetch) {  // a read, locality 3 (keep in all levels), the data cache
     TEXC_CHECK(op->args[0]->as<Load>()) << "prefetch takes one Load";
     llvm::Function* prefetch = llvm::Intrinsic::getDeclaration(module_.get(), llvm::Intrinsic::prefetch, {b_.getPtrTy()});
-    b_.CreateCall(prefetch, {element_pointer(op->args[0]->as<Load>()), b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
+    const Load* load = op->args[0]->as<Load>();
+    llvm::CallInst* call = b_.CreateCall(prefetch, {element_pointer(load), b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
+    attach_alias_metadata(call, load->buffer.get());  // reads only its buffer: the other buffers stay promotable
     return zero_of(value_type(op->type));
   }
   if (intrinsic_effect(*which) == IntrinsicEffect::Barrier) {
