@@ -46,6 +46,7 @@ const std::vector<PrimitiveSignature>& primitive_signatures() {
       {"rfactor", {K::Stage, K::Loop}, false, 1, true},
       {"storage_align", {K::Stage, K::Loop, K::Value, K::Value}, false, 0, false},
       {"double_buffer", {K::Stage}, false, 0, false},
+      {"prefetch", {K::Tensor, K::Loop, K::Value}, false, 0, false},
   };
   return table;
 }
@@ -175,12 +176,21 @@ class ScheduleChecker {
     SchedPrimitive p;
     p.primitive = sig.name;  // compute_inline is inline
     p.loc = a.primitive.loc;
-    // Arguments: positional ones by the signature; split also takes `nparts = P` for its factor.
+    // Arguments: positional ones by the signature; split also takes `nparts = P` for its factor,
+    // prefetch `from = L` (the loop whose later iteration it fetches for) after its positional ones.
     size_t positional = 0;
     for (const ast::SchedArg& arg : a.args) {
       SchedArg out;
       out.loc = start_loc(*arg.value);
       ArgKind kind;
+      if (p.primitive == "prefetch" && arg.keyword.text == "from") {
+        if (positional != sig.args.size() || p.args.size() != sig.args.size())  // after the others, once
+          throw_error(DiagId::ScheduleArgCount, arg.keyword.loc, p.primitive, sig.args.size(), a.args.size());
+        out.keyword = arg.keyword.text;
+        out.name = loop_name(*arg.value, p.primitive, positional + 1);
+        p.args.push_back(std::move(out));
+        continue;
+      }
       if (!arg.keyword.text.empty()) {
         if (p.primitive != "split" || arg.keyword.text != "nparts") {
           throw_error(DiagId::UnknownKeywordArg, arg.keyword.loc, p.primitive, arg.keyword.text);

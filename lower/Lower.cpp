@@ -69,6 +69,7 @@ struct Lowering {
   bool storage_planned = false;
   std::vector<Remark> split_remarks;  // steps left out because they cross a prepare split
   std::vector<Remark> fallback_remarks;  // tensorizes left out: the CPU lacks their instruction
+  std::vector<Remark> prefetch_remarks;  // prefetches not placed (a target without them)
   std::optional<PassContext> context;    // what the function passes know of the schedule, once it is applied
 };
 
@@ -122,9 +123,9 @@ std::vector<SchedStep> steps_of_this_half(std::vector<SchedStep> steps, const Op
       if (!a.is_name()) continue;
       std::string name = lowered_name(s.prim, a.name);
       std::string head = name.substr(0, name.find('.'));
-      if (arg == 0 && s.prim.primitive == "cache_read" &&
+      if (arg == 0 && (s.prim.primitive == "cache_read" || s.prim.primitive == "prefetch") &&
           std::any_of(op.inputs.begin(), op.inputs.end(), [&](const Buffer& b) { return b->name == head; }))
-        continue;  // an input of this half, read through a cache
+        continue;  // an input of this half, read through a cache or prefetched
       bool names_other = elided.count(name) || elided.count(head);
       for (int i = 0; !names_other && i < 4; ++i)  // a hidden reduction stage of an elided stage
         for (const std::string& e : op.elided_stages)
@@ -244,6 +245,8 @@ const std::vector<SchedulePass>& schedule_passes() {
          if (!l.options.no_fuse) fuse_into_reductions(l.state);
          restore_unfused_schedules(l);
        }},
+      {"inject_prefetches", "place the prefetch() calls the schedule asked for, first in each `at` loop (lower/schedule/Prefetch.cpp); a remark on targets without them",
+       kAllPasses, [](Lowering& l) { inject_prefetches(l.state, l.prefetch_remarks); }},
       {"gpu_default_schedule", "GPU targets: an op whose schedule binds no loop gets fused loops bound to blockIdx.x/threadIdx.x (lower/gpu/DefaultSchedule.h)",
        kGpuPasses, [](Lowering& l) { gpu_default_schedule(l.state); }},
       {"infer_gpu_scopes", "GPU targets: a global stage computed inside thread loops becomes local, inside a block loop shared (lower/gpu/InferScopes.h)",
@@ -572,6 +575,7 @@ LoweredFunc lower_op(const OpDef& op, const LowerOptions& options) {
     if (family == kCpuPasses) report_whole_op_remarks(l.state.func.body);
     *options.remarks = locate_remarks(pending, l);
     options.remarks->insert(options.remarks->end(), l.split_remarks.begin(), l.split_remarks.end());
+    options.remarks->insert(options.remarks->end(), l.prefetch_remarks.begin(), l.prefetch_remarks.end());
     options.remarks->insert(options.remarks->begin(), l.fallback_remarks.begin(), l.fallback_remarks.end());
   }
   if (options.time_passes) {

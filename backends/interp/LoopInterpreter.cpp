@@ -157,6 +157,7 @@ class Compiler {
   ExprFn binary(const Binary* b);
   ExprFn call(const Call* c);
   PointerFn address_of(const Expr& e);
+  PointerFn element_address(const Load* load);  // the address of a buffer element, checked in the buffer
 
   std::string func_name_;
   LoopObserver* observer_;
@@ -209,6 +210,10 @@ PointerFn Compiler::address_of(const Expr& e) {
   const Call* c = e->as<Call>();
   const Load* load = c && c->args.size() == 1 ? c->args[0]->as<Load>() : nullptr;
   if (!load) throw InterpError("address_of of something other than a buffer element in '" + func_name_ + "'");
+  return element_address(load);
+}
+
+PointerFn Compiler::element_address(const Load* load) {
   int slot = buffer_slot(load->buffer);
   std::string name = load->buffer->name;
   size_t bytes = size_t(load->buffer->dtype.bytes());
@@ -249,6 +254,15 @@ ExprFn Compiler::call(const Call* c) {
   }
   if (c->call_kind == CallKind::Intrinsic) {
     if (is_value_hint(c)) return expr(c->args[0]);
+    if (is_intrinsic_call(c, Intrinsic::Prefetch)) {  // no cache to fill: only the address, checked in the buffer
+      const Load* load = c->args[0]->as<Load>();
+      if (!load) throw InterpError("prefetch of something other than a buffer element in '" + func_name_ + "'");
+      PointerFn address = element_address(load);
+      return [address](Frame& f, int) {
+        address(f);
+        return int_value(0);
+      };
+    }
     throw InterpError("intrinsic '" + c->name + "' cannot be executed by the loop interpreter");
   }
   if (c->name == "abs" && c->args.size() == 1 && !t.is_float()) {

@@ -382,6 +382,14 @@ Value* CodeGenLLVM::emit_intrinsic(const Call* op) {
     TEXC_CHECK(op->args[0]->as<Load>()) << "address_of takes one Load";
     return element_pointer(op->args[0]->as<Load>());
   }
+  if (*which == Intrinsic::Prefetch) {  // a read, locality 3 (keep in all levels), the data cache
+    TEXC_CHECK(op->args[0]->as<Load>()) << "prefetch takes one Load";
+    llvm::Function* prefetch = llvm::Intrinsic::getDeclaration(module_.get(), llvm::Intrinsic::prefetch, {b_.getPtrTy()});
+    const Load* load = op->args[0]->as<Load>();
+    llvm::CallInst* call = b_.CreateCall(prefetch, {element_pointer(load), b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
+    attach_alias_metadata(call, load->buffer.get());  // reads only its buffer: the other buffers stay promotable
+    return zero_of(value_type(op->type));
+  }
   if (intrinsic_effect(*which) == IntrinsicEffect::Barrier) {
     emit_barrier();
     return zero_of(value_type(op->type));

@@ -5,6 +5,7 @@
 #include "ir/ExprOrder.h"
 #include "ir/IRMutator.h"
 #include "ir/IROperators.h"
+#include "ir/Intrinsics.h"
 #include "ir/IRVisitor.h"
 
 namespace texc {
@@ -23,6 +24,7 @@ bool has_side_effects(const Expr& e) {
   if (e)
     for_each_expr(e, [&](const Expr& x) {
       if (const Call* c = x->as<Call>(); c && c->call_kind == CallKind::Extern) found = true;
+      if (const Call* c = x->as<Call>(); c && is_intrinsic_call(c, Intrinsic::Prefetch)) found = true;  // asked for
     });
   return found;
 }

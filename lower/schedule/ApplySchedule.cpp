@@ -18,7 +18,7 @@ constexpr PrimitiveEntry kPrimitives[] = {
     {"parallel", apply_parallel},     {"vectorize", apply_vectorize},
     {"unroll", apply_unroll},         {"tensorize", apply_tensorize},
     {"rfactor", apply_rfactor},       {"storage_align", apply_storage_align},
-    {"double_buffer", apply_double_buffer},
+    {"double_buffer", apply_double_buffer}, {"prefetch", apply_prefetch},
 };
 }  // namespace
 

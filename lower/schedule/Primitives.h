@@ -2,6 +2,7 @@
 // state in the order the schedule block lists them. See ScheduleState.h.
 #pragma once
 #include "ir/Diagnostics.h"
+#include "ir/Remark.h"
 #include "lower/schedule/ScheduleState.h"
 
 namespace texc {
@@ -23,11 +24,17 @@ void apply_tensorize(ScheduleState& st, const SchedStep& step);     // Tensorize
 void apply_rfactor(ScheduleState& st, const SchedStep& step);       // Rfactor.cpp
 void apply_storage_align(ScheduleState& st, const SchedStep& step); // StorageAlign.cpp
 void apply_double_buffer(ScheduleState& st, const SchedStep& step); // DoubleBuffer.cpp
+void apply_prefetch(ScheduleState& st, const SchedStep& step);      // Prefetch.cpp
 
 /// inline(stage) where it can be applied to st as it is (true); otherwise false, st unchanged, and
 /// *why (when given) set to the diagnostic inline would report, located at loc. Never throws for
 /// the user's input (Inline.cpp).
 bool try_inline(ScheduleState& st, const std::string& stage, SourceLoc loc, Diagnostic* why = nullptr);
+
+/// Places the prefetches the schedule asked for (st.prefetches), once every primitive has run
+/// (Prefetch.cpp): on x86, arm and interp, a nest of prefetch() calls at the top of each `at`
+/// loop's body; on the other targets none, a remark at each prefetch instead.
+void inject_prefetches(ScheduleState& st, std::vector<Remark>& remarks);
 
 /// Applies the steps in order (dispatching on the primitive's name).
 void apply_schedule(ScheduleState& st, const std::vector<SchedStep>& steps);

@@ -19,6 +19,15 @@
 
 namespace texc {
 
+/// prefetch(T, at, offset, from = L) as the schedule asked it (Prefetch.cpp); the prefetches are
+/// placed once every primitive has run (inject_prefetches).
+struct PrefetchRequest {
+  Buffer buffer;          // T
+  std::string at, from;   // loop names (from = at when not given)
+  int64_t offset = 1;     // iterations of `from` ahead
+  SourceLoc loc, at_loc, from_loc;
+};
+
 struct ScheduleState {
   OpDef op;                             // after split_nested_reductions
   LoweredFunc func;                     // the loop AST being scheduled
@@ -45,6 +54,8 @@ struct ScheduleState {
   /// Buffers whose rows storage_align pads (StorageAlign.cpp), by buffer name: plan_storage
   /// applies them when it sizes the buffer.
   StorageAligns storage_aligns;
+  /// The schedule's prefetch() requests, in order (Prefetch.cpp).
+  std::vector<PrefetchRequest> prefetches;
 
   static ScheduleState create(const OpDef& op, const std::string& target);
 

@@ -2,7 +2,9 @@
 """Counts the vector register spills and reloads in the innermost loops of x86-64 assembly (AT&T, as
 `texc --emit asm` writes it): the instructions between a label and the last backward jump to it
 that contain no other such loop, whose operands name a vector register (xmm/ymm/zmm) and a stack
-slot (an address off %rsp or %rbp). Prints one line per innermost loop ("LABEL: N spills, M fma")
+slot (an address off %rsp, or off %rbp in a function that makes %rbp its frame pointer with
+`movq %rsp, %rbp`; elsewhere %rbp is one more general register, e.g. the pointer an input's
+broadcasts read through). Prints one line per innermost loop ("LABEL: N spills, M fma")
 and exits 1 when a loop with FMAs (a micro-kernel) has any spill, else 0. With --steady, only
 the loops with the most FMAs (the steady-state micro-kernel, not the ragged tails) count.
 
@@ -13,6 +15,9 @@ import sys
 LABEL = re.compile(r'^(\.?[A-Za-z_$][\w.$]*):')
 JUMP = re.compile(r'^\s+j[a-z]+\s+(\.?[A-Za-z_$][\w.$]*)\s*$')
 STACK_VECTOR = re.compile(r'%[xyz]mm\d+.*\(%r[sb]p\)|\(%r[sb]p\).*%[xyz]mm\d+')
+RSP_VECTOR = re.compile(r'%[xyz]mm\d+.*\(%rsp\)|\(%rsp\).*%[xyz]mm\d+')
+FUNCTION = re.compile(r'^([A-Za-z_$][\w.$]*):')  # a function's label (local labels start with '.')
+FRAME_POINTER = re.compile(r'^\s+movq\s+%rsp, %rbp\s*$')
 FMA = re.compile(r'^\s+vfn?m(add|sub)')
 
 
@@ -50,10 +55,19 @@ def main():
     if not loops:
         print('no loops in ' + args[0])
         return 1
+    # Per line: does its function keep its frame pointer in %rbp?
+    frame_pointer, fp = [], False
+    for line in lines:
+        if FUNCTION.match(line):
+            fp = False
+        elif FRAME_POINTER.match(line):
+            fp = True
+        frame_pointer.append(fp)
     counted = []
     for start, end, label in loops:
         body = lines[start:end + 1]
-        spills = sum(1 for l in body if STACK_VECTOR.search(l))
+        stack = STACK_VECTOR if frame_pointer[start] else RSP_VECTOR
+        spills = sum(1 for l in body if stack.search(l))
         fmas = sum(1 for l in body if FMA.match(l))
         print(f'{label}: {spills} spills, {fmas} fma')
         counted.append((fmas, spills))

@@ -66,6 +66,10 @@ case_file vectorize_outer 'vectorize(C.i)'
 case_file tensorize_gemm 'tensorize(C.i, vdla.gemm)'
 case_file tensorize_dot16 'tensorize(C.j, dot16)'
 case_file tensorize_vnni 'tensorize(C.j, vnni)'
+case_file prefetch 'prefetch(B, C.i, 1)'
+case_file prefetch_from 'a, b = split(C.i, 4)' 'prefetch(B, C.k, 2, from = a)'
+case_file prefetch_stage 'compute_root(T)' 'prefetch(T, C.i, 3)'
+case_file prefetch_vectorized 'vectorize(C.j)' 'prefetch(B, C.j, 1)'
 
 compiled=0 diagnosed=0
 for file in "$work"/*.tex; do

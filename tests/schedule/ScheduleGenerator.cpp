@@ -8,6 +8,7 @@
 #include "ir/IRVisitor.h"
 #include "ir/Substitute.h"
 #include "lower/AutoFuse.h"
+#include "lower/analysis/BufferAccess.h"
 #include "lower/schedule/Primitives.h"
 
 namespace texc {
@@ -148,6 +149,7 @@ class Generator {
     if (chance(0.35)) annotate("unroll");
     if (chance(0.35)) annotate("parallel");
     if (!out_.no_fuse) name_every_chosen_stage();
+    if (chance(0.3)) prefetch();  // last: it names loops that must still exist at the end
     return out_;
   }
 
@@ -602,6 +604,29 @@ class Generator {
       if (!narrow.empty() && chance(0.85)) candidates = narrow;
     }
     return apply(primitive(kind, {name_arg(pick(candidates).loop->var->name)}));
+  }
+
+  // prefetch(input, at, offset[, from = an enclosing loop]) of an op input read under `at`, at a
+  // loop outside any vector code (only inputs: naming a stage would change what fuses).
+  bool prefetch() {
+    std::vector<std::pair<LoopSite, Buffer>> candidates;
+    for (const LoopSite& l : loops()) {
+      bool vector = l.loop->for_kind == ForKind::Vectorized;
+      for (const For* p : l.path) vector = vector || p->for_kind == ForKind::Vectorized;
+      if (vector || l.loop->for_kind == ForKind::Tensorized) continue;
+      for (const Buffer& b : st_.op.inputs)
+        if (!find_accesses(l.loop->body, b.get(), true, false).empty()) candidates.push_back({l, b});
+    }
+    if (candidates.empty()) return false;
+    const auto& chosen = pick(candidates);
+    std::vector<SchedArg> args = {name_arg(chosen.second->name), name_arg(chosen.first.loop->var->name),
+                                  int_arg(1 + int64_t(rng_() % 3))};
+    if (!chosen.first.path.empty() && chance(0.5)) {
+      SchedArg from = name_arg(pick(chosen.first.path)->var->name);
+      from.keyword = "from";
+      args.push_back(from);
+    }
+    return apply(primitive("prefetch", args));
   }
 
   // With automatic fusion, lower_op treats the stages the schedule names as scheduled by hand: name
