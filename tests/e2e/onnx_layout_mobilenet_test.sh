@@ -29,28 +29,8 @@ trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 2
 mkdir in && cp mobilenet_mini.x.npy in/mobilenet_mini.x.npy
 
-# count PATTERN FILE WANT: the lines of FILE matching PATTERN are WANT
-count() {
-  local got
-  got=$(grep -cE -- "$1" "$2")
-  if [ "$got" -ne "$3" ]; then
-    echo "FAIL: $2 has $got lines matching /$1/, want $3"
-    failures=$((failures + 1))
-  else
-    echo "ok: $2: $3 x /$1/"
-  fi
-}
-# compares DIR/mobilenet_mini.y.npy and DIR/mobilenet_mini.feat.npy with NumPy's outputs
-check_outputs() {
-  "$python" - "$1" <<'PY' || failures=$((failures + 1))
-import numpy as np, sys
-for name in ("y", "feat"):
-    got, want = np.load("%s/mobilenet_mini.%s.npy" % (sys.argv[1], name)), np.load("mobilenet_mini.%s.npy" % name)
-    if got.shape != want.shape or not np.allclose(got, want, rtol=1e-4, atol=1e-5):
-        print("FAIL: %s/mobilenet_mini.%s.npy differs from NumPy's:" % (sys.argv[1], name), got, want); sys.exit(1)
-    print("ok: %s/mobilenet_mini.%s.npy matches NumPy's (max abs error %.2g)" % (sys.argv[1], name, np.abs(got - want).max()))
-PY
-}
+# shellcheck source=onnx_layout_checks.sh
+. "$root/tests/e2e/onnx_layout_checks.sh"
 
 expect 0 'wrote plain.tex' -- import mobilenet_mini.onnx -o plain.tex
 count 'nchwc' plain.tex 0
@@ -83,16 +63,16 @@ count '^    b1d\[i0: 1, i1: 1, i2: 8, i3: 8, i4: 16\] = b1d_conv\[i0, i1, i2, i3
 
 expect 0 'mobilenet_mini +x86 +PASS .* 12 kernels checked on their own inputs' -- \
   run blocked.tex --target x86 --weights blocked.weights --inputs in --save-io out_file --repeat 1
-check_outputs out_file
+check_outputs mobilenet_mini out_file
 expect 0 'mobilenet_mini +x86 +PASS .* 12 kernels checked on their own inputs' -- \
   run mobilenet_mini.onnx --target x86 --inputs in --save-io out_x86 --repeat 1
-check_outputs out_x86
+check_outputs mobilenet_mini out_x86
 expect 0 'mobilenet_mini +x86 +PASS .* kernels checked on their own inputs' -- \
   run mobilenet_mini.onnx --target x86 --layout nchw --inputs in --save-io out_nchw --repeat 1
-check_outputs out_nchw
+check_outputs mobilenet_mini out_nchw
 expect 0 'mobilenet_mini +interp +PASS .* 12 kernels checked on their own inputs' -- \
   run mobilenet_mini.onnx --target interp --inputs in --save-io out_interp
-check_outputs out_interp
+check_outputs mobilenet_mini out_interp
 out=$("$texc" run mobilenet_mini.onnx --target arm --inputs in --save-io out_arm --repeat 1 2>&1)
 status=$?
 if [ "$status" -eq 2 ]; then
@@ -101,7 +81,7 @@ elif [ "$status" -ne 0 ] || ! grep -qE 'mobilenet_mini +arm +PASS .* 12 kernels 
   echo "FAIL: texc run mobilenet_mini.onnx --target arm -> exit $status:"; sed 's/^/    /' <<<"$out"; failures=$((failures + 1))
 else
   echo "ok: texc run mobilenet_mini.onnx --target arm"
-  check_outputs out_arm
+  check_outputs mobilenet_mini out_arm
 fi
 
 "$texc" mobilenet_mini.onnx --target x86 --emit graph -o - >graph_x86.txt 2>&1

@@ -32,28 +32,8 @@ trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 2
 mkdir in && cp resnet_mini.x.npy in/resnet_mini.x.npy
 
-# count PATTERN FILE WANT: the lines of FILE matching PATTERN are WANT
-count() {
-  local got
-  got=$(grep -cE -- "$1" "$2")
-  if [ "$got" -ne "$3" ]; then
-    echo "FAIL: $2 has $got lines matching /$1/, want $3"
-    failures=$((failures + 1))
-  else
-    echo "ok: $2: $3 x /$1/"
-  fi
-}
-# compares DIR/resnet_mini.y.npy and DIR/resnet_mini.feat.npy with NumPy's outputs
-check_outputs() {
-  "$python" - "$1" <<'PY' || failures=$((failures + 1))
-import numpy as np, sys
-for name in ("y", "feat"):
-    got, want = np.load("%s/resnet_mini.%s.npy" % (sys.argv[1], name)), np.load("resnet_mini.%s.npy" % name)
-    if got.shape != want.shape or not np.allclose(got, want, rtol=1e-4, atol=1e-5):
-        print("FAIL: %s/resnet_mini.%s.npy differs from NumPy's:" % (sys.argv[1], name), got, want); sys.exit(1)
-    print("ok: %s/resnet_mini.%s.npy matches NumPy's (max abs error %.2g)" % (sys.argv[1], name, np.abs(got - want).max()))
-PY
-}
+# shellcheck source=onnx_layout_checks.sh
+. "$root/tests/e2e/onnx_layout_checks.sh"
 
 expect 0 'wrote plain.tex' -- import resnet_mini.onnx -o plain.tex
 count 'nchwc' plain.tex 0
@@ -86,16 +66,16 @@ count '^    b2bn\[i0: 1, i1: 2, i2: 4, i3: 4, i4: 16\] = b2s\[i0, i1, i2, i3, i4
 
 expect 0 'resnet_mini +x86 +PASS .* 9 kernels checked on their own inputs' -- \
   run blocked.tex --target x86 --weights blocked.weights --inputs in --save-io out_file --repeat 1
-check_outputs out_file
+check_outputs resnet_mini out_file
 expect 0 'resnet_mini +x86 +PASS .* 9 kernels checked on their own inputs' -- \
   run resnet_mini.onnx --target x86 --inputs in --save-io out_x86 --repeat 1
-check_outputs out_x86
+check_outputs resnet_mini out_x86
 expect 0 'resnet_mini +x86 +PASS .* 9 kernels checked on their own inputs' -- \
   run resnet_mini.onnx --target x86 --layout nchw --inputs in --save-io out_nchw --repeat 1
-check_outputs out_nchw
+check_outputs resnet_mini out_nchw
 expect 0 'resnet_mini +interp +PASS .* 9 kernels checked on their own inputs' -- \
   run resnet_mini.onnx --target interp --inputs in --save-io out_interp
-check_outputs out_interp
+check_outputs resnet_mini out_interp
 out=$("$texc" run resnet_mini.onnx --target arm --inputs in --save-io out_arm --repeat 1 2>&1)
 status=$?
 if [ "$status" -eq 2 ]; then
@@ -104,7 +84,7 @@ elif [ "$status" -ne 0 ] || ! grep -qE 'resnet_mini +arm +PASS .* 9 kernels chec
   echo "FAIL: texc run resnet_mini.onnx --target arm -> exit $status:"; sed 's/^/    /' <<<"$out"; failures=$((failures + 1))
 else
   echo "ok: texc run resnet_mini.onnx --target arm"
-  check_outputs out_arm
+  check_outputs resnet_mini out_arm
 fi
 
 "$texc" resnet_mini.onnx --target x86 --emit graph -o - >graph_x86.txt 2>&1

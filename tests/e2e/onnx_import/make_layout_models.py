@@ -18,25 +18,15 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from numpy_conv import conv  # noqa: E402
+
 out = sys.argv[1]
 rng = np.random.default_rng(11)
 
 
 def f32(*shape, lo=-1.0, hi=1.0):
     return rng.uniform(lo, hi, size=shape).astype(np.float32)
-
-
-def conv(x, w, b, stride, pad):
-    n, c, h, wd = x.shape
-    m, _, kh, kw = w.shape
-    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad, pad), (pad, pad)))
-    oh, ow = (h + 2 * pad - kh) // stride + 1, (wd + 2 * pad - kw) // stride + 1
-    y = np.zeros((n, m, oh, ow), np.float64)
-    for ry in range(kh):
-        for rx in range(kw):
-            patch = xp[:, :, ry:ry + stride * (oh - 1) + 1:stride, rx:rx + stride * (ow - 1) + 1:stride]
-            y += np.einsum("nchw,mc->nmhw", patch, w[:, :, ry, rx])
-    return y + b[None, :, None, None]
 
 
 def max_pool(x, k, stride, pad):
