@@ -1,5 +1,5 @@
 # Sourced by the layout-planning tests of imported models (onnx_layout_test.sh,
-# onnx_layout_mobilenet_test.sh); needs $failures (expect.sh), $python, and the working directory
+# onnx_layout_mobilenet_test.sh); needs $texc and $failures (expect.sh), $python, and the working directory
 # holding MODEL.y.npy and MODEL.feat.npy, the outputs NumPy computed.
 
 # count PATTERN FILE WANT: the lines of FILE matching PATTERN are WANT
@@ -25,4 +25,34 @@ for name in ("y", "feat"):
         print("FAIL: %s/%s.%s.npy differs from NumPy's:" % (out, model, name), got, want); sys.exit(1)
     print("ok: %s/%s.%s.npy matches NumPy's (max abs error %.2g)" % (out, model, name, np.abs(got - want).max()))
 PY
+}
+
+# run_everywhere MODEL KERNELS: blocked.tex (with blocked.weights) on x86, MODEL.onnx on x86 (planned
+# and with --layout nchw), interp and arm (qemu; skipped when texc run exits 2) each PASS with
+# KERNELS kernels checked on their own inputs (any count with --layout nchw), inputs from in/, and
+# give NumPy's outputs
+run_everywhere() {
+  local model=$1 kernels=$2 out status
+  expect 0 "$model +x86 +PASS .* $kernels kernels checked on their own inputs" -- \
+    run blocked.tex --target x86 --weights blocked.weights --inputs in --save-io out_file --repeat 1
+  check_outputs "$model" out_file
+  expect 0 "$model +x86 +PASS .* $kernels kernels checked on their own inputs" -- \
+    run "$model.onnx" --target x86 --inputs in --save-io out_x86 --repeat 1
+  check_outputs "$model" out_x86
+  expect 0 "$model +x86 +PASS .* kernels checked on their own inputs" -- \
+    run "$model.onnx" --target x86 --layout nchw --inputs in --save-io out_nchw --repeat 1
+  check_outputs "$model" out_nchw
+  expect 0 "$model +interp +PASS .* $kernels kernels checked on their own inputs" -- \
+    run "$model.onnx" --target interp --inputs in --save-io out_interp
+  check_outputs "$model" out_interp
+  out=$("$texc" run "$model.onnx" --target arm --inputs in --save-io out_arm --repeat 1 2>&1)
+  status=$?
+  if [ "$status" -eq 2 ]; then
+    echo "SKIP: arm (texc run exits 2: $out)"
+  elif [ "$status" -ne 0 ] || ! grep -qE "$model +arm +PASS .* $kernels kernels checked on their own inputs" <<<"$out"; then
+    echo "FAIL: texc run $model.onnx --target arm -> exit $status:"; sed 's/^/    /' <<<"$out"; failures=$((failures + 1))
+  else
+    echo "ok: texc run $model.onnx --target arm"
+    check_outputs "$model" out_arm
+  fi
 }

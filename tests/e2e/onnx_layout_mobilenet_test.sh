@@ -61,28 +61,7 @@ count '^    feat_nchw16c\[i0: 1, i1: 2, i2: 4, i3: 4, i4: 16\] = b2\[i0, i1, i2,
 count '^    b1dw_w_blocked\[i0: 1, i1: 3, i2: 3, i3: 16\] = select\(i0 \* 16 \+ i3 < 12, b1dw_w\[i0 \* 16 \+ i3, 0, i1, i2\], 0.0\)$' blocked.tex 1
 count '^    b1d\[i0: 1, i1: 1, i2: 8, i3: 8, i4: 16\] = b1d_conv\[i0, i1, i2, i3, i4\] \+ select\(i1 \* 16 \+ i4 < 12, b1dw_b\[i1 \* 16 \+ i4\], 0.0\)$' blocked.tex 1
 
-expect 0 'mobilenet_mini +x86 +PASS .* 12 kernels checked on their own inputs' -- \
-  run blocked.tex --target x86 --weights blocked.weights --inputs in --save-io out_file --repeat 1
-check_outputs mobilenet_mini out_file
-expect 0 'mobilenet_mini +x86 +PASS .* 12 kernels checked on their own inputs' -- \
-  run mobilenet_mini.onnx --target x86 --inputs in --save-io out_x86 --repeat 1
-check_outputs mobilenet_mini out_x86
-expect 0 'mobilenet_mini +x86 +PASS .* kernels checked on their own inputs' -- \
-  run mobilenet_mini.onnx --target x86 --layout nchw --inputs in --save-io out_nchw --repeat 1
-check_outputs mobilenet_mini out_nchw
-expect 0 'mobilenet_mini +interp +PASS .* 12 kernels checked on their own inputs' -- \
-  run mobilenet_mini.onnx --target interp --inputs in --save-io out_interp
-check_outputs mobilenet_mini out_interp
-out=$("$texc" run mobilenet_mini.onnx --target arm --inputs in --save-io out_arm --repeat 1 2>&1)
-status=$?
-if [ "$status" -eq 2 ]; then
-  echo "SKIP: arm (texc run exits 2: $out)"
-elif [ "$status" -ne 0 ] || ! grep -qE 'mobilenet_mini +arm +PASS .* 12 kernels checked on their own inputs' <<<"$out"; then
-  echo "FAIL: texc run mobilenet_mini.onnx --target arm -> exit $status:"; sed 's/^/    /' <<<"$out"; failures=$((failures + 1))
-else
-  echo "ok: texc run mobilenet_mini.onnx --target arm"
-  check_outputs mobilenet_mini out_arm
-fi
+run_everywhere mobilenet_mini 12
 
 "$texc" mobilenet_mini.onnx --target x86 --emit graph -o - >graph_x86.txt 2>&1
 count '^op mobilenet_mini: 12 kernels' graph_x86.txt 1

@@ -64,28 +64,7 @@ count "^    # 'b1bn': BatchNormalization \(folded into the weights and bias of t
 count '^    b2bn_scale\[i0: 32\] = bn2_scale\[i0\] / sqrt\(bn2_var\[i0\] \+ 9.99999975e-06\)$' blocked.tex 1
 count '^    b2bn\[i0: 1, i1: 2, i2: 4, i3: 4, i4: 16\] = b2s\[i0, i1, i2, i3, i4\] \* b2bn_scale\[i1 \* 16 \+ i4\] \+ b2bn_shift\[i1 \* 16 \+ i4\]$' blocked.tex 1
 
-expect 0 'resnet_mini +x86 +PASS .* 9 kernels checked on their own inputs' -- \
-  run blocked.tex --target x86 --weights blocked.weights --inputs in --save-io out_file --repeat 1
-check_outputs resnet_mini out_file
-expect 0 'resnet_mini +x86 +PASS .* 9 kernels checked on their own inputs' -- \
-  run resnet_mini.onnx --target x86 --inputs in --save-io out_x86 --repeat 1
-check_outputs resnet_mini out_x86
-expect 0 'resnet_mini +x86 +PASS .* 9 kernels checked on their own inputs' -- \
-  run resnet_mini.onnx --target x86 --layout nchw --inputs in --save-io out_nchw --repeat 1
-check_outputs resnet_mini out_nchw
-expect 0 'resnet_mini +interp +PASS .* 9 kernels checked on their own inputs' -- \
-  run resnet_mini.onnx --target interp --inputs in --save-io out_interp
-check_outputs resnet_mini out_interp
-out=$("$texc" run resnet_mini.onnx --target arm --inputs in --save-io out_arm --repeat 1 2>&1)
-status=$?
-if [ "$status" -eq 2 ]; then
-  echo "SKIP: arm (texc run exits 2: $out)"
-elif [ "$status" -ne 0 ] || ! grep -qE 'resnet_mini +arm +PASS .* 9 kernels checked on their own inputs' <<<"$out"; then
-  echo "FAIL: texc run resnet_mini.onnx --target arm -> exit $status:"; sed 's/^/    /' <<<"$out"; failures=$((failures + 1))
-else
-  echo "ok: texc run resnet_mini.onnx --target arm"
-  check_outputs resnet_mini out_arm
-fi
+run_everywhere resnet_mini 9
 
 "$texc" resnet_mini.onnx --target x86 --emit graph -o - >graph_x86.txt 2>&1
 count '^op resnet_mini: 9 kernels' graph_x86.txt 1
