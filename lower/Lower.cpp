@@ -49,10 +49,10 @@ namespace texc {
 
 namespace {
 
-// One schedule block's steps. A block carried from an imported injective op may give way to the
-// automatic fusion (AutoFuse.h): it is dropped when one of the call's stages takes the fusion.
-// One schedule block read: the stages of its call (a copy: the state's op, which holds the block,
-// may be replaced by a rolled-back copy of itself, AutoFuse's fuse_into) and its steps.
+// One schedule block's steps, and the stages of its call (a copy: the state's op, which holds the
+// block, may be replaced by a rolled-back copy of itself, AutoFuse's fuse_into). A block carried
+// from an imported injective op may give way to the automatic fusion (AutoFuse.h): it is dropped
+// when one of the call's stages takes the fusion.
 struct BlockSteps {
   std::vector<std::string> call_stages;
   std::vector<SchedStep> steps;
