@@ -8,7 +8,7 @@
 //                           {grid x, y, z}, {block x, y, z}, dynamic shared bytes, %args)
 //   }
 // The host entry of an op compiled as a graph of kernels (ir/KernelCalls.h) calls those functions
-// in order, its intermediates in a workspace from texrt_cuda_alloc (add_graph_entry), and
+// in order, its intermediates in a workspace from texrt_cuda_alloc (KernelCallEntry.h), and
 // `<op>_with_workspace` on the caller's device workspace (ir/CallerWorkspace.h).
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LLVMContext.h>
@@ -26,6 +26,8 @@
 #include "backends/llvm/CodeGenNVPTX.h"
 #include "backends/llvm/CpuTargetMachine.h"
 #include "backends/llvm/CudaBackend.h"
+#include "backends/llvm/KernelCallEntry.h"
+#include "backends/llvm/ObjectFile.h"
 #include "backends/llvm/LLVMBackend.h"
 #include "ir/CallerWorkspace.h"
 #include "ir/Diagnostics.h"
@@ -103,74 +105,23 @@ void add_host_function(llvm::Module& module, llvm::IRBuilder<>& b, const Lowered
   b.CreateRet(b.CreateCall(launch, {module_cache, ptx, function_cache, name, grid, block, shared, args}));
 }
 
-/// The host entry of a graph of kernels (ir/KernelCalls.h): allocates the workspace in device
-/// memory (texrt_cuda_alloc), calls the kernels' host functions of this module in order (each
-/// launches its kernel and waits for it), stops at the first error code, frees the workspace and
-/// returns the code (0 when every launch succeeded).
-///   define i32 @op(ptr %X, ..., ptr %Y) {
-///     %ws = alloca ptr; %rc = texrt_cuda_alloc(%ws, BYTES); if %rc goto done
-///     %rc = @op_k0(%X, ws + 0, ...); if %rc goto done ...
-///   done: texrt_cuda_free(ws); ret %rc }
-/// With `caller_workspace`, `@op_with_workspace(ptr %X, ..., ptr %Y, ptr %workspace)`
-/// (ir/CallerWorkspace.h): the same calls on the caller's device workspace, nothing allocated or
-/// freed.
-void add_graph_entry(llvm::Module& module, llvm::IRBuilder<>& b, const LoweredFunc& func, const KernelCalls& calls,
-                     bool caller_workspace) {
+/// The host entry of a graph of kernels (KernelCallEntry.h), its workspace in device memory
+/// (texrt_cuda_alloc, texrt_cuda_free); each kernel's host function launches it and waits for it.
+EntryWorkspace device_workspace(llvm::Module& module) {
   llvm::LLVMContext& context = module.getContext();
   llvm::PointerType* ptr = llvm::PointerType::get(context, 0);
-  std::vector<llvm::Type*> params(func.args.size() + (caller_workspace ? 1 : 0), ptr);
-  std::string symbol = op_symbol(caller_workspace ? caller_workspace_entry_name(func.name) : func.name);
-  auto* fn = llvm::Function::Create(llvm::FunctionType::get(b.getInt32Ty(), params, false),
-                                    llvm::GlobalValue::ExternalLinkage, symbol, module);
-  fn->addFnAttr(llvm::Attribute::NoUnwind);
-  for (size_t i = 0; i < func.args.size(); ++i) fn->getArg(unsigned(i))->setName(func.args[i]->name);
-  const bool allocates = calls.workspace_bytes > 0 && !caller_workspace;
-  b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", fn));
-  llvm::BasicBlock* done = llvm::BasicBlock::Create(context, "done", fn);
-  llvm::Value* result = b.CreateAlloca(b.getInt32Ty(), nullptr, "rc");
-  llvm::Value* workspace_slot = b.CreateAlloca(ptr, nullptr, "workspace.slot");
-  b.CreateStore(llvm::ConstantPointerNull::get(ptr), workspace_slot);
-  auto check = [&](llvm::Value* code, const std::string& next_name) {  // goto done unless code is 0
-    b.CreateStore(code, result);
-    llvm::BasicBlock* next = llvm::BasicBlock::Create(context, next_name, fn, done);
-    b.CreateCondBr(b.CreateICmpEQ(code, b.getInt32(0)), next, done);
-    b.SetInsertPoint(next);
+  llvm::Type* i32 = llvm::Type::getInt32Ty(context);
+  llvm::FunctionCallee alloc = module.getOrInsertFunction(
+      "texrt_cuda_alloc", llvm::FunctionType::get(i32, {ptr, llvm::Type::getInt64Ty(context)}, false));
+  llvm::FunctionCallee free = module.getOrInsertFunction("texrt_cuda_free", llvm::FunctionType::get(i32, {ptr}, false));
+  EntryWorkspace workspace;
+  workspace.allocate = [alloc](llvm::IRBuilder<>& b, llvm::Value* slot, uint64_t bytes) -> llvm::Value* {
+    return b.CreateCall(alloc, {slot, b.getInt64(bytes)});
   };
-  llvm::FunctionCallee free_workspace;
-  if (allocates) {
-    llvm::FunctionCallee alloc = module.getOrInsertFunction(
-        "texrt_cuda_alloc", llvm::FunctionType::get(b.getInt32Ty(), {ptr, b.getInt64Ty()}, false));
-    free_workspace = module.getOrInsertFunction("texrt_cuda_free",
-                                                llvm::FunctionType::get(b.getInt32Ty(), {ptr}, false));
-    check(b.CreateCall(alloc, {workspace_slot, b.getInt64(uint64_t(calls.workspace_bytes))}), "allocated");
-  }
-  llvm::Value* workspace = nullptr;
-  if (caller_workspace) {
-    workspace = fn->getArg(unsigned(func.args.size()));
-    workspace->setName("workspace");
-  } else if (allocates) {
-    workspace = b.CreateLoad(ptr, workspace_slot, "workspace");
-  }
-  for (const KernelCall& call : calls.calls) {
-    llvm::Function* kernel = module.getFunction(op_symbol(call.kernel));
-    TEXC_CHECK(kernel && kernel->arg_size() == call.args.size())
-        << "graph entry " << func.name << " calls " << call.kernel << ", which is not a kernel of its module";
-    std::vector<llvm::Value*> args;
-    for (const KernelCallArg& arg : call.args)
-      args.push_back(arg.arg >= 0 ? static_cast<llvm::Value*>(fn->getArg(unsigned(arg.arg)))
-                                  : b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), workspace, uint64_t(arg.workspace_offset)));
-    check(b.CreateCall(kernel, args), call.kernel + ".ok");
-  }
-  b.CreateBr(done);
-  b.SetInsertPoint(done);
-  if (allocates) {
-    llvm::Value* freed = b.CreateCall(free_workspace, {b.CreateLoad(ptr, workspace_slot)});
-    llvm::Value* code = b.CreateLoad(b.getInt32Ty(), result);
-    // A launch's error first; else the free's.
-    b.CreateRet(b.CreateSelect(b.CreateICmpEQ(code, b.getInt32(0)), freed, code));
-  } else {
-    b.CreateRet(b.CreateLoad(b.getInt32Ty(), result));
-  }
+  workspace.release = [free](llvm::IRBuilder<>& b, llvm::Value* workspace) -> llvm::Value* {
+    return b.CreateCall(free, {workspace});
+  };
+  return workspace;
 }
 
 }  // namespace
@@ -206,29 +157,18 @@ void write_cuda_host_object(const std::vector<LoweredFunc>& funcs, const CudaTar
       b.getInt32Ty(), {ptr, ptr, ptr, ptr, ptr, ptr, b.getInt32Ty(), ptr}, false);
   llvm::FunctionCallee launch = module.getOrInsertFunction("texrt_cuda_launch", launch_type);
   for (const LoweredFunc& func : kernels) add_host_function(module, b, func, ptx, module_cache, launch);
+  EntryWorkspace workspace = device_workspace(module);
   for (const LoweredFunc& func : funcs)
     if (std::optional<KernelCalls> calls = kernel_calls(func)) {
-      add_graph_entry(module, b, func, *calls, false);
-      if (caller_workspace_entry(func)) add_graph_entry(module, b, func, *calls, true);
+      add_kernel_call_entry(module, b, func, *calls, false, workspace);
+      if (caller_workspace_entry(func)) add_kernel_call_entry(module, b, func, *calls, true, workspace);
     }
 
   std::string errors;
   llvm::raw_string_ostream error_stream(errors);
   TEXC_CHECK(!llvm::verifyModule(module, &error_stream)) << "invalid cuda host module:\n" << errors;
 
-  std::error_code error;
-  llvm::raw_fd_ostream os(path, error, llvm::sys::fs::OF_None);
-  if (error) throw std::runtime_error("cannot write '" + path + "': " + error.message());
-  llvm::legacy::PassManager passes;
-  TEXC_CHECK(!tm->addPassesToEmitFile(passes, os, nullptr, llvm::CodeGenFileType::ObjectFile))
-      << "the x86 target cannot emit an object file";
-  passes.run(module);
-  os.close();
-  if (os.has_error()) {
-    std::string message = "cannot write '" + path + "': " + os.error().message();
-    os.clear_error();  // else its destructor reports a fatal error
-    throw std::runtime_error(message);
-  }
+  write_module_file(module, *tm, path, llvm::CodeGenFileType::ObjectFile);
 }
 
 }  // namespace texc

@@ -4,13 +4,14 @@
 
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
+#include <llvm/ADT/SmallString.h>
 #include <llvm/IR/Module.h>
-#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include "backends/llvm/CodeGenCPU.h"
 #include "backends/llvm/CpuTargetMachine.h"
+#include "backends/llvm/ObjectFile.h"
 #include "backends/llvm/OptimizeModule.h"
 
 namespace texc {
@@ -55,17 +56,7 @@ void write_machine_code(const std::vector<LoweredFunc>& funcs, const CpuTargetOp
                         const std::string& path, llvm::CodeGenFileType kind, CpuCompileTimes* times = nullptr) {
   auto compiled = compile(funcs, target, true, times);
   PhaseClock emission;
-  std::error_code error;
-  llvm::raw_fd_ostream os(path, error, kind == llvm::CodeGenFileType::ObjectFile ? llvm::sys::fs::OF_None
-                                                                                  : llvm::sys::fs::OF_Text);
-  if (error) throw std::runtime_error("cannot write '" + path + "': " + error.message());
-  emit_machine_code(*compiled, os, kind);
-  os.close();
-  if (os.has_error()) {
-    std::string message = "cannot write '" + path + "': " + os.error().message();
-    os.clear_error();  // else its destructor reports a fatal error
-    throw std::runtime_error(message);
-  }
+  write_module_file(*compiled->module, *compiled->target_machine, path, kind);
   if (times) times->emit = emission.elapsed();
 }
 
