@@ -45,7 +45,8 @@ const std::vector<Target>& all_targets() {
   // 1024 in all, 512 KiB of local memory per thread); shared memory per --arch is in cuda_archs().
   const TargetLimits kCudaLimits = {1024, 48 * 1024, {2147483647, 65535, 65535}, {1024, 1024, 64}, 512 * 1024};
   // CPUs: `vthread` is accepted and means a serial loop there, as in TVM.
-  // Outputs: interp and cuda-interp run the loops and generate no code; vdla its program.
+  // Outputs: interp and cuda-interp run the loops and generate no code; vdla its programs, and the
+  // host object and header of an op compiled as a graph of VDLA and host kernels.
   const std::vector<std::string> kCpuOutputs = {"obj", "header", "llvm", "asm", "loops", "graph", "graph-dot"};
   // One entry per target, in the order --help lists them. Each target's behaviour on the host
   // (executor, tuning runner, timing) is its entry in tools/driver/TargetRegistry.cpp.
@@ -81,7 +82,7 @@ const std::vector<Target>& all_targets() {
       {.name = "vdla", .schedule_family = "", .description = "the VDLA accelerator (instruction stream + simulator)",
        .passes = PassFamily::Vdla, .own_schedule_block = true, .interprets_intrinsics = false, .llvm_cpu_arch = "",
        .default_mcpu = "", .vdla_program = true, .peak_gflops = 1e3, .thread_tags = {"vthread"},
-       .scopes = kVdlaScopes, .builtin_intrinsics = {"vdla.gemm"}, .limits = {}, .outputs = {"vdla", "loops", "graph", "graph-dot"},
+       .scopes = kVdlaScopes, .builtin_intrinsics = {"vdla.gemm"}, .limits = {}, .outputs = {"vdla", "obj", "header", "loops", "graph", "graph-dot"},
        .default_outputs = {"vdla"}},
   };
   return targets;

@@ -2,6 +2,7 @@
 // (RunProgram.h). No exception leaves it: every failure is a return value and a message.
 #include "runtime/texrt_vdla.h"
 
+#include <atomic>
 #include <exception>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@ struct texrt_vdla_program {
 namespace {
 
 thread_local std::string last_error;
+thread_local uint64_t thread_cycles = 0;
 
 const texc::vdla::TensorArg* arg_at(const texrt_vdla_program* p, int i) {
   if (!p || i < 0 || size_t(i) >= p->program.args.size()) return nullptr;
@@ -34,6 +36,21 @@ texrt_vdla_program* texrt_vdla_load(const char* path) {
   }
   try {
     return new texrt_vdla_program{texc::vdla::read_vdla_file(path)};
+  } catch (const std::exception& e) {
+    last_error = e.what();
+    return nullptr;
+  }
+}
+
+texrt_vdla_program* texrt_vdla_load_memory(const void* bytes, uint64_t size, const char* name) {
+  last_error.clear();
+  if (!bytes && size > 0) {
+    last_error = "texrt_vdla_load_memory: the bytes are NULL";
+    return nullptr;
+  }
+  try {
+    const auto* begin = static_cast<const uint8_t*>(bytes);
+    return new texrt_vdla_program{texc::vdla::parse_vdla(std::vector<uint8_t>(begin, begin + size), name ? name : "program")};
   } catch (const std::exception& e) {
     last_error = e.what();
     return nullptr;
@@ -76,6 +93,7 @@ int texrt_vdla_run(const texrt_vdla_program* program, void* const* args, uint64_
   try {
     texc::vdla::SimResult result = texc::vdla::run_with_arguments(program->program, tensors);
     if (cycles) *cycles = result.total_cycles;
+    thread_cycles += result.total_cycles;
     if (!result.ok()) {
       last_error = result.error.message;
       return -1;
@@ -86,6 +104,26 @@ int texrt_vdla_run(const texrt_vdla_program* program, void* const* args, uint64_
     return -1;
   }
 }
+
+int texrt_vdla_run_embedded(texrt_vdla_program** cache, const void* bytes, uint64_t size, const char* name,
+                            void* const* args) {
+  if (!cache) {
+    last_error = "texrt_vdla_run_embedded: the cache is NULL";
+    return -1;
+  }
+  // The first caller to load the program publishes it; one that loses the race frees its copy.
+  std::atomic_ref<texrt_vdla_program*> slot(*cache);
+  texrt_vdla_program* program = slot.load(std::memory_order_acquire);
+  if (!program) {
+    texrt_vdla_program* loaded = texrt_vdla_load_memory(bytes, size, name);
+    if (!loaded) return -1;
+    if (slot.compare_exchange_strong(program, loaded, std::memory_order_acq_rel)) program = loaded;
+    else texrt_vdla_free(loaded);
+  }
+  return texrt_vdla_run(program, args, nullptr);
+}
+
+uint64_t texrt_vdla_thread_cycles(void) { return thread_cycles; }
 
 const char* texrt_vdla_last_error(void) { return last_error.c_str(); }
 

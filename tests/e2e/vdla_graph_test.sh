@@ -12,10 +12,17 @@
 #  - the same op is a plain graph of 2 kernels on x86 and interp, and passes;
 #  - graph/vdla_dense_softmax.tex: dense_int8 on VDLA between host kernels, a float softmax on the
 #    host, passes;
-#  - `-o` of such an op is refused (exit 1) with a message; an op of one group stays one VDLA
-#    program (tests/vdla/conv2d_int8.tex, its plain `vdla:` line); a float network on vdla stays
-#    one kernel and --emit graph says why.
-# usage: vdla_graph_test.sh TEXC REPO_ROOT
+#  - `-o rb` of such an op writes rb.o (host kernels, prepare, the VDLA kernels' programs embedded,
+#    the entry), rb.h and each VDLA kernel's rb.KERNEL.vdla with its listing; a C program linked
+#    with them calls the entry on `texc run --save-io`'s inputs and gets its output bit for bit,
+#    with as many VDLA cycles as texc run counts (graph/vdla_entry.c); vdla-sim runs a kernel's
+#    .vdla on its own; graph/vdla_dense_softmax.tex links too;
+#  - texc tune tunes the VDLA kernels' task on the simulator and the host kernels' on the host CPU,
+#    and texc run --records lowers each kernel with its task's record;
+#  - an op of one group stays one VDLA program (tests/vdla/conv2d_int8.tex, its plain `vdla:`
+#    line; -o writes its .vdla only, --emit obj is refused); a float network on vdla stays one
+#    kernel and --emit graph says why.
+# usage: vdla_graph_test.sh TEXC REPO_ROOT TEXRT_LIB VDLA_LIB IR_LIB
 set -u
 texc=$(realpath "$1")
 root=$(realpath "$2")
@@ -107,10 +114,70 @@ TEX
 expect 0 'on VDLA: divided_k0; on the host CPU \(x86\): divided_k1' -- "$work/divided.tex" --target vdla --emit graph -o -
 expect 0 'divided +vdla +PASS .*2 kernels checked on their own inputs' -- run "$work/divided.tex" --target vdla
 
+# -o: the host object with the VDLA programs embedded, called from C (graph/vdla_entry.c).
+libs=("$(realpath "$3")" "$(realpath "$4")" "$(realpath "$5")")
+mkdir -p "$work/o"
+expect 0 'resblock_int8 +vdla +PASS' -- run "$net" --target vdla --save-io "$work/io"
+cycles=$("$texc" run "$net" --target vdla --json | python3 -c 'import json, sys; r = json.load(sys.stdin); print((r[0] if isinstance(r, list) else r)["cycles"])')
+if "$texc" "$net" --target vdla -o "$work/o/rb" &&
+   [ "$(cd "$work/o" && ls | tr '\n' ' ')" = "rb.h rb.o rb.resblock_int8_k1.vdla rb.resblock_int8_k1.vdla.txt rb.resblock_int8_k3.vdla rb.resblock_int8_k3.vdla.txt " ] &&
+   cc -std=c11 -O1 -Wall -Werror -I "$work/o" -I "$root" "$root/tests/e2e/graph/vdla_entry.c" "$work/o/rb.o" "${libs[@]}" \
+     -lfmt -lstdc++ -lpthread -lm -o "$work/o/entry" &&
+   "$work/o/entry" "$work/io" "$cycles"; then
+  echo "ok: -o of a graph of VDLA and host kernels, its entry called from C ($cycles cycles)"
+else
+  echo "FAIL: -o of a graph of VDLA and host kernels, or its entry from C"; ls "$work/o"; failures=$((failures + 1))
+fi
+expect 0 'int resblock_int8\(const int8_t\* X, const int8_t\* W1b, const int8_t\* W2b, int8_t\* Y\);' -- \
+  "$net" --target vdla --emit header -o -
+expect 0 'int resblock_int8_k1\(const int8_t\* W1b, const int8_t\* Xb, int8_t\* C1\);' -- "$net" --target vdla --emit header -o -
+expect 0 'void resblock_int8_k2\(const int8_t\* C1, int8_t\* A1\);' -- "$net" --target vdla --emit header -o -
+sim="$(dirname "$texc")/../vdla-sim/vdla-sim"
+if [ -x "$sim" ] && "$sim" "$work/o/rb.resblock_int8_k1.vdla" | grep -qE '^cycles: [1-9]'; then
+  echo "ok: vdla-sim runs rb.resblock_int8_k1.vdla on its own"
+else
+  echo "FAIL: vdla-sim of rb.resblock_int8_k1.vdla"; failures=$((failures + 1))
+fi
+if "$texc" "$dense" --target vdla -o "$work/o/qd" &&
+   cc -O1 -x c -include "$work/o/qd.h" - -x none "$work/o/qd.o" "${libs[@]}" -lfmt -lstdc++ -lpthread -lm -o "$work/o/qd" <<'C' && "$work/o/qd"
+#include <stdio.h>
+static int8_t X[QDENSE_SOFTMAX_X_SIZE], W[QDENSE_SOFTMAX_PREPARE_W_SIZE], Wb[QDENSE_SOFTMAX_WB_SIZE];
+static float P[QDENSE_SOFTMAX_P_SIZE];
+int main(void) {
+  for (int i = 0; i < QDENSE_SOFTMAX_X_SIZE; ++i) X[i] = (int8_t)(i % 7 - 3);
+  for (int i = 0; i < QDENSE_SOFTMAX_PREPARE_W_SIZE; ++i) W[i] = (int8_t)(i % 5 - 2);
+  qdense_softmax_prepare(W, Wb);
+  if (qdense_softmax(X, Wb, P) != 0) return printf("qdense_softmax failed: %s\n", texrt_vdla_last_error()), 1;
+  float sum = 0;
+  for (int i = 0; i < QDENSE_SOFTMAX_P_SIZE; ++i) sum += P[i];
+  printf("qdense_softmax: %d rows of probabilities sum to %g\n", QDENSE_SOFTMAX_P_DIM0, sum);
+  return sum > QDENSE_SOFTMAX_P_DIM0 - 0.01f && sum < QDENSE_SOFTMAX_P_DIM0 + 0.01f ? 0 : 1;
+}
+C
+then
+  echo "ok: -o of dense_int8 on VDLA + softmax on the host, called from C"
+else
+  echo "FAIL: -o of graph/vdla_dense_softmax.tex"; failures=$((failures + 1))
+fi
+
+# Tuning: the VDLA kernels' task on the simulator, the host kernels' tasks on the host CPU (their
+# records the host target's); texc run then lowers each kernel with its task's best record.
+expect 0 'resblock_int8_k1 +vdla +best .*task .conv2d_int8' -- tune "$net" --target vdla --trials 10 --records "$work/r.jsonl"
+expect 0 'resblock_int8_k4 +x86 +best ' -- tune "$net" --target vdla --trials 10 --records "$work/r.jsonl"
+expect 0 "note: kernel 'resblock_int8_k3': knobs C8V_[A-Z_=0-9 ]+ from the best record of task 'conv2d_int8" -- \
+  run "$net" --target vdla --records "$work/r.jsonl"
+expect 0 "resblock_int8 +vdla +PASS" -- run "$net" --target vdla --records "$work/r.jsonl"
+
 # What stays as it was, and what is refused.
-expect 1 "op 'resblock_int8' is a graph of VDLA and host kernels \(docs/graph.md\): writing it with -o is not built yet" -- \
-  "$net" --target vdla -o "$work/out"
-[ -e "$work/out.vdla" ] && { echo "FAIL: -o wrote $work/out.vdla"; failures=$((failures + 1)); }
+mkdir -p "$work/one"
+if "$texc" "$root/tests/vdla/conv2d_int8.tex" --target vdla --op conv2d_int8_vdla_small -o "$work/one/c" &&
+   [ "$(cd "$work/one" && ls | tr '\n' ' ')" = "c.vdla c.vdla.txt " ]; then
+  echo "ok: -o of an op of one group writes its .vdla and listing only"
+else
+  echo "FAIL: -o of tests/vdla/conv2d_int8.tex"; ls "$work/one"; failures=$((failures + 1))
+fi
+expect 1 "--emit obj of target 'vdla' is the host part of an op compiled as a graph of VDLA and host kernels" -- \
+  "$root/tests/vdla/conv2d_int8.tex" --target vdla --op conv2d_int8_vdla_small --emit obj -o "$work/one/c"
 expect 0 'op conv2d_int8_vdla_small: 1 kernel \(one fused group\)' -- "$root/tests/vdla/conv2d_int8.tex" --target vdla --emit graph -o -
 expect 0 'conv2d_int8_vdla_small +vdla +PASS .* ms \(simulated\)
   vdla: [1-9][0-9]* cycles' -- run "$root/tests/vdla/conv2d_int8.tex" --target vdla --op conv2d_int8_vdla_small

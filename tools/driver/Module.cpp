@@ -41,18 +41,43 @@ std::vector<LoweredFunc> Module::functions() const {
   return funcs;
 }
 
+namespace {
+
+/// A host function of an op compiled as a graph of VDLA and host kernels (VdlaGraph.h: its target is
+/// the host's, not the module's).
+bool is_vdla_graph_host_function(const LoweredFunc& func) { return !func.target.empty(); }
+
+}  // namespace
+
 std::vector<std::string> Module::output_files(const std::string& kind, const std::string& path) const {
-  if (kind != "vdla") return {path};
   std::vector<LoweredFunc> funcs = functions();
+  if (generates_vdla_programs(options_.target) && (kind == "obj" || kind == "header") &&
+      std::none_of(funcs.begin(), funcs.end(), is_vdla_graph_host_function))
+    throw OptionError("--emit " + kind + " of target '" + options_.target + "' is the host part of an op compiled as a "
+                      "graph of VDLA and host kernels (docs/graph.md), and no op here is one: each is one VDLA "
+                      "program, which --emit vdla writes");
+  if (kind != "vdla") return {path};
   std::string stem = path;
   if (stem.size() > 5 && stem.compare(stem.size() - 5, 5, ".vdla") == 0) stem.resize(stem.size() - 5);
   std::vector<std::string> files;
   for (const LoweredFunc& func : funcs) {
+    if (is_vdla_graph_host_function(func)) continue;
     std::string file = (funcs.size() == 1 ? stem : stem + "." + func.name) + ".vdla";
     files.push_back(file);
     files.push_back(file + ".txt");
   }
   return files;
+}
+
+std::vector<std::string> Module::default_outputs() const {
+  const Target* target = find_target(options_.target);
+  TEXC_CHECK(target) << "compile() checked target '" << options_.target << "'";
+  std::vector<std::string> outputs = target->default_outputs;
+  std::vector<LoweredFunc> funcs = functions();
+  if (generates_vdla_programs(options_.target) &&
+      std::any_of(funcs.begin(), funcs.end(), is_vdla_graph_host_function))
+    outputs.insert(outputs.end(), {"obj", "header"});
+  return outputs;
 }
 
 void Module::write(const std::string& kind, const std::string& path) {
@@ -79,15 +104,6 @@ void Module::write(const std::string& kind, const std::string& path) {
     write_output_text(path, loops);
     return;
   }
-  // A function lowered for another target than the module's (a host kernel of a graph of VDLA
-  // and host kernels, VdlaGraph.h): the host part of such a graph cannot be written yet.
-  for (const CompiledOp& c : ops_)
-    for (const LoweredFunc& func : c.functions)
-      if (!func.target.empty())
-        throw OptionError("op '" + c.op.name + "' is a graph of VDLA and host kernels (docs/graph.md): writing it with "
-                          "-o is not built yet (its host functions, such as '" + func.name + "', would need an "
-                          "object that runs the VDLA programs); `texc run --target " + options_.target +
-                          "` runs it, `--emit graph` shows its kernels");
   // The target's own code: its registry entry's emitter.
   const TargetBehaviour& behaviour = target_behaviour(options_.target);
   TEXC_CHECK(behaviour.write_output) << "output '" << kind << "' of '" << options_.target << "' passed output_refusal";

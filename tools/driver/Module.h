@@ -61,8 +61,13 @@ class Module {
   const CompileTimes& times() const { return times_; }
 
   /// The files write(kind, path) writes: `path`, except for vdla, which writes PATH and PATH.txt
-  /// (the listing) per function: one function: PATH (OUT.vdla); several: OUT.FUNC.vdla each.
+  /// (the listing) per VDLA program: one function in all: PATH (OUT.vdla); several: OUT.FUNC.vdla
+  /// each. On vdla, obj and header are the host part of the ops compiled as graphs of VDLA and host
+  /// kernels (VdlaGraph.h); asking for them with no such op is an OptionError.
   std::vector<std::string> output_files(const std::string& kind, const std::string& path) const;
+  /// What `texc FILE -o OUT` writes without --emit: the target's default outputs (ir/Target.h), and
+  /// on vdla also obj and header when an op is a graph of VDLA and host kernels.
+  std::vector<std::string> default_outputs() const;
   /// Writes output `kind` to `path` ("-": standard output, for a text output), whole or not at all
   /// (OutputFile.h); never over a file compile() read. An output the target does not write is an
   /// OptionError; a file that cannot be written an EnvironmentError. loops, graph and graph-dot

@@ -96,6 +96,7 @@ int compile_command(const CommandLine& cl) {
   if (!cl.weights_file.empty())  // the container must fit the ops compiled (docs/onnx.md)
     for (const OpDef& op : program.ops) check_const_inputs(weights, weights_name, op);
   Module module = compile_program(program, model_program_source(cl), cl);
+  if (cl.emit.empty()) emit = module.default_outputs();  // vdla: a graph's host part too
   auto path = [&](const std::string& kind) { return output_path(cl, emit, kind); };
   // An ONNX model compiled directly: its initializers go beside the object, as OUT.weights.
   std::string weights_out;

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "net.h"
+#include "read_npy.h"
 
 /* glibc's allocator under its exported names. */
 extern void* __libc_malloc(size_t);
@@ -55,25 +56,9 @@ int posix_memalign(void** p, size_t alignment, size_t n) {
   return *p ? 0 : 12 /* ENOMEM */;
 }
 
-/* An f32 .npy file of `count` elements into `out`; 0 when it is not one. */
-static int read_npy(const char* dir, const char* name, float* out, long count) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/small_cnn.%s.npy", dir, name);
-  FILE* f = fopen(path, "rb");
-  if (!f) return fprintf(stderr, "cannot open %s\n", path), 0;
-  unsigned char head[12];
-  int ok = fread(head, 1, 10, f) == 10 && memcmp(head, "\x93NUMPY", 6) == 0;
-  long header_bytes = 0;
-  if (ok && head[6] == 1) header_bytes = head[8] | (head[9] << 8);
-  else if (ok && fread(head + 10, 1, 2, f) == 2) header_bytes = head[8] | (head[9] << 8) | (head[10] << 16) | ((long)head[11] << 24);
-  char header[4096];
-  ok = ok && header_bytes > 0 && header_bytes < (long)sizeof header && fread(header, 1, (size_t)header_bytes, f) == (size_t)header_bytes;
-  if (ok) header[header_bytes] = 0;
-  ok = ok && strstr(header, "'<f4'") && strstr(header, "'fortran_order': False");
-  ok = ok && fread(out, sizeof(float), (size_t)count, f) == (size_t)count && fgetc(f) == EOF;
-  fclose(f);
-  if (!ok) fprintf(stderr, "%s is not an f32 .npy of %ld elements\n", path, count);
-  return ok;
+/* An f32 tensor of small_cnn saved by texc run --save-io. */
+static int read_f32(const char* dir, const char* name, float* out, long count) {
+  return read_npy(dir, "small_cnn", name, "<f4", sizeof(float), out, count);
 }
 
 static float X[SMALL_CNN_X_SIZE], W1[SMALL_CNN_W1_SIZE], B1[SMALL_CNN_B1_SIZE], W2[SMALL_CNN_W2_SIZE],
@@ -83,10 +68,10 @@ static float Y1[SMALL_CNN_Y_SIZE], Y2[SMALL_CNN_Y_SIZE], Y3[SMALL_CNN_Y_SIZE];
 int main(int argc, char** argv) {
   if (argc != 2) return fprintf(stderr, "usage: %s DIR\n", argv[0]), 2;
   const char* dir = argv[1];
-  if (!read_npy(dir, "X", X, SMALL_CNN_X_SIZE) || !read_npy(dir, "W1", W1, SMALL_CNN_W1_SIZE) ||
-      !read_npy(dir, "B1", B1, SMALL_CNN_B1_SIZE) || !read_npy(dir, "W2", W2, SMALL_CNN_W2_SIZE) ||
-      !read_npy(dir, "B2", B2, SMALL_CNN_B2_SIZE) || !read_npy(dir, "W3", W3, SMALL_CNN_W3_SIZE) ||
-      !read_npy(dir, "B3", B3, SMALL_CNN_B3_SIZE) || !read_npy(dir, "Y", expected, SMALL_CNN_Y_SIZE))
+  if (!read_f32(dir, "X", X, SMALL_CNN_X_SIZE) || !read_f32(dir, "W1", W1, SMALL_CNN_W1_SIZE) ||
+      !read_f32(dir, "B1", B1, SMALL_CNN_B1_SIZE) || !read_f32(dir, "W2", W2, SMALL_CNN_W2_SIZE) ||
+      !read_f32(dir, "B2", B2, SMALL_CNN_B2_SIZE) || !read_f32(dir, "W3", W3, SMALL_CNN_W3_SIZE) ||
+      !read_f32(dir, "B3", B3, SMALL_CNN_B3_SIZE) || !read_f32(dir, "Y", expected, SMALL_CNN_Y_SIZE))
     return 2;
   /* The kernels' scratch arguments over 64 KB (the header's macros of their arguments). */
   if (SMALL_CNN_K0_XP_SIZE * 4 <= 64 * 1024 || SMALL_CNN_K2_C2_XP_SIZE * 4 <= 64 * 1024)

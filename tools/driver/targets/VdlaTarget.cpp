@@ -8,6 +8,7 @@
 // the host kernels' measured time apart, kernel by kernel and in total.
 // Its built-in vdla.gemm is the GEMM micro-op of that configuration (backends/vdla/VdlaIntrinsics.h).
 #include <filesystem>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -15,7 +16,11 @@
 #include "backends/vdla/Listing.h"
 #include "backends/vdla/ProgramFile.h"
 #include "backends/vdla/VdlaIntrinsics.h"
+#include "backends/llvm/VdlaHostObject.h"
 #include "ir/Diagnostics.h"
+#include "ir/KernelCalls.h"
+#include "tools/driver/CpuTarget.h"
+#include "tools/driver/VdlaGraph.h"
 #include "tools/driver/VdlaExecutor.h"
 #include "tools/driver/VdlaGraphExecutor.h"
 #include "tools/driver/targets/Targets.h"
@@ -107,20 +112,56 @@ std::string format_vdla_result(const TargetExecutors& executors, RunResult& resu
   return text + "\n" + format_vdla_stats(stats);
 }
 
-// One program per function with its listing (ModuleOutput::files: PATH.vdla and PATH.vdla.txt, or
-// one pair per op), generated for --vdla-config's configuration.
+// A graph of VDLA and host kernels (VdlaGraph.h): its host functions have the host's target, its
+// VDLA kernels none. The kernels the graphs' entries call.
+std::set<std::string> graph_kernel_names(const std::vector<LoweredFunc>& funcs) {
+  std::set<std::string> names;
+  for (const LoweredFunc& func : funcs)
+    if (std::optional<KernelCalls> calls = kernel_calls(func); calls && !func.target.empty())
+      for (const KernelCall& call : calls->calls) names.insert(call.kernel);
+  return names;
+}
+
+// vdla: one program per VDLA function (a graph's kernels included) with its listing
+// (ModuleOutput::files: PATH.vdla and PATH.vdla.txt, or one pair per function), generated for
+// --vdla-config's configuration. obj and header: the host part of the graphs of VDLA and host
+// kernels (backends/llvm/VdlaHostObject.h): their host functions compiled for the host CPU as
+// `texc run` JIT-compiles them, their VDLA kernels' programs embedded.
 void write_vdla_output(ModuleOutput& out, const std::string& kind, const std::string& path) {
-  TEXC_CHECK(kind == "vdla") << "output '" << kind << "' of 'vdla' passed output_refusal";
   vdla::VdlaConfig config = vdla_config_of(out.options);
+  const std::set<std::string> graph_kernels = graph_kernel_names(out.functions);
+  std::vector<LoweredFunc> host_funcs;
+  std::vector<VdlaKernelProgram> programs;
+  size_t file = 0;
   for (size_t i = 0; i < out.functions.size(); ++i) {
-    vdla::VdlaProgram prog = vdla::generate_program(out.functions[i], config, out.function_locs[i]);
-    write_output_through(out.files[2 * i], [&](const std::string& file) {
-      if (!vdla::write_vdla_file(file, prog)) throw std::runtime_error("cannot write '" + file + "'");
-    });
-    write_output_through(out.files[2 * i + 1], [&](const std::string& file) {
-      if (!vdla::write_vdla_listing(file, prog)) throw std::runtime_error("cannot write '" + file + "'");
-    });
+    const LoweredFunc& func = out.functions[i];
+    if (!func.target.empty()) {
+      host_funcs.push_back(func);
+      continue;
+    }
+    if (kind == "vdla") {
+      vdla::VdlaProgram prog = vdla::generate_program(func, config, out.function_locs[i]);
+      write_output_through(out.files[file++], [&](const std::string& f) {
+        if (!vdla::write_vdla_file(f, prog)) throw std::runtime_error("cannot write '" + f + "'");
+      });
+      write_output_through(out.files[file++], [&](const std::string& f) {
+        if (!vdla::write_vdla_listing(f, prog)) throw std::runtime_error("cannot write '" + f + "'");
+      });
+    } else if (graph_kernels.count(func.name)) {
+      host_funcs.push_back(func);  // declared in the header
+      programs.push_back({func, vdla::serialize_vdla(vdla::generate_program(func, config, out.function_locs[i]))});
+    }
   }
+  if (kind == "vdla") return;
+  if (kind == "header") return write_output_text(path, emit_vdla_host_header(host_funcs));
+  TEXC_CHECK(kind == "obj") << "output '" << kind << "' of 'vdla' passed output_refusal";
+  std::vector<LoweredFunc> host_only;
+  for (const LoweredFunc& func : host_funcs)
+    if (!func.target.empty()) host_only.push_back(func);
+  CpuTargetOptions cpu = cpu_target_options(function_options(out.options, false));
+  write_output_through(path, [&](const std::string& f) {
+    write_vdla_host_object(host_only, programs, cpu, f, &out.times.llvm.emplace());
+  });
 }
 
 // vdla.gemm as the accelerator of --vdla-config (or the spec's) computes it.
