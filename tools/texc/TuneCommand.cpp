@@ -42,6 +42,7 @@
 #include "tools/driver/OutputFile.h"
 #include "tools/driver/TuningRunner.h"
 #include "tools/driver/VdlaExecutor.h"
+#include "tools/driver/VdlaGraph.h"
 #include "tuner/CpuRunners.h"
 #include "tuner/Curve.h"
 #include "tuner/GraphTask.h"
@@ -213,21 +214,33 @@ namespace {
 /// task's first kernel is tuned with its share of --trials (split_trials), its records carrying
 /// the task (so those of another network with the same layer are resumed, not measured again).
 /// A line per task on stdout; the tasks without a valid configuration are added to `without_valid`.
+/// On vdla a host kernel's task is tuned on the host CPU target, by this process, its records
+/// that target's (the farm, if any, measures the VDLA kernels only).
 /// `before_task` (when set) is told each task's kernel and key before it is tuned (the farm's jobs
 /// name them).
-void tune_graph(const CommandLine& cl, const OpDef& op, const GraphOps& graph, Runner& runner, TuneOptions options,
-                std::vector<std::string>& without_valid,
+void tune_graph(const CommandLine& graph_cl, const OpDef& op, const GraphOps& graph, Runner& graph_runner,
+                const TuneOptions& graph_options, std::vector<std::string>& without_valid,
                 const std::function<void(const std::string& kernel, const std::string& task)>& before_task) {
   std::vector<GraphTask> tasks = graph_tasks(graph);
+  // A host kernel of a graph on vdla (tools/driver/VdlaGraph.h) runs on the host CPU: it is tuned
+  // there, here, its records the host target's (what `texc run --target vdla` lowers it with).
+  auto on_host = [&](const GraphTask& t) {
+    return generates_vdla_programs(graph_cl.target) && !graph.kernels[t.kernels.front()].group.alone;
+  };
+  CommandLine host_cl = graph_cl;
+  host_cl.target = function_options(graph_cl, false).target;
+  host_cl.broker.clear();
+  std::unique_ptr<Runner> host_runner;
   std::vector<uint64_t> sizes;
   double total_flops = 0;
   for (const GraphTask& t : tasks) {
-    sizes.push_back(Space(graph.kernels[t.kernels.front()].op, cl.target).size());
+    sizes.push_back(Space(graph.kernels[t.kernels.front()].op, on_host(t) ? host_cl.target : graph_cl.target).size());
     total_flops += network_flops(t);
   }
-  std::vector<int> budget = split_trials(tasks, sizes, cl.trials);
+  std::vector<int> budget = split_trials(tasks, sizes, graph_cl.trials);
   std::cerr << "texc: op '" << op.name << "' is a graph of " << graph.kernels.size() << " kernels: " << tasks.size()
-            << " tuning task" << (tasks.size() == 1 ? "" : "s") << ", " << cl.trials << " trials split by their FLOPs\n";
+            << " tuning task" << (tasks.size() == 1 ? "" : "s") << ", " << graph_cl.trials
+            << " trials split by their FLOPs\n";
   for (size_t t = 0; t < tasks.size(); ++t) {
     const GraphTask& task = tasks[t];
     const OpDef& kernel = graph.kernels[task.kernels.front()].op;
@@ -238,11 +251,19 @@ void tune_graph(const CommandLine& cl, const OpDef& op, const GraphOps& graph, R
               << (task.kernels.size() == 1 ? " " : "s ") << kernel_names(graph, task) << ", " << share << ", "
               << sizes[t] << " configuration" << (sizes[t] == 1 ? "" : "s") << ", " << budget[t] << " trial"
               << (budget[t] == 1 ? "" : "s") << "\n";
+    const CommandLine& cl = on_host(task) ? host_cl : graph_cl;
+    TuneOptions options = graph_options;
+    if (on_host(task)) {
+      if (!host_runner) host_runner = make_tuning_runner(host_cl);
+      options = tune_options_of(host_cl);
+      options.tty = graph_options.tty;
+    }
+    Runner& runner = on_host(task) ? *host_runner : graph_runner;
     options.trials = budget[t];
     options.task = task.key;
     options.progress_label = "task " + std::to_string(t + 1) + "/" + std::to_string(tasks.size()) + " " + kernel.name;
     set_kernel_options(cl, kernel, options);
-    if (before_task) before_task(kernel.name, task.key);
+    if (before_task && !on_host(task)) before_task(kernel.name, task.key);
     Space space(kernel, cl.target);
     TuneSummary summary;
     try {
@@ -267,11 +288,12 @@ void tune_graph(const CommandLine& cl, const OpDef& op, const GraphOps& graph, R
       for (size_t i = 0; i < tasks.size(); ++i)
         if (network_flops(tasks[i]) > network_flops(tasks[largest])) largest = i;
       const std::string& name = graph.kernels[tasks[largest].kernels.front()].op.name;
-      std::vector<CurveSeries> series = {curve_of(cl.records, "--records", name, cl.target, tasks[largest].key)};
+      const std::string& target = on_host(tasks[largest]) ? host_cl.target : graph_cl.target;
+      std::vector<CurveSeries> series = {curve_of(cl.records, "--records", name, target, tasks[largest].key)};
       for (const std::string& path : cl.curve_with)
-        series.push_back(curve_of(path, "--curve-with", name, cl.target, tasks[largest].key));
+        series.push_back(curve_of(path, "--curve-with", name, target, tasks[largest].key));
       write_output_file(cl.curve, "--curve", curve_svg(series, "texc tune " + op.name + ", task " + tasks[largest].key +
-                                                                   " (" + cl.target + ")"));
+                                                                   " (" + target + ")"));
     }
   }
 }
