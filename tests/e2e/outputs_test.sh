@@ -190,6 +190,9 @@ refused "--curve-with '/dev/zero' is a character device, not a regular file" tun
 refused "--vdla-config '/dev/zero' is a character device, not a regular file" run d.tex --target vdla --vdla-config /dev/zero
 refused "source file '/dev/zero' is a character device, not a regular file" /dev/zero --target interp
 refused "source file 'lib' is a directory, not a regular file" lib --target interp
+mkdir -p outdir/mm.h
+refused "output 'outdir/mm.h' is a directory" mm.tex --target x86 -o outdir/mm
+check "an output that is a directory: nothing written before it is found" test ! -e outdir/mm.o
 mkfifo fifo.tex
 refused "source file 'fifo.tex' is a FIFO, not a regular file" fifo.tex --target interp
 mkdir io

@@ -26,6 +26,12 @@ void refuse_input_as_output(const std::string& path, const std::string& what) {
                            "', which this run reads; texc does not overwrite its inputs");
 }
 
+void check_output_path(const std::string& path, const std::string& what) {
+  refuse_input_as_output(path, what);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw OptionError(what + " '" + path + "' is a directory");
+}
+
 namespace {
 
 std::string reason() { return std::strerror(errno); }

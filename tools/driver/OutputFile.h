@@ -20,6 +20,9 @@ namespace texc {
 /// Refuses `path` when it is a file this run reads (OptionError: "--curve 'r.jsonl' is the
 /// --records file of this run; texc does not overwrite its inputs"). `what` names the output.
 void refuse_input_as_output(const std::string& path, const std::string& what);
+/// refuse_input_as_output, and an OptionError for a directory: what OutputFile would refuse, asked
+/// of every output before the first is written.
+void check_output_path(const std::string& path, const std::string& what);
 
 /// One output file being written. The writer writes to write_path() (a temporary file beside
 /// `path`, or `path` itself when that is a device or FIFO); commit() puts it in place. Destroyed

@@ -104,13 +104,14 @@ int compile_command(const CommandLine& cl) {
     std::string stem = path(emit[0]);
     stem.resize(stem.size() - output_extensions().at(emit[0]).size());
     weights_out = stem + ".weights";
-    refuse_input_as_output(weights_out, kOutput);
+    check_output_path(weights_out, kOutput);
   }
 
-  // Every output is checked before the first is written: none may be a file the run read.
+  // Every output is checked before the first is written: none may be a file the run read, nor a
+  // directory.
   for (const std::string& kind : emit)
     for (const std::string& file : module.output_files(kind, path(kind)))
-      if (file != "-") refuse_input_as_output(file, kOutput);
+      if (file != "-") check_output_path(file, kOutput);
   for (const char* kind : {"loops", "vdla", "ptx", "obj", "asm", "llvm", "header", "graph", "graph-dot"})
     if (emits(emit, kind)) module.write(kind, path(kind));
   if (!weights_out.empty()) write_weights_file(weights_out, weights);
