@@ -124,44 +124,54 @@ std::set<std::string> graph_kernel_names(const std::vector<LoweredFunc>& funcs) 
 
 // vdla: one program per VDLA function (a graph's kernels included) with its listing
 // (ModuleOutput::files: PATH.vdla and PATH.vdla.txt, or one pair per function), generated for
-// --vdla-config's configuration. obj and header: the host part of the graphs of VDLA and host
-// kernels (backends/llvm/VdlaHostObject.h): their host functions compiled for the host CPU as
-// `texc run` JIT-compiles them, their VDLA kernels' programs embedded.
-void write_vdla_output(ModuleOutput& out, const std::string& kind, const std::string& path) {
+// --vdla-config's configuration.
+void write_vdla_programs(ModuleOutput& out) {
   vdla::VdlaConfig config = vdla_config_of(out.options);
-  const std::set<std::string> graph_kernels = graph_kernel_names(out.functions);
-  std::vector<LoweredFunc> host_funcs;
-  std::vector<VdlaKernelProgram> programs;
   size_t file = 0;
   for (size_t i = 0; i < out.functions.size(); ++i) {
     const LoweredFunc& func = out.functions[i];
+    if (!func.target.empty()) continue;  // a host function of a graph
+    vdla::VdlaProgram prog = vdla::generate_program(func, config, out.function_locs[i]);
+    write_output_through(out.files[file++], [&](const std::string& f) {
+      if (!vdla::write_vdla_file(f, prog)) throw std::runtime_error("cannot write '" + f + "'");
+    });
+    write_output_through(out.files[file++], [&](const std::string& f) {
+      if (!vdla::write_vdla_listing(f, prog)) throw std::runtime_error("cannot write '" + f + "'");
+    });
+  }
+}
+
+// obj and header: the host part of the graphs of VDLA and host kernels (backends/llvm/
+// VdlaHostObject.h): their host functions compiled for the host CPU as `texc run` JIT-compiles
+// them, their VDLA kernels' programs embedded. An op of one VDLA program is not in them.
+void write_vdla_graph_host_part(ModuleOutput& out, const std::string& kind, const std::string& path) {
+  vdla::VdlaConfig config = vdla_config_of(out.options);
+  const std::set<std::string> graph_kernels = graph_kernel_names(out.functions);
+  std::vector<LoweredFunc> declared;    // the host functions and the graphs' VDLA kernels, in order
+  std::vector<LoweredFunc> host_funcs;  // compiled for the host CPU
+  std::vector<VdlaKernelProgram> programs;
+  for (size_t i = 0; i < out.functions.size(); ++i) {
+    const LoweredFunc& func = out.functions[i];
     if (!func.target.empty()) {
+      declared.push_back(func);
       host_funcs.push_back(func);
-      continue;
-    }
-    if (kind == "vdla") {
-      vdla::VdlaProgram prog = vdla::generate_program(func, config, out.function_locs[i]);
-      write_output_through(out.files[file++], [&](const std::string& f) {
-        if (!vdla::write_vdla_file(f, prog)) throw std::runtime_error("cannot write '" + f + "'");
-      });
-      write_output_through(out.files[file++], [&](const std::string& f) {
-        if (!vdla::write_vdla_listing(f, prog)) throw std::runtime_error("cannot write '" + f + "'");
-      });
     } else if (graph_kernels.count(func.name)) {
-      host_funcs.push_back(func);  // declared in the header
-      programs.push_back({func, vdla::serialize_vdla(vdla::generate_program(func, config, out.function_locs[i]))});
+      declared.push_back(func);
+      if (kind == "obj")
+        programs.push_back({func, vdla::serialize_vdla(vdla::generate_program(func, config, out.function_locs[i]))});
     }
   }
-  if (kind == "vdla") return;
-  if (kind == "header") return write_output_text(path, emit_vdla_host_header(host_funcs));
+  if (kind == "header") return write_output_text(path, emit_vdla_host_header(declared));
   TEXC_CHECK(kind == "obj") << "output '" << kind << "' of 'vdla' passed output_refusal";
-  std::vector<LoweredFunc> host_only;
-  for (const LoweredFunc& func : host_funcs)
-    if (!func.target.empty()) host_only.push_back(func);
   CpuTargetOptions cpu = cpu_target_options(function_options(out.options, false));
   write_output_through(path, [&](const std::string& f) {
-    write_vdla_host_object(host_only, programs, cpu, f, &out.times.llvm.emplace());
+    write_vdla_host_object(host_funcs, programs, cpu, f, &out.times.llvm.emplace());
   });
+}
+
+void write_vdla_output(ModuleOutput& out, const std::string& kind, const std::string& path) {
+  if (kind == "vdla") return write_vdla_programs(out);
+  write_vdla_graph_host_part(out, kind, path);
 }
 
 // vdla.gemm as the accelerator of --vdla-config (or the spec's) computes it.
