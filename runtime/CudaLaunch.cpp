@@ -1,4 +1,5 @@
-// texrt_cuda_launch, texrt_cuda_alloc, texrt_cuda_free and texrt_cuda_error_message (texrt_cuda.h): the CUDA driver API through
+// texrt_cuda_launch, texrt_cuda_alloc, texrt_cuda_free, texrt_cuda_thread_workspace,
+// texrt_cuda_release_workspace and texrt_cuda_error_message (texrt_cuda.h): the CUDA driver API through
 // dlopen (CudaDriver.h); modules loaded, kernels found and launched by CudaKernel.h.
 #include <cstdio>
 #include <cstring>
@@ -26,6 +27,32 @@ int fail(int code, const std::string& message) {
 
 /// `status` as this thread's last failure; returns its code.
 int fail(const CudaStatus& status) { return fail(status.code, status.message); }
+
+/// The calling thread's device workspace (texrt_cuda_thread_workspace): freed, in the context it was
+/// allocated in, when replaced, released, or when the thread ends.
+struct ThreadWorkspace {
+  CUcontext context = nullptr;
+  CUdeviceptr pointer = 0;
+  uint64_t bytes = 0;
+
+  /// Frees it (nothing when there is none); 0 or an error code.
+  int release() {
+    if (!pointer) return TEXRT_CUDA_SUCCESS;
+    const CudaDriver& d = *cuda_driver().driver;  // there is a pointer: the driver was loaded
+    CUcontext current = nullptr;
+    d.cuCtxGetCurrent(&current);
+    if (current != context) d.cuCtxSetCurrent(context);
+    CUresult r = d.cuMemFree(pointer);
+    if (current != context) d.cuCtxSetCurrent(current);
+    pointer = 0;
+    bytes = 0;
+    if (r != kCudaSuccess) return fail(TEXRT_CUDA_KERNEL_FAILED, "cannot free device memory: " + d.error_string(r));
+    return TEXRT_CUDA_SUCCESS;
+  }
+  ~ThreadWorkspace() { release(); }
+};
+
+thread_local ThreadWorkspace t_workspace;
 
 }  // namespace
 
@@ -82,6 +109,30 @@ extern "C" int texrt_cuda_free(void* ptr) {
     return fail(TEXRT_CUDA_KERNEL_FAILED, "cannot free device memory: " + d.error_string(r));
   return TEXRT_CUDA_SUCCESS;
 }
+
+extern "C" int texrt_cuda_thread_workspace(void** ptr, uint64_t bytes) {
+  *ptr = nullptr;
+  const CudaDriverStatus& status = cuda_driver();
+  if (status.code != TEXRT_CUDA_SUCCESS) return fail(status.code, status.message);
+  const CudaDriver& d = *status.driver;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    if (CudaStatus s = make_context_current(d); !s.ok()) return fail(s);
+  }
+  CUcontext current = nullptr;
+  d.cuCtxGetCurrent(&current);
+  if (!t_workspace.pointer || t_workspace.context != current || t_workspace.bytes < bytes) {
+    if (int code = t_workspace.release(); code != TEXRT_CUDA_SUCCESS) return code;
+    void* fresh = nullptr;
+    if (int code = texrt_cuda_alloc(&fresh, bytes); code != TEXRT_CUDA_SUCCESS) return code;
+    t_workspace = {current, CUdeviceptr(uintptr_t(fresh)), bytes};
+  }
+  *ptr = reinterpret_cast<void*>(uintptr_t(t_workspace.pointer));
+  t_last_code = TEXRT_CUDA_SUCCESS;
+  return TEXRT_CUDA_SUCCESS;
+}
+
+extern "C" int texrt_cuda_release_workspace(void) { return t_workspace.release(); }
 
 extern "C" const char* texrt_cuda_error_message(int code) {
   if (code != TEXRT_CUDA_SUCCESS && code == t_last_code) return t_last_message;

@@ -6,8 +6,8 @@
 // context current on the calling thread if there is one), looks the kernel up once per
 // `function_cache`, launches it on the default stream with `grid` x `block` threads and `shared_bytes`
 // of dynamic shared memory, and waits for it (cuCtxSynchronize), so that an error of the kernel is
-// the error of this call. Thread-safe. texrt_cuda_alloc and texrt_cuda_free give the device memory
-// of a graph's workspace in that context.
+// the error of this call. Thread-safe. texrt_cuda_alloc and texrt_cuda_free give device memory in
+// that context; texrt_cuda_thread_workspace the calling thread's workspace for a graph's entry.
 #pragma once
 #include <stdint.h>
 
@@ -31,12 +31,21 @@ enum {
 int texrt_cuda_launch(void** module_cache, const char* ptx, void** function_cache, const char* kernel_name,
                       const uint32_t grid[3], const uint32_t block[3], uint32_t shared_bytes, void** args);
 
-/// Device memory of `bytes` bytes (at least 1) in the context texrt_cuda_launch launches in, for a
-/// graph's workspace (docs/graph.md: the entry of an op compiled to several kernels allocates its
-/// intermediates there on each call); *ptr is the device pointer. Returns 0 or an error code.
+/// Device memory of `bytes` bytes (at least 1) in the context texrt_cuda_launch launches in (for
+/// the caller's workspace of an `<op>_with_workspace`, docs/graph.md); *ptr is the device pointer.
+/// Returns 0 or an error code.
 int texrt_cuda_alloc(void** ptr, uint64_t bytes);
 /// Frees what texrt_cuda_alloc returned (null: nothing). Returns 0 or an error code.
 int texrt_cuda_free(void* ptr);
+
+/// The calling thread's device workspace of at least `bytes` bytes (at least 1), for the entry of an
+/// op compiled to several kernels: allocated in the context texrt_cuda_launch launches in at the
+/// thread's first call and kept for its next calls (an inference loop allocates once), replaced by a
+/// larger one when a call needs more or when another context is current. *ptr is the device
+/// pointer; nothing in it is kept between the calls that use it. Returns 0 or an error code.
+int texrt_cuda_thread_workspace(void** ptr, uint64_t bytes);
+/// Frees the calling thread's workspace now (the thread's end frees it too). Returns 0 or an error code.
+int texrt_cuda_release_workspace(void);
 
 /// A message for `code`: the details of the calling thread's last failure when it failed with that
 /// code (e.g. "no CUDA device: libcuda.so.1 cannot be loaded (...)"), else a general description.

@@ -188,7 +188,8 @@ std::string header(const std::vector<LoweredFunc>& funcs, HeaderKind kind) {
        << "  TEXRT_CUDA_KERNEL_FAILED = 5,  // the kernel failed while running (e.g. an invalid device pointer)\n"
        << "};\n"
        << "#endif\n"
-       << "const char* texrt_cuda_error_message(int code);\n";
+       << "const char* texrt_cuda_error_message(int code);\n"
+       << "int texrt_cuda_release_workspace(void);\n";
   if (kind == HeaderKind::VdlaHost)
     os << "\n// Of runtime/texrt_vdla.h.\n"
        << "const char* texrt_vdla_last_error(void);\n"
@@ -223,7 +224,7 @@ std::string header(const std::vector<LoweredFunc>& funcs, HeaderKind kind) {
     }
     if (cuda && func.kind == FunctionKind::Host) {  // a graph's host entry (ir/KernelCalls.h)
       os << "//   Launches its kernels in order, one after the other"
-         << (func.workspace_bytes > 0 ? ", the intermediates in a workspace of device memory it allocates on each call"
+         << (func.workspace_bytes > 0 ? ", the intermediates in the calling thread's workspace of device memory\n//   (allocated at its first call, kept for the next; texrt_cuda_release_workspace() frees it)"
                                       : "")
          << ".\n//   All pointers are device pointers. Returns 0 or a TEXRT_CUDA_ error code.\n";
     } else if (kind == HeaderKind::VdlaHost && kernel_calls(func)) {

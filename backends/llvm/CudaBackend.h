@@ -37,9 +37,9 @@ namespace texc {
 /// (runtime/texrt_cuda.h: the driver API loaded with dlopen; no link-time dependency on CUDA) and
 /// returns its error code. Link it with libtexrt.a. The host entry of an op compiled as a graph of
 /// kernels (a host function of ir/KernelCalls.h's form, among `funcs` after its kernels) becomes a C
-/// function with the op's signature that allocates the graph's workspace in device memory
-/// (texrt_cuda_alloc), calls its kernels' host functions in order, stops at the first error, frees
-/// the workspace and returns the code. Throws std::runtime_error if `path` cannot be written.
+/// function with the op's signature that takes the graph's workspace in device memory from the
+/// calling thread's (texrt_cuda_thread_workspace: allocated at its first call, kept for the next),
+/// calls its kernels' host functions in order, stops at the first error and returns the code. Throws std::runtime_error if `path` cannot be written.
 void write_cuda_host_object(const std::vector<LoweredFunc>& funcs, const CudaTargetOptions& target,
                             const std::string& path);
 /// How the host launches `func` (a device function): grid = the extents of blockIdx.x/y/z, block =

@@ -8,7 +8,8 @@
 //                           {grid x, y, z}, {block x, y, z}, dynamic shared bytes, %args)
 //   }
 // The host entry of an op compiled as a graph of kernels (ir/KernelCalls.h) calls those functions
-// in order, its intermediates in a workspace from texrt_cuda_alloc (KernelCallEntry.h), and
+// in order, its intermediates in the calling thread's workspace (texrt_cuda_thread_workspace,
+// KernelCallEntry.h), and
 // `<op>_with_workspace` on the caller's device workspace (ir/CallerWorkspace.h).
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LLVMContext.h>
@@ -105,22 +106,21 @@ void add_host_function(llvm::Module& module, llvm::IRBuilder<>& b, const Lowered
   b.CreateRet(b.CreateCall(launch, {module_cache, ptx, function_cache, name, grid, block, shared, args}));
 }
 
-/// The host entry of a graph of kernels (KernelCallEntry.h), its workspace in device memory
-/// (texrt_cuda_alloc, texrt_cuda_free); each kernel's host function launches it and waits for it.
+/// The host entry of a graph of kernels (KernelCallEntry.h), its workspace the calling thread's
+/// device workspace (texrt_cuda_thread_workspace: allocated at the thread's first call, kept for the
+/// next ones, so nothing is freed after the calls); each kernel's host function launches it and
+/// waits for it.
 EntryWorkspace device_workspace(llvm::Module& module) {
   llvm::LLVMContext& context = module.getContext();
   llvm::PointerType* ptr = llvm::PointerType::get(context, 0);
   llvm::Type* i32 = llvm::Type::getInt32Ty(context);
-  llvm::FunctionCallee alloc = module.getOrInsertFunction(
-      "texrt_cuda_alloc", llvm::FunctionType::get(i32, {ptr, llvm::Type::getInt64Ty(context)}, false));
-  llvm::FunctionCallee free = module.getOrInsertFunction("texrt_cuda_free", llvm::FunctionType::get(i32, {ptr}, false));
+  llvm::FunctionCallee workspace_of_thread = module.getOrInsertFunction(
+      "texrt_cuda_thread_workspace", llvm::FunctionType::get(i32, {ptr, llvm::Type::getInt64Ty(context)}, false));
   EntryWorkspace workspace;
-  workspace.allocate = [alloc](llvm::IRBuilder<>& b, llvm::Value* slot, uint64_t bytes) -> llvm::Value* {
-    return b.CreateCall(alloc, {slot, b.getInt64(bytes)});
+  workspace.allocate = [workspace_of_thread](llvm::IRBuilder<>& b, llvm::Value* slot, uint64_t bytes) -> llvm::Value* {
+    return b.CreateCall(workspace_of_thread, {slot, b.getInt64(bytes)});
   };
-  workspace.release = [free](llvm::IRBuilder<>& b, llvm::Value* workspace) -> llvm::Value* {
-    return b.CreateCall(free, {workspace});
-  };
+  workspace.release = [](llvm::IRBuilder<>& b, llvm::Value*) -> llvm::Value* { return b.getInt32(0); };
   return workspace;
 }
 

@@ -10,9 +10,9 @@
 #  - through the recording libcuda.so.1 stand-in (fake_libcuda.c, computes nothing): texc run's
 #    graph executor loads one module, allocates one workspace of SMALL_CNN_WORKSPACE_BYTES and
 #    launches the 7 kernels in order with each kernel's grid and block from the header, every run;
-#    the compiled entry in net.o, called from C, allocates the workspace with texrt_cuda_alloc,
+#    the compiled entry in net.o, called from C twice, allocates the thread's workspace once,
 #    launches the kernels in order through texrt_cuda_launch (the second reads the workspace at
-#    offset 0), frees the workspace, and stops at a failing kernel with its error code;
+#    offset 0), keeps it until texrt_cuda_release_workspace frees it, and stops at a failing kernel with its error code;
 #    small_cnn_with_workspace, called twice on a caller's device workspace, launches the kernels in
 #    order each time (the second reading the caller's workspace) and allocates nothing.
 # usage: cuda_graph_test.sh TEXC REPO_ROOT SHIM_DIR [LIBTEXRT_A [EXTRA_LINK_FLAGS]]
@@ -106,15 +106,16 @@ if [ -n "$texrt" ] && command -v "$cc" >/dev/null; then
       "$work/net.o" "$texrt" -lstdc++ -lpthread -ldl -lm $link_flags -o "$work/driver" 2>"$work/cc.log"; then
     rm -f "$work/calls.log"
     out=$("$work/driver" 2>&1)
-    check "net.o's small_cnn() returns 0 ($out)" test "$out" = "0 success"
-    check "the entry allocates its workspace ($workspace bytes) once" \
-      test "$(grep -c "^cuMemAlloc_v2 bytes=$workspace " "$work/calls.log")" = 1
+    check "net.o's small_cnn() returns 0 twice ($out)" test "$out" = "0 success"
+    check "the entry allocates its workspace ($workspace bytes) once in two calls (the thread's, kept)" \
+      test "$(grep -c "^cuMemAlloc_v2" "$work/calls.log")$(grep -c "^cuMemAlloc_v2 bytes=$workspace " "$work/calls.log")" = 11
     grep '^cuModuleGetFunction' "$work/calls.log" | cut -d= -f2 > "$work/names"
     printf 'small_cnn_k%s\n' 0 1 2 3 4 5 6 > "$work/expected_names"
-    check "the entry launches small_cnn_k0 .. k6 in order" cmp -s "$work/expected_names" "$work/names"
-    check "small_cnn_k1 reads A1 at workspace offset 0" \
-      grep -q "^cuLaunchKernel .* param0=$(sed -n 's/^cuMemAlloc_v2 .* -> //p' "$work/calls.log")$" "$work/calls.log"
-    check "the entry frees its workspace" test "$(grep -c '^cuMemFree_v2' "$work/calls.log")" = 1
+    check "the entry launches small_cnn_k0 .. k6 in order (the kernels looked up once)" cmp -s "$work/expected_names" "$work/names"
+    check "small_cnn_k1 reads A1 at workspace offset 0, in both calls" \
+      test "$(grep '^cuLaunchKernel' "$work/calls.log" | sed -n '2p;9p' | grep -c " param0=$(sed -n 's/^cuMemAlloc_v2 .* -> //p' "$work/calls.log")$")" = 2
+    check "the workspace freed by texrt_cuda_release_workspace, after the last launch" \
+      test "$(grep -c '^cuMemFree_v2' "$work/calls.log")$(tail -n 1 "$work/calls.log" | cut -d' ' -f1)" = 1cuMemFree_v2
     rm -f "$work/calls.log"
     out=$(TEXC_FAKE_CUDA=kernel-fails "$work/driver" 2>&1)
     check "a failing kernel stops the entry with its code ($out)" \
