@@ -40,6 +40,9 @@ namespace texc {
 struct LayoutPlanContext {
   /// The op `name` that the op's file sees when it is the standard library's op of that name, else null.
   std::function<const ast::OpDecl*(const std::string&)> stdlib_op;
+  /// Whether the target computes convolutions in blocks (it takes `compute cpu` implementations:
+  /// nn.conv2d is conv2d_blocked there): only then does a depthwise convolution start a chain.
+  bool convolutions_in_blocks = false;
 };
 
 /// `decl` with its layouts planned, or null; `elaborated` is `decl` elaborated for the target.
