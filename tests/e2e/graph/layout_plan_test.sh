@@ -18,7 +18,8 @@
 #    for the output; --layout nchw and cuda compile it as written; --check full passes on x86,
 #    interp and arm;
 #  - a depthwise convolution with dilation 2 or a channel multiplier of 2 is not planned, nor the
-#    convolutions whose chain it is;
+#    convolutions whose chain it is; depthwise weights that are no const input are blocked in a
+#    loop nest of their own in the kernel, not inlined into the taps;
 #  - random networks of such layers (random_layout_plan.py, seeded), each --check full on x86.
 # usage: layout_plan_test.sh TEXC REPO_ROOT
 set -u
@@ -116,6 +117,25 @@ else
   echo "ok: dilation 2 and channel multiplier 2 are not planned"
 fi
 expect 0 'depthwise_left +x86 +PASS' -- run "$work/depthwise_left.tex" --target x86 --check full
+
+# Weights that are no const input (here an own stage of them, positional arguments with dilation
+# 1): their blocks are computed on every call, in a loop nest of their own before the depthwise
+# taps (depthwise_weights_nchwc's compute_root), not gathered again at every tap.
+cat > "$work/depthwise_weights.tex" <<'TEX'
+import nn.conv2d
+import nn.depthwise_conv2d
+op depthwise_weights(X: f32[1, 16, 11, 9], W1: f32[32, 16, 3, 3], Wd: f32[32, 1, 5, 5], W2: f32[16, 32, 1, 1]) -> Y {
+  compute {
+    C1 = conv2d(X, W1, 1, 1)
+    Wd2[c, i, y, x] = Wd[c, i, y, x] * 0.5
+    D = depthwise_conv2d(C1, Wd2, 2, 2, 1)
+    Y = conv2d(D, W2)
+  }
+}
+TEX
+expect 0 'stages: Wd2, D_wb, D_nchw16c_Xp, D_nchw16c$' -- "$work/depthwise_weights.tex" --target x86 --emit graph -o -
+expect 0 'allocate D_wb: f32\[800\] global' -- "$work/depthwise_weights.tex" --target x86 --emit loops -o -
+expect 0 'depthwise_weights +x86 +PASS .*3 kernels checked on their own inputs' -- run "$work/depthwise_weights.tex" --target x86 --check full
 
 # Left as written: a name the plan needs is taken; the op has a schedule of its own.
 cat > "$work/taken.tex" <<'TEX'
