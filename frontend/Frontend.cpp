@@ -9,6 +9,7 @@
 #include "frontend/ModuleLoader.h"
 #include "frontend/OpElaborator.h"
 #include "frontend/Suggest.h"
+#include "ir/Schedule.h"
 
 namespace texc {
 
@@ -112,7 +113,8 @@ OpDef elaborate_entry(OpElaborator& elaborator, const ast::OpDecl& op, const Pro
                       const FrontendOptions& options) {
   OpDef def = elaborator.entry(op);
   if (!options.plan_layouts) return def;
-  LayoutPlanContext context{[&](const std::string& name) { return stdlib_op(program, name); }};
+  LayoutPlanContext context{[&](const std::string& name) { return stdlib_op(program, name); },
+                            !options.target.empty() && schedule_applies("cpu", options.target)};
   std::unique_ptr<ast::OpDecl> planned = plan_layouts(op, def, context);
   if (!planned) return def;
   try {

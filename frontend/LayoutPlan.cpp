@@ -18,21 +18,23 @@ constexpr int64_t kBlock = 16;  // channels per block of a planned tensor (one A
 struct Statement {
   // Def: an own tensor definition; ElementwiseCall: a call of an elementwise stdlib op, its
   // definition (`def`, the callee's) written out at the call.
-  enum class Kind { Size, Conv, Pool, OtherCall, Def, ElementwiseCall } kind = Kind::Size;
+  enum class Kind { Size, Conv, Depthwise, Pool, OtherCall, Def, ElementwiseCall } kind = Kind::Size;
   const ast::Assign* assign = nullptr;  // Size and the calls
   const ast::Call* call = nullptr;      // the calls
   const ast::TensorDef* def = nullptr;  // Def, ElementwiseCall
   const ast::OpDecl* callee = nullptr;  // ElementwiseCall
   std::string result;                   // the tensor it defines ("" for a size)
   std::vector<std::string> reads;       // the tensors it reads
-  // Conv: its input and weights; Pool: its input (`input` only).
+  // Conv, Depthwise: its input and weights; Pool: its input (`input` only).
   std::string input, weights;
   bool computes_in_blocks = false;  // Conv: conv2d_blocked is its implementation on the target
+  bool unit_dilation = false;       // Depthwise: no dilation argument, or the literal 1
   // Def, ElementwiseCall: elementwise on [N, C, H, W] (C a multiple of the block), f32, no reduction.
   bool elementwise_4d = false;
   std::set<std::string> same_point_reads;   // tensors read at [n, c, y, x], its own point
   std::set<std::string> other_point_reads;  // tensors read anywhere else
   bool is_stage() const { return kind == Kind::Def || kind == Kind::ElementwiseCall; }
+  bool is_convolution() const { return kind == Kind::Conv || kind == Kind::Depthwise; }
 };
 
 class ContainsReduce : public IRVisitor {
@@ -118,7 +120,13 @@ class Planner {
     return c % kBlock == 0 ? kBlock : c;
   }
   bool conv_candidate(const Statement& s) const;
-  bool reaches_a_convolution(const std::string& tensor) const;
+  bool depthwise_candidate(const Statement& s) const;
+  /// Forward from `tensor` through what would stay blocked (own elementwise stages reading it at
+  /// their point, pools, and depthwise convolutions unless `depthwise_ends`): does it reach a
+  /// convolution that would read it in blocks of 16 (a depthwise one too when `depthwise_ends`)?
+  bool reaches_a_convolution(const std::string& tensor, bool depthwise_ends) const;
+  /// Whether the plan as it stands reads NCHW tensor `tensor` in blocks of 16 (so packs it anyway).
+  bool packed_anyway(const std::string& tensor) const;
   void plan();
   void collect_all_names();
   bool names_are_free() const;
@@ -163,6 +171,18 @@ Statement Planner::call_statement(const ast::Assign& assign, const ast::Call& ca
     s.weights = positional[1];
     for (const Stage& st : elaborated_.stages)
       s.computes_in_blocks = s.computes_in_blocks || (st.call_site == s.result && st.buffer->shape.size() == 6);
+  } else if (one_result && call.callee == "depthwise_conv2d" && positional.size() >= 2 && callee &&
+             context_.stdlib_op("depthwise_conv2d_nchwc") && context_.stdlib_op("depthwise_weights_nchwc")) {
+    s.kind = Statement::Kind::Depthwise;
+    s.input = positional[0];
+    s.weights = positional[1];
+    s.unit_dilation = true;
+    size_t position = 0;
+    for (const ast::CallArg& a : call.args) {
+      bool is_dilation = a.keyword.text.empty() ? position++ == 4 : a.keyword.text == "dilation";
+      auto* lit = a.value->as<ast::IntLit>();
+      if (is_dilation && !(lit && lit->value == 1)) s.unit_dilation = false;
+    }
   } else if (one_result && (call.callee == "max_pool2d" || call.callee == "global_avg_pool2d") &&
              !positional.empty() && callee && context_.stdlib_op(call.callee + "_nchwc")) {
     s.kind = Statement::Kind::Pool;
@@ -254,9 +274,15 @@ bool Planner::conv_candidate(const Statement& s) const {
   return tensors_.channels(s.result) % kBlock == 0 && (c % kBlock == 0 || c < kBlock);
 }
 
-// Forward from `tensor` through what would stay blocked (own elementwise stages reading it at their
-// point, pools): does it reach a convolution that conv2d_blocked computes?
-bool Planner::reaches_a_convolution(const std::string& tensor) const {
+bool Planner::depthwise_candidate(const Statement& s) const {
+  if (s.kind != Statement::Kind::Depthwise || !s.unit_dilation) return false;
+  if (!tensors_.is_f32_4d(s.input) || !tensors_.is_f32_4d(s.weights) || !tensors_.is_f32_4d(s.result)) return false;
+  int64_t c = tensors_.channels(s.input);
+  const std::vector<int64_t>& w = *tensors_.shape(s.weights);
+  return c % kBlock == 0 && w[0] == c && w[1] == 1 && tensors_.channels(s.result) == c;
+}
+
+bool Planner::reaches_a_convolution(const std::string& tensor, bool depthwise_ends) const {
   std::vector<std::string> work{tensor};
   std::set<std::string> seen{tensor};
   while (!work.empty()) {
@@ -268,10 +294,26 @@ bool Planner::reaches_a_convolution(const std::string& tensor) const {
       const Statement& s = statements_[r];
       std::string next;
       if (s.kind == Statement::Kind::Conv && s.input == t && conv_candidate(s) && input_block(s) == kBlock) return true;
+      if (s.kind == Statement::Kind::Depthwise && s.input == t && depthwise_candidate(s)) {
+        if (depthwise_ends) return true;
+        next = s.result;
+      }
       if (s.kind == Statement::Kind::Pool && s.input == t && tensors_.channels(t) % kBlock == 0) next = s.result;
       if (s.is_stage() && s.elementwise_4d && s.same_point_reads.count(t)) next = s.result;
       if (!next.empty() && seen.insert(next).second) work.push_back(next);
     }
+  }
+  return false;
+}
+
+bool Planner::packed_anyway(const std::string& tensor) const {
+  if (blocked_.count(tensor)) return false;
+  auto it = readers_.find(tensor);
+  if (it == readers_.end()) return false;
+  for (size_t r : it->second) {
+    const Statement& s = statements_[r];
+    if (planned_.count(r) && s.input == tensor && !(s.kind == Statement::Kind::Conv && input_block(s) != kBlock)) return true;
+    if (s.is_stage() && blocked_.count(s.result) && s.same_point_reads.count(tensor)) return true;
   }
   return false;
 }
@@ -287,7 +329,11 @@ void Planner::plan() {
       bool blocks = false;
       if (s.kind == Statement::Kind::Conv && conv_candidate(s)) {
         bool input_blocked = blocked_.count(s.input) && input_block(s) == kBlock;
-        blocks = input_blocked || (s.computes_in_blocks && reaches_a_convolution(s.result));
+        bool input_packed = input_block(s) == kBlock && packed_anyway(s.input);
+        blocks = input_blocked || ((s.computes_in_blocks || input_packed) && reaches_a_convolution(s.result, true));
+      } else if (s.kind == Statement::Kind::Depthwise && depthwise_candidate(s)) {
+        blocks = blocked_.count(s.input) ||
+                 (context_.convolutions_in_blocks && reaches_a_convolution(s.result, false));
       } else if (s.kind == Statement::Kind::Pool) {
         blocks = blocked_.count(s.input) > 0;
       } else if (s.is_stage() && s.elementwise_4d) {
@@ -349,7 +395,7 @@ bool Planner::names_are_free() const {
   for (const std::string& t : blocked_) wanted.push_back(blocked_name(t, kBlock));
   for (const auto& [t, block] : to_block_) wanted.push_back(blocked_name(t, block));
   for (size_t i : planned_)
-    if (statements_[i].kind == Statement::Kind::Conv) wanted.push_back(weights_name(statements_[i]));
+    if (statements_[i].is_convolution()) wanted.push_back(weights_name(statements_[i]));
   for (const std::string& w : wanted)
     if (taken.count(w)) return false;
   return true;
@@ -501,8 +547,9 @@ std::unique_ptr<ast::OpDecl> Planner::rewrite() const {
       out->compute.push_back(std::move(copy));
       continue;
     }
-    if (s.kind == Statement::Kind::Conv || s.kind == Statement::Kind::Pool) {
+    if (s.is_convolution() || s.kind == Statement::Kind::Pool) {
       SourceLoc loc = s.call->loc;
+      bool depthwise = s.kind == Statement::Kind::Depthwise;
       make_blocks_of(s.input, loc);
       int64_t in_block = blocked_.count(s.input) ? kBlock : to_block_.at(s.input);
       std::string input = blocked_name(s.input, in_block);
@@ -512,14 +559,21 @@ std::unique_ptr<ast::OpDecl> Planner::rewrite() const {
         bool is_positional = a.keyword.text.empty();
         if (is_positional && positional == 0) {
           args.push_back(positional_arg(input, a.value->loc));
-        } else if (is_positional && positional == 1 && s.kind == Statement::Kind::Conv) {
+        } else if (is_positional && positional == 1 && s.is_convolution()) {
           args.push_back(positional_arg(weights_name(s), a.value->loc));
+        } else if (depthwise && (is_positional ? positional == 4 : a.keyword.text == "dilation")) {
+          // dilation 1: depthwise_conv2d_nchwc has no such parameter
         } else {
           args.push_back(ast::CallArg{a.keyword, ast::clone_expr(*a.value)});
         }
         if (is_positional) ++positional;
       }
-      if (s.kind == Statement::Kind::Conv) {
+      if (depthwise) {
+        std::vector<ast::CallArg> wargs;
+        wargs.push_back(positional_arg(s.weights, loc));
+        wargs.push_back(int_arg("block", kBlock, loc));
+        out->compute.push_back(call_stmt(ast::Name{weights_name(s), loc}, "depthwise_weights_nchwc", std::move(wargs), loc));
+      } else if (s.kind == Statement::Kind::Conv) {
         std::vector<ast::CallArg> wargs;
         wargs.push_back(positional_arg(s.weights, loc));
         wargs.push_back(int_arg("in_block", in_block, loc));
@@ -527,7 +581,7 @@ std::unique_ptr<ast::OpDecl> Planner::rewrite() const {
         out->compute.push_back(call_stmt(ast::Name{weights_name(s), loc}, "oihw_to_oihwio", std::move(wargs), loc));
       }
       const ast::Name& target = s.assign->targets.front();
-      std::string callee = s.kind == Statement::Kind::Conv ? "conv2d_nchwc" : s.call->callee + "_nchwc";
+      std::string callee = s.kind == Statement::Kind::Pool ? s.call->callee + "_nchwc" : depthwise ? "depthwise_conv2d_nchwc" : "conv2d_nchwc";
       out->compute.push_back(call_stmt(ast::Name{blocked_name(s.result, kBlock), target.loc}, callee, std::move(args), loc));
       make_nchw_of(target, loc);
       continue;
@@ -549,7 +603,7 @@ std::unique_ptr<ast::OpDecl> Planner::run() {
   read_statements();
   plan();
   bool any_conv = false;
-  for (size_t i : planned_) any_conv = any_conv || statements_[i].kind == Statement::Kind::Conv;
+  for (size_t i : planned_) any_conv = any_conv || statements_[i].is_convolution();
   if (!any_conv || !names_are_free()) return nullptr;
   return rewrite();
 }

@@ -8,10 +8,20 @@
 // "Layouts"):
 //  - a conv2d call that conv2d_blocked computes (the op as elaborated for the target says so), with
 //    output channels a multiple of 16 and input channels a multiple of 16 (or fewer than 16: one
-//    block), whose result reaches another such convolution through the op's own elementwise stages
-//    and max/global-average pools, or whose input is blocked already, becomes
+//    block), whose result reaches another such convolution or a depthwise one (below) through the
+//    op's own elementwise stages and max/global-average pools, or whose input is blocked already,
+//    becomes
 //      Y_wb = oihw_to_oihwio(W, in_block = B, out_block = 16)    (const W: once, in <op>_prepare)
 //      Y_nchw16c = conv2d_nchwc(X_nchwBc, Y_wb, <the call's other arguments>)
+//    So does such a call that conv2d_blocked does not compute (1x1, no padding: conv2d_1x1 on
+//    NCHW) when its result reaches a convolution and the plan reads its input in blocks of 16
+//    anyway (MobileNetV2's expansion, whose input the residual add reads in blocks);
+//  - a depthwise_conv2d call with channel multiplier 1, dilation 1 (none given, or the literal 1)
+//    and channels a multiple of 16, whose input is blocked, or whose result reaches a convolution
+//    (through the stages, pools and depthwise convolutions) on a target that computes conv2d in
+//    blocks (LayoutPlanContext::convolutions_in_blocks), becomes
+//      Y_wb = depthwise_weights_nchwc(W, block = 16)           (const W: once, in <op>_prepare)
+//      Y_nchw16c = depthwise_conv2d_nchwc(X_nchw16c, Y_wb, <the call's stride and pad>)
 //  - max_pool2d and global_avg_pool2d of a blocked tensor become their _nchwc ops;
 //  - a call of an elementwise standard-library op (nn.activation's relu, leaky_relu, ...: one
 //    definition reading its one tensor at its own point) is an elementwise stage as below, its
@@ -23,10 +33,10 @@
 //    `T = nchwc_to_nchw(T_nchw16c)`, under its own name; a tensor read in blocks that is not blocked
 //    (the op's input) gets them once, `T_nchwBc = nchw_to_nchwc(T, block = B)`, before its first reader.
 // Guarantees: the rewritten op computes the same outputs (same names, shapes and types) from the
-// same inputs; it is null (nothing to plan) unless some convolution is planned, and always null for
-// an op with schedule blocks or compute variants of its own (their names would no longer match),
-// for an op where a name the plan needs is taken, or where the blocked ops are not the standard
-// library's. The new statements carry the source locations of the statements they replace.
+// same inputs; it is null (nothing to plan) unless some convolution (depthwise or not) is planned,
+// and always null for an op with schedule blocks or compute variants of its own (their names
+// would no longer match), for an op where a name the plan needs is taken, or where the blocked
+// ops are not the standard library's. The new statements carry the source locations of the statements they replace.
 #pragma once
 #include <functional>
 #include <memory>
@@ -40,6 +50,9 @@ namespace texc {
 struct LayoutPlanContext {
   /// The op `name` that the op's file sees when it is the standard library's op of that name, else null.
   std::function<const ast::OpDecl*(const std::string&)> stdlib_op;
+  /// Whether the target computes convolutions in blocks (it takes `compute cpu` implementations:
+  /// nn.conv2d is conv2d_blocked there): only then does a depthwise convolution start a chain.
+  bool convolutions_in_blocks = false;
 };
 
 /// `decl` with its layouts planned, or null; `elaborated` is `decl` elaborated for the target.

@@ -251,6 +251,8 @@ CASES = [
     ('depthwise_conv2d', 'depthwise_conv2d_mult2_small', 'Y', lambda t: depthwise(t['X'], t['W'], pad=1)),
     ('depthwise_conv2d', 'depthwise_conv2d_s3_dil2_small', 'Y',
      lambda t: depthwise(t['X'], t['W'], stride=3, pad=2, dilation=2)),
+    ('depthwise_conv2d', 'depthwise_weights_nchwc_small', 'Y', lambda t: build(
+        (3, 3, 3, 8), lambda fb, ry, rx, fi: t['W'][fb * 8 + fi, 0, ry, rx] if fb * 8 + fi < 20 else 0.0)),
     ('dense', 'dense_small', 'Y', lambda t: build(
         (3, 11), lambda i, j: sum(t['X'][i, k] * t['W'][j, k] for k in range(37)))),
     ('matmul', 'matmul_small', 'C', lambda t: matmul(t['A'], t['B'])),

@@ -11,6 +11,15 @@
 #    against the reference of its own stages, the outputs against the op as written at every element;
 #  - an op whose names the plan needs are taken, and an op with its own schedule, are compiled as
 #    written;
+#  - tests/e2e/graph/layout_plan_mobilenet.tex (MobileNetV2's inverted residual block, 32 -> 192
+#    -> 32 channels) is planned end to end: X packed once, the 1x1 expansion, the depthwise
+#    convolution (depthwise_conv2d_nchwc, its const weights re-laid out in the prepare function)
+#    and the 1x1 projection on blocks, the ReLU6 stages and the residual add on blocks, NCHW only
+#    for the output; --layout nchw and cuda compile it as written; --check full passes on x86,
+#    interp and arm;
+#  - a depthwise convolution with dilation 2 or a channel multiplier of 2 is not planned, nor the
+#    convolutions whose chain it is; depthwise weights that are no const input are blocked in a
+#    loop nest of their own in the kernel, not inlined into the taps;
 #  - random networks of such layers (random_layout_plan.py, seeded), each --check full on x86.
 # usage: layout_plan_test.sh TEXC REPO_ROOT
 set -u
@@ -55,6 +64,78 @@ done
 expect 0 'planned_net +x86 +PASS .*7 kernels checked on their own inputs' -- run "$net" --target x86 --check full
 expect 0 'planned_net +interp +PASS .*7 kernels checked on their own inputs' -- run "$net" --target interp --check full
 $have_arm && expect 0 'planned_net +arm +PASS .*7 kernels checked on their own inputs' -- run "$net" --target arm --check full
+
+# MobileNetV2's inverted residual block, planned end to end in blocks.
+block="$root/tests/e2e/graph/layout_plan_mobilenet.tex"
+graph=$("$texc" "$block" --target x86 --emit graph -o - 2>&1)
+check_graph 'op inverted_residual: 3 kernels' "the block: 3 kernels"
+check_graph 'inverted_residual_prepare \(once per const inputs\): stages E_wb, D_wb, P_wb$' "the weights re-laid out once, in the prepare function"
+check_graph 'anchor E_nchw16c \(conv2d_nchwc\)' "the 1x1 expansion on blocks (its input packed anyway for the residual add)"
+check_graph 'stages: X_nchw16c, Xp, E_nchw16c, E6_nchw16c$' "X packed once, the expansion's ReLU6 on blocks"
+check_graph 'anchor D_nchw16c \(depthwise_conv2d_nchwc\)' "the depthwise convolution on blocks"
+check_graph 'stages: D_nchw16c_Xp, D_nchw16c, D6_nchw16c$' "the depthwise ReLU6 on blocks"
+check_graph 'stages: P_nchw16c_Xp, P_nchw16c, Y_nchw16c, Y$' "the projection and the residual add on blocks, NCHW for the output only"
+check_graph 'intermediates: 3$' "3 intermediates"
+if grep -qE '(nchwc_to_nchw|nchw_to_nchwc)\(|\b(E|E6|D|D6|P) f32' <<<"$graph"; then
+  echo "FAIL: an NCHW round trip between the block's layers:"; sed 's/^/    /' <<<"$graph"; failures=$((failures + 1))
+else
+  echo "ok: no NCHW form between the block's layers"
+fi
+for args in "--target x86 --layout nchw" "--target cuda"; do
+  # shellcheck disable=SC2086
+  out=$("$texc" "$block" $args --emit graph -o - 2>&1)
+  if grep -q "nchwc" <<<"$out" || ! grep -q "(depthwise_conv2d)" <<<"$out"; then
+    echo "FAIL: the block with $args is not as written:"; sed 's/^/    /' <<<"$out" | head -20; failures=$((failures + 1))
+  else
+    echo "ok: $args compiles the block as written"
+  fi
+done
+expect 0 'inverted_residual +x86 +PASS .*3 kernels checked on their own inputs' -- run "$block" --target x86 --check full
+expect 0 'inverted_residual +interp +PASS .*3 kernels checked on their own inputs' -- run "$block" --target interp --check full
+$have_arm && expect 0 'inverted_residual +arm +PASS .*3 kernels checked on their own inputs' -- run "$block" --target arm --check full
+
+# Not planned: a depthwise convolution with dilation 2, or with a channel multiplier of 2 (64
+# filters on 32 channels), and the convolutions on either side of it.
+cat > "$work/depthwise_left.tex" <<'TEX'
+import nn.conv2d
+import nn.depthwise_conv2d
+op depthwise_left(X: f32[1, 16, 12, 12], W1: f32[32, 16, 3, 3], Wd: f32[32, 1, 3, 3], Wm: f32[64, 1, 3, 3],
+                  W2: f32[16, 32, 3, 3], W3: f32[16, 64, 3, 3]) -> Y, Z {
+  compute {
+    C1 = conv2d(X, W1, pad = 1)
+    D = depthwise_conv2d(C1, Wd, pad = 2, dilation = 2)
+    Y = conv2d(D, W2, pad = 1)
+    M = depthwise_conv2d(C1, Wm, pad = 1)
+    Z = conv2d(M, W3, pad = 1)
+  }
+}
+TEX
+out=$("$texc" "$work/depthwise_left.tex" --target x86 --emit graph -o - 2>&1)
+if grep -q "nchwc" <<<"$out" || [ "$(grep -c '(depthwise_conv2d)' <<<"$out")" -ne 2 ]; then
+  echo "FAIL: dilation 2 / channel multiplier 2 planned:"; sed 's/^/    /' <<<"$out" | head -20; failures=$((failures + 1))
+else
+  echo "ok: dilation 2 and channel multiplier 2 are not planned"
+fi
+expect 0 'depthwise_left +x86 +PASS' -- run "$work/depthwise_left.tex" --target x86 --check full
+
+# Weights that are no const input (here an own stage of them, positional arguments with dilation
+# 1): their blocks are computed on every call, in a loop nest of their own before the depthwise
+# taps (depthwise_weights_nchwc's compute_root), not gathered again at every tap.
+cat > "$work/depthwise_weights.tex" <<'TEX'
+import nn.conv2d
+import nn.depthwise_conv2d
+op depthwise_weights(X: f32[1, 16, 11, 9], W1: f32[32, 16, 3, 3], Wd: f32[32, 1, 5, 5], W2: f32[16, 32, 1, 1]) -> Y {
+  compute {
+    C1 = conv2d(X, W1, 1, 1)
+    Wd2[c, i, y, x] = Wd[c, i, y, x] * 0.5
+    D = depthwise_conv2d(C1, Wd2, 2, 2, 1)
+    Y = conv2d(D, W2)
+  }
+}
+TEX
+expect 0 'stages: Wd2, D_wb, D_nchw16c_Xp, D_nchw16c$' -- "$work/depthwise_weights.tex" --target x86 --emit graph -o -
+expect 0 'allocate D_wb: f32\[800\] global' -- "$work/depthwise_weights.tex" --target x86 --emit loops -o -
+expect 0 'depthwise_weights +x86 +PASS .*3 kernels checked on their own inputs' -- run "$work/depthwise_weights.tex" --target x86 --check full
 
 # Left as written: a name the plan needs is taken; the op has a schedule of its own.
 cat > "$work/taken.tex" <<'TEX'

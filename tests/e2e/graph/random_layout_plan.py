@@ -4,10 +4,12 @@ against the reference interpreter at every element (`texc run --check full`).
 
 Each network is a chain of layers drawn at random from what the plan treats differently:
 convolutions (16, 32 or 12 output channels: 12 stays NCHW; 1x1 and 3x3, stride 1 or 2, padding 0
-or 1), own elementwise stages (bias, ReLU, a residual add of an earlier tensor of the same shape,
-a read at a shifted point that needs the NCHW form), stdlib elementwise calls (relu, leaky_relu
-with an attribute), max pools, and sometimes an intermediate as a second output. Input channels
-3, 16 or 32; spatial sizes that do not divide.
+or 1), depthwise convolutions (3x3 or 5x5, stride 1 or 2, padding 0 to 2; dilation 2 or a
+channel multiplier of 2 now and then, which stay NCHW), own elementwise stages (bias, ReLU, ReLU6,
+a residual add of an earlier tensor of the same shape, a read at a shifted point that needs the
+NCHW form), stdlib elementwise calls (relu, leaky_relu with an attribute), max pools, and
+sometimes an intermediate as a second output. Input channels 3, 16 or 32; spatial sizes that do
+not divide.
 
 usage: random_layout_plan.py TEXC WORKDIR [--count N] [--seed S] [--target T]
 Exits 1 when a network fails (its .tex is kept in WORKDIR), or when no network was planned.
@@ -50,17 +52,41 @@ class Net:
         self.lines.append(f"{y} = conv2d({x}, {wname}, stride = {stride}, pad = {pad})")
         return y, [n, f, oh, ow]
 
+    def depthwise(self, x, shape):
+        rng = self.rng
+        n, c, h, w = shape
+        k = rng.choice([3, 3, 5])
+        pad = rng.choice([0, 1, 1, 2])
+        stride = rng.choice([1, 1, 2])
+        dilation = rng.choice([1, 1, 1, 1, 2])
+        multiplier = rng.choice([1, 1, 1, 1, 2])
+        oh = (h + 2 * pad - dilation * (k - 1) - 1) // stride + 1
+        ow = (w + 2 * pad - dilation * (k - 1) - 1) // stride + 1
+        if oh < 1 or ow < 1:
+            return None
+        wname = self.fresh("W")
+        self.add_input(wname, [c * multiplier, 1, k, k])
+        y = self.fresh("D")
+        extra = f", dilation = {dilation}" if dilation != 1 or rng.random() < 0.3 else ""
+        self.lines.append(f"{y} = depthwise_conv2d({x}, {wname}, stride = {stride}, pad = {pad}{extra})")
+        return y, [n, c * multiplier, oh, ow]
+
     def layer(self, x, shape):
         rng = self.rng
-        kind = rng.choice(["conv", "conv", "conv", "bias_relu", "residual", "shifted", "relu", "leaky", "pool"])
+        kind = rng.choice(["conv", "conv", "conv", "depthwise", "depthwise", "bias_relu", "relu6", "residual",
+                           "shifted", "relu", "leaky", "pool"])
         n, c, h, w = shape
         if kind == "conv":
             return self.conv(x, shape)
+        if kind == "depthwise":
+            return self.depthwise(x, shape)
         y = self.fresh("A")
         if kind == "bias_relu":
             b = self.fresh("B")
             self.add_input(b, [c])
             self.lines.append(f"{y}[n, c, i, j] = max({x}[n, c, i, j] + {b}[c], 0.0)")
+        elif kind == "relu6":
+            self.lines.append(f"{y}[n, c, i, j] = min(max({x}[n, c, i, j], 0.0), 6.0)")
         elif kind == "residual":
             same = [t for t, s in self.tensors if s == shape and t != x]
             if not same:
@@ -106,7 +132,7 @@ class Net:
                 outputs.append(middle)
         params = ", ".join(f"{n}: f32[{', '.join(map(str, s))}]" for n, s in self.inputs)
         body = "\n".join("    " + line for line in self.lines)
-        return ("import nn.conv2d\nimport nn.pool\nimport nn.activation\n\n"
+        return ("import nn.conv2d\nimport nn.depthwise_conv2d\nimport nn.pool\nimport nn.activation\n\n"
                 f"op random_net({params}) -> {', '.join(outputs)} {{\n  compute {{\n{body}\n  }}\n}}\n")
 
 
@@ -119,7 +145,7 @@ def main():
     ap.add_argument("--target", default="x86")
     args = ap.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
-    failures, planned = 0, 0
+    failures, planned, depthwise_planned = 0, 0, 0
     for i in range(args.count):
         rng = random.Random(args.seed * 1000 + i)
         text = Net(rng).build(rng.randint(3, 7))
@@ -130,6 +156,7 @@ def main():
                                capture_output=True, text=True)
         is_planned = "conv2d_nchwc" in graph.stdout
         planned += is_planned
+        depthwise_planned += "depthwise_conv2d_nchwc" in graph.stdout
         run = subprocess.run([args.texc, "run", path, "--target", args.target, "--check", "full", "--repeat", "1"],
                              capture_output=True, text=True, timeout=600)
         ok = run.returncode == 0 and " PASS " in run.stdout
@@ -137,7 +164,8 @@ def main():
         if not ok:
             failures += 1
             print(run.stdout + run.stderr)
-    print(f"{args.count - failures}/{args.count} passed, {planned} with layouts planned")
+    print(f"{args.count - failures}/{args.count} passed, {planned} with layouts planned, "
+          f"{depthwise_planned} with a depthwise convolution on blocks")
     if failures or planned == 0:
         sys.exit(1)
 
