@@ -1,5 +1,5 @@
-// texrt_cuda_launch, texrt_cuda_alloc, texrt_cuda_free, texrt_cuda_thread_workspace,
-// texrt_cuda_release_workspace and texrt_cuda_error_message (texrt_cuda.h): the CUDA driver API through
+// texrt_cuda_launch(_async), texrt_cuda_synchronize, texrt_cuda_alloc, texrt_cuda_free,
+// texrt_cuda_thread_workspace, texrt_cuda_release_workspace and texrt_cuda_error_message (texrt_cuda.h): the CUDA driver API through
 // dlopen (CudaDriver.h); modules loaded, kernels found and launched by CudaKernel.h.
 #include <cstdio>
 #include <cstring>
@@ -56,8 +56,9 @@ thread_local ThreadWorkspace t_workspace;
 
 }  // namespace
 
-extern "C" int texrt_cuda_launch(void** module_cache, const char* ptx, void** function_cache, const char* kernel_name,
-                                 const uint32_t grid[3], const uint32_t block[3], uint32_t shared_bytes, void** args) {
+extern "C" int texrt_cuda_launch_async(void** module_cache, const char* ptx, void** function_cache,
+                                       const char* kernel_name, const uint32_t grid[3], const uint32_t block[3],
+                                       uint32_t shared_bytes, void** args) {
   const CudaDriverStatus& status = cuda_driver();
   if (status.code != TEXRT_CUDA_SUCCESS) return fail(status.code, status.message);
   const CudaDriver& d = *status.driver;
@@ -76,8 +77,30 @@ extern "C" int texrt_cuda_launch(void** module_cache, const char* ptx, void** fu
     function = *function_cache;
   }
   if (CudaStatus s = launch_kernel(d, function, grid, block, shared_bytes, args, name); !s.ok()) return fail(s);
+  t_last_code = TEXRT_CUDA_SUCCESS;
+  return TEXRT_CUDA_SUCCESS;
+}
+
+extern "C" int texrt_cuda_launch(void** module_cache, const char* ptx, void** function_cache, const char* kernel_name,
+                                 const uint32_t grid[3], const uint32_t block[3], uint32_t shared_bytes, void** args) {
+  if (int code = texrt_cuda_launch_async(module_cache, ptx, function_cache, kernel_name, grid, block, shared_bytes, args);
+      code != TEXRT_CUDA_SUCCESS)
+    return code;
+  const CudaDriver& d = *cuda_driver().driver;
   if (CUresult r = d.cuCtxSynchronize(); r != kCudaSuccess)
-    return fail(TEXRT_CUDA_KERNEL_FAILED, "kernel " + name + " failed: " + d.error_string(r));
+    return fail(TEXRT_CUDA_KERNEL_FAILED, "kernel " + std::string(kernel_name) + " failed: " + d.error_string(r));
+  return TEXRT_CUDA_SUCCESS;
+}
+
+extern "C" int texrt_cuda_synchronize(const char* op_name) {
+  const CudaDriverStatus& status = cuda_driver();
+  if (status.code != TEXRT_CUDA_SUCCESS) return fail(status.code, status.message);
+  const CudaDriver& d = *status.driver;
+  if (CUresult r = d.cuCtxSynchronize(); r != kCudaSuccess)
+    return fail(TEXRT_CUDA_KERNEL_FAILED,
+                "a kernel of " + std::string(op_name) + " failed: " + d.error_string(r) +
+                    " (the entry launches its kernels without waiting between them; their own functions " +
+                    op_name + "_k0, ... each launch one and wait, which tells which)");
   t_last_code = TEXRT_CUDA_SUCCESS;
   return TEXRT_CUDA_SUCCESS;
 }

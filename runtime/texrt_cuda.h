@@ -30,6 +30,14 @@ enum {
 
 int texrt_cuda_launch(void** module_cache, const char* ptx, void** function_cache, const char* kernel_name,
                       const uint32_t grid[3], const uint32_t block[3], uint32_t shared_bytes, void** args);
+/// texrt_cuda_launch without the wait: the kernel is queued on the default stream behind the ones
+/// before it (an error of the kernel shows at texrt_cuda_synchronize). What the entry of an op
+/// compiled to several kernels launches them with.
+int texrt_cuda_launch_async(void** module_cache, const char* ptx, void** function_cache, const char* kernel_name,
+                            const uint32_t grid[3], const uint32_t block[3], uint32_t shared_bytes, void** args);
+/// Waits for every kernel launched in the current context; a failure is TEXRT_CUDA_KERNEL_FAILED
+/// with a message naming `op_name`, whose kernels were launched.
+int texrt_cuda_synchronize(const char* op_name);
 
 /// Device memory of `bytes` bytes (at least 1) in the context texrt_cuda_launch launches in (for
 /// the caller's workspace of an `<op>_with_workspace`, docs/graph.md); *ptr is the device pointer.

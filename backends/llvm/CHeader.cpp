@@ -223,10 +223,12 @@ std::string header(const std::vector<LoweredFunc>& funcs, HeaderKind kind) {
         os << "#define " << alignment_macro << " " << kCallerWorkspaceAlignment << "\n";
     }
     if (cuda && func.kind == FunctionKind::Host) {  // a graph's host entry (ir/KernelCalls.h)
-      os << "//   Launches its kernels in order, one after the other"
+      os << "//   Launches its kernels in order on the default stream, without waiting between them, then waits\n"
+         << "//   for them once"
          << (func.workspace_bytes > 0 ? ", the intermediates in the calling thread's workspace of device memory\n//   (allocated at its first call, kept for the next; texrt_cuda_release_workspace() frees it)"
                                       : "")
-         << ".\n//   All pointers are device pointers. Returns 0 or a TEXRT_CUDA_ error code.\n";
+         << ".\n//   All pointers are device pointers. Returns 0 or a TEXRT_CUDA_ error code (a kernel's failure\n"
+         << "//   names the op; the kernels' own functions each launch one and wait).\n";
     } else if (kind == HeaderKind::VdlaHost && kernel_calls(func)) {
       os << "//   Runs its kernels in order" << (with_workspace ? ", allocating its workspace of " + bytes_macro + " bytes on each call" : "")
          << ".\n//   Returns 0, or -1 when a VDLA kernel fails (texrt_vdla_last_error() says why).\n";

@@ -39,7 +39,8 @@ namespace texc {
 /// kernels (a host function of ir/KernelCalls.h's form, among `funcs` after its kernels) becomes a C
 /// function with the op's signature that takes the graph's workspace in device memory from the
 /// calling thread's (texrt_cuda_thread_workspace: allocated at its first call, kept for the next),
-/// calls its kernels' host functions in order, stops at the first error and returns the code. Throws std::runtime_error if `path` cannot be written.
+/// launches its kernels in order without waiting between them (texrt_cuda_launch_async), stops at
+/// the first refused launch, waits for them once (texrt_cuda_synchronize) and returns the code. Throws std::runtime_error if `path` cannot be written.
 void write_cuda_host_object(const std::vector<LoweredFunc>& funcs, const CudaTargetOptions& target,
                             const std::string& path);
 /// How the host launches `func` (a device function): grid = the extents of blockIdx.x/y/z, block =

@@ -7,9 +7,10 @@
 //     ret texrt_cuda_launch(@texc.cuda.module, @texc.cuda.ptx, @op.cuda.function, "op",
 //                           {grid x, y, z}, {block x, y, z}, dynamic shared bytes, %args)
 //   }
-// The host entry of an op compiled as a graph of kernels (ir/KernelCalls.h) calls those functions
-// in order, its intermediates in the calling thread's workspace (texrt_cuda_thread_workspace,
-// KernelCallEntry.h), and
+// The host entry of an op compiled as a graph of kernels (ir/KernelCalls.h) launches its kernels in
+// order without waiting between them (each kernel's internal `<kernel>.async`, through
+// texrt_cuda_launch_async), then waits once (texrt_cuda_synchronize); its intermediates are in the
+// calling thread's workspace (texrt_cuda_thread_workspace, KernelCallEntry.h); and
 // `<op>_with_workspace` on the caller's device workspace (ir/CallerWorkspace.h).
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LLVMContext.h>
@@ -23,6 +24,7 @@
 #include <llvm/TargetParser/Triple.h>
 
 #include <array>
+#include <set>
 
 #include "backends/llvm/CodeGenNVPTX.h"
 #include "backends/llvm/CpuTargetMachine.h"
@@ -70,18 +72,18 @@ CudaLaunchConfig cuda_launch_config(const LoweredFunc& func) {
 
 namespace {
 
+/// The host function `symbol` (with `linkage`) that launches kernel `func` through `launch`
+/// (texrt_cuda_launch, or texrt_cuda_launch_async for the entries' calls), the kernel looked up once
+/// into `function_cache`.
 void add_host_function(llvm::Module& module, llvm::IRBuilder<>& b, const LoweredFunc& func, llvm::GlobalVariable* ptx,
-                       llvm::GlobalVariable* module_cache, llvm::FunctionCallee launch) {
+                       llvm::GlobalVariable* module_cache, llvm::GlobalVariable* function_cache,
+                       llvm::FunctionCallee launch, const std::string& symbol, llvm::GlobalValue::LinkageTypes linkage) {
   llvm::LLVMContext& context = module.getContext();
   llvm::PointerType* ptr = llvm::PointerType::get(context, 0);
   std::vector<llvm::Type*> params(func.args.size(), ptr);
-  auto* fn = llvm::Function::Create(llvm::FunctionType::get(b.getInt32Ty(), params, false),
-                                    llvm::GlobalValue::ExternalLinkage, op_symbol(func.name), module);
+  auto* fn = llvm::Function::Create(llvm::FunctionType::get(b.getInt32Ty(), params, false), linkage, symbol, module);
   fn->addFnAttr(llvm::Attribute::NoUnwind);
   b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", fn));
-
-  auto* function_cache = new llvm::GlobalVariable(module, ptr, false, llvm::GlobalValue::InternalLinkage,
-                                                  llvm::ConstantPointerNull::get(ptr), func.name + ".cuda.function");
   llvm::Constant* name = b.CreateGlobalStringPtr(op_symbol(func.name), func.name + ".cuda.name", 0, &module);
   size_t n = std::max<size_t>(func.args.size(), 1);
   auto* array_type = llvm::ArrayType::get(ptr, n);
@@ -106,22 +108,31 @@ void add_host_function(llvm::Module& module, llvm::IRBuilder<>& b, const Lowered
   b.CreateRet(b.CreateCall(launch, {module_cache, ptx, function_cache, name, grid, block, shared, args}));
 }
 
-/// The host entry of a graph of kernels (KernelCallEntry.h), its workspace the calling thread's
-/// device workspace (texrt_cuda_thread_workspace: allocated at the thread's first call, kept for the
-/// next ones, so nothing is freed after the calls); each kernel's host function launches it and
-/// waits for it.
-EntryWorkspace device_workspace(llvm::Module& module) {
+/// The runtime of the host entry `entry` of a graph of kernels (KernelCallEntry.h): its workspace is
+/// the calling thread's device workspace (texrt_cuda_thread_workspace: allocated at the thread's
+/// first call, kept for the next ones, so nothing is released after the calls); it calls each
+/// kernel's `<kernel>.async`, which launches it without waiting (the kernels queue on the default
+/// stream), and then waits for them all once (texrt_cuda_synchronize).
+EntryRuntime device_runtime(llvm::Module& module, llvm::IRBuilder<>& b, const LoweredFunc& entry) {
   llvm::LLVMContext& context = module.getContext();
   llvm::PointerType* ptr = llvm::PointerType::get(context, 0);
   llvm::Type* i32 = llvm::Type::getInt32Ty(context);
   llvm::FunctionCallee workspace_of_thread = module.getOrInsertFunction(
       "texrt_cuda_thread_workspace", llvm::FunctionType::get(i32, {ptr, llvm::Type::getInt64Ty(context)}, false));
-  EntryWorkspace workspace;
-  workspace.allocate = [workspace_of_thread](llvm::IRBuilder<>& b, llvm::Value* slot, uint64_t bytes) -> llvm::Value* {
+  llvm::FunctionCallee synchronize =
+      module.getOrInsertFunction("texrt_cuda_synchronize", llvm::FunctionType::get(i32, {ptr}, false));
+  llvm::Constant* op_name = b.CreateGlobalStringPtr(op_symbol(entry.name), entry.name + ".cuda.op", 0, &module);
+  EntryRuntime runtime;
+  runtime.allocate = [workspace_of_thread](llvm::IRBuilder<>& b, llvm::Value* slot, uint64_t bytes) -> llvm::Value* {
     return b.CreateCall(workspace_of_thread, {slot, b.getInt64(bytes)});
   };
-  workspace.release = [](llvm::IRBuilder<>& b, llvm::Value*) -> llvm::Value* { return b.getInt32(0); };
-  return workspace;
+  runtime.release = [](llvm::IRBuilder<>& b, llvm::Value*) -> llvm::Value* { return b.getInt32(0); };
+  llvm::Module* m = &module;
+  runtime.callee = [m](const std::string& kernel) { return m->getFunction(op_symbol(kernel) + ".async"); };
+  runtime.finish = [synchronize, op_name](llvm::IRBuilder<>& b) -> llvm::Value* {
+    return b.CreateCall(synchronize, {op_name});
+  };
+  return runtime;
 }
 
 }  // namespace
@@ -156,12 +167,25 @@ void write_cuda_host_object(const std::vector<LoweredFunc>& funcs, const CudaTar
   auto* launch_type = llvm::FunctionType::get(
       b.getInt32Ty(), {ptr, ptr, ptr, ptr, ptr, ptr, b.getInt32Ty(), ptr}, false);
   llvm::FunctionCallee launch = module.getOrInsertFunction("texrt_cuda_launch", launch_type);
-  for (const LoweredFunc& func : kernels) add_host_function(module, b, func, ptx, module_cache, launch);
-  EntryWorkspace workspace = device_workspace(module);
+  llvm::FunctionCallee launch_async = module.getOrInsertFunction("texrt_cuda_launch_async", launch_type);
+  std::set<std::string> called_by_entries;
+  for (const LoweredFunc& func : funcs)
+    if (std::optional<KernelCalls> calls = kernel_calls(func))
+      for (const KernelCall& call : calls->calls) called_by_entries.insert(call.kernel);
+  for (const LoweredFunc& func : kernels) {
+    auto* function_cache = new llvm::GlobalVariable(module, ptr, false, llvm::GlobalValue::InternalLinkage,
+                                                    llvm::ConstantPointerNull::get(ptr), func.name + ".cuda.function");
+    add_host_function(module, b, func, ptx, module_cache, function_cache, launch, op_symbol(func.name),
+                      llvm::GlobalValue::ExternalLinkage);
+    if (called_by_entries.count(func.name))
+      add_host_function(module, b, func, ptx, module_cache, function_cache, launch_async,
+                        op_symbol(func.name) + ".async", llvm::GlobalValue::InternalLinkage);
+  }
   for (const LoweredFunc& func : funcs)
     if (std::optional<KernelCalls> calls = kernel_calls(func)) {
-      add_kernel_call_entry(module, b, func, *calls, false, workspace);
-      if (caller_workspace_entry(func)) add_kernel_call_entry(module, b, func, *calls, true, workspace);
+      EntryRuntime runtime = device_runtime(module, b, func);
+      add_kernel_call_entry(module, b, func, *calls, false, runtime);
+      if (caller_workspace_entry(func)) add_kernel_call_entry(module, b, func, *calls, true, runtime);
     }
 
   std::string errors;

@@ -7,7 +7,7 @@
 namespace texc {
 
 void add_kernel_call_entry(llvm::Module& module, llvm::IRBuilder<>& b, const LoweredFunc& func, const KernelCalls& calls,
-                           bool caller_workspace, const EntryWorkspace& workspace_calls) {
+                           bool caller_workspace, const EntryRuntime& runtime) {
   llvm::LLVMContext& context = module.getContext();
   llvm::PointerType* ptr = llvm::PointerType::get(context, 0);
   std::vector<llvm::Type*> params(func.args.size() + (caller_workspace ? 1 : 0), ptr);
@@ -30,7 +30,7 @@ void add_kernel_call_entry(llvm::Module& module, llvm::IRBuilder<>& b, const Low
     b.SetInsertPoint(next);
   };
   if (allocates)
-    check(workspace_calls.allocate(b, workspace_slot, uint64_t(calls.workspace_bytes)), "allocated");
+    check(runtime.allocate(b, workspace_slot, uint64_t(calls.workspace_bytes)), "allocated");
   llvm::Value* workspace = nullptr;
   if (caller_workspace) {
     workspace = fn->getArg(unsigned(func.args.size()));
@@ -39,7 +39,7 @@ void add_kernel_call_entry(llvm::Module& module, llvm::IRBuilder<>& b, const Low
     workspace = b.CreateLoad(ptr, workspace_slot, "workspace");
   }
   for (const KernelCall& call : calls.calls) {
-    llvm::Function* kernel = module.getFunction(op_symbol(call.kernel));
+    llvm::Function* kernel = runtime.callee ? runtime.callee(call.kernel) : module.getFunction(op_symbol(call.kernel));
     TEXC_CHECK(kernel && kernel->arg_size() == call.args.size())
         << "graph entry " << func.name << " calls " << call.kernel << ", which is not a kernel of its module";
     std::vector<llvm::Value*> args;
@@ -49,10 +49,11 @@ void add_kernel_call_entry(llvm::Module& module, llvm::IRBuilder<>& b, const Low
     llvm::Value* code = b.CreateCall(kernel, args);
     if (kernel->getReturnType()->isIntegerTy(32)) check(code, call.kernel + ".ok");
   }
+  if (runtime.finish) check(runtime.finish(b), "finished");
   b.CreateBr(done);
   b.SetInsertPoint(done);
   if (allocates) {
-    llvm::Value* released = workspace_calls.release(b, b.CreateLoad(ptr, workspace_slot));
+    llvm::Value* released = runtime.release(b, b.CreateLoad(ptr, workspace_slot));
     llvm::Value* code = b.CreateLoad(b.getInt32Ty(), result);
     // A kernel's error first; else the release's.
     b.CreateRet(b.CreateSelect(b.CreateICmpEQ(code, b.getInt32(0)), released, code));

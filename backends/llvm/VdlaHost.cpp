@@ -55,14 +55,14 @@ void add_vdla_kernel(llvm::Module& module, llvm::IRBuilder<>& b, const VdlaKerne
 
 /// The entries' workspace in host memory: texrt_alloc (which never fails: it aborts when memory is
 /// exhausted, runtime/texrt.h) and texrt_free.
-EntryWorkspace host_workspace(llvm::Module& module) {
+EntryRuntime host_workspace(llvm::Module& module) {
   llvm::LLVMContext& context = module.getContext();
   llvm::PointerType* ptr = llvm::PointerType::get(context, 0);
   llvm::FunctionCallee alloc =
       module.getOrInsertFunction("texrt_alloc", llvm::FunctionType::get(ptr, {llvm::Type::getInt64Ty(context)}, false));
   llvm::FunctionCallee free =
       module.getOrInsertFunction("texrt_free", llvm::FunctionType::get(llvm::Type::getVoidTy(context), {ptr}, false));
-  EntryWorkspace workspace;
+  EntryRuntime workspace;
   workspace.allocate = [alloc](llvm::IRBuilder<>& b, llvm::Value* slot, uint64_t bytes) -> llvm::Value* {
     b.CreateStore(b.CreateCall(alloc, {b.getInt64(bytes)}), slot);
     return b.getInt32(0);
@@ -90,7 +90,7 @@ void write_vdla_host_object(const std::vector<LoweredFunc>& host_funcs, const st
   llvm::FunctionCallee run_embedded = module->getOrInsertFunction(
       "texrt_vdla_run_embedded", llvm::FunctionType::get(b.getInt32Ty(), {ptr, ptr, b.getInt64Ty(), ptr, ptr}, false));
   for (const VdlaKernelProgram& vdla : programs) add_vdla_kernel(*module, b, vdla, run_embedded);
-  EntryWorkspace workspace = host_workspace(*module);
+  EntryRuntime workspace = host_workspace(*module);
   for (const LoweredFunc& func : host_funcs)
     if (std::optional<KernelCalls> calls = kernel_calls(func)) {
       add_kernel_call_entry(*module, b, func, *calls, false, workspace);
