@@ -6,8 +6,9 @@
 #      (tests/e2e/cuda_ragged), the GPU schedule regressions (tests/schedule/regressions/*cuda*) and
 #      the end-to-end corpus with the examples (tests/e2e/run_corpus.sh), each checked against the
 #      reference;
-#   2. the host path: a C program calling mm.o's host function with device pointers; and (step
-#      capi) examples/c_api's CUDA example, built by tools/device_bundle.sh;
+#   2. the host path: a C program calling mm.o's host function with device pointers; (step graph)
+#      the entry of examples/10_network.tex's 7 kernels called twice from C against texc run's
+#      output on x86; and (step capi) examples/c_api's CUDA example, built by tools/device_bundle.sh;
 #   3. texc tune --target cuda on some workloads ($TUNE_WORKLOADS, default G5 G4 G2 C9 C12 C2;
 #      $TUNE_TRIALS trials each, default 40, at most $TUNE_SECONDS s each, default 40; none started
 #      after $TUNE_UNTIL s, default 250) into OUT_DIR/cuda.jsonl, which starts from
@@ -18,11 +19,11 @@
 #      (each run at most 40 s, none started after 480 s).
 # Logs and the benchmark's JSON and markdown go to OUT_DIR; the last lines are a summary.
 # usage: tools/device_check.sh BUNDLE_DIR OUT_DIR [steps]     steps: a comma list of
-#        ops,host,capi,tune,bench,sanitizer (default all)
+#        ops,host,graph,capi,tune,bench,sanitizer (default all)
 set -u
 bundle=$(cd "$1" && pwd)
 out=$2
-steps=${3:-ops,host,capi,tune,bench,sanitizer}
+steps=${3:-ops,host,graph,capi,tune,bench,sanitizer}
 root=$(pwd)
 mkdir -p "$out" /tmp/texc-device
 tar -xJf "$bundle/lib.tar.xz" -C /tmp/texc-device
@@ -63,6 +64,11 @@ fi
 if has host; then
   (cd "$bundle/hostcheck" && timeout 60 ./cuda_host_device_check) >"$out/host.log" 2>&1
   summary+=("host path (rc $?): $(tail -n 1 "$out/host.log")")
+fi
+
+if has graph; then
+  (cd "$bundle/graphcheck" && timeout 60 ./cuda_graph_device_check io) >"$out/graph.log" 2>&1
+  summary+=("graph entry (rc $?): $(tail -n 1 "$out/graph.log")")
 fi
 
 if has capi; then

@@ -126,6 +126,17 @@ if [ -n "$texrt" ] && command -v "$cc" >/dev/null; then
       grep -q "^5 a kernel of small_cnn failed: an illegal memory access was encountered (the entry launches" <<<"$out"
     check "after a failing kernel: the 7 launches of the first call, the workspace freed" \
       test "$(grep -c '^cuLaunchKernel' "$work/calls.log")$(grep -c '^cuMemFree_v2' "$work/calls.log")" = 71
+    # The device check of tools/device_check.sh (step graph) builds; under the stand-in, which
+    # computes nothing, it sees the wrong output (so it can fail).
+    expect 0 'small_cnn +x86 +PASS' -- run "$net" --target x86 -D S=8 --save-io "$work/io"
+    if "$cc" -std=c99 -Wall -Werror -I"$work" "$root/tests/e2e/cuda_graph_device_check.c" "$work/net.o" "$texrt" \
+        -lstdc++ -lpthread -ldl -lm $link_flags -o "$work/device_check" 2>"$work/cc.log"; then
+      out=$("$work/device_check" "$work/io" 2>&1)
+      check "the graph's device check reports the stand-in's output as wrong ($out)" \
+        grep -q "^FAIL: small_cnn through net.o's entry on the device, twice, worst relative error" <<<"$out"
+    else
+      echo "FAIL: cuda_graph_device_check.c does not build:"; sed 's/^/    /' "$work/cc.log"; failures=$((failures + 1))
+    fi
     # The caller's workspace (ir/CallerWorkspace.h): small_cnn_with_workspace twice on 0xC0000000.
     check "the header declares small_cnn_with_workspace" \
       grep -q '^int small_cnn_with_workspace(const float\* X, .*float\* Y, void\* workspace);' "$work/net.h"
