@@ -44,7 +44,9 @@ std::string usage_text() {
   texc --version | --help
 
 targets (--target; host, the default, is x86 on x86-64 and arm on aarch64):
-@TARGETS@--emit KINDS       comma-separated: obj header llvm asm ptx vdla loops graph graph-dot (default obj,header; interp: loops)
+@TARGETS@--emit KINDS       comma-separated: obj header llvm asm ptx vdla loops graph graph-dot (default obj,header;
+                   cuda: obj,header,ptx; vdla: vdla, and obj,header for a graph of VDLA and host kernels;
+                   interp and cuda-interp: loops)
 -o OUT             output stem (default: the input file's stem in the current directory); a name
                    ending in an emitted kind's extension is taken as given (-o mm.o: mm.o, mm.h);
                    -o - writes the one text output asked for (header, llvm, asm, loops) to stdout
