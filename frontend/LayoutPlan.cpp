@@ -59,6 +59,12 @@ class Tensors {
     return s && s->size() == 4 && f32_.count(name);
   }
   int64_t channels(const std::string& name) const { return shape(name)->at(1); }
+  /// Whether the blocks of the tensor end in padding lanes: its channels are no multiple of 16.
+  bool padded(const std::string& name) const { return channels(name) % kBlock != 0; }
+  /// Whether the plan may compute the tensor on blocks of 16: its channels a multiple of 16, or
+  /// more than 16 (padded). Fewer than 16 channels are not padded: the next convolution would read
+  /// 16 where it packs a block of C from NCHW, and reduce over the zero lanes too (up to 16x the work).
+  bool blockable(const std::string& name) const { return channels(name) % kBlock == 0 || channels(name) > kBlock; }
 
  private:
   void add(const Buffer& b) {
@@ -114,12 +120,14 @@ class Planner {
   /// renamed away from the caller's names, its tensor parameter as the call's argument and its
   /// attributes as the call's values (or their defaults), its nodes located at the call.
   ast::ComputeStmt blocked_stage(const Statement& stage) const;
-  /// Channels per block of a conv's input: 16, or all of them when fewer.
+  /// Channels per block of a conv's input: 16 where it is blocked, else 16, or all of them when fewer.
   int64_t input_block(const Statement& conv) const {
     int64_t c = tensors_.channels(conv.input);
-    return c % kBlock == 0 ? kBlock : c;
+    return blocked_.count(conv.input) || c >= kBlock ? kBlock : c;
   }
-  bool conv_candidate(const Statement& s) const;
+  /// Whether the conv can be computed on blocks, its input `input_in_blocks` (then any channel
+  /// count: padded) or NCHW (then packed: its channels a multiple of 16, or fewer than 16).
+  bool conv_candidate(const Statement& s, bool input_in_blocks) const;
   bool depthwise_candidate(const Statement& s) const;
   /// Forward from `tensor` through what would stay blocked (own elementwise stages reading it at
   /// their point, pools, and depthwise convolutions unless `depthwise_ends`): does it reach a
@@ -193,8 +201,7 @@ Statement Planner::call_statement(const ast::Assign& assign, const ast::Call& ca
     s.callee = callee;
     s.input = positional[0];
     s.same_point_reads.insert(s.input);
-    s.elementwise_4d = tensors_.is_f32_4d(s.result) && tensors_.channels(s.result) % kBlock == 0 &&
-                       tensors_.shape(s.input) && *tensors_.shape(s.input) == *tensors_.shape(s.result);
+    s.elementwise_4d = tensors_.is_f32_4d(s.result) && tensors_.blockable(s.result) && tensors_.shape(s.input) && *tensors_.shape(s.input) == *tensors_.shape(s.result);
   }
   return s;
 }
@@ -216,7 +223,7 @@ Statement Planner::def_statement(const ast::TensorDef& def) const {
   });
   s.reads.assign(reads.begin(), reads.end());
   const Stage* stage = elaborated_.find_stage(s.result);
-  if (stage && def.indices.size() == 4 && tensors_.is_f32_4d(s.result) && tensors_.channels(s.result) % kBlock == 0) {
+  if (stage && def.indices.size() == 4 && tensors_.is_f32_4d(s.result) && tensors_.blockable(s.result)) {
     ContainsReduce reduce;
     reduce.visit_expr(stage->body);
     s.elementwise_4d = !reduce.found;
@@ -267,11 +274,11 @@ void Planner::read_statements() {
     for (const std::string& t : statements_[i].reads) readers_[t].push_back(i);
 }
 
-bool Planner::conv_candidate(const Statement& s) const {
+bool Planner::conv_candidate(const Statement& s, bool input_in_blocks) const {
   if (s.kind != Statement::Kind::Conv) return false;
   if (!tensors_.is_f32_4d(s.input) || !tensors_.is_f32_4d(s.weights) || !tensors_.is_f32_4d(s.result)) return false;
   int64_t c = tensors_.channels(s.input);
-  return tensors_.channels(s.result) % kBlock == 0 && (c % kBlock == 0 || c < kBlock);
+  return tensors_.blockable(s.result) && (input_in_blocks || c % kBlock == 0 || c < kBlock);
 }
 
 bool Planner::depthwise_candidate(const Statement& s) const {
@@ -279,7 +286,7 @@ bool Planner::depthwise_candidate(const Statement& s) const {
   if (!tensors_.is_f32_4d(s.input) || !tensors_.is_f32_4d(s.weights) || !tensors_.is_f32_4d(s.result)) return false;
   int64_t c = tensors_.channels(s.input);
   const std::vector<int64_t>& w = *tensors_.shape(s.weights);
-  return c % kBlock == 0 && w[0] == c && w[1] == 1 && tensors_.channels(s.result) == c;
+  return tensors_.blockable(s.input) && w[0] == c && w[1] == 1 && tensors_.channels(s.result) == c;
 }
 
 bool Planner::reaches_a_convolution(const std::string& tensor, bool depthwise_ends) const {
@@ -293,12 +300,12 @@ bool Planner::reaches_a_convolution(const std::string& tensor, bool depthwise_en
     for (size_t r : it->second) {
       const Statement& s = statements_[r];
       std::string next;
-      if (s.kind == Statement::Kind::Conv && s.input == t && conv_candidate(s) && input_block(s) == kBlock) return true;
+      if (s.kind == Statement::Kind::Conv && s.input == t && conv_candidate(s, true)) return true;
       if (s.kind == Statement::Kind::Depthwise && s.input == t && depthwise_candidate(s)) {
         if (depthwise_ends) return true;
         next = s.result;
       }
-      if (s.kind == Statement::Kind::Pool && s.input == t && tensors_.channels(t) % kBlock == 0) next = s.result;
+      if (s.kind == Statement::Kind::Pool && s.input == t) next = s.result;
       if (s.is_stage() && s.elementwise_4d && s.same_point_reads.count(t)) next = s.result;
       if (!next.empty() && seen.insert(next).second) work.push_back(next);
     }
@@ -327,15 +334,15 @@ void Planner::plan() {
       const Statement& s = statements_[i];
       if (blocked_.count(s.result)) continue;
       bool blocks = false;
-      if (s.kind == Statement::Kind::Conv && conv_candidate(s)) {
-        bool input_blocked = blocked_.count(s.input) && input_block(s) == kBlock;
-        bool input_packed = input_block(s) == kBlock && packed_anyway(s.input);
+      bool input_blocked = blocked_.count(s.input) > 0;
+      if (s.kind == Statement::Kind::Conv && conv_candidate(s, input_blocked)) {
+        bool input_packed = !input_blocked && input_block(s) == kBlock && packed_anyway(s.input);
         blocks = input_blocked || ((s.computes_in_blocks || input_packed) && reaches_a_convolution(s.result, true));
       } else if (s.kind == Statement::Kind::Depthwise && depthwise_candidate(s)) {
-        blocks = blocked_.count(s.input) ||
+        blocks = input_blocked ||
                  (context_.convolutions_in_blocks && reaches_a_convolution(s.result, false));
       } else if (s.kind == Statement::Kind::Pool) {
-        blocks = blocked_.count(s.input) > 0;
+        blocks = input_blocked;
       } else if (s.is_stage() && s.elementwise_4d) {
         for (const std::string& t : s.same_point_reads) blocks = blocks || blocked_.count(t);
       }
@@ -472,7 +479,8 @@ ast::ComputeStmt Planner::blocked_stage(const Statement& stage) const {
                           own ? ast::clone_expr_or_null(def.indices[k].extent) : std::make_unique<ast::IntLit>(loc, shape[k])};
   };
   blocked->indices.push_back(index(0));
-  blocked->indices.push_back(ast::IndexDecl{ast::Name{c_blk, at(def.indices[1].name.loc)}, std::make_unique<ast::IntLit>(loc, shape[1] / kBlock)});
+  blocked->indices.push_back(ast::IndexDecl{ast::Name{c_blk, at(def.indices[1].name.loc)},
+                                            std::make_unique<ast::IntLit>(loc, (shape[1] + kBlock - 1) / kBlock)});
   blocked->indices.push_back(index(2));
   blocked->indices.push_back(index(3));
   blocked->indices.push_back(ast::IndexDecl{ast::Name{c_lane, at(def.indices[1].name.loc)}, std::make_unique<ast::IntLit>(loc, kBlock)});
@@ -498,6 +506,19 @@ ast::ComputeStmt Planner::blocked_stage(const Statement& stage) const {
     if (auto e = substituted.find(n->name); e != substituted.end()) return ast::clone_expr(*e->second);
     return nullptr;
   });
+  if (shape[1] % kBlock != 0) {
+    // Padded blocks: the padding lanes past the channels are 0.0 (and nothing past them is read).
+    SourceLoc vloc = blocked->value->loc;
+    auto channel = std::make_unique<ast::Binary>(
+        vloc, "+", std::make_unique<ast::Binary>(vloc, "*", name_ref(c_blk, vloc), std::make_unique<ast::IntLit>(vloc, kBlock)),
+        name_ref(c_lane, vloc));
+    std::vector<ast::CallArg> args;
+    args.push_back(ast::CallArg{ast::Name{"", vloc}, std::make_unique<ast::Binary>(vloc, "<", std::move(channel),
+                                                                                  std::make_unique<ast::IntLit>(vloc, shape[1]))});
+    args.push_back(ast::CallArg{ast::Name{"", vloc}, std::move(blocked->value)});
+    args.push_back(ast::CallArg{ast::Name{"", vloc}, std::make_unique<ast::FloatLit>(vloc, 0.0, "0.0")});
+    blocked->value = std::make_unique<ast::Call>(vloc, "select", std::move(args), std::vector<ast::ForClause>{});
+  }
   ast::ComputeStmt stmt;
   stmt.tensor_def = std::move(blocked);
   return stmt;
@@ -522,6 +543,7 @@ std::unique_ptr<ast::OpDecl> Planner::rewrite() const {
     if (!needs_nchw_.count(target.text)) return;
     std::vector<ast::CallArg> args;
     args.push_back(positional_arg(blocked_name(target.text, kBlock), loc));
+    if (tensors_.padded(target.text)) args.push_back(int_arg("channels", tensors_.channels(target.text), loc));
     out->compute.push_back(call_stmt(target, "nchwc_to_nchw", std::move(args), loc));
   };
 

@@ -17,6 +17,13 @@
 #    and the 1x1 projection on blocks, the ReLU6 stages and the residual add on blocks, NCHW only
 #    for the output; --layout nchw and cuda compile it as written; --check full passes on x86,
 #    interp and arm;
+#  - tests/e2e/graph/layout_plan_padded.tex (MobileNetV2's 24-channel stretch: a 3x3 stem of 8 ->
+#    16, 16 -> 96 -> depthwise -> 24, 24 -> 144 -> depthwise -> 24 with a residual add) is planned
+#    end to end, the 24-channel tensors padded to 2 blocks (32 channels, zero lanes): every
+#    convolution conv2d_nchwc or depthwise_conv2d_nchwc, the padded weights made once in the prepare
+#    function, the stages on padded blocks selecting 0.0 past channel 24, no NCHW form between the
+#    layers, the output's NCHW form its 24 real channels; --layout nchw and cuda compile it as
+#    written; --check full passes on x86, interp and arm;
 #  - a depthwise convolution with dilation 2 or a channel multiplier of 2 is not planned, nor the
 #    convolutions whose chain it is; depthwise weights that are no const input are blocked in a
 #    loop nest of their own in the kernel, not inlined into the taps;
@@ -94,6 +101,41 @@ expect 0 'inverted_residual +x86 +PASS .*3 kernels checked on their own inputs' 
 expect 0 'inverted_residual +interp +PASS .*3 kernels checked on their own inputs' -- run "$block" --target interp --check full
 $have_arm && expect 0 'inverted_residual +arm +PASS .*3 kernels checked on their own inputs' -- run "$block" --target arm --check full
 
+# Channel counts that are no multiple of 16 (24), padded to blocks of 16 with zero lanes.
+padded="$root/tests/e2e/graph/layout_plan_padded.tex"
+graph=$("$texc" "$padded" --target x86 --emit graph -o - 2>&1)
+check_graph 'op padded_blocks: 7 kernels' "the padded stretch: 7 kernels"
+check_graph 'padded_blocks_prepare \(once per const inputs\): stages S_wb, E1_wb, D1_wb, P1_wb, E2_wb, D2_wb, P2_wb$' \
+  "the (padded) weights re-laid out once, in the prepare function"
+check_graph 'stages: X_nchw8c, Xp, S_nchw16c, S6_nchw16c$' "the stem: X in one block of 8, ReLU6 on blocks"
+check_graph 'anchor P1_nchw16c \(conv2d_nchwc\)' "the projection to 24 channels on blocks"
+check_graph 'stages: P1_nchw16c_Xp, P1_nchw16c, B1_nchw16c$' "its bias on padded blocks"
+check_graph 'writes: B1_nchw16c f32\[1, 2, 8, 8, 16\]$' "24 channels in 2 blocks"
+check_graph 'anchor E2_nchw16c \(conv2d_nchwc\)' "the expansion from 24 channels on blocks"
+check_graph 'stages: P2_nchw16c_Xp, P2_nchw16c, Y_nchw16c, Y$' "the residual add on padded blocks, NCHW for the output only"
+check_graph 'writes: Y f32\[1, 24, 8, 8\]$' "the output's 24 real channels"
+n_planned=$(grep -cE 'anchor [A-Za-z0-9]+_nchw16c \((conv2d_nchwc|depthwise_conv2d_nchwc)\)' <<<"$graph")
+if [ "$n_planned" -eq 7 ]; then echo "ok: 7 convolutions on blocks"; else echo "FAIL: $n_planned convolutions on blocks, want 7"; failures=$((failures + 1)); fi
+if grep -qE '(nchwc_to_nchw|nchw_to_nchwc)\(|\b(S|S6|E1|E16|D1|D16|P1|B1|E2|E26|D2|D26|P2) f32' <<<"$graph"; then
+  echo "FAIL: an NCHW round trip between the padded layers:"; sed 's/^/    /' <<<"$graph"; failures=$((failures + 1))
+else
+  echo "ok: no NCHW form between the padded layers"
+fi
+# the bias stage on padded blocks: 0.0 in the lanes past channel 24 (its read of Bp1[24] guarded)
+expect 0 'B1_nchw16c\[.*\] = select\(.*< broadcast\(24, 16\), .*Bp1\[' -- "$padded" --target x86 --emit loops -o -
+for args in "--target x86 --layout nchw" "--target cuda"; do
+  # shellcheck disable=SC2086
+  out=$("$texc" "$padded" $args --emit graph -o - 2>&1)
+  if grep -q "nchwc" <<<"$out" || ! grep -q "(depthwise_conv2d)" <<<"$out"; then
+    echo "FAIL: the padded stretch with $args is not as written:"; sed 's/^/    /' <<<"$out" | head -20; failures=$((failures + 1))
+  else
+    echo "ok: $args compiles the padded stretch as written"
+  fi
+done
+expect 0 'padded_blocks +x86 +PASS .*7 kernels checked on their own inputs' -- run "$padded" --target x86 --check full
+expect 0 'padded_blocks +interp +PASS .*7 kernels checked on their own inputs' -- run "$padded" --target interp --check full
+$have_arm && expect 0 'padded_blocks +arm +PASS .*7 kernels checked on their own inputs' -- run "$padded" --target arm --check full
+
 # Not planned: a depthwise convolution with dilation 2, or with a channel multiplier of 2 (64
 # filters on 32 channels), and the convolutions on either side of it.
 cat > "$work/depthwise_left.tex" <<'TEX'
@@ -165,7 +207,7 @@ op own_schedule(X: f32[1, 16, 8, 8], W1: f32[16, 16, 3, 3], W2: f32[16, 16, 3, 3
 TEX
 expect 0 'anchor Yb \(conv2d\)' -- "$work/own_schedule.tex" --target x86 --emit graph -o -
 
-if python3 "$root/tests/e2e/graph/random_layout_plan.py" "$texc" "$work/random" --count 8 --seed 7; then
+if python3 "$root/tests/e2e/graph/random_layout_plan.py" "$texc" "$work/random" --count 10 --seed 7 --want-padded; then
   echo "ok: random networks"
 else
   echo "FAIL: random networks"; failures=$((failures + 1))

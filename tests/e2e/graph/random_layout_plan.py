@@ -3,16 +3,18 @@
 against the reference interpreter at every element (`texc run --check full`).
 
 Each network is a chain of layers drawn at random from what the plan treats differently:
-convolutions (16, 32 or 12 output channels: 12 stays NCHW; 1x1 and 3x3, stride 1 or 2, padding 0
+convolutions (16, 32, 24, 40, 12 or 8 output channels: 24 and 40 are planned on blocks padded to
+a multiple of 16 with zero lanes, 12 and 8 stay NCHW; 1x1 and 3x3, stride 1 or 2, padding 0
 or 1), depthwise convolutions (3x3 or 5x5, stride 1 or 2, padding 0 to 2; dilation 2 or a
 channel multiplier of 2 now and then, which stay NCHW), own elementwise stages (bias, ReLU, ReLU6,
 a residual add of an earlier tensor of the same shape, a read at a shifted point that needs the
 NCHW form), stdlib elementwise calls (relu, leaky_relu with an attribute), max pools, and
-sometimes an intermediate as a second output. Input channels 3, 16 or 32; spatial sizes that do
-not divide.
+sometimes an intermediate as a second output. Input channels 3, 8, 16, 24 or 32; spatial sizes
+that do not divide.
 
 usage: random_layout_plan.py TEXC WORKDIR [--count N] [--seed S] [--target T]
-Exits 1 when a network fails (its .tex is kept in WORKDIR), or when no network was planned.
+Exits 1 when a network fails (its .tex is kept in WORKDIR), or when no network was planned, or
+(with --want-padded) none had a padded tensor (24 or 40 channels) planned on blocks.
 """
 import argparse
 import os
@@ -39,7 +41,7 @@ class Net:
     def conv(self, x, shape):
         rng = self.rng
         n, c, h, w = shape
-        f = rng.choice([16, 32, 16, 12])
+        f = rng.choice([16, 32, 16, 12, 24, 40, 24, 8])
         k = rng.choice([3, 3, 1])
         pad = rng.choice([0, 1]) if k == 3 else 0
         stride = rng.choice([1, 1, 2])
@@ -112,7 +114,7 @@ class Net:
 
     def build(self, layers):
         rng = self.rng
-        shape = [1, rng.choice([3, 16, 32]), rng.randint(5, 14), rng.randint(5, 14)]
+        shape = [1, rng.choice([3, 16, 32, 8, 24]), rng.randint(5, 14), rng.randint(5, 14)]
         self.add_input("X", shape)
         first = self.conv("X", shape)  # every network starts with a convolution
         while first is None:
@@ -143,12 +145,15 @@ def main():
     ap.add_argument("--count", type=int, default=12)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--target", default="x86")
+    ap.add_argument("--want-padded", action="store_true")
     args = ap.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
-    failures, planned, depthwise_planned = 0, 0, 0
+    failures, planned, depthwise_planned, padded_planned = 0, 0, 0, 0
     for i in range(args.count):
         rng = random.Random(args.seed * 1000 + i)
-        text = Net(rng).build(rng.randint(3, 7))
+        net = Net(rng)
+        text = net.build(rng.randint(3, 7))
+        padded = [t for t, s in net.tensors if s[1] % 16 and s[1] > 16]
         path = os.path.join(args.workdir, f"random_net_{args.seed}_{i}.tex")
         with open(path, "w") as f:
             f.write(text)
@@ -157,16 +162,19 @@ def main():
         is_planned = "conv2d_nchwc" in graph.stdout
         planned += is_planned
         depthwise_planned += "depthwise_conv2d_nchwc" in graph.stdout
+        is_padded = any(f"{t}_nchw16c" in graph.stdout for t in padded)
+        padded_planned += is_padded
         run = subprocess.run([args.texc, "run", path, "--target", args.target, "--check", "full", "--repeat", "1"],
                              capture_output=True, text=True, timeout=600)
         ok = run.returncode == 0 and " PASS " in run.stdout
-        print(f"{os.path.basename(path)}: {'PASS' if ok else 'FAIL'}{' (planned)' if is_planned else ''}")
+        print(f"{os.path.basename(path)}: {'PASS' if ok else 'FAIL'}{' (planned)' if is_planned else ''}"
+              f"{' (padded)' if is_padded else ''}")
         if not ok:
             failures += 1
             print(run.stdout + run.stderr)
     print(f"{args.count - failures}/{args.count} passed, {planned} with layouts planned, "
-          f"{depthwise_planned} with a depthwise convolution on blocks")
-    if failures or planned == 0:
+          f"{depthwise_planned} with a depthwise convolution on blocks, {padded_planned} with padded blocks")
+    if failures or planned == 0 or (args.want_padded and padded_planned == 0):
         sys.exit(1)
 
 
