@@ -45,6 +45,29 @@ graph=$("$texc" "$net" --target x86 --emit graph -o - 2>&1)
 check_graph() {  # check_graph PATTERN WHAT: the x86 graph matches PATTERN
   if grep -qE -- "$1" <<<"$graph"; then echo "ok: $2"; else echo "FAIL: $2 (/$1/)"; failures=$((failures + 1)); fi
 }
+# as_written FILE ANCHOR WHAT: with --layout nchw on x86, and on cuda, FILE is compiled as written
+# (no blocked op; its kernels anchored on ANCHOR, e.g. `(conv2d)`).
+as_written() {
+  local file=$1 anchor=$2 what=$3 args out
+  for args in "--target x86 --layout nchw" "--target cuda"; do
+    # shellcheck disable=SC2086
+    out=$("$texc" "$file" $args --emit graph -o - 2>&1)
+    if grep -q "nchwc" <<<"$out" || ! grep -qF "$anchor" <<<"$out"; then
+      echo "FAIL: $what with $args is not as written:"; sed 's/^/    /' <<<"$out" | head -20; failures=$((failures + 1))
+    else
+      echo "ok: $args compiles $what as written"
+    fi
+  done
+}
+# passes_everywhere FILE OP KERNELS: texc run --check full passes on x86, interp and arm (qemu),
+# every one of KERNELS kernels checked on its own inputs.
+passes_everywhere() {
+  local file=$1 op=$2 kernels=$3 target
+  for target in x86 interp arm; do
+    [ "$target" = arm ] && ! $have_arm && continue
+    expect 0 "$op +$target +PASS .*$kernels kernels checked on their own inputs" -- run "$file" --target "$target" --check full
+  done
+}
 check_graph 'op planned_net: 7 kernels' "7 kernels"
 check_graph 'planned_net_k0: complex-out-fusible, anchor C1_nchw16c \(conv2d_nchwc\)' "the stem is conv2d_nchwc"
 check_graph 'stages: X_nchw3c, C1_wb, Xp, C1_nchw16c, A1_nchw16c, R1_nchw16c$' "the stem's kernel: input in one block of 3, bias and leaky_relu on blocks"
@@ -58,19 +81,8 @@ n_blocked=$(grep -c 'conv2d_nchwc)' <<<"$graph")
 if [ "$n_blocked" -eq 3 ]; then echo "ok: 3 conv2d_nchwc kernels"; else echo "FAIL: $n_blocked conv2d_nchwc kernels, want 3"; failures=$((failures + 1)); fi
 
 # As written: --layout nchw, and on cuda.
-for args in "--target x86 --layout nchw" "--target cuda"; do
-  # shellcheck disable=SC2086
-  out=$("$texc" "$net" $args --emit graph -o - 2>&1)
-  if grep -q "nchwc" <<<"$out" || ! grep -q "(conv2d)" <<<"$out"; then
-    echo "FAIL: $args is not as written:"; sed 's/^/    /' <<<"$out" | head -20; failures=$((failures + 1))
-  else
-    echo "ok: $args compiles the op as written"
-  fi
-done
-
-expect 0 'planned_net +x86 +PASS .*7 kernels checked on their own inputs' -- run "$net" --target x86 --check full
-expect 0 'planned_net +interp +PASS .*7 kernels checked on their own inputs' -- run "$net" --target interp --check full
-$have_arm && expect 0 'planned_net +arm +PASS .*7 kernels checked on their own inputs' -- run "$net" --target arm --check full
+as_written "$net" "(conv2d)" "the op"
+passes_everywhere "$net" planned_net 7
 
 # MobileNetV2's inverted residual block, planned end to end in blocks.
 block="$root/tests/e2e/graph/layout_plan_mobilenet.tex"
@@ -88,18 +100,8 @@ if grep -qE '(nchwc_to_nchw|nchw_to_nchwc)\(|\b(E|E6|D|D6|P) f32' <<<"$graph"; t
 else
   echo "ok: no NCHW form between the block's layers"
 fi
-for args in "--target x86 --layout nchw" "--target cuda"; do
-  # shellcheck disable=SC2086
-  out=$("$texc" "$block" $args --emit graph -o - 2>&1)
-  if grep -q "nchwc" <<<"$out" || ! grep -q "(depthwise_conv2d)" <<<"$out"; then
-    echo "FAIL: the block with $args is not as written:"; sed 's/^/    /' <<<"$out" | head -20; failures=$((failures + 1))
-  else
-    echo "ok: $args compiles the block as written"
-  fi
-done
-expect 0 'inverted_residual +x86 +PASS .*3 kernels checked on their own inputs' -- run "$block" --target x86 --check full
-expect 0 'inverted_residual +interp +PASS .*3 kernels checked on their own inputs' -- run "$block" --target interp --check full
-$have_arm && expect 0 'inverted_residual +arm +PASS .*3 kernels checked on their own inputs' -- run "$block" --target arm --check full
+as_written "$block" "(depthwise_conv2d)" "the block"
+passes_everywhere "$block" inverted_residual 3
 
 # Channel counts that are no multiple of 16 (24), padded to blocks of 16 with zero lanes.
 padded="$root/tests/e2e/graph/layout_plan_padded.tex"
@@ -123,18 +125,8 @@ else
 fi
 # the bias stage on padded blocks: 0.0 in the lanes past channel 24 (its read of Bp1[24] guarded)
 expect 0 'B1_nchw16c\[.*\] = select\(.*< broadcast\(24, 16\), .*Bp1\[' -- "$padded" --target x86 --emit loops -o -
-for args in "--target x86 --layout nchw" "--target cuda"; do
-  # shellcheck disable=SC2086
-  out=$("$texc" "$padded" $args --emit graph -o - 2>&1)
-  if grep -q "nchwc" <<<"$out" || ! grep -q "(depthwise_conv2d)" <<<"$out"; then
-    echo "FAIL: the padded stretch with $args is not as written:"; sed 's/^/    /' <<<"$out" | head -20; failures=$((failures + 1))
-  else
-    echo "ok: $args compiles the padded stretch as written"
-  fi
-done
-expect 0 'padded_blocks +x86 +PASS .*7 kernels checked on their own inputs' -- run "$padded" --target x86 --check full
-expect 0 'padded_blocks +interp +PASS .*7 kernels checked on their own inputs' -- run "$padded" --target interp --check full
-$have_arm && expect 0 'padded_blocks +arm +PASS .*7 kernels checked on their own inputs' -- run "$padded" --target arm --check full
+as_written "$padded" "(depthwise_conv2d)" "the padded stretch"
+passes_everywhere "$padded" padded_blocks 7
 
 # Not planned: a depthwise convolution with dilation 2, or with a channel multiplier of 2 (64
 # filters on 32 channels), and the convolutions on either side of it.
