@@ -49,17 +49,17 @@ void add_kernel_call_entry(llvm::Module& module, llvm::IRBuilder<>& b, const Low
     llvm::Value* code = b.CreateCall(kernel, args);
     if (kernel->getReturnType()->isIntegerTy(32)) check(code, call.kernel + ".ok");
   }
-  if (runtime.finish) check(runtime.finish(b), "finished");
   b.CreateBr(done);
+  // Also after a failed call: the kernels launched before it are waited for, the workspace released.
+  // The first error is returned.
   b.SetInsertPoint(done);
-  if (allocates) {
-    llvm::Value* released = runtime.release(b, b.CreateLoad(ptr, workspace_slot));
-    llvm::Value* code = b.CreateLoad(b.getInt32Ty(), result);
-    // A kernel's error first; else the release's.
-    b.CreateRet(b.CreateSelect(b.CreateICmpEQ(code, b.getInt32(0)), released, code));
-  } else {
-    b.CreateRet(b.CreateLoad(b.getInt32Ty(), result));
-  }
+  llvm::Value* code = b.CreateLoad(b.getInt32Ty(), result);
+  auto first_error = [&](llvm::Value* earlier, llvm::Value* later) {
+    return b.CreateSelect(b.CreateICmpEQ(earlier, b.getInt32(0)), later, earlier);
+  };
+  if (runtime.finish) code = first_error(code, runtime.finish(b));
+  if (allocates) code = first_error(code, runtime.release(b, b.CreateLoad(ptr, workspace_slot)));
+  b.CreateRet(code);
 }
 
 }  // namespace texc

@@ -7,8 +7,9 @@
 //     %rc = allocate(workspace, BYTES); if %rc goto done
 //     %rc = @op_k0(%X, ws + 0, ...); if %rc goto done      ; a kernel returning i32: checked
 //     call @op_k1(ws + 64, %Y)                               ; a kernel returning void: cannot fail
-//     %rc = finish(); if %rc goto done                      ; when the target has one
-//   done: release(workspace); ret the first nonzero code }
+//   done:                                                  ; also after a failed call
+//     finish()                                             ; when the target has one
+//     release(workspace); ret the first nonzero code }
 // With `caller_workspace`, `@op_with_workspace(..., ptr %workspace)` (ir/CallerWorkspace.h): the
 // same calls on the caller's workspace, nothing allocated or released.
 //
@@ -28,7 +29,7 @@ namespace texc {
 /// pointer slot `slot` and returns its i32 code (0: allocated); `release` emits the release of
 /// `workspace` and returns its i32 code; `callee` (when set) is the function called for a kernel
 /// (else the module's function of the kernel's symbol); `finish` (when set) is emitted after the
-/// last call and returns an i32 code (cuda: the wait for the kernels launched).
+/// calls, also when one failed, and returns an i32 code (cuda: the wait for the kernels launched).
 struct EntryRuntime {
   std::function<llvm::Value*(llvm::IRBuilder<>& b, llvm::Value* slot, uint64_t bytes)> allocate;
   std::function<llvm::Value*(llvm::IRBuilder<>& b, llvm::Value* workspace)> release;
