@@ -1,6 +1,22 @@
 # Sourced by the layout-planning tests of imported models (onnx_layout_test.sh,
-# onnx_layout_mobilenet_test.sh); needs $texc and $failures (expect.sh), $python, and the working directory
-# holding MODEL.y.npy and MODEL.feat.npy, the outputs NumPy computed.
+# onnx_layout_mobilenet_test.sh), after `root` is set; its checks need the working directory that
+# layout_test_setup makes, holding MODEL.y.npy and MODEL.feat.npy, the outputs NumPy computed.
+# shellcheck source=expect.sh
+. "$root/tests/e2e/expect.sh"
+
+# layout_test_setup TEXC PYTHON MAKE_MODELS MODEL: sets texc and python, a temporary working
+# directory (removed at exit) where MAKE_MODELS (a python script given the directory) writes the
+# ONNX models and NumPy's outputs, and cds there, with in/MODEL.x.npy the input for --inputs.
+layout_test_setup() {
+  texc=$(realpath "$1")
+  python=$2
+  export TEXC_STDLIB="$root/stdlib"
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  "$python" "$3" "$work" || { echo "FAIL: $(basename "$3")"; exit 1; }
+  cd "$work" || exit 2
+  mkdir in && cp "$4.x.npy" "in/$4.x.npy"
+}
 
 # count PATTERN FILE WANT: the lines of FILE matching PATTERN are WANT
 count() {

@@ -17,20 +17,10 @@
 #  - `--emit graph` on x86: 12 kernels, 7 anchored by conv2d_nchwc and 3 by depthwise_conv2d_nchwc.
 # usage: onnx_layout_mobilenet_test.sh TEXC REPO_ROOT PYTHON (a python3 that imports onnx and numpy)
 set -u
-texc=$(realpath "$1")
 root=$(realpath "$2")
-python=$3
-export TEXC_STDLIB="$root/stdlib"
-# shellcheck source=expect.sh
-. "$root/tests/e2e/expect.sh"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-"$python" "$root/tests/e2e/onnx_layout_mobilenet_models.py" "$work" || { echo "FAIL: onnx_layout_mobilenet_models.py"; exit 1; }
-cd "$work" || exit 2
-mkdir in && cp mobilenet_mini.x.npy in/mobilenet_mini.x.npy
-
 # shellcheck source=onnx_layout_checks.sh
 . "$root/tests/e2e/onnx_layout_checks.sh"
+layout_test_setup "$1" "$3" "$root/tests/e2e/onnx_layout_mobilenet_models.py" mobilenet_mini
 
 expect 0 'wrote plain.tex' -- import mobilenet_mini.onnx -o plain.tex
 count 'nchwc' plain.tex 0

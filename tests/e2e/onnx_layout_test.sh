@@ -20,20 +20,10 @@
 #  - --layout with another value: exit 1.
 # usage: onnx_layout_test.sh TEXC REPO_ROOT PYTHON (a python3 that imports onnx and numpy)
 set -u
-texc=$(realpath "$1")
 root=$(realpath "$2")
-python=$3
-export TEXC_STDLIB="$root/stdlib"
-# shellcheck source=expect.sh
-. "$root/tests/e2e/expect.sh"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-"$python" "$root/tests/e2e/onnx_import/make_layout_models.py" "$work" || { echo "FAIL: make_layout_models.py"; exit 1; }
-cd "$work" || exit 2
-mkdir in && cp resnet_mini.x.npy in/resnet_mini.x.npy
-
 # shellcheck source=onnx_layout_checks.sh
 . "$root/tests/e2e/onnx_layout_checks.sh"
+layout_test_setup "$1" "$3" "$root/tests/e2e/onnx_import/make_layout_models.py" resnet_mini
 
 expect 0 'wrote plain.tex' -- import resnet_mini.onnx -o plain.tex
 count 'nchwc' plain.tex 0
