@@ -18,15 +18,8 @@ root=$2
 export TEXC_STDLIB="$root/stdlib"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failed=0
-check() {
-  local what=$1
-  shift
-  if "$@"; then echo "ok   $what"; else
-    echo "FAIL $what"
-    failed=$((failed + 1))
-  fi
-}
+# shellcheck source=check.sh
+. "$root/tests/e2e/check.sh"
 has() { grep -qF -- "$2" "$1"; }
 hasnt() { [ -s "$1" ] && ! grep -qF -- "$2" "$1"; }
 passes() { "$texc" run "$@" > "$work/run.out" 2>&1 && grep -q " PASS " "$work/run.out" || { cat "$work/run.out"; return 1; }; }

@@ -1,16 +1,10 @@
 # Sourced by the GPU e2e tests that check PTX (cuda_vector_fill_test.sh, cuda_ragged_test.sh,
-# cuda_double_buffer_test.sh): `check WHAT COMMAND...` prints "ok   WHAT" or "FAIL WHAT" and counts
-# failures in $failed; $ptxas is $TEXC_PTXAS, else /usr/local/cuda/bin/ptxas, else ptxas on PATH,
-# else empty (then the PTX is generated but not assembled, said once).
-failed=0
-check() {
-  local what=$1
-  shift
-  if "$@"; then echo "ok   $what"; else
-    echo "FAIL $what"
-    failed=$((failed + 1))
-  fi
-}
+# cuda_double_buffer_test.sh), after `root` is set: `check WHAT COMMAND...` (check.sh) prints "ok
+# WHAT" or "FAIL WHAT" and counts failures in $failed; $ptxas is $TEXC_PTXAS, else
+# /usr/local/cuda/bin/ptxas, else ptxas on PATH, else empty (then the PTX is generated but not
+# assembled, said once).
+# shellcheck source=check.sh
+. "$root/tests/e2e/check.sh"
 ptxas=${TEXC_PTXAS:-}
 [ -z "$ptxas" ] && [ -x /usr/local/cuda/bin/ptxas ] && ptxas=/usr/local/cuda/bin/ptxas
 [ -z "$ptxas" ] && command -v ptxas > /dev/null 2>&1 && ptxas=ptxas
