@@ -12,20 +12,20 @@
 // Prints one line per case that fails (all with --verbose), then the counts: passed, failed and
 // unsupported, in all and by op type. Exit 1 when a supported case fails, 2 on a usage error.
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <mutex>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "backends/interp/Npy.h"
 #include "tools/onnx/ImportOnnx.h"
@@ -76,6 +76,39 @@ std::string compare(const Tensor& got, const Tensor& want, double rtol, double a
   std::ostringstream m;
   m << "element " << bad << " is " << got.get_double(bad) << ", expected " << want.get_double(bad);
   return m.str();
+}
+
+// Starts `/bin/sh -c cmd` and returns its pid (-1 when it cannot be started).
+pid_t start_shell(const std::string& cmd) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
+}
+
+// What went wrong with case c whose `texc run` in work directory w has ended ("" when it passed).
+std::string check_case(const Case& c, const fs::path& w, bool run_succeeded) {
+  if (!run_succeeded) {
+    std::ifstream log(w / "run.log");
+    std::string line, last;
+    while (std::getline(log, line))
+      if (line.find("error") != std::string::npos || line.find("FAIL") != std::string::npos) last = line;
+    return "texc run failed (" + (w / "run.log").string() + "): " + last;
+  }
+  for (size_t o = 0; o < c.model.outputs.size(); ++o) {
+    const ImportedTensor& out = c.model.outputs[o];
+    try {
+      Tensor got = read_npy((w / "out" / (c.model.op_name + "." + out.tex_name + ".npy")).string());
+      Tensor want = read_onnx_tensor_file((c.dir / "test_data_set_0" / ("output_" + std::to_string(o) + ".pb")).string());
+      std::string diff = compare(got, want, 1e-3, 1e-7);
+      if (!diff.empty()) return "output '" + out.onnx_name + "': " + diff;
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+  }
+  return "";
 }
 
 }  // namespace
@@ -171,47 +204,40 @@ int main(int argc, char** argv) {
     to_run.push_back(ci);
   }
 
-  // run them
-  std::atomic<size_t> next{0};
-  std::mutex print;
-  auto worker = [&]() {
-    for (size_t k = next++; k < to_run.size(); k = next++) {
-      Case& c = cases[to_run[k]];
-      fs::path w = fs::path(work_dir) / c.name;
+  // run them: up to `jobs` texc processes at a time, started and reaped by this (only) thread, which
+  // also reads and compares every case's outputs (no worker threads: the run once died at a worker
+  // thread's exit with glibc's "double free or corruption", and child processes need none)
+  std::map<pid_t, size_t> running;  // child -> case index
+  size_t next = 0;
+  while (next < to_run.size() || !running.empty()) {
+    while (next < to_run.size() && running.size() < size_t(jobs)) {
+      size_t ci = to_run[next++];
+      fs::path w = fs::path(work_dir) / cases[ci].name;
       fs::remove_all(w / "out");
       std::string cmd = "timeout 300 " + shell_quote(texc_path) + " run " + shell_quote((w / "model.tex").string()) +
                         " --target " + shell_quote(target) + " --inputs " + shell_quote((w / "in").string()) +
                         " --save-io " + shell_quote((w / "out").string()) + " --repeat 1 > " +
                         shell_quote((w / "run.log").string()) + " 2>&1";
-      int rc = std::system(cmd.c_str());
-      std::string failure;
-      if (rc != 0) {
-        std::ifstream log(w / "run.log");
-        std::string line, last;
-        while (std::getline(log, line))
-          if (line.find("error") != std::string::npos || line.find("FAIL") != std::string::npos) last = line;
-        failure = "texc run failed (" + (w / "run.log").string() + "): " + last;
-      } else {
-        for (size_t o = 0; o < c.model.outputs.size() && failure.empty(); ++o) {
-          const ImportedTensor& out = c.model.outputs[o];
-          try {
-            Tensor got = read_npy((w / "out" / (c.model.op_name + "." + out.tex_name + ".npy")).string());
-            Tensor want = read_onnx_tensor_file((c.dir / "test_data_set_0" / ("output_" + std::to_string(o) + ".pb")).string());
-            std::string diff = compare(got, want, 1e-3, 1e-7);
-            if (!diff.empty()) failure = "output '" + out.onnx_name + "': " + diff;
-          } catch (const std::exception& e) {
-            failure = e.what();
-          }
-        }
+      pid_t pid = start_shell(cmd);
+      if (pid < 0) {
+        cases[ci].outcome = Outcome::Fail;
+        cases[ci].message = "cannot start texc";
+        continue;
       }
-      std::lock_guard<std::mutex> lock(print);
-      c.outcome = failure.empty() ? Outcome::Pass : Outcome::Fail;
-      c.message = failure;
+      running[pid] = ci;
     }
-  };
-  std::vector<std::thread> threads;
-  for (int j = 0; j < jobs; ++j) threads.emplace_back(worker);
-  for (auto& t : threads) t.join();
+    if (running.empty()) continue;
+    int status = 0;
+    pid_t pid = waitpid(-1, &status, 0);
+    if (pid < 0) break;
+    auto it = running.find(pid);
+    if (it == running.end()) continue;
+    Case& c = cases[it->second];
+    running.erase(it);
+    std::string failure = check_case(c, fs::path(work_dir) / c.name, WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    c.outcome = failure.empty() ? Outcome::Pass : Outcome::Fail;
+    c.message = failure;
+  }
 
   // report
   struct Counts {
