@@ -36,6 +36,8 @@ const std::vector<Target>& all_targets() {
   const std::vector<std::string>& kGpuThreadTags = all_thread_tags();
   const std::vector<MemScope> kCpuScopes = {MemScope::Global, MemScope::Local};
   const std::vector<MemScope> kGpuScopes = {MemScope::Global, MemScope::Shared, MemScope::Local};
+  // the tensor-core intrinsics of both GPU targets (lower/gpu/MmaIntrinsics.h)
+  const std::vector<std::string> kGpuIntrinsics = {"cuda.mma_tf32", "cuda.mma_3xtf32"};
   // vdla's on-chip buffers (docs/vdla.md): local memories of the accelerator, tagged by buffer —
   // input rows, weight tiles, accumulator rows. backends/vdla/VdlaScopes.h reads them from here.
   const std::vector<MemScope> kVdlaScopes = {MemScope::Global, {StorageRank::Local, "vdla.inp"},
@@ -72,13 +74,13 @@ const std::vector<Target>& all_targets() {
       {.name = "cuda", .schedule_family = "", .description = "NVIDIA GPUs: PTX through LLVM's NVPTX backend",
        .passes = PassFamily::Gpu, .own_schedule_block = true, .interprets_intrinsics = false, .llvm_cpu_arch = "",
        .default_mcpu = "", .vdla_program = false, .peak_gflops = 4e6, .thread_tags = kGpuThreadTags,
-       .scopes = kGpuScopes, .builtin_intrinsics = {}, .limits = kCudaLimits,
+       .scopes = kGpuScopes, .builtin_intrinsics = kGpuIntrinsics, .limits = kCudaLimits,
        .outputs = {"obj", "header", "ptx", "llvm", "loops", "graph", "graph-dot"}, .default_outputs = {"obj", "header", "ptx"}},
       {.name = "cuda-interp", .schedule_family = "cuda",
        .description = "the CUDA-lowered loops run with GPU semantics", .passes = PassFamily::Gpu,
        .own_schedule_block = false, .interprets_intrinsics = false, .llvm_cpu_arch = "", .default_mcpu = "",
        .vdla_program = false, .peak_gflops = 4e6, .thread_tags = kGpuThreadTags, .scopes = kGpuScopes,
-       .builtin_intrinsics = {}, .limits = kCudaLimits, .outputs = {"loops", "graph", "graph-dot"}, .default_outputs = {"loops"}},
+       .builtin_intrinsics = kGpuIntrinsics, .limits = kCudaLimits, .outputs = {"loops", "graph", "graph-dot"}, .default_outputs = {"loops"}},
       {.name = "vdla", .schedule_family = "", .description = "the VDLA accelerator (instruction stream + simulator)",
        .passes = PassFamily::Vdla, .own_schedule_block = true, .interprets_intrinsics = false, .llvm_cpu_arch = "",
        .default_mcpu = "", .vdla_program = true, .peak_gflops = 1e3, .thread_tags = {"vthread"},

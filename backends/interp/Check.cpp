@@ -164,7 +164,7 @@ CheckResult compare_output(const ExpectedOutput& expected_output, const Tensor& 
   r.sampled = expected_output.sampled;
   r.points_checked = int64_t(points.size());
 
-  double tol = tolerance_for(t, options.accumulation_length);
+  double tol = tolerance_for(t, options.accumulation_length) + (t.is_float() ? 2 * options.input_unit_roundoff : 0);
   double floor = absolute_floor_for(t, options.accumulation_length);
   const std::vector<double>& magnitudes = expected_output.magnitudes;
   for (size_t k = 0; k < points.size(); ++k) {

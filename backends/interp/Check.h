@@ -38,6 +38,11 @@ struct CheckOptions {
   uint64_t seed = 0;
   /// The output's accumulation length (accumulation_length); 0 or 1: no reduction behind it.
   int64_t accumulation_length = 0;
+  /// The unit roundoff of the operands the kernel multiplies with where it rounds them to a
+  /// narrower format than the element type (2^-11 for a TF32 tensor-core matmul:
+  /// lower/gpu/MmaIntrinsics.h input_unit_roundoff), else 0. Each product is then off by up to
+  /// about twice that, so the tolerance grows by 2 * input_unit_roundoff.
+  double input_unit_roundoff = 0;
 };
 
 struct CheckResult {

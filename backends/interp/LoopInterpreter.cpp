@@ -263,6 +263,10 @@ ExprFn Compiler::call(const Call* c) {
         return int_value(0);
       };
     }
+    if (is_intrinsic_call(c, Intrinsic::RoundTf32)) {  // cuda-interp's form of a TF32 mma (lower/gpu/MmaExchange.h)
+      ExprFn x = expr(c->args[0]);
+      return [x](Frame& f, int l) { return float_value(round_tf32(x(f, l).f)); };
+    }
     throw InterpError("intrinsic '" + c->name + "' cannot be executed by the loop interpreter");
   }
   if (c->name == "abs" && c->args.size() == 1 && !t.is_float()) {

@@ -1,6 +1,8 @@
 #include "backends/interp/ScalarOps.h"
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include "backends/interp/Half.h"
@@ -143,6 +145,16 @@ double cast_to_float(Type to, Type from, int64_t int_value, double float_value) 
   else if (from.is_uint() && from.bits == 64) x = double(uint64_t(int_value));
   else x = double(int_value);
   return round_float(to, x);
+}
+
+double round_tf32(double x) {
+  float f = float(x);
+  if (!std::isfinite(f)) return f;
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  bits = (bits + 0x1000u) & 0xffffe000u;  // half of the last kept bit added to the magnitude, the rest cut
+  std::memcpy(&f, &bits, sizeof bits);
+  return f;
 }
 
 }  // namespace texc

@@ -38,6 +38,9 @@ inline Value float_value(double f) {
 int64_t wrap_int(Type t, int64_t v);
 /// x rounded to the precision of float type t.
 double round_float(Type t, double x);
+/// x rounded to TF32 (f32's range, 10 mantissa bits), to nearest with ties away from zero, as
+/// PTX's cvt.rna.tf32.f32 (the operands of a TF32 mma: lower/gpu/MmaIntrinsics.h).
+double round_tf32(double x);
 
 /// a op b for integer/bool operands of type `operand_type`. Comparisons return 0/1. The result is
 /// wrapped to the result type (operand_type, or bool for comparisons and && ||).

@@ -248,6 +248,7 @@ void CodeGenNVPTX::emit_barrier() { b_.CreateIntrinsic(llvm::Intrinsic::nvvm_bar
 Value* CodeGenNVPTX::emit_intrinsic(const Call* op) {
   std::optional<Intrinsic> which = intrinsic_of(op);
   if (which && *which == Intrinsic::ShuffleDown) return emit_shuffle_down(op);
+  if (which && (*which == Intrinsic::MmaSyncTf32 || *which == Intrinsic::MmaSync3xTf32)) return emit_mma(op);
   if (which && (*which == Intrinsic::AsyncCopyCommit || *which == Intrinsic::AsyncCopyWait)) {
     if (sm_ >= 80) {
       if (*which == Intrinsic::AsyncCopyCommit) {
@@ -262,6 +263,38 @@ Value* CodeGenNVPTX::emit_intrinsic(const Call* op) {
     return zero_of(value_type(op->type));
   }
   return CodeGenLLVM::emit_intrinsic(op);
+}
+
+// Element r of the warp's mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 with a zero
+// accumulator (lower/gpu/MmaIntrinsics.h). The four elements of one update are four calls with the
+// same operands: LLVM's CSE keeps one cvt per operand and one mma (both have no side effect).
+Value* CodeGenNVPTX::emit_mma(const Call* op) {
+  int64_t r = 0;
+  TEXC_CHECK(op->args.size() == 7 && is_const_int(op->args[0], &r) && r >= 0 && r < 4)
+      << "mma takes a register 0..3 and six fragments (op " << op_name_ << ")";
+  auto tf32 = [&](Value* x) { return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_f2tf32_rna, {}, {x}); };
+  auto as_float = [&](Value* bits) { return b_.CreateBitCast(bits, b_.getFloatTy()); };
+  std::vector<Value*> big, small;  // the operands in TF32: a0..a3, b0, b1
+  for (size_t i = 1; i < 7; ++i) {
+    Value* x = emit(op->args[i]);
+    big.push_back(tf32(x));
+    if (is_intrinsic_call(op, Intrinsic::MmaSync3xTf32)) small.push_back(tf32(b_.CreateFSub(x, as_float(big.back()))));
+  }
+  Value* zero = llvm::ConstantFP::get(b_.getFloatTy(), 0.0);
+  std::vector<Value*> acc = {zero, zero, zero, zero};
+  auto mma = [&](const std::vector<Value*>& a, const std::vector<Value*>& b) {
+    Value* d = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_mma_m16n8k8_row_col_tf32, {},
+                                  {a[0], a[1], a[2], a[3], b[4], b[5], acc[0], acc[1], acc[2], acc[3]});
+    for (unsigned i = 0; i < 4; ++i) acc[i] = b_.CreateExtractValue(d, {i});
+  };
+  if (small.empty()) {
+    mma(big, big);
+  } else {  // the small products first, the big one last (3xTF32)
+    mma(small, big);
+    mma(big, small);
+    mma(big, big);
+  }
+  return acc[size_t(r)];
 }
 
 // shfl.sync.down.b32 with every lane of the warp taking part.

@@ -7,6 +7,7 @@
 #include "ir/Diagnostics.h"
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
+#include "ir/Intrinsics.h"
 
 namespace texc {
 
@@ -43,10 +44,25 @@ class LaunchChecker : public IRVisitor {
     if (local_bytes_ > target_.limits.local_bytes_per_thread)
       throw_error(DiagId::GpuLocalTooLarge, local_loc_, local_bytes_, local_list_, target_.limits.local_bytes_per_thread,
                   local_bytes_ - target_.limits.local_bytes_per_thread);
+    check_tensor_cores(*f);
     f->kind = FunctionKind::Device;
   }
 
  private:
+  // A warp's mma.sync: sm_80 or later, and whole warps along threadIdx.x.
+  void check_tensor_cores(const LoweredFunc& f) const {
+    bool mma = false;
+    for_each_expr(f.body, [&](const Expr& e) {
+      const Call* c = e->as<Call>();
+      if (is_intrinsic_call(c, Intrinsic::MmaSyncTf32) || is_intrinsic_call(c, Intrinsic::MmaSync3xTf32)) mma = true;
+    });
+    if (!mma) return;
+    if (arch_.compute_capability < 80) throw_error(DiagId::GpuMmaArch, locs_.op, locs_.op_name, arch_.name);
+    auto it = extents_.find("threadIdx.x");
+    if (it != extents_.end() && it->second.extent != 32)
+      throw_error(DiagId::GpuMmaWarp, it->second.loc, locs_.op_name, it->second.loop, it->second.extent);
+  }
+
   struct Binding {
     int64_t extent;
     std::string loop;

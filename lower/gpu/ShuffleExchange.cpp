@@ -12,6 +12,7 @@
 #include "ir/Intrinsics.h"
 #include "ir/Target.h"
 #include "lower/gpu/Barriers.h"
+#include "lower/gpu/MmaExchange.h"
 
 namespace texc {
 
@@ -28,10 +29,22 @@ bool is_thread_loop(const For* f) {
 class Exchanger : public IRMutator {
  public:
   Exchanger(Expr tid, int64_t threads) : tid_(std::move(tid)), threads_(threads) {}
-  std::map<std::string, Buffer> buffers;  // by element type
+  std::map<std::string, Buffer> buffers;  // by element type (shuffles), mma_a and mma_b (mma)
 
  protected:
   Stmt mutate(const Store* op, const Stmt& self) override {
+    const Call* mma = nullptr;
+    for_each_expr(op->value, [&](const Expr& e) {
+      const Call* c = e->as<Call>();
+      if (is_intrinsic_call(c, Intrinsic::MmaSyncTf32) || is_intrinsic_call(c, Intrinsic::MmaSync3xTf32)) mma = c;
+    });
+    if (mma) {
+      Buffer& xa = buffers["mma_a"];
+      Buffer& xb = buffers["mma_b"];
+      if (!xa) xa = BufferNode::make("mma_a", Float(32), {make_int(threads_ * 4)}, MemScope::Shared);
+      if (!xb) xb = BufferNode::make("mma_b", Float(32), {make_int(threads_ * 2)}, MemScope::Shared);
+      return exchange_mma(op, mma, tid_, xa, xb);
+    }
     const Call* shuffle = nullptr;
     for_each_expr(op->value, [&](const Expr& e) {
       const Call* c = e->as<Call>();

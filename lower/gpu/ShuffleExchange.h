@@ -1,5 +1,5 @@
-// exchange_shuffles: cuda-interp's form of the warp shuffles of a kernel, for
-// phase_threads (lower/gpu/VirtualThreads.h).
+// exchange_shuffles: cuda-interp's form of the warp shuffles of a kernel, and of its tensor-core
+// updates (lower/gpu/MmaExchange.h), for phase_threads (lower/gpu/VirtualThreads.h).
 //
 // cuda-interp runs the threads of a block phase by phase between barriers, so a shuffle (every
 // lane of the warp handing its value over at once) is made a synchronisation point of the whole

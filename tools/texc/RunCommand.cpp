@@ -30,6 +30,7 @@
 // --check full|sampled|none says what is compared with the reference (RunOp.h CheckMode); an op
 // compiled as a graph of kernels has each kernel checked on its own inputs first (GraphCheck.h).
 // Extern functions of tensorized ops come from --extern-lib / --extern-src (ExternFunctions.h).
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -47,6 +48,7 @@
 #include "tools/driver/TargetExecutors.h"
 #include "tools/driver/TargetRegistry.h"
 #include "tools/driver/LowerForTarget.h"
+#include "lower/gpu/MmaIntrinsics.h"
 #include "ir/Diagnostics.h"
 
 namespace texc {
@@ -153,6 +155,8 @@ int run_command(const CommandLine& command_line) {
     options.reference = defined;
     try {
       std::vector<LoweredFunc> funcs = lower_op_functions(op, cl, knobs_from_records(cl, op), &remarks);
+      options.check.input_unit_roundoff = 0;  // TF32 tensor cores: each product within 2 * 2^-11 (Check.h)
+      for (const LoweredFunc& f : funcs) options.check.input_unit_roundoff = std::max(options.check.input_unit_roundoff, input_unit_roundoff(f.body));
       // An op compiled as a graph of kernels: each kernel checked on its own inputs first (GraphCheck.h).
       options.check_parts = nullptr;
       if (graph_of(graph_op_of(op), cl))

@@ -13,6 +13,7 @@
 #include "backends/llvm/CudaBackend.h"
 #include "ir/Diagnostics.h"
 #include "ir/KernelCalls.h"
+#include "lower/gpu/MmaIntrinsics.h"
 #include "tools/driver/EnvironmentError.h"
 #include "tools/driver/CudaExecutor.h"
 #include "tools/driver/CudaRunner.h"
@@ -79,6 +80,7 @@ TargetBehaviour cuda_target() {
   b.make_graph_executor = make_cuda_device_graph_executor;
   b.make_tuning_runner = [](const CompileOptions& opts) { return make_cuda_runner(opts.arch); };
   b.write_output = write_cuda_output;
+  b.builtin_intrinsics = [](const CompileOptions&) { return cuda_mma_intrinsics(); };
   return b;
 }
 
@@ -87,6 +89,7 @@ TargetBehaviour cuda_interp_target() {
   b.name = "cuda-interp";
   b.run_repeat = 1;
   b.make_executor = make_cuda_interp_executor;
+  b.builtin_intrinsics = [](const CompileOptions&) { return cuda_mma_intrinsics(); };
   return b;
 }
 

@@ -1,0 +1,22 @@
+// exchange_mma: cuda-interp's form of one tensor-core update (lower/gpu/MmaIntrinsics.h), for
+// exchange_warp_operations (lower/gpu/ShuffleExchange.h).
+//
+// `C[c] = C[c] + mma_sync_tf32(r, a0, a1, a2, a3, b0, b1)` needs the fragments of every lane of the
+// warp. It becomes: the thread's a0..a3 and b0, b1 written to shared exchange buffers (four and two
+// slots per thread of the block), a barrier, the store with the call replaced by its element
+//   sum over k in 0..8 of A[m][k] * B[k][n], (m, n) = the C element register r of this lane holds,
+// each A and B element read from the slot of the lane and register that hold it in PTX's layout
+// (mma_a_holder, mma_b_holder) within this thread's warp (threads tid - tid%32 ..), rounded to TF32
+// (round_tf32), or for the 3xTF32 form big*big + big*small + small*big, then a barrier. So a
+// tensorize whose loads do not give each lane its fragment computes a wrong C, which the check
+// against the reference shows.
+#pragma once
+#include "ir/IR.h"
+
+namespace texc {
+
+/// The statements that replace `store` (whose value holds the mma call `mma`) in the thread
+/// program whose linear thread index is `tid`; `xa` and `xb` are the block's exchange buffers.
+Stmt exchange_mma(const Store* store, const Call* mma, const Expr& tid, const Buffer& xa, const Buffer& xb);
+
+}  // namespace texc

@@ -1,0 +1,53 @@
+// The tensor-core intrinsics of the GPU targets (cuda, cuda-interp): `tensorize(L, cuda.mma_tf32)`
+// and `tensorize(L, cuda.mma_3xtf32)`, and the one place that states PTX's fragment layout of
+// mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32.
+//
+// Both intrinsics are the pattern c[i, j] += a[i, k] * b[k, j] over a 16 x 8 x 8 tile of f32
+// (definitions below: the pattern tensorize matches), computed by the 32 lanes of a warp together.
+// Lane = 4*g + t (g = lane / 4, t = lane % 4) holds
+//   a_r = A[g + 8*(r % 2)][t + 4*(r / 2)]   r = 0..3   (A 16 x 8, row major)
+//   b_r = B[t + 4*r][g]                     r = 0..1   (B 8 x 8, k by n)
+//   c_r = C[g + 8*(r / 2)][2*t + r % 2]     r = 0..3   (C and D 16 x 8)
+// A thread's nest therefore covers, within the warp's tile, the rows 8*ih + g and the columns
+// 2*t + jl for ih, jl in 0..2, and the whole k: the loops (ih, jl, kk) of extents (2, 2, 8)
+// under a loop of 32 lanes bound to threadIdx.x (lower/schedule/TensorizeMma.cpp checks this).
+//
+// cuda.mma_tf32 rounds each operand to TF32 (10 mantissa bits, to nearest with ties away: cvt.rna)
+// and accumulates in f32: each product is off by up to about 2 * 2^-11 of its magnitude, which the
+// check against the reference allows for (input_unit_roundoff below). cuda.mma_3xtf32 splits each
+// operand x into big = tf32(x) and small = tf32(x - big) and adds big*big + big*small + small*big
+// (three mma.sync): about f32's own accuracy at three times the tensor-core work.
+#pragma once
+#include <vector>
+
+#include "ir/IR.h"
+#include "ir/Intrinsics.h"
+#include "ir/Op.h"
+
+namespace texc {
+
+/// The definitions of cuda.mma_tf32 and cuda.mma_3xtf32 (lower_kind "cuda.mma", symbol the IR
+/// intrinsic that computes an element: mma_sync_tf32 or mma_sync_3xtf32).
+std::vector<IntrinsicDef> cuda_mma_intrinsics();
+
+/// A matrix element (row, column) of a fragment register.
+struct FragmentElement {
+  Expr row, col;
+};
+/// The element that register r of `lane` (0..31) holds in A (r 0..3), B (r 0..1) or C/D (r 0..3).
+FragmentElement mma_a_element(const Expr& lane, int r);
+FragmentElement mma_b_element(const Expr& lane, int r);
+FragmentElement mma_c_element(const Expr& lane, int r);
+
+/// The lane (0..31) and register that hold element (row, col) of A or B: the inverse of the above.
+struct FragmentHolder {
+  Expr lane, reg;
+};
+FragmentHolder mma_a_holder(const Expr& row, const Expr& col);
+FragmentHolder mma_b_holder(const Expr& row, const Expr& col);
+
+/// The unit roundoff of the operands a lowered body multiplies with (2^-11 where it has a TF32
+/// mma, 0 otherwise): the check widens its tolerance by twice that (backends/interp/Check.h).
+double input_unit_roundoff(const Stmt& body);
+
+}  // namespace texc

@@ -1,0 +1,207 @@
+#include "lower/schedule/TensorizeMma.h"
+
+#include <array>
+#include <unordered_set>
+
+#include "ir/ConstEval.h"
+#include "ir/IROperators.h"
+#include "ir/IRPrinter.h"
+#include "ir/IRVisitor.h"
+#include "ir/Intrinsics.h"
+#include "ir/Simplify.h"
+#include "ir/Substitute.h"
+#include "lower/gpu/MmaIntrinsics.h"
+#include "lower/schedule/TensorizePattern.h"
+
+namespace texc {
+
+namespace {
+
+using tensorize::AccessPair;
+using tensorize::flat_offset;
+using tensorize::Mismatch;
+using tensorize::PatternMatcher;
+
+constexpr int64_t kLanes = 32;
+
+// The nest's loop variables: the lane (threadIdx.x), ih, jl and kk.
+struct NestVars {
+  const Variable *lane, *ih, *jl, *kk;
+};
+
+// The point of the nest that computes element (m, n) of the warp's C with k step k:
+// m = 8*ih + lane/4, n = 2*(lane%4) + jl (the inverse of the fragment layout's C).
+VarMap nest_point(const NestVars& v, const Expr& m, const Expr& n, const Expr& k) {
+  return {{v.lane, m % make_int(8) * make_int(4) + n / make_int(2)},
+          {v.ih, m / make_int(8)},
+          {v.jl, n % make_int(2)},
+          {v.kk, k}};
+}
+
+// Which matrix of the pattern an access is, and its (row, column) at a point of the nest.
+enum class Matrix { A, B, C };
+
+std::array<int64_t, 2> coordinates(Matrix which, int64_t lane, int64_t ih, int64_t jl, int64_t kk) {
+  int64_t m = 8 * ih + lane / 4, n = 2 * (lane % 4) + jl;
+  switch (which) {
+    case Matrix::A: return {m, kk};
+    case Matrix::B: return {kk, n};
+    case Matrix::C: return {m, n};
+  }
+  return {0, 0};
+}
+
+const char* matrix_name(Matrix which) { return which == Matrix::A ? "A" : which == Matrix::B ? "B" : "C"; }
+
+// Checks that the flattened offset of an access is, at every point of the nest, the lane-0
+// element's plus a constant row stride times the row and column stride times the column the
+// fragment layout gives that point; the loops outside the nest take two sets of values.
+void check_layout(const Expr& offset, Matrix which, const NestVars& v, const std::string& buffer) {
+  std::vector<const Variable*> others;
+  std::unordered_set<const Variable*> seen{v.lane, v.ih, v.jl, v.kk};
+  for_each_expr(offset, [&](const Expr& e) {
+    const Variable* x = e->as<Variable>();
+    if (x && seen.insert(x).second) others.push_back(x);
+  });
+  for (int sample = 0; sample < 2; ++sample) {
+    VarValues values;
+    for (size_t i = 0; i < others.size(); ++i) values[others[i]] = sample == 0 ? 0 : int64_t(3 + 5 * i);
+    auto at = [&](int64_t lane, int64_t ih, int64_t jl, int64_t kk) {
+      values[v.lane] = lane;
+      values[v.ih] = ih;
+      values[v.jl] = jl;
+      values[v.kk] = kk;
+      std::optional<int64_t> x = eval_int(offset, values);
+      if (!x) throw Mismatch{"layout: the index of '" + buffer + "' cannot be evaluated at the lanes' points"};
+      return *x;
+    };
+    const int64_t origin = at(0, 0, 0, 0);
+    // the strides of a row and a column: a point one row (lane 4) or one column (jl 1 or kk 1) on
+    const int64_t row_stride = which == Matrix::B ? at(0, 0, 0, 1) - origin : at(4, 0, 0, 0) - origin;
+    const int64_t col_stride = which == Matrix::A ? at(0, 0, 0, 1) - origin : at(0, 0, 1, 0) - origin;
+    for (int64_t lane = 0; lane < kLanes; ++lane)
+      for (int64_t ih = 0; ih < 2; ++ih)
+        for (int64_t jl = 0; jl < 2; ++jl)
+          for (int64_t kk = 0; kk < 8; ++kk) {
+            std::array<int64_t, 2> rc = coordinates(which, lane, ih, jl, kk);
+            int64_t want = rc[0] * row_stride + rc[1] * col_stride, got = at(lane, ih, jl, kk) - origin;
+            if (got != want)
+              throw Mismatch{"layout: at lane " + std::to_string(lane) + " (ih " + std::to_string(ih) + ", jl " +
+                             std::to_string(jl) + ", kk " + std::to_string(kk) + ") the access of '" + buffer +
+                             "' is " + std::to_string(got) + " elements from lane 0's, where the fragment layout's " +
+                             matrix_name(which) + "[" + std::to_string(rc[0]) + "][" + std::to_string(rc[1]) +
+                             "] is " + std::to_string(want) +
+                             "; the lane's rows must be 8*ih + lane/4 and its columns 2*(lane%4) + jl of the warp's "
+                             "16 x 8 tile (docs/cuda.md, Tensor cores)"};
+          }
+  }
+}
+
+std::vector<Expr> indices_at(const std::vector<Expr>& indices, const VarMap& point) {
+  std::vector<Expr> out;
+  for (const Expr& e : indices) out.push_back(simplify(substitute(e, point)));
+  return out;
+}
+
+}  // namespace
+
+Stmt warp_mma_replacement(const ScheduleState& st, const For* top, const IntrinsicDef& intrin) {
+  // Shape: ih, jl, kk perfectly nested down to one Block, under the lane loop.
+  std::vector<const For*> loops{top};
+  while (const For* inner = loops.back()->body->as<For>()) loops.push_back(inner);
+  const Block* block = loops.back()->body->as<Block>();
+  const int64_t want_extents[3] = {2, 2, 8};
+  if (!block || loops.size() != 3)
+    throw Mismatch{"shape: " + intrin.name + " replaces three perfectly nested loops (ih, jl, kk of extents 2, 2, 8) "
+                   "down to one computation; '" + top->var->name + "' has " + std::to_string(loops.size()) +
+                   (block ? " loop(s)" : " loop(s) that do not end in one computation")};
+  for (size_t i = 0; i < 3; ++i) {
+    int64_t extent = 0;
+    if (!is_const_int(loops[i]->extent, &extent) || extent != want_extents[i] || !is_const_int(loops[i]->min, int64_t(0)))
+      throw Mismatch{"shape/extent: loop '" + loops[i]->var->name + "' must run 0.." + std::to_string(want_extents[i]) +
+                     " (the loops under the tensorized one are ih 0..2, jl 0..2, kk 0..8)"};
+  }
+  std::vector<const For*> outer;
+  st.path_to(top, &outer);
+  const For* lane = nullptr;
+  for (const For* f : outer)
+    if (f->for_kind == ForKind::ThreadBound && f->thread_tag == "threadIdx.x") lane = f;
+  int64_t lanes = 0;
+  if (!lane || !is_const_int(lane->extent, &lanes) || lanes != kLanes || !is_const_int(lane->min, int64_t(0)))
+    throw Mismatch{"shape: the nest must lie under a loop of extent 32 bound to threadIdx.x (the warp's lanes)" +
+                   (lane ? ", but '" + lane->var->name + "' bound to it has extent " + to_string(lane->extent)
+                         : std::string(", and none encloses it: bind the lane loop first"))};
+  const NestVars vars{lane->var.get(), loops[0]->var.get(), loops[1]->var.get(), loops[2]->var.get()};
+
+  // Expression: c + a * b, a reduction.
+  if (!block->init) throw Mismatch{"expression: the nest is not a reduction but the intrinsic is"};
+  PatternMatcher matcher;
+  matcher.match_stored_value(*block, intrin.stages.front());
+
+  // Guards: none inside the nest, none that differs between threads.
+  for (const Expr& c : conjuncts(block->predicate)) {
+    VarMap iter_values;
+    for (size_t i = 0; i < block->iter_vars.size(); ++i) iter_values[block->iter_vars[i].var.get()] = block->bindings[i];
+    Expr guard = substitute(c, iter_values);
+    bool thread_dependent = false;
+    for (const For* f : outer)
+      if (f->for_kind == ForKind::ThreadBound && f->thread_tag.rfind("threadIdx.", 0) == 0 &&
+          uses_var(guard, f->var.get()))
+        thread_dependent = true;
+    for (const For* l : loops) thread_dependent = thread_dependent || uses_var(guard, l->var.get());
+    if (thread_dependent)
+      throw Mismatch{"shape/extent: the computation is guarded by '" + to_string(guard) +
+                     "', which differs between the lanes of the warp (a tile that does not divide the tensor); every "
+                     "lane must reach the mma: make the warp tiles divide the shape"};
+  }
+
+  // Layout: every access at the element the fragment layout gives each lane.
+  VarMap iter_values;
+  for (size_t i = 0; i < block->iter_vars.size(); ++i) iter_values[block->iter_vars[i].var.get()] = block->bindings[i];
+  const Buffer pattern_a = intrin.inputs[0], pattern_b = intrin.inputs[1];
+  std::vector<Expr> a_indices, b_indices, c_indices;
+  Buffer a, b, c;
+  for (const AccessPair& ap : matcher.accesses) {
+    std::vector<Expr> actual = indices_at(ap.actual_indices, iter_values);
+    Matrix which = ap.pattern == pattern_a ? Matrix::A : ap.pattern == pattern_b ? Matrix::B : Matrix::C;
+    check_layout(simplify(flat_offset(actual, ap.actual)), which, vars, ap.actual->name);
+    (which == Matrix::A ? a_indices : which == Matrix::B ? b_indices : c_indices) = actual;
+    (which == Matrix::A ? a : which == Matrix::B ? b : c) = ap.actual;
+  }
+
+  // The lane's fragments and its four accumulator updates.
+  const Intrinsic element = *find_intrinsic(intrin.symbol);
+  const Expr lane_index = Expr(lane->var);
+  std::vector<Expr> args{make_int(0)};
+  for (int r = 0; r < 4; ++r) {
+    FragmentElement e = mma_a_element(lane_index, r);
+    args.push_back(Load::make(a, indices_at(a_indices, nest_point(vars, e.row, make_int(0), e.col))));
+  }
+  for (int r = 0; r < 2; ++r) {
+    FragmentElement e = mma_b_element(lane_index, r);  // row: k, col: n
+    args.push_back(Load::make(b, indices_at(b_indices, nest_point(vars, make_int(0), e.col, e.row))));
+  }
+  std::vector<Stmt> updates;
+  for (int r = 0; r < 4; ++r) {
+    FragmentElement e = mma_c_element(lane_index, r);
+    std::vector<Expr> at = indices_at(c_indices, nest_point(vars, e.row, e.col, make_int(0)));
+    args[0] = make_int(r);
+    updates.push_back(Store::make(c, at, Load::make(c, at) + make_intrinsic_call(element, Float(32), args)));
+  }
+
+  // The reduction's init over the lane's own elements (ih, jl), as before the nest was replaced.
+  Stmt init = substitute(block->init, iter_values);
+  for (size_t i = 2; i-- > 0;) {
+    if (!uses_var(init, loops[i]->var.get())) continue;
+    Var fresh = Variable::make(loops[i]->var->name, loops[i]->var->type);
+    init = For::make(fresh, loops[i]->min, loops[i]->extent, ForKind::Serial,
+                     substitute(init, VarMap{{loops[i]->var.get(), fresh}}));
+  }
+  VarMap at_start;
+  for (const For* l : loops) at_start[l->var.get()] = make_int(0);
+  std::vector<Expr> bindings;
+  for (const Expr& binding : block->bindings) bindings.push_back(simplify(substitute(binding, at_start)));
+  return Block::make(block->stage, block->iter_vars, bindings, block->predicate, init, Seq::make(updates));
+}
+
+}  // namespace texc

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Tensor cores through tensorize (docs/cuda.md, "Tensor cores"; lower/gpu/MmaIntrinsics.h):
+#   - tests/e2e/cuda_mma/*.tex (hand-written TF32 and 3xTF32 warp tiles) and linalg.matmul with
+#     MMG_TC=1 and 2 (several warp shapes, with and without double buffering) run on cuda-interp
+#     against the reference: the interpreter exchanges every lane's fragments and computes each
+#     accumulator element from the lanes PTX's layout names, so a wrong layout is a wrong result;
+#   - the error of each against an f64 reference (accuracy.py): TF32 within the check's widened
+#     tolerance (2 * 2^-11 of the terms' magnitude), 3xTF32 and CUDA cores at f32's level (< 1e-6);
+#   - the PTX for sm_80 and sm_90 has mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 with its
+#     operands converted by cvt.rna.tf32.f32, one mma per 16 x 8 x 8 step (three for 3xTF32), and
+#     for G1-G4 with MMG_TC=1 cp.async copies too; ptxas assembles them with no spills ($TEXC_PTXAS,
+#     /usr/local/cuda/bin/ptxas or PATH; skipped without one); sm_75 is refused (exit 1).
+#
+# usage: cuda_mma_test.sh TEXC REPO_ROOT [PYTHON]
+set -u
+texc=$1
+root=$2
+python=${3:-}
+if [ -z "$python" ]; then  # the first with numpy (Debian's python3 may not be the first on PATH)
+  for candidate in python3 /usr/bin/python3; do
+    if "$candidate" -c "import numpy" 2>/dev/null; then python=$candidate; break; fi
+  done
+fi
+export TEXC_STDLIB="$root/stdlib"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# shellcheck source=ptx_test_setup.sh
+. "$root/tests/e2e/ptx_test_setup.sh"
+no_spills() {  # $1 PTX, $2 arch: ptxas assembles it and every function spills 0 bytes
+  local out
+  out=$("$ptxas" -arch="$2" -v "$1" -o "$work/x.cubin" 2>&1) || { echo "$out"; return 1; }
+  if grep "spill" <<<"$out" | grep -vq "0 bytes spill stores, 0 bytes spill loads"; then echo "$out"; return 1; fi
+}
+error_below() {  # $1 save-io dir, $2 op, $3 bound: the error against f64 (accuracy.py) is below it
+  local line
+  line=$("$python" "$dir/accuracy.py" "$1" "$2" "$4" "$5" "$6") || return 1
+  echo "$2 ($7): $line"
+  awk -v e="${line#max_err_vs_f64 }" -v b="$3" 'BEGIN { exit !(e < b) }'
+}
+
+dir=$root/tests/e2e/cuda_mma
+for f in "$dir"/*.tex; do
+  check "$(basename "$f") on cuda-interp" "$texc" run "$f" --target cuda-interp
+done
+stdlib=$dir/stdlib_tc.tex
+for knobs in "MMG_TC=1 MMG_WN=1" "MMG_TC=2 MMG_WN=1" "MMG_TC=1 MMG_WN=1 MMG_DB=false" \
+             "MMG_TC=1 MMG_WM=4 MMG_WN=1 MMG_WTM=16 MMG_WTN=16 MMG_TBK=32" "MMG_TC=1 MMG_WM=1 MMG_WN=2 MMG_WTM=64 MMG_WTN=16 MMG_TBK=8"; do
+  args=()
+  for k in $knobs; do args+=(--knob "$k"); done
+  check "linalg.matmul $knobs on cuda-interp" "$texc" run "$stdlib" --target cuda-interp "${args[@]}"
+done
+
+# accuracy against f64: TF32 ~1e-4 of the terms' magnitude, 3xTF32 and f32 CUDA cores ~1e-7
+if [ -n "$python" ]; then
+  for v in "0 1e-6 f32-cuda-cores" "1 2e-3 tf32" "2 1e-6 3xtf32"; do
+    read -r tc bound name <<<"$v"
+    rm -rf "$work/io"
+    "$texc" run "$stdlib" --target cuda-interp --knob MMG_TC="$tc" --knob MMG_WN=1 --save-io "$work/io" > /dev/null 2>&1
+    check "linalg.matmul MMG_TC=$tc: error against f64 below $bound" error_below "$work/io" proj "$bound" X W Y "$name"
+  done
+  rm -rf "$work/io"
+  "$texc" run "$dir/tf32.tex" --target cuda-interp --save-io "$work/io" > /dev/null 2>&1
+  check "tf32.tex: TF32's error is there (above 1e-5: the operands are rounded)" \
+    bash -c '! "$1" "$2" "$3" mm_tf32 A B C | awk "{ exit !(\$2 < 1e-5) }"' _ "$python" "$dir/accuracy.py" "$work/io"
+else
+  echo "skipped: the accuracy against f64 (no python3 with numpy)"
+fi
+
+for arch in sm_80 sm_90; do
+  for f in tf32 tf32_3x; do
+    if ! "$texc" "$dir/$f.tex" --target cuda --arch $arch --emit ptx -o "$work/${f}_$arch" > /dev/null 2>&1; then
+      check "$f compiles for $arch" false
+      continue
+    fi
+    ptx=$work/${f}_$arch.ptx
+    check "$f $arch: mma.sync m16n8k8 tf32 and cvt.rna.tf32" \
+      bash -c 'grep -q "mma\.sync\.aligned\.m16n8k8\.row\.col\.f32\.tf32\.tf32\.f32" "$1" && grep -q "cvt\.rna\.tf32\.f32" "$1"' _ "$ptx"
+    [ -n "$ptxas" ] && check "$f: ptxas $arch, no spills" no_spills "$ptx" $arch
+  done
+done
+# one mma per 16 x 8 x 8 step: K = 48 is 6 k steps of two n tiles per warp (the k loop unrolled)
+check "tf32: 12 mma.sync (one per step, the four accumulator registers share it)" \
+  bash -c '[ "$(grep -c "mma\.sync" "$1")" -eq 12 ]' _ "$work/tf32_sm_80.ptx"
+check "tf32_3x: three mma.sync per step" \
+  bash -c 'n=$(grep -c "mma\.sync" "$1"); [ $((n % 3)) -eq 0 ] && [ "$n" -gt 0 ]' _ "$work/tf32_3x_sm_80.ptx"
+check "sm_75 is refused with a located error" \
+  bash -c 'out=$("$1" "$2" --target cuda --arch sm_75 --emit ptx -o "$3/x" 2>&1); rc=$?
+           [ $rc -eq 1 ] && grep -q "tf32.tex:[0-9]*:[0-9]*: error: op .mm_tf32. uses the tensor cores.*needs sm_80" <<<"$out"' \
+  _ "$texc" "$dir/tf32.tex" "$work"
+for g in G1 G2 G3 G4; do
+  if "$texc" "$root/bench/texc_workloads/$g.tex" --target cuda --knob MMG_TC=1 --emit ptx -o "$work/$g" > /dev/null 2>&1; then
+    check "$g with MMG_TC=1: mma.sync and cp.async in its PTX" \
+      bash -c 'grep -q "mma\.sync\.aligned\.m16n8k8" "$1" && grep -q "cp\.async\.cg\.shared\.global" "$1"' _ "$work/$g.ptx"
+    [ -n "$ptxas" ] && check "$g with MMG_TC=1: ptxas sm_80, no spills" no_spills "$work/$g.ptx" sm_80
+  else
+    check "$g with MMG_TC=1 compiles for cuda" false
+  fi
+done
+
+if [ $failed -ne 0 ]; then
+  echo "$failed failure(s)"
+  exit 1
+fi
+echo "all passed"
