@@ -249,6 +249,7 @@ Value* CodeGenNVPTX::emit_intrinsic(const Call* op) {
   std::optional<Intrinsic> which = intrinsic_of(op);
   if (which && *which == Intrinsic::ShuffleDown) return emit_shuffle_down(op);
   if (which && (*which == Intrinsic::MmaSyncTf32 || *which == Intrinsic::MmaSync3xTf32)) return emit_mma(op);
+  if (which && *which == Intrinsic::MmaSyncF16) return emit_mma_f16(op);
   if (which && (*which == Intrinsic::AsyncCopyCommit || *which == Intrinsic::AsyncCopyWait)) {
     if (sm_ >= 80) {
       if (*which == Intrinsic::AsyncCopyCommit) {
@@ -295,6 +296,24 @@ Value* CodeGenNVPTX::emit_mma(const Call* op) {
     mma(big, big);
   }
   return acc[size_t(r)];
+}
+
+// Element r of the warp's mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 with a zero
+// accumulator: the lane's eight A and four B halves paired into .f16x2 registers (a0 a1, a2 a3, ...).
+Value* CodeGenNVPTX::emit_mma_f16(const Call* op) {
+  int64_t r = 0;
+  TEXC_CHECK(op->args.size() == 13 && is_const_int(op->args[0], &r) && r >= 0 && r < 4)
+      << "mma_sync_f16 takes a register 0..3 and twelve f16 fragments (op " << op_name_ << ")";
+  auto* pair_type = llvm::FixedVectorType::get(b_.getHalfTy(), 2);
+  std::vector<Value*> regs;
+  for (size_t i = 1; i < 13; i += 2) {
+    Value* pair = b_.CreateInsertElement(llvm::PoisonValue::get(pair_type), emit(op->args[i]), uint64_t(0));
+    regs.push_back(b_.CreateInsertElement(pair, emit(op->args[i + 1]), uint64_t(1)));
+  }
+  Value* zero = llvm::ConstantFP::get(b_.getFloatTy(), 0.0);
+  Value* d = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32, {},
+                                {regs[0], regs[1], regs[2], regs[3], regs[4], regs[5], zero, zero, zero, zero});
+  return b_.CreateExtractValue(d, {unsigned(r)});
 }
 
 // shfl.sync.down.b32 with every lane of the warp taking part.

@@ -8,6 +8,7 @@
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
 #include "ir/Intrinsics.h"
+#include "lower/gpu/MmaIntrinsics.h"
 
 namespace texc {
 
@@ -54,7 +55,8 @@ class LaunchChecker : public IRVisitor {
     bool mma = false;
     for_each_expr(f.body, [&](const Expr& e) {
       const Call* c = e->as<Call>();
-      if (is_intrinsic_call(c, Intrinsic::MmaSyncTf32) || is_intrinsic_call(c, Intrinsic::MmaSync3xTf32)) mma = true;
+      std::optional<Intrinsic> which = c ? intrinsic_of(c) : std::nullopt;
+      if (which && is_mma(*which)) mma = true;
     });
     if (!mma) return;
     if (arch_.compute_capability < 80) throw_error(DiagId::GpuMmaArch, locs_.op, locs_.op_name, arch_.name);

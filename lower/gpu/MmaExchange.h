@@ -2,12 +2,14 @@
 // exchange_warp_operations (lower/gpu/ShuffleExchange.h).
 //
 // `C[c] = C[c] + mma_sync_tf32(r, a0, a1, a2, a3, b0, b1)` needs the fragments of every lane of the
-// warp. It becomes: the thread's a0..a3 and b0, b1 written to shared exchange buffers (four and two
-// slots per thread of the block), a barrier, the store with the call replaced by its element
-//   sum over k in 0..8 of A[m][k] * B[k][n], (m, n) = the C element register r of this lane holds,
+// warp. It becomes: the thread's A and B elements (a0..a3 and b0, b1; a0..a7 and b0..b3 for f16)
+// written to shared f32 exchange buffers (slots per thread of the block), a barrier, the store
+// with the call replaced by its element
+//   sum over k in 0..K of A[m][k] * B[k][n], (m, n) = the C element register r of this lane holds,
 // each A and B element read from the slot of the lane and register that hold it in PTX's layout
 // (mma_a_holder, mma_b_holder) within this thread's warp (threads tid - tid%32 ..), rounded to TF32
-// (round_tf32), or for the 3xTF32 form big*big + big*small + small*big, then a barrier. So a
+// (round_tf32), or for the 3xTF32 form big*big + big*small + small*big, f16 ones exactly; then a
+// barrier. So a
 // tensorize whose loads do not give each lane its fragment computes a wrong C, which the check
 // against the reference shows.
 #pragma once

@@ -13,6 +13,7 @@
 #include "ir/Target.h"
 #include "lower/gpu/Barriers.h"
 #include "lower/gpu/MmaExchange.h"
+#include "lower/gpu/MmaIntrinsics.h"
 
 namespace texc {
 
@@ -36,13 +37,14 @@ class Exchanger : public IRMutator {
     const Call* mma = nullptr;
     for_each_expr(op->value, [&](const Expr& e) {
       const Call* c = e->as<Call>();
-      if (is_intrinsic_call(c, Intrinsic::MmaSyncTf32) || is_intrinsic_call(c, Intrinsic::MmaSync3xTf32)) mma = c;
+      std::optional<Intrinsic> which = c ? intrinsic_of(c) : std::nullopt;
+      if (which && is_mma(*which)) mma = c;
     });
-    if (mma) {
+    if (mma) {  // slots for the most elements a lane holds (f16: 8 of A, 4 of B)
       Buffer& xa = buffers["mma_a"];
       Buffer& xb = buffers["mma_b"];
-      if (!xa) xa = BufferNode::make("mma_a", Float(32), {make_int(threads_ * 4)}, MemScope::Shared);
-      if (!xb) xb = BufferNode::make("mma_b", Float(32), {make_int(threads_ * 2)}, MemScope::Shared);
+      if (!xa) xa = BufferNode::make("mma_a", Float(32), {make_int(threads_ * 8)}, MemScope::Shared);
+      if (!xb) xb = BufferNode::make("mma_b", Float(32), {make_int(threads_ * 4)}, MemScope::Shared);
       return exchange_mma(op, mma, tid_, xa, xb);
     }
     const Call* shuffle = nullptr;

@@ -56,7 +56,7 @@ const char* matrix_name(Matrix which) { return which == Matrix::A ? "A" : which 
 // Checks that the flattened offset of an access is, at every point of the nest, the lane-0
 // element's plus a constant row stride times the row and column stride times the column the
 // fragment layout gives that point; the loops outside the nest take two sets of values.
-void check_layout(const Expr& offset, Matrix which, const NestVars& v, const std::string& buffer) {
+void check_layout(const Expr& offset, Matrix which, const NestVars& v, int64_t k_steps, const std::string& buffer) {
   std::vector<const Variable*> others;
   std::unordered_set<const Variable*> seen{v.lane, v.ih, v.jl, v.kk};
   for_each_expr(offset, [&](const Expr& e) {
@@ -82,7 +82,7 @@ void check_layout(const Expr& offset, Matrix which, const NestVars& v, const std
     for (int64_t lane = 0; lane < kLanes; ++lane)
       for (int64_t ih = 0; ih < 2; ++ih)
         for (int64_t jl = 0; jl < 2; ++jl)
-          for (int64_t kk = 0; kk < 8; ++kk) {
+          for (int64_t kk = 0; kk < k_steps; ++kk) {
             std::array<int64_t, 2> rc = coordinates(which, lane, ih, jl, kk);
             int64_t want = rc[0] * row_stride + rc[1] * col_stride, got = at(lane, ih, jl, kk) - origin;
             if (got != want)
@@ -107,19 +107,22 @@ std::vector<Expr> indices_at(const std::vector<Expr>& indices, const VarMap& poi
 
 Stmt warp_mma_replacement(const ScheduleState& st, const For* top, const IntrinsicDef& intrin) {
   // Shape: ih, jl, kk perfectly nested down to one Block, under the lane loop.
+  const Intrinsic element = *find_intrinsic(intrin.symbol);
+  const MmaShape shape = mma_shape(element);
+  const std::string nest = "ih 0..2, jl 0..2, kk 0.." + std::to_string(shape.k);
   std::vector<const For*> loops{top};
   while (const For* inner = loops.back()->body->as<For>()) loops.push_back(inner);
   const Block* block = loops.back()->body->as<Block>();
-  const int64_t want_extents[3] = {2, 2, 8};
+  const int64_t want_extents[3] = {2, 2, shape.k};
   if (!block || loops.size() != 3)
-    throw Mismatch{"shape: " + intrin.name + " replaces three perfectly nested loops (ih, jl, kk of extents 2, 2, 8) "
-                   "down to one computation; '" + top->var->name + "' has " + std::to_string(loops.size()) +
+    throw Mismatch{"shape: " + intrin.name + " replaces three perfectly nested loops (" + nest +
+                   ") down to one computation; '" + top->var->name + "' has " + std::to_string(loops.size()) +
                    (block ? " loop(s)" : " loop(s) that do not end in one computation")};
   for (size_t i = 0; i < 3; ++i) {
     int64_t extent = 0;
     if (!is_const_int(loops[i]->extent, &extent) || extent != want_extents[i] || !is_const_int(loops[i]->min, int64_t(0)))
       throw Mismatch{"shape/extent: loop '" + loops[i]->var->name + "' must run 0.." + std::to_string(want_extents[i]) +
-                     " (the loops under the tensorized one are ih 0..2, jl 0..2, kk 0..8)"};
+                     " (the loops under the tensorized one are " + nest + ")"};
   }
   std::vector<const For*> outer;
   st.path_to(top, &outer);
@@ -164,21 +167,20 @@ Stmt warp_mma_replacement(const ScheduleState& st, const For* top, const Intrins
   for (const AccessPair& ap : matcher.accesses) {
     std::vector<Expr> actual = indices_at(ap.actual_indices, iter_values);
     Matrix which = ap.pattern == pattern_a ? Matrix::A : ap.pattern == pattern_b ? Matrix::B : Matrix::C;
-    check_layout(simplify(flat_offset(actual, ap.actual)), which, vars, ap.actual->name);
+    check_layout(simplify(flat_offset(actual, ap.actual)), which, vars, shape.k, ap.actual->name);
     (which == Matrix::A ? a_indices : which == Matrix::B ? b_indices : c_indices) = actual;
     (which == Matrix::A ? a : which == Matrix::B ? b : c) = ap.actual;
   }
 
   // The lane's fragments and its four accumulator updates.
-  const Intrinsic element = *find_intrinsic(intrin.symbol);
   const Expr lane_index = Expr(lane->var);
   std::vector<Expr> args{make_int(0)};
-  for (int r = 0; r < 4; ++r) {
-    FragmentElement e = mma_a_element(lane_index, r);
+  for (int r = 0; r < shape.a_elements; ++r) {
+    FragmentElement e = mma_a_element(shape, lane_index, r);
     args.push_back(Load::make(a, indices_at(a_indices, nest_point(vars, e.row, make_int(0), e.col))));
   }
-  for (int r = 0; r < 2; ++r) {
-    FragmentElement e = mma_b_element(lane_index, r);  // row: k, col: n
+  for (int r = 0; r < shape.b_elements; ++r) {
+    FragmentElement e = mma_b_element(shape, lane_index, r);  // row: k, col: n
     args.push_back(Load::make(b, indices_at(b_indices, nest_point(vars, make_int(0), e.col, e.row))));
   }
   std::vector<Stmt> updates;

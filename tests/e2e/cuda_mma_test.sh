@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tensor cores through tensorize (docs/cuda.md, "Tensor cores"; lower/gpu/MmaIntrinsics.h):
-#   - tests/e2e/cuda_mma/*.tex (hand-written TF32 and 3xTF32 warp tiles) and linalg.matmul with
+#   - tests/e2e/cuda_mma/*.tex (hand-written TF32, 3xTF32 and f16 warp tiles) and linalg.matmul with
 #     MMG_TC=1 and 2 (several warp shapes, with and without double buffering) run on cuda-interp
 #     against the reference: the interpreter exchanges every lane's fragments and computes each
 #     accumulator element from the lanes PTX's layout names, so a wrong layout is a wrong result;
@@ -8,7 +8,8 @@
 #     tolerance (2 * 2^-11 of the terms' magnitude), 3xTF32 and CUDA cores at f32's level (< 1e-6);
 #   - the PTX for sm_80 and sm_90 has mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 with its
 #     operands converted by cvt.rna.tf32.f32, one mma per 16 x 8 x 8 step (three for 3xTF32), and
-#     for G1-G4 with MMG_TC=1 cp.async copies too; ptxas assembles them with no spills ($TEXC_PTXAS,
+#     for G1-G4 with MMG_TC=1 cp.async copies too; f16.tex's has mma.sync m16n8k16 .f16 with an f32
+#     accumulator; ptxas assembles them (the f32 ones with no spills; $TEXC_PTXAS,
 #     /usr/local/cuda/bin/ptxas or PATH; skipped without one); sm_75 is refused (exit 1).
 #
 # usage: cuda_mma_test.sh TEXC REPO_ROOT [PYTHON]
@@ -77,6 +78,15 @@ for arch in sm_80 sm_90; do
       bash -c 'grep -q "mma\.sync\.aligned\.m16n8k8\.row\.col\.f32\.tf32\.tf32\.f32" "$1" && grep -q "cvt\.rna\.tf32\.f32" "$1"' _ "$ptx"
     [ -n "$ptxas" ] && check "$f: ptxas $arch, no spills" no_spills "$ptx" $arch
   done
+done
+for arch in sm_80 sm_90; do
+  if "$texc" "$dir/f16.tex" --target cuda --arch $arch --emit ptx -o "$work/f16_$arch" > /dev/null 2>&1; then
+    check "f16 $arch: mma.sync m16n8k16 f16 with an f32 accumulator" \
+      grep -q "mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16\.f16\.f32" "$work/f16_$arch.ptx"
+    [ -n "$ptxas" ] && check "f16: ptxas $arch" "$ptxas" -arch=$arch "$work/f16_$arch.ptx" -o "$work/x.cubin"
+  else
+    check "f16 compiles for $arch" false
+  fi
 done
 # one mma per 16 x 8 x 8 step: K = 48 is 6 k steps of two n tiles per warp (the k loop unrolled)
 check "tf32: 12 mma.sync (one per step, the four accumulator registers share it)" \

@@ -1,0 +1,100 @@
+// The tensor-core fragment layouts (lower/gpu/MmaIntrinsics.h) and cuda-interp's form of an mma
+// (lower/gpu/MmaExchange.h): every element of A and B is held by exactly one lane and register,
+// the holder functions invert the element functions, TF32 rounding is PTX's cvt.rna, and a
+// hand-written one-warp kernel that loads each lane's fragments by the layout computes A . B.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include "backends/interp/CudaInterpreter.h"
+#include "backends/interp/InterpError.h"
+#include "backends/interp/ScalarOps.h"
+#include "backends/interp/Tensor.h"
+#include "ir/ConstEval.h"
+#include "ir/IROperators.h"
+#include "ir/IRParser.h"
+#include "lower/gpu/MmaIntrinsics.h"
+
+using namespace texc;
+
+namespace {
+
+int64_t value(const Expr& e) { return *eval_int(e); }
+
+// Every (row, col) of an A (16 x K) or B (K x 8) held once, and the holder of what register r of
+// a lane holds is that lane and register.
+void check_layout(const MmaShape& shape, bool a) {
+  std::set<std::pair<int64_t, int64_t>> held;
+  const int elements = a ? shape.a_elements : shape.b_elements;
+  for (int64_t lane = 0; lane < 32; ++lane)
+    for (int r = 0; r < elements; ++r) {
+      FragmentElement e = a ? mma_a_element(shape, make_int(lane), r) : mma_b_element(shape, make_int(lane), r);
+      CHECK(held.insert({value(e.row), value(e.col)}).second);
+      FragmentHolder h = a ? mma_a_holder(shape, e.row, e.col) : mma_b_holder(shape, e.row, e.col);
+      CHECK(value(h.lane) == lane);
+      CHECK(value(h.reg) == r);
+    }
+  CHECK(held.size() == size_t(a ? 16 * shape.k : shape.k * 8));
+}
+
+}  // namespace
+
+TEST_CASE("TF32 (m16n8k8) and f16 (m16n8k16) fragments: each element held once, holders invert the layout") {
+  for (Intrinsic which : {Intrinsic::MmaSyncTf32, Intrinsic::MmaSyncF16}) {
+    check_layout(mma_shape(which), true);
+    check_layout(mma_shape(which), false);
+  }
+  std::set<std::pair<int64_t, int64_t>> c;
+  for (int64_t lane = 0; lane < 32; ++lane)
+    for (int r = 0; r < 4; ++r) {
+      FragmentElement e = mma_c_element(make_int(lane), r);
+      c.insert({value(e.row), value(e.col)});
+    }
+  CHECK(c.size() == 128);  // the 16 x 8 accumulator, each element in one lane
+}
+
+TEST_CASE("round_tf32 keeps 10 mantissa bits, rounding to nearest with ties away from zero") {
+  CHECK(round_tf32(1.0) == 1.0);
+  CHECK(round_tf32(1.0 + std::ldexp(1.0, -11)) == 1.0 + std::ldexp(1.0, -10));    // a tie: away from zero
+  CHECK(round_tf32(-(1.0 + std::ldexp(1.0, -11))) == -(1.0 + std::ldexp(1.0, -10)));
+  CHECK(round_tf32(1.0 + std::ldexp(1.0, -12)) == 1.0);                           // below half: down
+  CHECK(round_tf32(1.0 + 3 * std::ldexp(1.0, -12)) == 1.0 + std::ldexp(1.0, -10)); // above half: up
+  CHECK(std::isinf(round_tf32(INFINITY)));
+}
+
+TEST_CASE("a one-warp kernel loading each lane's TF32 fragments by the layout computes A . B on cuda-interp") {
+  // A 16 x 8, B 8 x 8 (row major), C 16 x 8; g = tx/4, t = tx%4. Integer inputs < 2^10 are exact in TF32.
+  std::ostringstream text;
+  text << "func f(A: f32[128] input, B: f32[64] input, C: f32[128] output) {\n"
+       << "  bound(threadIdx.x) tx in 0..32 {\n";
+  const char* a[4] = {"A[tx/4*8 + tx%4]", "A[(tx/4 + 8)*8 + tx%4]", "A[tx/4*8 + tx%4 + 4]", "A[(tx/4 + 8)*8 + tx%4 + 4]"};
+  const char* b[2] = {"B[tx%4*8 + tx/4]", "B[(tx%4 + 4)*8 + tx/4]"};
+  const char* c[4] = {"C[tx/4*8 + tx%4*2]", "C[tx/4*8 + tx%4*2 + 1]", "C[(tx/4 + 8)*8 + tx%4*2]", "C[(tx/4 + 8)*8 + tx%4*2 + 1]"};
+  for (int r = 0; r < 4; ++r)
+    text << "    " << c[r] << " = mma_sync_tf32:f32(" << r << ", " << a[0] << ", " << a[1] << ", " << a[2] << ", "
+         << a[3] << ", " << b[0] << ", " << b[1] << ")\n";
+  text << "  }\n}\n";
+  LoweredFunc f = parse_func(text.str());
+  f.kind = FunctionKind::Device;
+  f.launch.thread_extents = {{"threadIdx.x", make_int(32)}};
+  Tensor A(Float(32), {128}), B(Float(32), {64}), C(Float(32), {128});
+  for (int64_t i = 0; i < 128; ++i) A.set_double(i, double(i % 13) - 6);
+  for (int64_t i = 0; i < 64; ++i) B.set_double(i, double(i % 7) - 3);
+  std::vector<Tensor*> args{&A, &B, &C};
+  std::string error;
+  try {
+    CudaInterpreter(f).run(args);
+  } catch (const InterpError& e) {
+    error = e.what();
+  }
+  REQUIRE(error == "");
+  for (int64_t m = 0; m < 16; ++m)
+    for (int64_t n = 0; n < 8; ++n) {
+      double want = 0;
+      for (int64_t k = 0; k < 8; ++k) want += A.get_double(m * 8 + k) * B.get_double(k * 8 + n);
+      CHECK(C.get_double(m * 8 + n) == want);
+    }
+}
