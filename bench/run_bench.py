@@ -217,14 +217,23 @@ def workload_names(spec):
     return [n for n in names if n in chosen]
 
 
+# texc's tensor-core variants of the GEMM workloads (linalg.matmul's MMG_TC), and the cuBLAS
+# variant each is compared with in the tables (cuda_fp16 runs bench/texc_workloads/f16/).
+TEXC_TENSOR_CORE_KNOBS = [("cuda_tf32", 1), ("cuda_3xtf32", 2)]
+TENSOR_CORE_PEERS = [("cuda_tf32", "gemmex_tf32"), ("cuda_3xtf32", "sgemm"), ("cuda_fp16", "gemmex_fp16")]
+
+
 def texc_cuda_record(obj, workload, texc_cmd, variant="cuda_default"):
     """A `texc run --json` object as a benchmark record (bench/README.md): texc's own check against
     its reference interpreter (on a sample of points for large outputs) and the median of its
     CUDA-event times. Variant cuda_default: the stdlib's GPU schedule as shipped; cuda_tuned: with
     the knobs of the best record in --cuda-records (texc run --records)."""
     passed = obj.get("status") == "pass"
-    schedule = ("the stdlib op's default GPU schedule" if variant == "cuda_default"
-                else "the stdlib op's GPU schedule with the knobs of its best texc tune record")
+    schedule = {"cuda_default": "the stdlib op's default GPU schedule",
+                "cuda_tuned": "the stdlib op's GPU schedule with the knobs of its best texc tune record",
+                "cuda_tf32": "linalg.matmul's tensor-core schedule, TF32 (MMG_TC=1)",
+                "cuda_3xtf32": "linalg.matmul's tensor-core schedule, 3xTF32 (MMG_TC=2)",
+                "cuda_fp16": "linalg.matmul_f16 (f16 operands, tensor cores)"}[variant]
     return {"workload": workload, "kind": KIND_OF[workload[0]], "shape": "", "peer": "texc",
             "variant": variant, "threads": 1, "median_ms": obj.get("median_ms"), "min_ms": None,
             "cpu_ms": 0, "gflops": obj.get("gflops"), "verified": passed, "max_rel_err": obj.get("max_rel_err"),
@@ -264,7 +273,11 @@ def measure_cuda(args):
             variants.append(("cuda_tuned", ["--records", args.cuda_records]))
         for w in names:
             tex = os.path.join(ROOT, "bench", "texc_workloads", f"{w}.tex")
-            for variant, extra in variants:
+            runs = [(variant, tex, extra) for variant, extra in variants]
+            if w.startswith("G"):  # the tensor cores (docs/cuda.md): TF32, 3xTF32 and f16 operands
+                runs += [(v, tex, ["--knob", f"MMG_TC={tc}"]) for v, tc in TEXC_TENSOR_CORE_KNOBS]
+                runs.append(("cuda_fp16", os.path.join(ROOT, "bench", "texc_workloads", "f16", f"{w}.tex"), []))
+            for variant, tex, extra in runs:
                 cmd = [texc, "run", tex, "--target", "cuda", "--json", "--repeat", str(args.repeat)] + extra
                 t0 = time.time()
                 objs, err, rc = run_json_lines(cmd)
@@ -315,10 +328,13 @@ def cuda_tables(run):
         cols.sort(key=lambda c: (not c.startswith("texc"), c))
         texc_variants = [v for v in ["cuda_default", "cuda_tuned"]
                          if any(m["peer"] == "texc" and m["variant"] == v for m in km)]
+        tensor_core_pairs = [(v, p) for v, p in TENSOR_CORE_PEERS
+                             if any(m["peer"] == "texc" and m["variant"] == v for m in km)]
         out.append(f"\n### {KIND_TITLES[kind]}: GFLOP/s (median ms)\n")
         out.append("| workload | shape | " + " | ".join(cols) + " | " +
-                   " | ".join(f"texc {v[5:]} / fastest peer" for v in texc_variants) + " |")
-        out.append("|---|---|" + "---|" * (len(cols) + len(texc_variants)))
+                   " | ".join(f"texc {v[5:]} / fastest peer" for v in texc_variants) +
+                   "".join(f" | texc {v[5:]} / cublas {p}" for v, p in tensor_core_pairs) + " |")
+        out.append("|---|---|" + "---|" * (len(cols) + len(texc_variants) + len(tensor_core_pairs)))
         by = {(m["workload"], column(m)): m for m in km}
         for w in workload_order(run):
             if not any(m["workload"] == w for m in km):
@@ -328,12 +344,20 @@ def cuda_tables(run):
             for c in cols:
                 m = by.get((w, c))
                 cells.append("" if m is None else "error" if not ok(m) else f"{fmt(m['gflops'])} ({m['median_ms']:.3f})")
-            peer = best_of(km, w, 1, lambda m: m["peer"] != "texc")
+            # the fp32 columns against the fastest fp32 peer (not cuBLAS's TF32 or f16 variants)
+            peer = best_of(km, w, 1, lambda m: m["peer"] != "texc" and
+                           m["variant"] not in {p for _, p in TENSOR_CORE_PEERS if p != "sgemm"})
             ratios = []
             for v in texc_variants:
                 mine = next((m for m in km if m["workload"] == w and m["peer"] == "texc" and m["variant"] == v
                              and ok(m)), None)
                 ratios.append(f"{mine['gflops'] / peer['gflops']:.2f} ({column(peer)})" if mine and peer else "")
+            for v, p in tensor_core_pairs:  # texc's tensor-core variant against cuBLAS's of the same precision
+                mine = next((m for m in km if m["workload"] == w and m["peer"] == "texc" and m["variant"] == v
+                             and ok(m)), None)
+                theirs = next((m for m in km if m["workload"] == w and m["peer"] == "cublas" and m["variant"] == p
+                               and ok(m)), None)
+                ratios.append(f"{mine['gflops'] / theirs['gflops']:.2f}" if mine and theirs else "")
             out.append(f"| {w} | {shape} | " + " | ".join(cells) + " | " + " | ".join(ratios) + " |")
     bad = [m for m in ms if not ok(m)]
     if bad:

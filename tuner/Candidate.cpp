@@ -4,6 +4,7 @@
 #include "ir/Diagnostics.h"
 #include "ir/Target.h"
 #include "lower/Lower.h"
+#include "lower/gpu/MmaIntrinsics.h"
 
 namespace texc {
 
@@ -30,6 +31,11 @@ Candidate lower_candidate(const OpDef& op, const Space& space, uint64_t index, c
     if (generates_vdla_programs(settings.target) && !features_only) vdla::generate_program(c.func, settings.vdla_config, op.loc);
   } catch (const UserError& e) {
     c.invalid_reason = e.what();
+    return c;
+  }
+  if (!settings.allow_tf32 && input_unit_roundoff(c.func.body) > 0) {
+    c.invalid_reason = "its kernel multiplies in TF32 (tensorize with cuda.mma_tf32), a reduced precision; texc tune "
+                       "explores such configurations only with --allow-tf32";
     return c;
   }
   c.valid = true;

@@ -40,6 +40,10 @@ struct LowerSettings {
   CpuFeatureQuery cpu_features;
   std::optional<TargetProperties> target_properties;  // target.vector_bits etc. (lower/Lower.h)
   std::vector<IntrinsicDef> builtin_intrinsics;  // the target's, for its configuration (lower/Lower.h)
+  /// --allow-tf32: a candidate whose kernel multiplies in TF32 (lower/gpu/MmaIntrinsics.h
+  /// input_unit_roundoff) is explored; without it such a candidate is invalid, so that tuning never
+  /// trades an f32 op's accuracy for speed unasked (cuBLAS and PyTorch leave TF32 off by default).
+  bool allow_tf32 = false;
 };
 
 /// Lowers configuration `index` of `space` for the op. Never throws for a user error. For vdla it

@@ -10,6 +10,7 @@
 
 #include "backends/interp/RunOp.h"
 #include "backends/execute/TimeCalls.h"
+#include "lower/gpu/MmaIntrinsics.h"
 #include "backends/execute/ChildRun.h"
 
 namespace texc {
@@ -72,6 +73,7 @@ void child_main(const OpDef& op, const Candidate& candidate, Runner& runner, con
   run.target = "tune";
   run.seed = options.seed;
   run.check.seed = options.seed;
+  run.check.input_unit_roundoff = input_unit_roundoff(candidate.func.body);  // TF32 (--allow-tf32): Check.h
   run.reference = options.reference;
   run.on_reference = [&parent](bool evaluating) { evaluating ? parent.pause_clock() : parent.resume_clock(); };
   RunResult result;

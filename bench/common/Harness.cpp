@@ -192,7 +192,8 @@ static std::vector<int64_t> points_to_check(int64_t total, int64_t reduction) {
 }
 
 template <typename Ref>
-static Check compare(const float *out, const std::vector<int64_t> &pts, int64_t total, Ref ref) {
+static Check compare(const float *out, const std::vector<int64_t> &pts, int64_t total, Ref ref,
+                     double tolerance = kTolerance) {
   Check c;
   c.points = int64_t(pts.size());
   c.total = total;
@@ -207,19 +208,22 @@ static Check compare(const float *out, const std::vector<int64_t> &pts, int64_t 
   }
   c.max_rel_err = max_ref > 0 ? max_err / max_ref : max_err;
   if (!finite) c.max_rel_err = INFINITY;
-  c.ok = finite && c.max_rel_err < kTolerance;
+  c.ok = finite && c.max_rel_err < tolerance;
   return c;
 }
 
-Check check_gemm(const Workload &w, const float *A, const float *B, const float *C) {
+Check check_gemm(const Workload &w, const float *A, const float *B, const float *C, double tolerance) {
   const int64_t M = w.M, N = w.N, K = w.K;
   auto pts = points_to_check(M * N, K);
-  return compare(C, pts, M * N, [&](int64_t p) {
-    int64_t i = p / N, j = p % N;
-    double s = 0;
-    for (int64_t k = 0; k < K; ++k) s += double(A[i * K + k]) * double(B[k * N + j]);
-    return s;
-  });
+  return compare(
+      C, pts, M * N,
+      [&](int64_t p) {
+        int64_t i = p / N, j = p % N;
+        double s = 0;
+        for (int64_t k = 0; k < K; ++k) s += double(A[i * K + k]) * double(B[k * N + j]);
+        return s;
+      },
+      tolerance);
 }
 
 Check check_conv(const Workload &w, const float *in, const float *wt, const float *out) {

@@ -117,11 +117,14 @@ struct Check {
 
 // Relative error bound for fp32 results against the float64 reference.
 constexpr double kTolerance = 1e-4;
+// TF32 keeps 10 mantissa bits: each product is within ~2 * 2^-11 of its magnitude.
+constexpr double kTf32Tolerance = 2e-3;
 
 // Output points are checked exhaustively when points x reduction length <= 2^27 multiply-adds,
 // otherwise at 65536 random points (plus the first and last); the reference is computed in double.
 // gemm: A [M][K], B [K][N], C [M][N], row-major.
-Check check_gemm(const Workload &w, const float *A, const float *B, const float *C);
+// `tolerance`: kTolerance, or kTf32Tolerance for a product computed from TF32-rounded operands.
+Check check_gemm(const Workload &w, const float *A, const float *B, const float *C, double tolerance = kTolerance);
 // conv: in NCHW [IC][H][W], weights OIHW [OC][IC][KH][KW], out NCHW [OC][OH][OW].
 // dwconv: weights [C][1][KH][KW].
 Check check_conv(const Workload &w, const float *in, const float *weights, const float *out);

@@ -1,9 +1,14 @@
-// cuBLAS on the matrix-product workloads (G1-G6), fp32, on CUDA device 0.
+// cuBLAS on the matrix-product workloads (G1-G6) on CUDA device 0.
 //
-// Variants (both fp32 arithmetic, no TF32: the math mode is CUBLAS_DEFAULT_MATH, under which
-// cuBLAS does not use TF32 tensor cores for fp32 data):
-//   sgemm   cublasSgemm
-//   gemmex  cublasGemmEx, CUDA_R_32F in and out, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT
+// Variants (the first two fp32 arithmetic, no TF32: the math mode is CUBLAS_DEFAULT_MATH, under
+// which cuBLAS does not use TF32 tensor cores for fp32 data):
+//   sgemm        cublasSgemm
+//   gemmex       cublasGemmEx, CUDA_R_32F in and out, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT
+//   gemmex_tf32  the same with CUBLAS_COMPUTE_32F_FAST_TF32 (the tensor cores, operands rounded to
+//                TF32; checked with kTf32Tolerance): the peer of texc's MMG_TC=1
+//   gemmex_fp16  A and B in CUDA_R_16F (the inputs rounded to half on the host), C in CUDA_R_32F,
+//                CUBLAS_COMPUTE_32F (f16 tensor cores, f32 accumulation; checked against the
+//                product of the rounded inputs): the peer of texc's linalg.matmul_f16
 // Row-major C[M,N] = A[M,K]·B[K,N] is the column-major product C^T = B^T·A^T: no transposes, no
 // copies. The timed call is the cuBLAS call alone, data already on the device (CUDA events:
 // CudaHarness.h); the output is downloaded and checked against the float64 reference.
@@ -11,6 +16,7 @@
 #include "bench/cuda/CudaHarness.h"
 
 #include <cublas_v2.h>
+#include <cuda_fp16.h>
 
 #include <string>
 
@@ -69,6 +75,42 @@ int main(int argc, char **argv) {
                          "cublasGemmEx");
           },
           check, "cublasGemmEx CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT; " + detail);
+      cuda_check(cudaMemset(dC.data(), 0, size_t(C.size()) * sizeof(float)), "cudaMemset");
+      ok &= measure_gpu(
+          o, w, "cublas", "gemmex_tf32",
+          [&] {
+            cublas_check(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, dB.data(), CUDA_R_32F, n,
+                                      dA.data(), CUDA_R_32F, k, &beta, dC.data(), CUDA_R_32F, n,
+                                      CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT),
+                         "cublasGemmEx");
+          },
+          [&] {
+            dC.download(C);
+            return check_gemm(w, A.data(), B.data(), C.data(), kTf32Tolerance);
+          },
+          "cublasGemmEx CUBLAS_COMPUTE_32F_FAST_TF32 (tensor cores), CUBLAS_GEMM_DEFAULT; " + detail);
+      // f16 operands: the inputs rounded to half, the reference their exact product
+      std::vector<__half> hA(A.size()), hB(B.size());
+      Floats rA(A.size()), rB(B.size());
+      for (size_t i = 0; i < A.size(); ++i) hA[i] = __float2half(A[i]), rA[i] = __half2float(hA[i]);
+      for (size_t i = 0; i < B.size(); ++i) hB[i] = __float2half(B[i]), rB[i] = __half2float(hB[i]);
+      DeviceFloats dhA((int64_t(hA.size()) + 1) / 2), dhB((int64_t(hB.size()) + 1) / 2);  // room for the halves
+      cuda_check(cudaMemcpy(dhA.data(), hA.data(), hA.size() * sizeof(__half), cudaMemcpyHostToDevice), "cudaMemcpy");
+      cuda_check(cudaMemcpy(dhB.data(), hB.data(), hB.size() * sizeof(__half), cudaMemcpyHostToDevice), "cudaMemcpy");
+      cuda_check(cudaMemset(dC.data(), 0, size_t(C.size()) * sizeof(float)), "cudaMemset");
+      ok &= measure_gpu(
+          o, w, "cublas", "gemmex_fp16",
+          [&] {
+            cublas_check(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, dhB.data(), CUDA_R_16F, n,
+                                      dhA.data(), CUDA_R_16F, k, &beta, dC.data(), CUDA_R_32F, n, CUBLAS_COMPUTE_32F,
+                                      CUBLAS_GEMM_DEFAULT),
+                         "cublasGemmEx");
+          },
+          [&] {
+            dC.download(C);
+            return check_gemm(w, rA.data(), rB.data(), C.data());
+          },
+          "cublasGemmEx CUDA_R_16F A and B, CUDA_R_32F C, CUBLAS_COMPUTE_32F (tensor cores); " + detail);
     } catch (const std::exception &e) {  // device memory for the workload
       Measurement failed;
       failed.workload = w.name, failed.peer = "cublas", failed.variant = "sgemm", failed.threads = o.threads;

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "schedule_test_support.h"
+#include "lower/gpu/MmaIntrinsics.h"
 #include "tuner/Candidate.h"
 #include "tuner/Space.h"
 
@@ -107,4 +108,28 @@ TEST_CASE("a cuda candidate is checked against the --arch of the tune, not the d
   Candidate on_sm80 = lower_candidate(op, space, 0, settings);
   CHECK_FALSE(on_sm80.valid);
   CHECK_CONTAINS(on_sm80.invalid_reason, "exceeds the 166912 bytes of --arch sm_80");
+}
+
+TEST_CASE("a configuration whose kernel multiplies in TF32 is invalid unless --allow-tf32; 3xTF32 is not TF32") {
+  OpDef op = compile_op(
+      "import linalg.matmul\n"
+      "op proj(X: f32[128, 64], W: f32[64, 96]) -> Y {\n"
+      "  compute { Y = matmul(X, W) }\n"
+      "}\n");
+  Space space(op, "cuda");
+  LowerSettings settings;
+  settings.target = "cuda";
+  settings.builtin_intrinsics = cuda_mma_intrinsics();
+  settings.fixed = {{"MMG_WN", 1}};
+  KnobConfig tf32 = {{"MMG_TC", 1}}, three = {{"MMG_TC", 2}};
+  Candidate refused = lower_candidate(op, space, space.index(tf32), settings);
+  CHECK_FALSE(refused.valid);
+  CHECK_CONTAINS(refused.invalid_reason, "multiplies in TF32");
+  CHECK_CONTAINS(refused.invalid_reason, "--allow-tf32");
+  Candidate accurate = lower_candidate(op, space, space.index(three), settings);
+  CHECK_MESSAGE(accurate.valid, accurate.invalid_reason);
+  settings.allow_tf32 = true;
+  Candidate allowed = lower_candidate(op, space, space.index(tf32), settings);
+  CHECK_MESSAGE(allowed.valid, allowed.invalid_reason);
+  CHECK(input_unit_roundoff(allowed.func.body) > 0);
 }

@@ -29,7 +29,7 @@ std::string usage_text() {
                 [--input-range [NAME=]LO,HI]... [--save-io DIR] [--threads N] [--seed S]
                 [--extern-lib LIB]... [--extern-src FILE.c]...
   texc tune FILE.tex [--target T] --trials N --records R.jsonl [--op NAME] [--seed S] [--json]
-                [--tuner xgb|ga|random|grid] [--transfer R.jsonl] [--early-stopping N] [--curve F.svg]
+                [--tuner xgb|ga|random|grid] [--transfer R.jsonl] [--early-stopping N] [--allow-tf32] [--curve F.svg]
                 [--curve-with R.jsonl]... [--timeout S] [--objective rank|reg] [--remeasure N]
                 [--broker redis://HOST:PORT [--device NAME] [--password-file F] [--compile-on tuner|worker]
                  [--insecure-broker]]
@@ -98,6 +98,8 @@ targets (--target; host, the default, is x86 on x86-64 and arm on aarch64):
 --tuner T          tune: xgb (cost model + simulated annealing, default), ga, random or grid
 --transfer R.jsonl tune: warm-start the cost model from records of other shapes or ops (repeatable)
 --early-stopping N tune: stop after N trials without a better result
+--allow-tf32       tune: also explore configurations whose kernels multiply in TF32 (tensor cores,
+                   docs/cuda.md); without it they are invalid candidates
 --remeasure N      tune: then measure the N best configurations a second time (re-ranked by the
                    median of their measurements, as --records ranks them)
 --curve F.svg      tune: draw the best GFLOP/s so far against trials (one line per records file)
@@ -405,6 +407,8 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
         throw CommandLineError("--tuner takes " + explorer_name_list() + ", not '" + cl.tuner + "'");
     } else if (arg == "--transfer") {
       cl.transfer.push_back(value());
+    } else if (arg == "--allow-tf32") {
+      cl.allow_tf32 = true;
     } else if (arg == "--early-stopping") {
       cl.early_stopping = parse_count(arg, value(), 1);
     } else if (arg == "--remeasure") {
@@ -496,8 +500,9 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
                            "their own machine kind)");
   if (cl.command != Command::Tune && cl.trials) throw CommandLineError("--trials applies to 'texc tune' only");
   if (cl.command != Command::Tune && (!cl.tuner.empty() || !cl.transfer.empty() || cl.early_stopping || cl.remeasure ||
+                                      cl.allow_tf32 ||
                                       !cl.curve.empty() || !cl.curve_with.empty() || cl.timeout_s || !cl.objective.empty()))
-    throw CommandLineError("--tuner, --transfer, --early-stopping, --remeasure, --curve, --curve-with, --timeout and "
+    throw CommandLineError("--tuner, --transfer, --early-stopping, --allow-tf32, --remeasure, --curve, --curve-with, --timeout and "
                            "--objective apply to 'texc tune' only");
   if (cl.command != Command::Tune && (!cl.broker.empty() || !cl.device_kind.empty() || !cl.password_file.empty() ||
                                       !cl.compile_on.empty() || cl.insecure_broker))

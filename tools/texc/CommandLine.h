@@ -51,6 +51,7 @@ struct CommandLine : CompileOptions {
   std::string tuner;                        // --tuner xgb|ga|random|grid (tune; "" = xgb)
   std::vector<std::string> transfer;        // --transfer R.jsonl (tune; repeatable)
   int early_stopping = 0;                   // --early-stopping N (tune; 0 = none)
+  bool allow_tf32 = false;                  // --allow-tf32 (tune): explore TF32 tensor-core configurations
   int remeasure = 0;                        // --remeasure N (tune; 0 = none)
   std::string curve;                        // --curve F.svg (tune)
   std::vector<std::string> curve_with;      // --curve-with R.jsonl (tune; more lines on the curve)

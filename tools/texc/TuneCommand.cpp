@@ -182,6 +182,7 @@ TuneOptions tune_options_of(const CommandLine& cl) {
   options.lower.target = cl.target;
   options.lower.arch = cl.arch;
   options.lower.no_fuse = cl.no_fuse;
+  options.lower.allow_tf32 = cl.allow_tf32;
   options.lower.caches = CacheSizes::host();
   if (generates_vdla_programs(cl.target)) options.lower.vdla_config = vdla_config_of(cl);
   options.lower.target_properties = target_properties_of(cl);
