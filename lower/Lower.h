@@ -87,6 +87,9 @@ struct PassContext {
   /// The loops the schedule bound to threadIdx.* that are reduction loops
   /// (ScheduleState::thread_bound_reductions); null: every thread loop that matches the pattern.
   const std::set<std::string>* thread_bound_reductions = nullptr;
+  /// The loops the schedule bound to blockIdx.* that are reduction loops (split-K,
+  /// ScheduleState::block_bound_reductions); null: every block loop that matches the pattern.
+  const std::set<std::string>* block_bound_reductions = nullptr;
   /// The schedule's storage_align() requests, by buffer (lower/passes/PlanStorage.h).
   StorageAligns storage_aligns;
 };
