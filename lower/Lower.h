@@ -11,6 +11,7 @@
 //                                 cuda, cuda-interp: (schedule passes gpu_default_schedule and
 //                                 infer_gpu_scopes first) remove_no_ops, simplify_final,
 //                                 lower_cross_thread_reductions, single_thread_stores,
+//                                 lower_cross_block_reductions,
 //                                 hoist_gpu_allocations, insert_barriers, expand_virtual_threads,
 //                                 make_device_function (lower/gpu/)
 //
