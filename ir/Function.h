@@ -23,6 +23,10 @@ struct LaunchAttributes {
   };
   std::vector<ThreadExtent> thread_extents;
   int64_t dynamic_shared_bytes = 0;
+  /// The outputs (argument names, in argument order) that must hold zeros when the kernel starts:
+  /// its blocks add their partial results into them atomically (split-K,
+  /// lower/gpu/CrossBlockReduction.h). The host fills them before each launch.
+  std::vector<std::string> zeroed_outputs = {};
 };
 
 /// An attribute of an op as compiled: `stride: int = 2` or `eps: f32 = 1e-5`. Attributes are

@@ -23,6 +23,7 @@
 #include "lower/AutoFuse.h"
 #include "lower/Remarks.h"
 #include "lower/analysis/CacheInfo.h"
+#include "lower/gpu/CrossBlockReduction.h"
 #include "lower/gpu/CrossThreadReduction.h"
 #include "lower/gpu/DefaultSchedule.h"
 #include "lower/gpu/HoistAllocations.h"
@@ -323,6 +324,11 @@ const std::vector<FunctionPass>& function_pass_list() {
          }},
         body_pass("single_thread_stores", "a store outside the thread loops into a global or shared buffer made by thread 0 only (lower/gpu/SingleThreadStores.h)",
                   kGpuPasses, single_thread_stores),
+        {"lower_cross_block_reductions", "a reduction loop bound to blockIdx.* (split-K): per-block partials added into the output with atomic adds, the output zeroed by the host (lower/gpu/CrossBlockReduction.h)",
+         kGpuPasses,
+         [](LoweredFunc f, const PassContext& ctx) {  // its errors point at the bind
+           return lower_cross_block_reductions(std::move(f), ctx.bind_locs, ctx.block_bound_reductions);
+         }},
         body_pass("hoist_gpu_allocations", "shared buffers once per block (outside the thread loops), global ones once per kernel (lower/gpu/HoistAllocations.h)",
                   kGpuPasses, hoist_gpu_allocations),
         body_pass("pipeline_double_buffers", "double_buffer(S): two halves per shared tile, the next tile fetched (cp.async) while the block computes (lower/gpu/DoubleBuffer.h)",
@@ -411,6 +417,7 @@ PassContext pass_context(const Lowering& l) {
   PassContext ctx;
   ctx.bind_locs = gpu_source_locs(l).bind;
   ctx.thread_bound_reductions = &l.state.thread_bound_reductions;
+  ctx.block_bound_reductions = &l.state.block_bound_reductions;
   ctx.storage_aligns = l.state.storage_aligns;
   return ctx;
 }

@@ -11,6 +11,7 @@
 //                                 cuda, cuda-interp: (schedule passes gpu_default_schedule and
 //                                 infer_gpu_scopes first) remove_no_ops, simplify_final,
 //                                 lower_cross_thread_reductions, single_thread_stores,
+//                                 lower_cross_block_reductions,
 //                                 hoist_gpu_allocations, insert_barriers, expand_virtual_threads,
 //                                 make_device_function (lower/gpu/)
 //
@@ -87,6 +88,9 @@ struct PassContext {
   /// The loops the schedule bound to threadIdx.* that are reduction loops
   /// (ScheduleState::thread_bound_reductions); null: every thread loop that matches the pattern.
   const std::set<std::string>* thread_bound_reductions = nullptr;
+  /// The loops the schedule bound to blockIdx.* that are reduction loops (split-K,
+  /// ScheduleState::block_bound_reductions); null: every block loop that matches the pattern.
+  const std::set<std::string>* block_bound_reductions = nullptr;
   /// The schedule's storage_align() requests, by buffer (lower/passes/PlanStorage.h).
   StorageAligns storage_aligns;
 };

@@ -46,6 +46,7 @@ CudaDriverStatus load(CudaDriver& d) {
   load_symbol(library, "cuMemFree_v2", d.cuMemFree, missing);
   load_symbol(library, "cuMemcpyHtoD_v2", d.cuMemcpyHtoD, missing);
   load_symbol(library, "cuMemcpyDtoH_v2", d.cuMemcpyDtoH, missing);
+  load_symbol(library, "cuMemsetD32Async", d.cuMemsetD32Async, missing);
   load_symbol(library, "cuEventCreate", d.cuEventCreate, missing);
   load_symbol(library, "cuEventRecord", d.cuEventRecord, missing);
   load_symbol(library, "cuEventSynchronize", d.cuEventSynchronize, missing);

@@ -57,6 +57,7 @@ struct CudaDriver {
   CUresult (*cuMemFree)(CUdeviceptr);                           // cuMemFree_v2
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void*, size_t);   // cuMemcpyHtoD_v2
   CUresult (*cuMemcpyDtoH)(void*, CUdeviceptr, size_t);         // cuMemcpyDtoH_v2
+  CUresult (*cuMemsetD32Async)(CUdeviceptr, unsigned, size_t, CUstream);  // split-K's outputs zeroed
   CUresult (*cuEventCreate)(CUevent*, unsigned);
   CUresult (*cuEventRecord)(CUevent, CUstream);
   CUresult (*cuEventSynchronize)(CUevent);

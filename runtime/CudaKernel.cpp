@@ -61,4 +61,13 @@ CudaStatus launch_kernel(const CudaDriver& d, CUfunction function, const uint32_
   return {};
 }
 
+CudaStatus zero_output(const CudaDriver& d, CUdeviceptr pointer, uint64_t bytes, const std::string& name,
+                       const std::string& kernel) {
+  CUresult r = d.cuMemsetD32Async(pointer, 0u, size_t(bytes / 4), nullptr);
+  if (r != kCudaSuccess)
+    return failure(TEXRT_CUDA_LAUNCH_FAILED, "cannot zero output " + name + " (" + std::to_string(bytes) +
+                                                 " bytes) of kernel " + kernel + " before its launch: " + d.error_string(r));
+  return {};
+}
+
 }  // namespace texrt

@@ -43,4 +43,11 @@ CudaStatus find_kernel(const CudaDriver& d, CUmodule module, const char* symbol,
 CudaStatus launch_kernel(const CudaDriver& d, CUfunction function, const uint32_t grid[3], const uint32_t block[3],
                          uint32_t shared_bytes, void** args, const std::string& name);
 
+/// Queues the zeroing of `bytes` bytes (a multiple of 4) at device address `pointer` on the default
+/// stream, before the kernels launched after it (cuMemsetD32Async): the outputs a split-K kernel
+/// adds its blocks' partial results into (LaunchAttributes::zeroed_outputs). It does not wait.
+/// TEXRT_CUDA_LAUNCH_FAILED when the driver refuses it: "cannot zero output <name> of kernel ...".
+CudaStatus zero_output(const CudaDriver& d, CUdeviceptr pointer, uint64_t bytes, const std::string& name,
+                       const std::string& kernel);
+
 }  // namespace texrt

@@ -1,4 +1,4 @@
-// texrt_cuda_launch(_async), texrt_cuda_synchronize, texrt_cuda_alloc, texrt_cuda_free,
+// texrt_cuda_launch(_async), texrt_cuda_zero_async, texrt_cuda_synchronize, texrt_cuda_alloc, texrt_cuda_free,
 // texrt_cuda_thread_workspace, texrt_cuda_release_workspace and texrt_cuda_error_message (texrt_cuda.h): the CUDA driver API through
 // dlopen (CudaDriver.h); modules loaded, kernels found and launched by CudaKernel.h.
 #include <cstdio>
@@ -89,6 +89,19 @@ extern "C" int texrt_cuda_launch(void** module_cache, const char* ptx, void** fu
   const CudaDriver& d = *cuda_driver().driver;
   if (CUresult r = d.cuCtxSynchronize(); r != kCudaSuccess)
     return fail(TEXRT_CUDA_KERNEL_FAILED, "kernel " + std::string(kernel_name) + " failed: " + d.error_string(r));
+  return TEXRT_CUDA_SUCCESS;
+}
+
+extern "C" int texrt_cuda_zero_async(void* ptr, uint64_t bytes, const char* output, const char* kernel_name) {
+  const CudaDriverStatus& status = cuda_driver();
+  if (status.code != TEXRT_CUDA_SUCCESS) return fail(status.code, status.message);
+  const CudaDriver& d = *status.driver;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    if (CudaStatus s = make_context_current(d); !s.ok()) return fail(s);
+  }
+  if (CudaStatus s = zero_output(d, CUdeviceptr(uintptr_t(ptr)), bytes, output, kernel_name); !s.ok()) return fail(s);
+  t_last_code = TEXRT_CUDA_SUCCESS;
   return TEXRT_CUDA_SUCCESS;
 }
 

@@ -35,6 +35,11 @@ int texrt_cuda_launch(void** module_cache, const char* ptx, void** function_cach
 /// compiled to several kernels launches them with.
 int texrt_cuda_launch_async(void** module_cache, const char* ptx, void** function_cache, const char* kernel_name,
                             const uint32_t grid[3], const uint32_t block[3], uint32_t shared_bytes, void** args);
+/// Queues the zeroing of `bytes` bytes (a multiple of 4) of device memory at `ptr` on the default
+/// stream, before the next launch: what an op's host function does to the outputs its split-K
+/// kernel adds into atomically (docs/cuda.md, "Split-K"). `output` and `kernel_name` name them in
+/// the message of a failure. Returns 0 or an error code; it does not wait.
+int texrt_cuda_zero_async(void* ptr, uint64_t bytes, const char* output, const char* kernel_name);
 /// Waits for every kernel launched in the current context; a failure is TEXRT_CUDA_KERNEL_FAILED
 /// with a message naming `op_name`, whose kernels were launched.
 int texrt_cuda_synchronize(const char* op_name);

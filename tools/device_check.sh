@@ -3,7 +3,8 @@
 # there, with the bundle of tools/device_bundle.sh carried along):
 #   1. texc run --target cuda on every stdlib test op (tests/stdlib: the *_small ops and the typical
 #      sizes), the cross-thread reductions (tests/e2e/cuda_reduction), the ragged tiles
-#      (tests/e2e/cuda_ragged), the GPU schedule regressions (tests/schedule/regressions/*cuda*) and
+#      (tests/e2e/cuda_ragged), split-K (tests/e2e/cuda_split_k, G6 with MMG_SPLITK=4 and 8), the GPU
+#      schedule regressions (tests/schedule/regressions/*cuda*) and
 #      the end-to-end corpus with the examples (tests/e2e/run_corpus.sh), each checked against the
 #      reference;
 #   2. the host path: a C program calling mm.o's host function with device pointers; (step graph)
@@ -57,6 +58,20 @@ if has ops; then
     fi
   done
   summary+=("reductions, ragged tiles and regressions on cuda: $((n - bad)) of $n files passed")
+  # Split-K (docs/cuda.md): the atomic adds and the host's zeroing of the output on the device.
+  n=0 bad=0
+  for run in "tests/e2e/cuda_split_k/mm.tex" "tests/e2e/cuda_split_k/mv_direct.tex" "tests/e2e/cuda_split_k/isum.tex" \
+             "tests/e2e/cuda_split_k/rowsum_threads.tex" "tests/e2e/cuda_split_k/block_per_k.tex" \
+             "tests/e2e/cuda_vector_fill/stdlib_ragged.tex --knob MMG_SPLITK=4" \
+             "bench/texc_workloads/G6.tex --knob MMG_SPLITK=4" "bench/texc_workloads/G6.tex --knob MMG_SPLITK=8"; do
+    n=$((n + 1))
+    # shellcheck disable=SC2086  # $run is a file and its knobs
+    if ! timeout 60 "$texc" run $run --target cuda --repeat 3 >>"$out/split_k.log" 2>&1; then
+      bad=$((bad + 1))
+      echo "FAIL $run" >>"$out/split_k.log"
+    fi
+  done
+  summary+=("split-K on cuda: $((n - bad)) of $n runs passed")
   timeout 240 tests/e2e/run_corpus.sh "$texc" cuda "$root" --repeat 3 >"$out/corpus.log" 2>&1
   summary+=("e2e corpus and examples on cuda (rc $?): $(tail -n 1 "$out/corpus.log")")
 fi

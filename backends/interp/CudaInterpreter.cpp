@@ -1,6 +1,7 @@
 #include "backends/interp/CudaInterpreter.h"
 
 #include <array>
+#include <cstring>
 #include <set>
 #include <string>
 
@@ -161,11 +162,13 @@ struct Who {
 struct PhaseAccesses {
   uint32_t phase = 0;
   Who writer, reader, other_reader;  // other_reader: a reader of another thread than reader's
+  Who atomic;                        // the last atomic update (atomic_add)
 };
 
 // A global element's accesses during the whole run; other_reader of another block than reader's.
 struct RunAccesses {
   Who writer, reader, other_reader;
+  Who atomic;  // the last atomic update (atomic_add)
 };
 
 struct WatchedBuffer {
@@ -227,9 +230,10 @@ class RaceDetector : public LoopObserver {
     }
     const Who me{block_, thread_, site_};
     PhaseAccesses& p = w.phase[size_t(flat)];
-    if (p.phase != phase_) p = PhaseAccesses{phase_, {}, {}, {}};
+    if (p.phase != phase_) p = PhaseAccesses{phase_, {}, {}, {}, {}};
     auto other_thread = [&](const Who& x) { return x.block >= 0 && x.thread != me.thread; };
     if (other_thread(p.writer)) race(w, flat, p.writer, true, me, write, false);
+    if (other_thread(p.atomic)) race(w, flat, p.atomic, kAtomic, me, write, false);
     if (write) {
       if (other_thread(p.reader)) race(w, flat, p.reader, false, me, true, false);
       if (other_thread(p.other_reader)) race(w, flat, p.other_reader, false, me, true, false);
@@ -243,6 +247,7 @@ class RaceDetector : public LoopObserver {
     RunAccesses& r = w.run[size_t(flat)];
     auto other_block = [&](const Who& x) { return x.block >= 0 && x.block != me.block; };
     if (other_block(r.writer)) race(w, flat, r.writer, true, me, write, true);
+    if (other_block(r.atomic)) race(w, flat, r.atomic, kAtomic, me, write, true);
     if (write) {
       if (other_block(r.reader)) race(w, flat, r.reader, false, me, true, true);
       if (other_block(r.other_reader)) race(w, flat, r.other_reader, false, me, true, true);
@@ -252,6 +257,32 @@ class RaceDetector : public LoopObserver {
     } else if (r.reader.block != me.block && r.other_reader.block < 0) {
       r.other_reader = me;
     }
+  }
+
+  /// An atomic update (atomic_add) of an element: it races with other threads' and blocks' plain
+  /// reads and writes of it, not with their atomic updates (CUDA's atomics are indivisible).
+  void atomic_access(int id, int64_t flat) override {
+    WatchedBuffer& w = watched_[size_t(id)];
+    if (size_t(flat) >= w.phase.size()) {
+      size_t size = std::max(size_t(flat) + 1, 2 * w.phase.size());
+      w.phase.resize(size);
+      if (w.global) w.run.resize(size);
+    }
+    const Who me{block_, thread_, site_};
+    PhaseAccesses& p = w.phase[size_t(flat)];
+    if (p.phase != phase_) p = PhaseAccesses{phase_, {}, {}, {}, {}};
+    auto other_thread = [&](const Who& x) { return x.block >= 0 && x.thread != me.thread; };
+    if (other_thread(p.writer)) race(w, flat, p.writer, true, me, kAtomic, false);
+    if (other_thread(p.reader)) race(w, flat, p.reader, false, me, kAtomic, false);
+    if (other_thread(p.other_reader)) race(w, flat, p.other_reader, false, me, kAtomic, false);
+    p.atomic = me;
+    if (!w.global) return;
+    RunAccesses& r = w.run[size_t(flat)];
+    auto other_block = [&](const Who& x) { return x.block >= 0 && x.block != me.block; };
+    if (other_block(r.writer)) race(w, flat, r.writer, true, me, kAtomic, true);
+    if (other_block(r.reader)) race(w, flat, r.reader, false, me, kAtomic, true);
+    if (other_block(r.other_reader)) race(w, flat, r.other_reader, false, me, kAtomic, true);
+    r.atomic = me;
   }
 
   /// Forgets every access: a new run of the kernel.
@@ -276,6 +307,8 @@ class RaceDetector : public LoopObserver {
 
  private:
   enum : int { kSite = 0, kBarrier = 1, kBlock = 2, kThread = 5 };
+  // An access in a race report: 0 a read, 1 a write, kAtomic an atomic update.
+  static constexpr int kAtomic = 2;
 
   static int64_t linear(const std::array<int64_t, 3>& index, const std::array<int64_t, 3>& extents) {
     return index[0] + extents[0] * (index[1] + extents[1] * index[2]);
@@ -317,9 +350,11 @@ class RaceDetector : public LoopObserver {
     return shape_string(index);
   }
 
-  [[noreturn]] void race(const WatchedBuffer& w, int64_t flat, const Who& first, bool first_writes, const Who& second,
-                         bool second_writes, bool across_blocks) const {
-    auto verb = [](bool write) { return write ? " writes it" : " reads it"; };
+  [[noreturn]] void race(const WatchedBuffer& w, int64_t flat, const Who& first, int first_writes, const Who& second,
+                         int second_writes, bool across_blocks) const {
+    auto verb = [](int access) {
+      return access == kAtomic ? " adds to it atomically" : access ? " writes it" : " reads it";
+    };
     throw DataRace("data race on " + w.buffer->scope.name() + " buffer '" + w.buffer->name +
                       "' element " + element(w.buffer, flat) + ": " + thread_name(first) + verb(first_writes) +
                       place(first.site) + ", " + thread_name(second) + verb(second_writes) + place(second.site) +
@@ -342,6 +377,7 @@ class RaceDetector : public LoopObserver {
 
 struct CudaInterpreter::Impl {
   LoweredFunc executed;
+  std::vector<size_t> zeroed;  // the arguments the host zeroes before a launch (split-K's outputs)
   std::unique_ptr<RaceDetector> detector;
   std::unique_ptr<LoopInterpreter> interpreter;
 };
@@ -351,6 +387,11 @@ CudaInterpreter::CudaInterpreter(const LoweredFunc& kernel) : impl_(std::make_un
   std::set<const BufferNode*> written;
   for_each_stmt(kernel.body, [&](const Stmt& s) {
     if (const Store* st = s->as<Store>()) written.insert(st->buffer.get());
+  });
+  for_each_expr(kernel.body, [&](const Expr& e) {  // atomic_add(B[idx], x) writes B
+    const Call* c = e->as<Call>();
+    if (is_intrinsic_call(c, Intrinsic::AtomicAdd))
+      if (const Load* l = c->args[0]->as<Load>()) written.insert(l->buffer.get());
   });
   SiteMarker sites;
   Stmt marked = sites.mutate_stmt(without_async_copy_sync(kernel.body));
@@ -369,11 +410,18 @@ CudaInterpreter::CudaInterpreter(const LoweredFunc& kernel) : impl_(std::make_un
   options.observer = impl_->detector.get();
   impl_->interpreter = std::make_unique<LoopInterpreter>(f, options);
   impl_->executed = std::move(f);
+  for (const std::string& name : kernel.launch.zeroed_outputs)
+    for (size_t i = 0; i < kernel.args.size(); ++i)
+      if (kernel.args[i]->name == name) impl_->zeroed.push_back(i);
 }
 
 CudaInterpreter::~CudaInterpreter() = default;
 
 void CudaInterpreter::run(const std::vector<Tensor*>& args) const {
+  // What the host does before the launch (LaunchAttributes::zeroed_outputs): the blocks of a
+  // split-K kernel add their partial results into these outputs atomically.
+  for (size_t i : impl_->zeroed)
+    if (i < args.size() && args[i]) std::memset(args[i]->data(), 0, args[i]->num_bytes());
   impl_->detector->start_run();
   try {
     impl_->interpreter->run(args);

@@ -158,6 +158,7 @@ class Compiler {
   ExprFn call(const Call* c);
   PointerFn address_of(const Expr& e);
   PointerFn element_address(const Load* load);  // the address of a buffer element, checked in the buffer
+  ExprFn atomic_add(const Call* c);            // atomic_add(B[idx], x): B[idx] += x, seen as one access
 
   std::string func_name_;
   LoopObserver* observer_;
@@ -226,6 +227,34 @@ PointerFn Compiler::element_address(const Load* load) {
   };
 }
 
+// One thread runs at a time: the add is the load, the sum and the store, with the old value as
+// the call's value; an observer sees one atomic access.
+ExprFn Compiler::atomic_add(const Call* c) {
+  const Load* load = c->args[0]->as<Load>();
+  if (!load || load->type.lanes != 1 || c->args[1]->type.lanes != 1)
+    throw InterpError("atomic_add of something other than one buffer element in '" + func_name_ + "'");
+  int slot = buffer_slot(load->buffer);
+  std::string name = load->buffer->name;
+  Type t = load->buffer->dtype;
+  ReadFn read = reader_for(t);
+  WriteFn write = writer_for(t);
+  std::vector<ExprFn> indices;
+  for (const Expr& i : load->indices) indices.push_back(expr(i));
+  ExprFn value = expr(c->args[1]);
+  LoopObserver* observer = observer_;
+  int watched = observer_ ? observer_->watch_buffer(load->buffer) : -1;
+  return [slot, name, t, read, write, indices, value, observer, watched](Frame& f, int) {
+    Value x = value(f, 0);
+    BufferBinding& b = f.buffers[slot];
+    int64_t flat = flat_index(f, b, indices, 0, "atomic add to", name);
+    if (watched >= 0) observer->atomic_access(watched, flat);
+    Value old = read(b.data, flat);
+    Value sum = t.is_float() ? float_value(round_float(t, old.f + x.f)) : int_value(wrap_int(t, int64_t(uint64_t(old.i) + uint64_t(x.i))));
+    write(b.data, flat, sum);
+    return old;
+  };
+}
+
 ExprFn Compiler::call(const Call* c) {
   Type t = c->type.element_of();
   if (c->call_kind == CallKind::Extern) {
@@ -254,6 +283,7 @@ ExprFn Compiler::call(const Call* c) {
   }
   if (c->call_kind == CallKind::Intrinsic) {
     if (is_value_hint(c)) return expr(c->args[0]);
+    if (is_intrinsic_call(c, Intrinsic::AtomicAdd)) return atomic_add(c);
     if (is_intrinsic_call(c, Intrinsic::Prefetch)) {  // no cache to fill: only the address, checked in the buffer
       const Load* load = c->args[0]->as<Load>();
       if (!load) throw InterpError("prefetch of something other than a buffer element in '" + func_name_ + "'");

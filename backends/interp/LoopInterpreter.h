@@ -44,6 +44,9 @@ class LoopObserver {
   /// A Load (write false) or Store (write true) of the element `flat` (row-major, in bounds) of a
   /// watched buffer, once per lane of a vector access.
   virtual void access(int buffer, int64_t flat, bool write) = 0;
+  /// An atomic read-modify-write (atomic_add) of the element `flat` of a watched buffer: by
+  /// default a write; a race detector lets other threads' atomic updates of it pass.
+  virtual void atomic_access(int buffer, int64_t flat) { access(buffer, flat, true); }
   /// Entry into a watched pragma, with its value, before its body runs.
   virtual void pragma(int id, int64_t value) = 0;
 };

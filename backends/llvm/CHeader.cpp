@@ -241,6 +241,8 @@ std::string header(const std::vector<LoweredFunc>& funcs, HeaderKind kind) {
       for (const auto& extent : func.launch.thread_extents) os << " " << extent.tag << "=" << to_string(extent.extent);
       if (int64_t shared = func.launch.dynamic_shared_bytes + kernel_shared_bytes(func))
         os << ", " << shared << " bytes of dynamic shared memory";
+      for (const std::string& output : func.launch.zeroed_outputs)  // split-K (docs/cuda.md)
+        os << "\n//   Zeroes " << output << " before the launch: its blocks add their partial sums into it atomically.";
       os << "\n//   All pointers are device pointers. Returns 0 or a TEXRT_CUDA_ error code.\n";
     }
     auto declare = [&](const std::string& symbol, bool workspace_parameter) {

@@ -82,6 +82,7 @@ class CodeGenLLVM {
   /// element's address, an intrinsic with the Barrier effect is emit_barrier(); others an internal
   /// error.
   virtual llvm::Value* emit_intrinsic(const Call* op);
+  llvm::Value* emit_atomic_add(const Call* op);  // atomic_add(B[idx], x): atomicrmw fadd / add
   /// A call of a math function (exp, log, tanh...) whose arguments are already emitted. Default:
   /// emit_math_function (MathLLVM.h), which may call libm.
   virtual llvm::Value* emit_math(const Call* op, const std::vector<llvm::Value*>& args);

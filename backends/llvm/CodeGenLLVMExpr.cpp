@@ -374,6 +374,20 @@ Value* CodeGenLLVM::emit_math(const Call* op, const std::vector<Value*>& args) {
   return emit_math_function(b_, op->name, args, op->type);
 }
 
+// atomic_add(B[idx], x) (lower/gpu/CrossBlockReduction.h): `atomicrmw fadd` (floats) or `add`
+// (integers), monotonic (CUDA's atomicAdd: relaxed), at the element's address; its value, the old
+// one, is unused, so NVPTX selects `red.global.add`.
+Value* CodeGenLLVM::emit_atomic_add(const Call* op) {
+  const Load* load = op->args[0]->as<Load>();
+  TEXC_CHECK(load && load->type.lanes == 1) << "atomic_add takes one scalar Load in op " << op_name_;
+  Type t = load->buffer->dtype;
+  Value* x = emit(op->args[1]);
+  llvm::AtomicRMWInst* rmw = b_.CreateAtomicRMW(t.is_float() ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add,
+                                                element_pointer(load), x, llvm::MaybeAlign(t.bytes()),
+                                                llvm::AtomicOrdering::Monotonic);
+  return rmw;
+}
+
 Value* CodeGenLLVM::emit_intrinsic(const Call* op) {
   std::optional<Intrinsic> which = intrinsic_of(op);
   TEXC_CHECK(which) << "call of unknown intrinsic '" << op->name << "' in op " << op_name_;
@@ -390,6 +404,7 @@ Value* CodeGenLLVM::emit_intrinsic(const Call* op) {
     attach_alias_metadata(call, load->buffer.get());  // reads only its buffer: the other buffers stay promotable
     return zero_of(value_type(op->type));
   }
+  if (*which == Intrinsic::AtomicAdd) return emit_atomic_add(op);
   if (intrinsic_effect(*which) == IntrinsicEffect::Barrier) {
     emit_barrier();
     return zero_of(value_type(op->type));

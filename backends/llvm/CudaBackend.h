@@ -51,6 +51,9 @@ struct CudaLaunchConfig {
   std::array<uint32_t, 3> grid{1, 1, 1};
   std::array<uint32_t, 3> block{1, 1, 1};
   uint32_t shared_bytes = 0;
+  /// The outputs zeroed before each launch (split-K: LaunchAttributes::zeroed_outputs), as
+  /// (argument index, bytes).
+  std::vector<std::pair<uint32_t, uint64_t>> zeroed_args = {};
 };
 CudaLaunchConfig cuda_launch_config(const LoweredFunc& func);
 

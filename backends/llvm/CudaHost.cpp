@@ -57,6 +57,18 @@ std::array<uint32_t, 3> launch_dims(const LoweredFunc& func, const std::string& 
   return dims;
 }
 
+/// The bytes of argument `arg` of kernel `func` (a constant shape).
+uint64_t argument_bytes(const LoweredFunc& func, const Buffer& arg) {
+  int64_t elements = 1;
+  for (const Expr& e : arg->shape) {
+    int64_t v = 0;
+    TEXC_CHECK(is_const_int(e, &v) && v >= 0) << "output " << arg->name << " of kernel " << func.name
+                                              << " zeroed before the launch has no constant size";
+    elements *= v;
+  }
+  return uint64_t(elements) * uint64_t(arg->dtype.bytes());
+}
+
 }  // namespace
 
 CudaLaunchConfig cuda_launch_config(const LoweredFunc& func) {
@@ -67,10 +79,38 @@ CudaLaunchConfig cuda_launch_config(const LoweredFunc& func) {
   TEXC_CHECK(func.launch.dynamic_shared_bytes >= 0 && shared_bytes <= int64_t(UINT32_MAX))
       << "dynamic shared bytes of kernel " << func.name;
   config.shared_bytes = uint32_t(shared_bytes);
+  for (const std::string& output : func.launch.zeroed_outputs)
+    for (size_t i = 0; i < func.args.size(); ++i)
+      if (func.args[i]->name == output) config.zeroed_args.push_back({uint32_t(i), argument_bytes(func, func.args[i])});
   return config;
 }
 
 namespace {
+
+/// In host function `fn` (its arguments named), before the launch: the outputs that the kernel's
+/// blocks add into atomically (split-K, LaunchAttributes::zeroed_outputs) zeroed on the stream
+/// (texrt_cuda_zero_async), each failure returned.
+void zero_outputs_before_launch(llvm::Module& module, llvm::IRBuilder<>& b, const LoweredFunc& func, llvm::Function* fn,
+                                llvm::Constant* kernel_name) {
+  if (func.launch.zeroed_outputs.empty()) return;
+  llvm::LLVMContext& context = module.getContext();
+  llvm::PointerType* ptr = llvm::PointerType::get(context, 0);
+  llvm::FunctionCallee zero = module.getOrInsertFunction(
+      "texrt_cuda_zero_async", llvm::FunctionType::get(b.getInt32Ty(), {ptr, b.getInt64Ty(), ptr, ptr}, false));
+  for (const std::string& output : func.launch.zeroed_outputs)
+    for (size_t i = 0; i < func.args.size(); ++i) {
+      if (func.args[i]->name != output) continue;
+      llvm::Constant* label = b.CreateGlobalStringPtr(output, func.name + ".cuda.zeroed." + output, 0, &module);
+      llvm::Value* code =
+          b.CreateCall(zero, {fn->getArg(unsigned(i)), b.getInt64(argument_bytes(func, func.args[i])), label, kernel_name});
+      auto* failed = llvm::BasicBlock::Create(context, "zero_failed", fn);
+      auto* next = llvm::BasicBlock::Create(context, "zeroed", fn);
+      b.CreateCondBr(b.CreateICmpEQ(code, b.getInt32(0)), next, failed);
+      b.SetInsertPoint(failed);
+      b.CreateRet(code);
+      b.SetInsertPoint(next);
+    }
+}
 
 /// The host function `symbol` (with `linkage`) that launches kernel `func` through `launch`
 /// (texrt_cuda_launch, or texrt_cuda_launch_async for the entries' calls), the kernel looked up once
@@ -101,6 +141,7 @@ void add_host_function(llvm::Module& module, llvm::IRBuilder<>& b, const Lowered
     for (size_t a = 0; a < 3; ++a) b.CreateStore(b.getInt32(dims[a]), b.CreateConstInBoundsGEP2_64(type, array, 0, a));
     return array;
   };
+  zero_outputs_before_launch(module, b, func, fn, name);
   CudaLaunchConfig config = cuda_launch_config(func);
   llvm::Value* grid = dims_array(config.grid, "grid");
   llvm::Value* block = dims_array(config.block, "block");

@@ -197,7 +197,9 @@ class LaunchChecker : public IRVisitor {
 LoweredFunc make_device_function(LoweredFunc f, const Target& target, const CudaArch& arch, const GpuSourceLocs& locs) {
   LaunchChecker checker(target, arch, locs);
   checker.visit_stmt(f.body);
+  std::vector<std::string> zeroed = std::move(f.launch.zeroed_outputs);  // lower_cross_block_reductions'
   f.launch = {};
+  f.launch.zeroed_outputs = std::move(zeroed);
   checker.finish(&f);
   return f;
 }

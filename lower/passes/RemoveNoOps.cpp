@@ -25,6 +25,7 @@ bool has_side_effects(const Expr& e) {
     for_each_expr(e, [&](const Expr& x) {
       if (const Call* c = x->as<Call>(); c && c->call_kind == CallKind::Extern) found = true;
       if (const Call* c = x->as<Call>(); c && is_intrinsic_call(c, Intrinsic::Prefetch)) found = true;  // asked for
+      if (const Call* c = x->as<Call>(); c && is_intrinsic_call(c, Intrinsic::AtomicAdd)) found = true;  // a store
     });
   return found;
 }

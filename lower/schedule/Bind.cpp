@@ -11,6 +11,10 @@
 // TVM's CPU meaning: L stays an ordinary serial loop (the same legality checks apply: not a
 // reduction loop, not already annotated), so a schedule written with vthreads compiles everywhere.
 //
+// A reduction loop bound to blockIdx.* on a GPU is split-K: each block reduces its part, and
+// lower_cross_block_reductions (lower/gpu/CrossBlockReduction.h) adds the blocks' partials to the
+// output atomically, the host zeroing it before the launch. Bound to vthread it stays an error.
+//
 // A loop bound to threadIdx.* that is the inner loop of a split whose factor exceeded the loop's
 // extent (`split(L, 16)` of a 12-iteration L gives an inner loop of 12) takes the factor back as its
 // extent, its body guarded by the old extent (TVM's split): a schedule that splits a cooperative
@@ -57,12 +61,14 @@ void apply_bind(ScheduleState& st, const SchedStep& step) {
   const Target* target = find_target(st.target);
   const bool cpu = !target || std::string(target->schedule_family) == "cpu";
   // A reduction loop bound to threadIdx.* on a GPU becomes a cross-thread reduction
-  // (lower/gpu/CrossThreadReduction.h); every other binding of one is an error.
+  // (lower/gpu/CrossThreadReduction.h), one bound to blockIdx.* a cross-block one (split-K:
+  // lower/gpu/CrossBlockReduction.h); every other binding of one is an error.
   std::string stage;
   if (is_reduction_loop(l, &stage)) {
-    if (cpu || thread_level(tag.name) != ThreadLevel::Thread)
+    const ThreadLevel level = thread_level(tag.name);
+    if (cpu || (level != ThreadLevel::Thread && level != ThreadLevel::Block))
       throw_error(DiagId::ReductionLoopAnnotation, p.args[0].loc, "bind", l->var->name, stage);
-    st.thread_bound_reductions.insert(l->var->name);
+    (level == ThreadLevel::Thread ? st.thread_bound_reductions : st.block_bound_reductions).insert(l->var->name);
   }
   const std::vector<std::string> cpu_tags = {"vthread"};
   const std::vector<std::string>& allowed = target ? target->thread_tags : cpu_tags;

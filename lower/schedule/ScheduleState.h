@@ -51,6 +51,10 @@ struct ScheduleState {
   /// Reduction loops bound to threadIdx.* (Bind.cpp): the loops lower_cross_thread_reductions
   /// turns into reductions across the threads; a thread loop not named here is a spatial one.
   std::set<std::string> thread_bound_reductions;
+  /// Reduction loops bound to blockIdx.* (Bind.cpp): split-K, the loops
+  /// lower_cross_block_reductions turns into per-block partials added atomically
+  /// (lower/gpu/CrossBlockReduction.h).
+  std::set<std::string> block_bound_reductions;
   /// Buffers whose rows storage_align pads (StorageAlign.cpp), by buffer name: plan_storage
   /// applies them when it sizes the buffer.
   StorageAligns storage_aligns;

@@ -182,6 +182,16 @@ TEST_CASE("a cuda-ptx artefact: its launch survives the JSON; a worker refuses P
   CHECK(back.artefact->launch.grid == a.launch.grid);
   CHECK(back.artefact->launch.block == a.launch.block);
   CHECK(back.artefact->launch.shared_bytes == 50000);
+  CHECK(back.artefact->launch.zeroed_args.empty());  // no split-K: no "zeroed" member
+  FarmArtefact split_k = a;  // its output C (argument 2, 127 x 255 f32) zeroed before each launch
+  split_k.launch.zeroed_args = {{2u, uint64_t(127 * 255 * 4)}};
+  ParsedArtefact split_back = parse_farm_artefact(split_k.to_json());
+  REQUIRE(split_back.artefact);
+  CHECK(split_back.artefact->launch.zeroed_args == split_k.launch.zeroed_args);
+  Json bad_zeroed = split_k.to_json();
+  for (auto& member : bad_zeroed.object)
+    if (member.first == "zeroed") member.second.array[0].array.pop_back();
+  CHECK(parse_farm_artefact(bad_zeroed).error == "a cuda-ptx artefact whose zeroed is not [argument, bytes] pairs");
   Json zero_block = a.to_json();
   for (auto& member : zero_block.object)
     if (member.first == "block") member.second.array[0] = Json::num(0);

@@ -353,3 +353,51 @@ TEST_CASE("the async-copy pipeline with insert_barriers' barriers runs and compu
     CHECK(tensors[1].get_double(t) == want);
   }
 }
+
+// Split-K (lower/gpu/CrossBlockReduction.h): atomic adds of one element by several threads and
+// blocks are no race, and they sum right; a plain store of the element by another block is.
+const char* kAtomicSums =
+    "func f(A: f32[64] input, S: f32[2] output) {\n"
+    "  bound(blockIdx.x) bx in 0..4 {\n"
+    "    bound(threadIdx.x) tx in 0..16 {\n"
+    "      atomic_add(S[tx%2], A[bx*16 + tx])\n"
+    "%s"
+    "    }\n"
+    "  }\n"
+    "}\n";
+
+std::string atomic_sums(const std::string& after) {
+  std::string text = kAtomicSums;
+  text.replace(text.find("%s"), 2, after);
+  return text;
+}
+
+TEST_CASE("atomic adds of one element by the threads of four blocks: no race, the sums are right") {
+  std::vector<Tensor> t;
+  CHECK(run_kernel(atomic_sums(""), &t) == "");
+  CHECK(t[1].get_double(0) == double(0 + 2 + 4 + 6 + 8 + 10 + 12 + 14) * 4 + 16.0 * 8 * (0 + 1 + 2 + 3));
+  CHECK(t[1].get_double(1) == t[1].get_double(0) + 32.0);
+}
+
+TEST_CASE("a plain store racing with atomic adds of the element: a race naming the atomic update") {
+  // Thread 0 of block 0 overwrites S[0] after its own atomic add; thread 2 of block 0 adds to it
+  // atomically in the same phase: the plain store races with the atomic update.
+  CHECK(run_kernel(atomic_sums("      if (tx == 0) {\n        S[0] = 1.0f\n      }\n")) ==
+        "data race on global buffer 'S' element [0]: thread (block 0, thread 0) writes it in loop 'tx' "
+        "(S[0] = 1.0f), thread (block 0, thread 2) adds to it atomically in loop 'tx' (atomic_add(S[tx%2], "
+        "A[bx*16 + tx])), with no barrier between them");
+}
+
+TEST_CASE("a plain read of an element other blocks add to atomically: a race across blocks") {
+  const char* text =
+      "func f(A: f32[64] input, S: f32[2] output, T: f32[4] output) {\n"
+      "  bound(blockIdx.x) bx in 0..4 {\n"
+      "    atomic_add(S[0], A[bx])\n"
+      "    T[bx] = S[0]\n"
+      "  }\n"
+      "}\n";
+  std::string message = run_kernel(text);
+  CHECK(message.find("data race on global buffer 'S' element [0]: thread (block 0, thread 0) reads it") == 0);
+  CHECK(message.find("thread (block 1, thread 0) adds to it atomically") != std::string::npos);
+  CHECK(message.find("blocks run in no fixed order") != std::string::npos);
+}

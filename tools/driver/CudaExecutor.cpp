@@ -74,6 +74,9 @@ struct Events {
 /// FAIL line naming the kernel and its configuration.
 void launch_checked(const CudaDriver& d, CUfunction function, const CudaLaunchConfig& config, std::vector<void*>& params,
                     const std::string& name) {
+  for (const auto& zeroed : config.zeroed_args)  // split-K: its blocks add into these outputs atomically
+    check(zero_output(d, *static_cast<CUdeviceptr*>(params.at(zeroed.first)), zeroed.second,
+                      "argument " + std::to_string(zeroed.first), name));
   check(launch_kernel(d, function, config.grid.data(), config.block.data(), config.shared_bytes, params.data(), name));
 }
 

@@ -89,6 +89,16 @@ Json FarmArtefact::to_json() const {
       j.set(key, a);
     }
     j.set("shared_bytes", Json::num(double(launch.shared_bytes)));
+    if (!launch.zeroed_args.empty()) {  // split-K's outputs, zeroed before each launch: [[argument, bytes]...]
+      Json z = Json::arr();
+      for (const auto& zeroed : launch.zeroed_args) {
+        Json pair = Json::arr();
+        pair.array.push_back(Json::num(double(zeroed.first)));
+        pair.array.push_back(Json::num(double(zeroed.second)));
+        z.array.push_back(pair);
+      }
+      j.set("zeroed", z);
+    }
   }
   if (kind == "arm-object") {
     j.set("driver", Json::str(driver));
@@ -158,6 +168,15 @@ ParsedArtefact parse_farm_artefact(const Json& j) {
         shared->number != double(int64_t(shared->number)))
       return {std::nullopt, "a cuda-ptx artefact with no shared_bytes"};
     a.launch.shared_bytes = uint32_t(shared->number);
+    if (const Json* zeroed = j.get("zeroed")) {
+      if (zeroed->kind != Json::Kind::Array) return {std::nullopt, "a cuda-ptx artefact whose zeroed is not a list"};
+      for (const Json& pair : zeroed->array) {
+        if (pair.kind != Json::Kind::Array || pair.array.size() != 2 || pair.array[0].kind != Json::Kind::Number ||
+            pair.array[1].kind != Json::Kind::Number || !(pair.array[0].number >= 0) || !(pair.array[1].number >= 0))
+          return {std::nullopt, "a cuda-ptx artefact whose zeroed is not [argument, bytes] pairs"};
+        a.launch.zeroed_args.push_back({uint32_t(pair.array[0].number), uint64_t(pair.array[1].number)});
+      }
+    }
   }
   if (a.kind == "vdla-program") {  // an intact program, of the configuration it names
     try {
