@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Tensor cores through tensorize (docs/cuda.md, "Tensor cores"; lower/gpu/MmaIntrinsics.h):
 #   - tests/e2e/cuda_mma/*.tex (hand-written TF32, 3xTF32 and f16 warp tiles) and linalg.matmul with
-#     MMG_TC=1 and 2 (several warp shapes, with and without double buffering) run on cuda-interp
+#     MMG_TC=1 and 2 (several warp shapes, with and without double buffering) and batch_matmul with
+#     BMMG_TC=1 and 2 run on cuda-interp
 #     against the reference: the interpreter exchanges every lane's fragments and computes each
 #     accumulator element from the lanes PTX's layout names, so a wrong layout is a wrong result;
 #   - the error of each against an f64 reference (accuracy.py): TF32 within the check's widened
@@ -50,6 +51,18 @@ for knobs in "MMG_TC=1 MMG_WN=1" "MMG_TC=2 MMG_WN=1" "MMG_TC=1 MMG_WN=1 MMG_DB=f
   for k in $knobs; do args+=(--knob "$k"); done
   check "linalg.matmul $knobs on cuda-interp" "$texc" run "$stdlib" --target cuda-interp "${args[@]}"
 done
+
+for knobs in "BMMG_TC=1" "BMMG_TC=2 BMMG_DB=false"; do
+  args=()
+  for k in $knobs; do args+=(--knob "$k"); done
+  check "linalg.batch_matmul $knobs on cuda-interp" "$texc" run "$dir/stdlib_tc_batch.tex" --target cuda-interp "${args[@]}"
+done
+if "$texc" "$dir/stdlib_tc_batch.tex" --target cuda --knob BMMG_TC=1 --emit ptx -o "$work/batch" > /dev/null 2>&1; then
+  check "batch_matmul BMMG_TC=1: mma.sync in its PTX" grep -q "mma\.sync\.aligned\.m16n8k8" "$work/batch.ptx"
+  [ -n "$ptxas" ] && check "batch_matmul BMMG_TC=1: ptxas sm_80, no spills" no_spills "$work/batch.ptx" sm_80
+else
+  check "batch_matmul BMMG_TC=1 compiles for cuda" false
+fi
 
 # accuracy against f64: TF32 ~1e-4 of the terms' magnitude, 3xTF32 and f32 CUDA cores ~1e-7
 if [ -n "$python" ]; then
