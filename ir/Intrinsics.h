@@ -8,7 +8,7 @@
 
 namespace texc {
 
-enum class IntrinsicEffect : uint8_t { Pure, Hint, Barrier, Atomic, Dma, TokenPush, TokenPop };
+enum class IntrinsicEffect : uint8_t { Pure, Hint, Barrier, Atomic, Dma, TokenPush, TokenPop, WarpUpdate };
 
 enum class Intrinsic : uint8_t {
 #define TEXC_INTRINSIC(name, text, effect, arity) name,

@@ -248,8 +248,7 @@ void CodeGenNVPTX::emit_barrier() { b_.CreateIntrinsic(llvm::Intrinsic::nvvm_bar
 Value* CodeGenNVPTX::emit_intrinsic(const Call* op) {
   std::optional<Intrinsic> which = intrinsic_of(op);
   if (which && *which == Intrinsic::ShuffleDown) return emit_shuffle_down(op);
-  if (which && (*which == Intrinsic::MmaSyncTf32 || *which == Intrinsic::MmaSync3xTf32)) return emit_mma(op);
-  if (which && *which == Intrinsic::MmaSyncF16) return emit_mma_f16(op);
+  if (which && intrinsic_effect(*which) == IntrinsicEffect::WarpUpdate) return emit_mma(op);  // tensor cores
   if (which && (*which == Intrinsic::AsyncCopyCommit || *which == Intrinsic::AsyncCopyWait)) {
     if (sm_ >= 80) {
       if (*which == Intrinsic::AsyncCopyCommit) {
@@ -266,54 +265,56 @@ Value* CodeGenNVPTX::emit_intrinsic(const Call* op) {
   return CodeGenLLVM::emit_intrinsic(op);
 }
 
-// Element r of the warp's mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 with a zero
-// accumulator (lower/gpu/MmaIntrinsics.h). The four elements of one update are four calls with the
-// same operands: LLVM's CSE keeps one cvt per operand and one mma (both have no side effect).
+// The warp's mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 (or m16n8k16...f16.f16 for f16)
+// adding A . B into the lane's four accumulator elements in place (lower/gpu/MmaIntrinsics.h): the
+// elements loaded through their pointers, passed as C, D stored back. TF32 operands are converted
+// once each (cvt.rna); 3xTF32 adds small*big, big*small, then big*big (three mma); f16 operands go
+// in pairs into .f16x2 registers (a0 a1, a2 a3, ...).
 Value* CodeGenNVPTX::emit_mma(const Call* op) {
-  int64_t r = 0;
-  TEXC_CHECK(op->args.size() == 7 && is_const_int(op->args[0], &r) && r >= 0 && r < 4)
-      << "mma takes a register 0..3 and six fragments (op " << op_name_ << ")";
-  auto tf32 = [&](Value* x) { return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_f2tf32_rna, {}, {x}); };
-  auto as_float = [&](Value* bits) { return b_.CreateBitCast(bits, b_.getFloatTy()); };
-  std::vector<Value*> big, small;  // the operands in TF32: a0..a3, b0, b1
-  for (size_t i = 1; i < 7; ++i) {
-    Value* x = emit(op->args[i]);
-    big.push_back(tf32(x));
-    if (is_intrinsic_call(op, Intrinsic::MmaSync3xTf32)) small.push_back(tf32(b_.CreateFSub(x, as_float(big.back()))));
+  std::optional<Intrinsic> which = intrinsic_of(op);
+  const bool f16 = *which == Intrinsic::MmaSyncF16;
+  TEXC_CHECK(op->args.size() == (f16 ? 16u : 10u)) << op->name << " with " << op->args.size() << " arguments";
+  std::vector<Value*> pointers, acc;
+  for (size_t r = 0; r < 4; ++r) {
+    const Load* element = op->args[r]->as<Load>();
+    TEXC_CHECK(element) << "the accumulator arguments of " << op->name << " are buffer elements (op " << op_name_ << ")";
+    pointers.push_back(emit(make_intrinsic_call(Intrinsic::AddressOf, Int(64), {op->args[r]})));
+    acc.push_back(b_.CreateLoad(b_.getFloatTy(), pointers.back()));
   }
-  Value* zero = llvm::ConstantFP::get(b_.getFloatTy(), 0.0);
-  std::vector<Value*> acc = {zero, zero, zero, zero};
-  auto mma = [&](const std::vector<Value*>& a, const std::vector<Value*>& b) {
-    Value* d = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_mma_m16n8k8_row_col_tf32, {},
-                                  {a[0], a[1], a[2], a[3], b[4], b[5], acc[0], acc[1], acc[2], acc[3]});
+  auto mma = [&](llvm::Intrinsic::ID id, const std::vector<Value*>& a, const std::vector<Value*>& b) {
+    std::vector<Value*> args(a);
+    args.insert(args.end(), b.begin(), b.end());
+    args.insert(args.end(), acc.begin(), acc.end());
+    Value* d = b_.CreateIntrinsic(id, {}, args);
     for (unsigned i = 0; i < 4; ++i) acc[i] = b_.CreateExtractValue(d, {i});
   };
-  if (small.empty()) {
-    mma(big, big);
-  } else {  // the small products first, the big one last (3xTF32)
-    mma(small, big);
-    mma(big, small);
-    mma(big, big);
+  if (f16) {
+    auto* pair_type = llvm::FixedVectorType::get(b_.getHalfTy(), 2);
+    std::vector<Value*> regs;
+    for (size_t i = 4; i < 16; i += 2) {
+      Value* pair = b_.CreateInsertElement(llvm::PoisonValue::get(pair_type), emit(op->args[i]), uint64_t(0));
+      regs.push_back(b_.CreateInsertElement(pair, emit(op->args[i + 1]), uint64_t(1)));
+    }
+    mma(llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32, {regs.begin(), regs.begin() + 4}, {regs.begin() + 4, regs.end()});
+  } else {
+    auto tf32 = [&](Value* x) { return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_f2tf32_rna, {}, {x}); };
+    std::vector<Value*> big, small;  // a0..a3, b0, b1 in TF32
+    for (size_t i = 4; i < 10; ++i) {
+      Value* x = emit(op->args[i]);
+      big.push_back(tf32(x));
+      if (*which == Intrinsic::MmaSync3xTf32)
+        small.push_back(tf32(b_.CreateFSub(x, b_.CreateBitCast(big.back(), b_.getFloatTy()))));
+    }
+    auto a_of = [](const std::vector<Value*>& v) { return std::vector<Value*>(v.begin(), v.begin() + 4); };
+    auto b_of = [](const std::vector<Value*>& v) { return std::vector<Value*>(v.begin() + 4, v.end()); };
+    if (!small.empty()) {  // the small products first, the big one last
+      mma(llvm::Intrinsic::nvvm_mma_m16n8k8_row_col_tf32, a_of(small), b_of(big));
+      mma(llvm::Intrinsic::nvvm_mma_m16n8k8_row_col_tf32, a_of(big), b_of(small));
+    }
+    mma(llvm::Intrinsic::nvvm_mma_m16n8k8_row_col_tf32, a_of(big), b_of(big));
   }
-  return acc[size_t(r)];
-}
-
-// Element r of the warp's mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 with a zero
-// accumulator: the lane's eight A and four B halves paired into .f16x2 registers (a0 a1, a2 a3, ...).
-Value* CodeGenNVPTX::emit_mma_f16(const Call* op) {
-  int64_t r = 0;
-  TEXC_CHECK(op->args.size() == 13 && is_const_int(op->args[0], &r) && r >= 0 && r < 4)
-      << "mma_sync_f16 takes a register 0..3 and twelve f16 fragments (op " << op_name_ << ")";
-  auto* pair_type = llvm::FixedVectorType::get(b_.getHalfTy(), 2);
-  std::vector<Value*> regs;
-  for (size_t i = 1; i < 13; i += 2) {
-    Value* pair = b_.CreateInsertElement(llvm::PoisonValue::get(pair_type), emit(op->args[i]), uint64_t(0));
-    regs.push_back(b_.CreateInsertElement(pair, emit(op->args[i + 1]), uint64_t(1)));
-  }
-  Value* zero = llvm::ConstantFP::get(b_.getFloatTy(), 0.0);
-  Value* d = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32, {},
-                                {regs[0], regs[1], regs[2], regs[3], regs[4], regs[5], zero, zero, zero, zero});
-  return b_.CreateExtractValue(d, {unsigned(r)});
+  for (size_t r = 0; r < 4; ++r) b_.CreateStore(acc[r], pointers[r]);
+  return zero_of(value_type(op->type));
 }
 
 // shfl.sync.down.b32 with every lane of the warp taking part.

@@ -62,7 +62,6 @@ class CodeGenNVPTX : public CodeGenLLVM {
   int async_copy_depth_ = 0;    // inside pragma(async_copy) fills
   llvm::Value* emit_shuffle_down(const Call* op);
   llvm::Value* emit_mma(const Call* op);
-  llvm::Value* emit_mma_f16(const Call* op);
   llvm::Value* shuffle_down_i32(llvm::Value* value, llvm::Value* offset);
   llvm::Value* emit_f32_math(const std::string& name, const std::vector<llvm::Value*>& args);
   llvm::Value* emit_f64_math(const std::string& name, const std::vector<llvm::Value*>& args);

@@ -1,9 +1,7 @@
 #include "lower/gpu/MmaExchange.h"
 
 #include "ir/Diagnostics.h"
-#include "ir/IRMutator.h"
 #include "ir/IROperators.h"
-#include "ir/IRPrinter.h"
 #include "ir/Intrinsics.h"
 #include "lower/gpu/Barriers.h"
 #include "lower/gpu/MmaIntrinsics.h"
@@ -25,32 +23,31 @@ Expr product(const Expr& a, const Expr& b, Intrinsic which) {
 
 }  // namespace
 
-Stmt exchange_mma(const Store* store, const Call* mma, const Expr& tid, const Buffer& xa, const Buffer& xb) {
-  int64_t r = 0;
-  TEXC_CHECK(is_const_int(mma->args[0], &r) && r >= 0 && r < 4) << "mma register " << to_string(mma->args[0]);
+Stmt exchange_mma(const Call* mma, const Expr& tid, const Buffer& xa, const Buffer& xb) {
   const Intrinsic which = *intrinsic_of(mma);
   const MmaShape shape = mma_shape(which);
   const Expr na = make_int(shape.a_elements), nb = make_int(shape.b_elements);
   auto as_f32 = [](const Expr& x) { return x->type == Float(32) ? x : Cast::make(Float(32), x); };
   std::vector<Stmt> seq;
   for (int q = 0; q < shape.a_elements; ++q)
-    seq.push_back(Store::make(xa, {tid * na + make_int(q)}, as_f32(mma->args[1 + q])));
+    seq.push_back(Store::make(xa, {tid * na + make_int(q)}, as_f32(mma->args[4 + q])));
   for (int q = 0; q < shape.b_elements; ++q)
-    seq.push_back(Store::make(xb, {tid * nb + make_int(q)}, as_f32(mma->args[1 + shape.a_elements + q])));
+    seq.push_back(Store::make(xb, {tid * nb + make_int(q)}, as_f32(mma->args[4 + shape.a_elements + q])));
   seq.push_back(thread_barrier());
   const Expr lane = tid % make_int(32), warp = tid - lane;
-  FragmentElement c = mma_c_element(lane, int(r));
-  Expr sum;
-  for (int64_t k = 0; k < shape.k; ++k) {
-    FragmentHolder a = mma_a_holder(shape, c.row, make_int(k)), b = mma_b_holder(shape, make_int(k), c.col);
-    Expr term = product(Load::make(xa, {(warp + a.lane) * na + a.reg}), Load::make(xb, {(warp + b.lane) * nb + b.reg}),
-                        which);
-    sum = sum ? sum + term : term;
+  for (int r = 0; r < 4; ++r) {
+    const Load* acc = mma->args[r]->as<Load>();
+    TEXC_CHECK(acc) << "the accumulator arguments of " << mma->name << " are buffer elements";
+    FragmentElement c = mma_c_element(lane, r);
+    Expr sum;
+    for (int64_t k = 0; k < shape.k; ++k) {
+      FragmentHolder a = mma_a_holder(shape, c.row, make_int(k)), b = mma_b_holder(shape, make_int(k), c.col);
+      Expr term = product(Load::make(xa, {(warp + a.lane) * na + a.reg}),
+                          Load::make(xb, {(warp + b.lane) * nb + b.reg}), which);
+      sum = sum ? sum + term : term;
+    }
+    seq.push_back(Store::make(acc->buffer, acc->indices, Expr(mma->args[r]) + sum));
   }
-  Expr value = mutate_with<Call>(store->value, [&](auto& m, const Call* call, const Expr& e) {
-    return call == mma ? sum : m.descend(call, e);
-  });
-  seq.push_back(store->with(store->buffer, store->indices, value));
   seq.push_back(thread_barrier());
   return Seq::make(seq);
 }

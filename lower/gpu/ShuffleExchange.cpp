@@ -33,20 +33,18 @@ class Exchanger : public IRMutator {
   std::map<std::string, Buffer> buffers;  // by element type (shuffles), mma_a and mma_b (mma)
 
  protected:
+  Stmt mutate(const Evaluate* op, const Stmt& self) override {
+    const Call* mma = op->value->as<Call>();
+    std::optional<Intrinsic> which = mma ? intrinsic_of(mma) : std::nullopt;
+    if (!which || !is_mma(*which)) return IRMutator::mutate(op, self);
+    Buffer& xa = buffers["mma_a"];  // slots for the most elements a lane holds (f16: 8 of A, 4 of B)
+    Buffer& xb = buffers["mma_b"];
+    if (!xa) xa = BufferNode::make("mma_a", Float(32), {make_int(threads_ * 8)}, MemScope::Shared);
+    if (!xb) xb = BufferNode::make("mma_b", Float(32), {make_int(threads_ * 4)}, MemScope::Shared);
+    return exchange_mma(mma, tid_, xa, xb);
+  }
+
   Stmt mutate(const Store* op, const Stmt& self) override {
-    const Call* mma = nullptr;
-    for_each_expr(op->value, [&](const Expr& e) {
-      const Call* c = e->as<Call>();
-      std::optional<Intrinsic> which = c ? intrinsic_of(c) : std::nullopt;
-      if (which && is_mma(*which)) mma = c;
-    });
-    if (mma) {  // slots for the most elements a lane holds (f16: 8 of A, 4 of B)
-      Buffer& xa = buffers["mma_a"];
-      Buffer& xb = buffers["mma_b"];
-      if (!xa) xa = BufferNode::make("mma_a", Float(32), {make_int(threads_ * 8)}, MemScope::Shared);
-      if (!xb) xb = BufferNode::make("mma_b", Float(32), {make_int(threads_ * 4)}, MemScope::Shared);
-      return exchange_mma(op, mma, tid_, xa, xb);
-    }
     const Call* shuffle = nullptr;
     for_each_expr(op->value, [&](const Expr& e) {
       const Call* c = e->as<Call>();

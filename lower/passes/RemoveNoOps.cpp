@@ -26,6 +26,9 @@ bool has_side_effects(const Expr& e) {
       if (const Call* c = x->as<Call>(); c && c->call_kind == CallKind::Extern) found = true;
       if (const Call* c = x->as<Call>(); c && is_intrinsic_call(c, Intrinsic::Prefetch)) found = true;  // asked for
       if (const Call* c = x->as<Call>(); c && is_intrinsic_call(c, Intrinsic::AtomicAdd)) found = true;  // a store
+      if (const Call* c = x->as<Call>(); c && c->call_kind == CallKind::Intrinsic && intrinsic_of(c) &&
+                                         intrinsic_effect(*intrinsic_of(c)) == IntrinsicEffect::WarpUpdate)
+        found = true;  // a tensor-core update
     });
   return found;
 }

@@ -174,7 +174,11 @@ Stmt warp_mma_replacement(const ScheduleState& st, const For* top, const Intrins
 
   // The lane's fragments and its four accumulator updates.
   const Expr lane_index = Expr(lane->var);
-  std::vector<Expr> args{make_int(0)};
+  std::vector<Expr> args;
+  for (int r = 0; r < 4; ++r) {  // the lane's accumulator elements, updated in place
+    FragmentElement e = mma_c_element(lane_index, r);
+    args.push_back(Load::make(c, indices_at(c_indices, nest_point(vars, e.row, e.col, make_int(0)))));
+  }
   for (int r = 0; r < shape.a_elements; ++r) {
     FragmentElement e = mma_a_element(shape, lane_index, r);
     args.push_back(Load::make(a, indices_at(a_indices, nest_point(vars, e.row, make_int(0), e.col))));
@@ -183,13 +187,7 @@ Stmt warp_mma_replacement(const ScheduleState& st, const For* top, const Intrins
     FragmentElement e = mma_b_element(shape, lane_index, r);  // row: k, col: n
     args.push_back(Load::make(b, indices_at(b_indices, nest_point(vars, make_int(0), e.col, e.row))));
   }
-  std::vector<Stmt> updates;
-  for (int r = 0; r < 4; ++r) {
-    FragmentElement e = mma_c_element(lane_index, r);
-    std::vector<Expr> at = indices_at(c_indices, nest_point(vars, e.row, e.col, make_int(0)));
-    args[0] = make_int(r);
-    updates.push_back(Store::make(c, at, Load::make(c, at) + make_intrinsic_call(element, Float(32), args)));
-  }
+  Stmt update = Evaluate::make(make_intrinsic_call(element, Int(32), args));
 
   // The reduction's init over the lane's own elements (ih, jl), as before the nest was replaced.
   Stmt init = substitute(block->init, iter_values);
@@ -203,7 +201,7 @@ Stmt warp_mma_replacement(const ScheduleState& st, const For* top, const Intrins
   for (const For* l : loops) at_start[l->var.get()] = make_int(0);
   std::vector<Expr> bindings;
   for (const Expr& binding : block->bindings) bindings.push_back(simplify(substitute(binding, at_start)));
-  return Block::make(block->stage, block->iter_vars, bindings, block->predicate, init, Seq::make(updates));
+  return Block::make(block->stage, block->iter_vars, bindings, block->predicate, init, update);
 }
 
 }  // namespace texc

@@ -16,10 +16,10 @@
 //    two sets of values);
 //  - no guard of the Block depends on the nest's loops or on a thread index (the whole warp must
 //    reach the mma together): a tile that does not divide the tensor is refused.
-// Result: a Block of the same stage whose body is, for each of the lane's accumulator registers r,
-//   C[c_r] = C[c_r] + mma_sync_tf32(r, a0, a1, a2, a3, b0, b1)   (mma_sync_f16: a0..a7, b0..b3)
-// with a_q, b_q the lane's fragment elements (loads of the nest's A and B at the points the layout
-// names) and c_r its own accumulator elements; the init is looped over ih and jl (as for an LLVM
+// Result: a Block of the same stage whose body is the statement
+//   mma_sync_tf32(C[c0], C[c1], C[c2], C[c3], a0, a1, a2, a3, b0, b1)   (mma_sync_f16: a0..a7, b0..b3)
+// which adds the warp's A . B into the lane's accumulator elements C[c_r] in place, a_q and b_q the
+// lane's fragment elements (loads of the nest's A and B at the points the layout names); the init is looped over ih and jl (as for an LLVM
 // intrinsic), so lower_blocks still resets the accumulator before the reduction's outer loops.
 #pragma once
 #include "ir/IR.h"

@@ -73,9 +73,9 @@ TEST_CASE("a one-warp kernel loading each lane's TF32 fragments by the layout co
   const char* a[4] = {"A[tx/4*8 + tx%4]", "A[(tx/4 + 8)*8 + tx%4]", "A[tx/4*8 + tx%4 + 4]", "A[(tx/4 + 8)*8 + tx%4 + 4]"};
   const char* b[2] = {"B[tx%4*8 + tx/4]", "B[(tx%4 + 4)*8 + tx/4]"};
   const char* c[4] = {"C[tx/4*8 + tx%4*2]", "C[tx/4*8 + tx%4*2 + 1]", "C[(tx/4 + 8)*8 + tx%4*2]", "C[(tx/4 + 8)*8 + tx%4*2 + 1]"};
-  for (int r = 0; r < 4; ++r)
-    text << "    " << c[r] << " = mma_sync_tf32:f32(" << r << ", " << a[0] << ", " << a[1] << ", " << a[2] << ", "
-         << a[3] << ", " << b[0] << ", " << b[1] << ")\n";
+  for (int r = 0; r < 4; ++r) text << "    " << c[r] << " = 0.0f\n";
+  text << "    mma_sync_tf32(" << c[0] << ", " << c[1] << ", " << c[2] << ", " << c[3] << ", " << a[0] << ", " << a[1]
+       << ", " << a[2] << ", " << a[3] << ", " << b[0] << ", " << b[1] << ")\n";
   text << "  }\n}\n";
   LoweredFunc f = parse_func(text.str());
   f.kind = FunctionKind::Device;
