@@ -221,16 +221,22 @@ class RaceDetector : public LoopObserver {
     }
   }
 
-  void access(int id, int64_t flat, bool write) override {
-    WatchedBuffer& w = watched_[size_t(id)];
+  // The element's accesses in this phase, the buffer's records grown to hold it.
+  PhaseAccesses& phase_accesses(WatchedBuffer& w, int64_t flat) {
     if (size_t(flat) >= w.phase.size()) {
       size_t size = std::max(size_t(flat) + 1, 2 * w.phase.size());
       w.phase.resize(size);
       if (w.global) w.run.resize(size);
     }
-    const Who me{block_, thread_, site_};
     PhaseAccesses& p = w.phase[size_t(flat)];
     if (p.phase != phase_) p = PhaseAccesses{phase_, {}, {}, {}, {}};
+    return p;
+  }
+
+  void access(int id, int64_t flat, bool write) override {
+    WatchedBuffer& w = watched_[size_t(id)];
+    PhaseAccesses& p = phase_accesses(w, flat);
+    const Who me{block_, thread_, site_};
     auto other_thread = [&](const Who& x) { return x.block >= 0 && x.thread != me.thread; };
     if (other_thread(p.writer)) race(w, flat, p.writer, true, me, write, false);
     if (other_thread(p.atomic)) race(w, flat, p.atomic, kAtomic, me, write, false);
@@ -263,14 +269,8 @@ class RaceDetector : public LoopObserver {
   /// reads and writes of it, not with their atomic updates (CUDA's atomics are indivisible).
   void atomic_access(int id, int64_t flat) override {
     WatchedBuffer& w = watched_[size_t(id)];
-    if (size_t(flat) >= w.phase.size()) {
-      size_t size = std::max(size_t(flat) + 1, 2 * w.phase.size());
-      w.phase.resize(size);
-      if (w.global) w.run.resize(size);
-    }
+    PhaseAccesses& p = phase_accesses(w, flat);
     const Who me{block_, thread_, site_};
-    PhaseAccesses& p = w.phase[size_t(flat)];
-    if (p.phase != phase_) p = PhaseAccesses{phase_, {}, {}, {}, {}};
     auto other_thread = [&](const Who& x) { return x.block >= 0 && x.thread != me.thread; };
     if (other_thread(p.writer)) race(w, flat, p.writer, true, me, kAtomic, false);
     if (other_thread(p.reader)) race(w, flat, p.reader, false, me, kAtomic, false);

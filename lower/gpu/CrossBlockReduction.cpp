@@ -14,36 +14,14 @@
 #include "ir/Substitute.h"
 #include "ir/Target.h"
 
+#include "lower/analysis/ReductionUpdate.h"
+
 namespace texc {
 
 namespace {
 
 bool is_block_loop(const For* f) {
   return f && f->for_kind == ForKind::ThreadBound && thread_level(f->thread_tag) == ThreadLevel::Block;
-}
-
-// `B[idx] = B[idx] op x` (either operand order): the reduction's kind and x.
-std::optional<std::pair<ReduceKind, Expr>> match_update(const Store* s) {
-  const Binary* b = s->value->as<Binary>();
-  if (!b) return std::nullopt;
-  ReduceKind kind;
-  switch (b->op) {
-    case BinaryOp::Add: kind = ReduceKind::Sum; break;
-    case BinaryOp::Mul: kind = ReduceKind::Prod; break;
-    case BinaryOp::Max: kind = ReduceKind::Max; break;
-    case BinaryOp::Min: kind = ReduceKind::Min; break;
-    default: return std::nullopt;
-  }
-  auto is_self = [&](const Expr& e) {
-    const Load* l = e->as<Load>();
-    if (!l || l->buffer != s->buffer || l->indices.size() != s->indices.size()) return false;
-    for (size_t i = 0; i < l->indices.size(); ++i)
-      if (!structurally_equal(l->indices[i], s->indices[i])) return false;
-    return true;
-  };
-  if (is_self(b->a)) return std::make_pair(kind, b->b);
-  if (is_self(b->b)) return std::make_pair(kind, b->a);
-  return std::nullopt;
 }
 
 bool uses_any(const std::vector<Expr>& es, const Variable* v) {
@@ -83,7 +61,7 @@ std::vector<const Store*> cross_block_updates(const For* l) {
   std::vector<const Store*> out;
   for_each_stmt(l->body, [&](const Stmt& x) {
     const Store* s = x->as<Store>();
-    if (s && !inner.count(s->buffer.get()) && match_update(s) && !uses_any(s->indices, l->var.get())) out.push_back(s);
+    if (s && !inner.count(s->buffer.get()) && match_reduction_update(s) && !uses_any(s->indices, l->var.get())) out.push_back(s);
   });
   return out;
 }
@@ -135,7 +113,7 @@ class Lowerer {
   void classify() {
     for (const Store* s : cross_block_updates(loop_)) {
       const BufferNode* b = s->buffer.get();
-      ReduceKind kind = match_update(s)->first;
+      ReduceKind kind = match_reduction_update(s)->first;
       if (kind != ReduceKind::Sum) fail(DiagId::GpuCrossBlockCombiner, b->name, reduce_kind_name(kind));
       if (b->scope == MemScope::Local) {
         cached_.insert(b);
@@ -172,7 +150,7 @@ class Lowerer {
       const BufferNode* b = op->buffer.get();
       if (inside_) {
         if (!l_->direct_.count(b)) return self;
-        auto update = match_update(op);
+        auto update = match_reduction_update(op);
         if (!update || uses_any(op->indices, l_->loop_->var.get()))
           l_->fail(DiagId::GpuCrossBlockUse, b->name, to_string(self));
         return atomic_add(op->buffer, op->indices, update->second);

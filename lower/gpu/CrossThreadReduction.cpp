@@ -15,6 +15,7 @@
 #include "ir/StructuralEqual.h"
 #include "ir/Substitute.h"
 #include "ir/Target.h"
+#include "lower/analysis/ReductionUpdate.h"
 #include "lower/gpu/Barriers.h"
 
 namespace texc {
@@ -26,30 +27,6 @@ const char* const kThreadTags[] = {"threadIdx.x", "threadIdx.y", "threadIdx.z"};
 
 bool is_thread_loop(const For* f) {
   return f && f->for_kind == ForKind::ThreadBound && thread_level(f->thread_tag) == ThreadLevel::Thread;
-}
-
-// `B[idx] = B[idx] op x` (either operand order): the reduction's kind and x.
-std::optional<std::pair<ReduceKind, Expr>> match_update(const Store* s) {
-  const Binary* b = s->value->as<Binary>();
-  if (!b) return std::nullopt;
-  ReduceKind kind;
-  switch (b->op) {
-    case BinaryOp::Add: kind = ReduceKind::Sum; break;
-    case BinaryOp::Mul: kind = ReduceKind::Prod; break;
-    case BinaryOp::Max: kind = ReduceKind::Max; break;
-    case BinaryOp::Min: kind = ReduceKind::Min; break;
-    default: return std::nullopt;
-  }
-  auto is_self = [&](const Expr& e) {
-    const Load* l = e->as<Load>();
-    if (!l || l->buffer != s->buffer || l->indices.size() != s->indices.size()) return false;
-    for (size_t i = 0; i < l->indices.size(); ++i)
-      if (!structurally_equal(l->indices[i], s->indices[i])) return false;
-    return true;
-  };
-  if (is_self(b->a)) return std::make_pair(kind, b->b);
-  if (is_self(b->b)) return std::make_pair(kind, b->a);
-  return std::nullopt;
 }
 
 bool same_indices(const std::vector<Expr>& a, const std::vector<Expr>& b) {
@@ -141,7 +118,6 @@ Stmt without_single_thread_guards(const Stmt& s, const Variable* v) {
   return Remover(v).mutate_stmt(s);
 }
 
-
 class Lowerer : public IRMutator {
  public:
   Lowerer(const std::map<std::string, SourceLoc>& bind_locs, const std::set<std::string>* reduction_loops)
@@ -185,7 +161,7 @@ class Lowerer : public IRMutator {
       if (!s || inner_buffers.count(s->buffer.get())) return;
       for (const Expr& i : s->indices)
         if (uses_var(i, l->var.get())) return;
-      auto update = match_update(s);
+      auto update = match_reduction_update(s);
       if (!update) return;
       if (!r.buffer) {
         r.buffer = s->buffer;
@@ -366,7 +342,7 @@ class Lowerer : public IRMutator {
      protected:
       Stmt mutate(const Store* op, const Stmt& self) override {
         if (!r_.updates.count(op)) return IRMutator::mutate(op, self);
-        Expr x = match_update(op)->second;
+        Expr x = match_reduction_update(op)->second;
         return Store::make(acc_, {make_int(0)}, Reduce::combine(r_.kind, Load::make(acc_, {make_int(0)}), x));
       }
 

@@ -18,12 +18,6 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # shellcheck source=ptx_test_setup.sh
 . "$root/tests/e2e/ptx_test_setup.sh"
-no_spills() {  # $1 PTX, $2 arch: ptxas assembles it and every function spills 0 bytes
-  local out
-  out=$("$ptxas" -arch="$2" -v "$1" -o "$work/x.cubin" 2>&1) || { echo "$out"; return 1; }
-  grep -q "spill" <<<"$out" || { echo "$out"; return 1; }
-  if grep "spill" <<<"$out" | grep -vq "0 bytes spill stores, 0 bytes spill loads"; then echo "$out"; return 1; fi
-}
 
 dir=$root/tests/e2e/cuda_double_buffer
 ragged=$root/tests/e2e/cuda_vector_fill/stdlib_ragged.tex
@@ -59,12 +53,12 @@ for arch in sm_80 sm_90 sm_75; do
     check "$arch: 16-byte cp.async copies, commit and wait" \
       bash -c 'grep -q "cp\.async\.cg\.shared\.global \[.*\], \[.*\], 16;" "$1" && grep -q "cp\.async\.commit_group" "$1" && grep -q "cp\.async\.wait_group 1" "$1"' _ "$ptx"
   fi
-  [ -n "$ptxas" ] && check "matmul_pipelined: ptxas $arch, no spills" no_spills "$ptx" $arch
+  [ -n "$ptxas" ] && check "matmul_pipelined: ptxas $arch, no spills" ptx_no_spills "$ptx" $arch
 done
 for g in G1 G2 G3 G4 G5 G6; do
   if "$texc" "$root/bench/texc_workloads/$g.tex" --target cuda --knob MMG_DB=true --emit ptx -o "$work/$g" > /dev/null 2>&1; then
     check "$g with MMG_DB=true: cp.async in its PTX" grep -q "cp\.async\.c[ag]\.shared\.global" "$work/$g.ptx"
-    [ -n "$ptxas" ] && check "$g with MMG_DB=true: ptxas sm_80, no spills" no_spills "$work/$g.ptx" sm_80
+    [ -n "$ptxas" ] && check "$g with MMG_DB=true: ptxas sm_80, no spills" ptx_no_spills "$work/$g.ptx" sm_80
   else
     check "$g with MMG_DB=true compiles for cuda" false
   fi

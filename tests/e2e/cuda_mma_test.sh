@@ -28,11 +28,6 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # shellcheck source=ptx_test_setup.sh
 . "$root/tests/e2e/ptx_test_setup.sh"
-no_spills() {  # $1 PTX, $2 arch: ptxas assembles it and every function spills 0 bytes
-  local out
-  out=$("$ptxas" -arch="$2" -v "$1" -o "$work/x.cubin" 2>&1) || { echo "$out"; return 1; }
-  if grep "spill" <<<"$out" | grep -vq "0 bytes spill stores, 0 bytes spill loads"; then echo "$out"; return 1; fi
-}
 error_below() {  # $1 save-io dir, $2 op, $3 bound: the error against f64 (accuracy.py) is below it
   local line
   line=$("$python" "$dir/accuracy.py" "$1" "$2" "$4" "$5" "$6") || return 1
@@ -59,7 +54,7 @@ for knobs in "BMMG_TC=1" "BMMG_TC=2 BMMG_DB=false"; do
 done
 if "$texc" "$dir/stdlib_tc_batch.tex" --target cuda --knob BMMG_TC=1 --emit ptx -o "$work/batch" > /dev/null 2>&1; then
   check "batch_matmul BMMG_TC=1: mma.sync in its PTX" grep -q "mma\.sync\.aligned\.m16n8k8" "$work/batch.ptx"
-  [ -n "$ptxas" ] && check "batch_matmul BMMG_TC=1: ptxas sm_80, no spills" no_spills "$work/batch.ptx" sm_80
+  [ -n "$ptxas" ] && check "batch_matmul BMMG_TC=1: ptxas sm_80, no spills" ptx_no_spills "$work/batch.ptx" sm_80
 else
   check "batch_matmul BMMG_TC=1 compiles for cuda" false
 fi
@@ -89,7 +84,7 @@ for arch in sm_80 sm_90; do
     ptx=$work/${f}_$arch.ptx
     check "$f $arch: mma.sync m16n8k8 tf32 and cvt.rna.tf32" \
       bash -c 'grep -q "mma\.sync\.aligned\.m16n8k8\.row\.col\.f32\.tf32\.tf32\.f32" "$1" && grep -q "cvt\.rna\.tf32\.f32" "$1"' _ "$ptx"
-    [ -n "$ptxas" ] && check "$f: ptxas $arch, no spills" no_spills "$ptx" $arch
+    [ -n "$ptxas" ] && check "$f: ptxas $arch, no spills" ptx_no_spills "$ptx" $arch
   done
 done
 for arch in sm_80 sm_90; do
@@ -114,7 +109,7 @@ for g in G1 G2 G3 G4; do
   if "$texc" "$root/bench/texc_workloads/$g.tex" --target cuda --knob MMG_TC=1 --emit ptx -o "$work/$g" > /dev/null 2>&1; then
     check "$g with MMG_TC=1: mma.sync and cp.async in its PTX" \
       bash -c 'grep -q "mma\.sync\.aligned\.m16n8k8" "$1" && grep -q "cp\.async\.cg\.shared\.global" "$1"' _ "$work/$g.ptx"
-    [ -n "$ptxas" ] && check "$g with MMG_TC=1: ptxas sm_80, no spills" no_spills "$work/$g.ptx" sm_80
+    [ -n "$ptxas" ] && check "$g with MMG_TC=1: ptxas sm_80, no spills" ptx_no_spills "$work/$g.ptx" sm_80
   else
     check "$g with MMG_TC=1 compiles for cuda" false
   fi

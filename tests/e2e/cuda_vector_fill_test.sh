@@ -35,12 +35,7 @@ check "stdlib_ragged.tex on cuda-interp, every fill vectorized" \
 has() { grep -qE "$2" "$1"; }
 hasnt() { ! grep -qE "$2" "$1"; }
 no_spills() {  # every function of the PTX: 0 bytes spilled, for sm_80 and sm_90
-  local arch out
-  for arch in sm_80 sm_90; do
-    out=$("$ptxas" -arch=$arch -v "$1" -o "$work/x.cubin" 2>&1) || { echo "$out"; return 1; }
-    grep -q "spill" <<<"$out" || { echo "$out"; return 1; }
-    if grep "spill" <<<"$out" | grep -vq "0 bytes spill stores, 0 bytes spill loads"; then echo "$out"; return 1; fi
-  done
+  ptx_no_spills "$1" sm_80 && ptx_no_spills "$1" sm_90
 }
 
 "$texc" "$dir/fill_copy.tex" --target cuda --emit ptx -o "$work/fill" --remarks > "$work/fill.remarks" 2>&1
