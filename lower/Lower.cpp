@@ -29,6 +29,7 @@
 #include "lower/gpu/HoistAllocations.h"
 #include "lower/gpu/InferScopes.h"
 #include "lower/gpu/InsertBarriers.h"
+#include "lower/gpu/LdMatrix.h"
 #include "lower/gpu/LaunchCheck.h"
 #include "lower/gpu/RegisterTileGuards.h"
 #include "lower/gpu/SingleThreadStores.h"
@@ -341,6 +342,8 @@ const std::vector<FunctionPass>& function_pass_list() {
            f.body = simplify(expand_virtual_threads(f.body));  // the copies' v*1 + 0
            return f;
          }},
+        body_pass("use_ldmatrix", "a tensor-core step's fragments in shared memory loaded by ldmatrix, one per operand and warp (lower/gpu/LdMatrix.h)",
+                  kGpuPasses, use_ldmatrix),
         // Last, so that the passes above see scalar accesses: a vectorized loop (a cooperative
         // fill's innermost loop) becomes vector loads and stores, 128-bit where the code generator
         // proves the alignment (docs/cuda.md, "Vectorised fills").

@@ -249,6 +249,7 @@ Value* CodeGenNVPTX::emit_intrinsic(const Call* op) {
   std::optional<Intrinsic> which = intrinsic_of(op);
   if (which && *which == Intrinsic::ShuffleDown) return emit_shuffle_down(op);
   if (which && intrinsic_effect(*which) == IntrinsicEffect::WarpUpdate) return emit_mma(op);  // tensor cores
+  if (which && *which == Intrinsic::LdMatrix) return emit_ldmatrix(op);
   if (which && (*which == Intrinsic::AsyncCopyCommit || *which == Intrinsic::AsyncCopyWait)) {
     if (sm_ >= 80) {
       if (*which == Intrinsic::AsyncCopyCommit) {
@@ -274,6 +275,7 @@ Value* CodeGenNVPTX::emit_mma(const Call* op) {
   std::optional<Intrinsic> which = intrinsic_of(op);
   const bool f16 = *which == Intrinsic::MmaSyncF16;
   TEXC_CHECK(op->args.size() == (f16 ? 16u : 10u)) << op->name << " with " << op->args.size() << " arguments";
+  ldmatrix_registers_.clear();
   std::vector<Value*> pointers, acc;
   for (size_t r = 0; r < 4; ++r) {
     const Load* element = op->args[r]->as<Load>();
@@ -315,6 +317,37 @@ Value* CodeGenNVPTX::emit_mma(const Call* op) {
   }
   for (size_t r = 0; r < 4; ++r) b_.CreateStore(acc[r], pointers[r]);
   return zero_of(value_type(op->type));
+}
+
+// ldmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16 from this lane's row start (lower/gpu/LdMatrix.h):
+// N 32-bit registers, each bitcast to the element's type (f16 pairs, f32).
+Value* CodeGenNVPTX::emit_ldmatrix(const Call* op) {
+  const Load* row = op->args[0]->as<Load>();
+  int64_t matrices = 0, trans = 0, reg = 0, unit = 0;
+  TEXC_CHECK(row && row->indices.size() == 1 && is_const_int(op->args[1], &matrices) && is_const_int(op->args[2], &trans) &&
+             is_const_int(op->args[3], &reg) && is_const_int(op->args[4], &unit))
+      << "ldmatrix takes a Load and constant N, trans, register and element (op " << op_name_ << ")";
+  std::vector<Value*>& regs = ldmatrix_registers_[row];
+  if (regs.empty()) {
+    const BufferValue& buffer = buffer_value(row->buffer);
+    TEXC_CHECK(buffer.ptr->getType()->getPointerAddressSpace() == kSharedAddressSpace)
+        << "ldmatrix from '" << row->buffer->name << "', which is not in shared memory (op " << op_name_ << ")";
+    Value* start = b_.CreateInBoundsGEP(memory_type(row->buffer->dtype), buffer.ptr, emit_index(row->indices[0]));
+    using llvm::Intrinsic::ID;
+    const ID plain[] = {llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x1_b16, llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x2_b16,
+                        llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_b16};
+    const ID transposed[] = {llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x1_trans_b16,
+                             llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x2_trans_b16,
+                             llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_trans_b16};
+    const size_t which = matrices == 1 ? 0 : matrices == 2 ? 1 : 2;
+    Value* loaded = b_.CreateIntrinsic(trans ? transposed[which] : plain[which], {start->getType()}, {start});
+    for (unsigned m = 0; m < unsigned(matrices); ++m) regs.push_back(matrices == 1 ? loaded : b_.CreateExtractValue(loaded, {m}));
+  }
+  Value* word = regs.at(size_t(reg));
+  if (op->type == Float(32)) return b_.CreateBitCast(word, b_.getFloatTy());
+  llvm::Type* elem = value_type(op->type);
+  Value* units = b_.CreateBitCast(word, llvm::FixedVectorType::get(elem, 2));
+  return b_.CreateExtractElement(units, uint64_t(unit));
 }
 
 // shfl.sync.down.b32 with every lane of the warp taking part.

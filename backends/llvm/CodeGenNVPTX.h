@@ -30,6 +30,7 @@
 // A global-scope Allocate, a parallel loop or a buffer of non-constant size inside a kernel is an
 // internal error: the cuda lowering leaves none (make_device_function rejects parallel loops).
 #pragma once
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -62,6 +63,10 @@ class CodeGenNVPTX : public CodeGenLLVM {
   int async_copy_depth_ = 0;    // inside pragma(async_copy) fills
   llvm::Value* emit_shuffle_down(const Call* op);
   llvm::Value* emit_mma(const Call* op);
+  /// An mma operand's element loaded by ldmatrix: the instruction once per row-start Load node
+  /// within the mma being emitted (ldmatrix_registers_), then the element out of its register.
+  llvm::Value* emit_ldmatrix(const Call* op);
+  std::map<const Load*, std::vector<llvm::Value*>> ldmatrix_registers_;
   llvm::Value* shuffle_down_i32(llvm::Value* value, llvm::Value* offset);
   llvm::Value* emit_f32_math(const std::string& name, const std::vector<llvm::Value*>& args);
   llvm::Value* emit_f64_math(const std::string& name, const std::vector<llvm::Value*>& args);

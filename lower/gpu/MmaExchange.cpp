@@ -23,18 +23,37 @@ Expr product(const Expr& a, const Expr& b, Intrinsic which) {
 
 }  // namespace
 
-Stmt exchange_mma(const Call* mma, const Expr& tid, const Buffer& xa, const Buffer& xb) {
+Stmt exchange_mma(const Call* mma, const Expr& tid, const Buffer& xa, const Buffer& xb, const Buffer& rows) {
   const Intrinsic which = *intrinsic_of(mma);
   const MmaShape shape = mma_shape(which);
   const Expr na = make_int(shape.a_elements), nb = make_int(shape.b_elements);
   auto as_f32 = [](const Expr& x) { return x->type == Float(32) ? x : Cast::make(Float(32), x); };
-  std::vector<Stmt> seq;
-  for (int q = 0; q < shape.a_elements; ++q)
-    seq.push_back(Store::make(xa, {tid * na + make_int(q)}, as_f32(mma->args[4 + q])));
-  for (int q = 0; q < shape.b_elements; ++q)
-    seq.push_back(Store::make(xb, {tid * nb + make_int(q)}, as_f32(mma->args[4 + shape.a_elements + q])));
-  seq.push_back(thread_barrier());
   const Expr lane = tid % make_int(32), warp = tid - lane;
+  std::vector<Stmt> seq;
+  // ldmatrix operands (A: 0, B: 1): every lane's row start, then each element from the row start
+  // of the lane that names its row
+  const int first_element[2] = {4, 4 + shape.a_elements};
+  for (int operand = 0; operand < 2; ++operand)
+    if (const Call* c = mma->args[size_t(first_element[operand])]->as<Call>(); is_intrinsic_call(c, Intrinsic::LdMatrix))
+      seq.push_back(Store::make(rows, {tid * make_int(2) + make_int(operand)}, c->args[0]->as<Load>()->indices[0]));
+  if (!seq.empty()) seq.push_back(thread_barrier());
+  auto element = [&](int operand, int q) -> Expr {
+    const Expr& arg = mma->args[size_t(first_element[operand] + q)];
+    const Call* c = arg->as<Call>();
+    if (!is_intrinsic_call(c, Intrinsic::LdMatrix)) return arg;
+    const Load* row = c->args[0]->as<Load>();
+    int64_t trans = 0, reg = 0, unit = 0;
+    TEXC_CHECK(row && is_const_int(c->args[2], &trans) && is_const_int(c->args[3], &reg) && is_const_int(c->args[4], &unit))
+        << "ldmatrix takes a Load and constant trans, register and element";
+    LdMatrixSource s = ldmatrix_source(lane, int(reg), int(unit), row->buffer->dtype.bytes(), trans != 0);
+    Expr start = Load::make(rows, {(warp + s.source) * make_int(2) + make_int(operand)});
+    return Load::make(row->buffer, {start + s.offset});
+  };
+  for (int q = 0; q < shape.a_elements; ++q)
+    seq.push_back(Store::make(xa, {tid * na + make_int(q)}, as_f32(element(0, q))));
+  for (int q = 0; q < shape.b_elements; ++q)
+    seq.push_back(Store::make(xb, {tid * nb + make_int(q)}, as_f32(element(1, q))));
+  seq.push_back(thread_barrier());
   for (int r = 0; r < 4; ++r) {
     const Load* acc = mma->args[r]->as<Load>();
     TEXC_CHECK(acc) << "the accumulator arguments of " << mma->name << " are buffer elements";

@@ -9,7 +9,9 @@
 // each A and B element read from the slot of the lane and register that hold it in PTX's layout
 // (mma_a_holder, mma_b_holder) within this thread's warp (threads tid - tid%32 ..), rounded to TF32
 // (round_tf32), or for the 3xTF32 form big*big + big*small + small*big, f16 ones exactly; then a
-// barrier. So a
+// barrier. An operand loaded by ldmatrix (lower/gpu/LdMatrix.h) first has every lane write its
+// row start to `rows` and a barrier; each of its elements is then read from the shared buffer at
+// the row start of the lane ldmatrix_source names, so the lanes' row starts must be right too. So a
 // tensorize whose loads do not give each lane its fragment computes a wrong C, which the check
 // against the reference shows.
 #pragma once
@@ -18,7 +20,8 @@
 namespace texc {
 
 /// The statements that replace the statement `mma` (a tensor-core update) in the thread program
-/// whose linear thread index is `tid`; `xa` and `xb` are the block's exchange buffers.
-Stmt exchange_mma(const Call* mma, const Expr& tid, const Buffer& xa, const Buffer& xb);
+/// whose linear thread index is `tid`; `xa` and `xb` are the block's exchange buffers, `rows`
+/// (two indices per thread) the one for the row starts of ldmatrix operands.
+Stmt exchange_mma(const Call* mma, const Expr& tid, const Buffer& xa, const Buffer& xb, const Buffer& rows);
 
 }  // namespace texc

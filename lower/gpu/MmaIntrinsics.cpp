@@ -76,6 +76,12 @@ FragmentHolder mma_b_holder(const MmaShape& shape, const Expr& row, const Expr& 
   return {col * make_int(4) + row % make_int(8) / make_int(2), row % make_int(2) + row / make_int(8) * make_int(2)};
 }
 
+LdMatrixSource ldmatrix_source(const Expr& lane, int reg, int element, int element_bytes, bool trans) {
+  const Expr g = lane / make_int(4), t = lane % make_int(4);
+  if (trans) return {make_int(8 * reg + element) + t * make_int(2), g};
+  return {make_int(8 * reg) + g, t * make_int(4 / element_bytes) + make_int(element)};
+}
+
 double input_unit_roundoff(const Stmt& body) {
   bool tf32 = false;
   for_each_expr(body, [&](const Expr& e) {

@@ -59,7 +59,20 @@ struct FragmentHolder {
 FragmentHolder mma_a_holder(const MmaShape& shape, const Expr& row, const Expr& col);
 FragmentHolder mma_b_holder(const MmaShape& shape, const Expr& row, const Expr& col);
 
-/// The unit roundoff of the operands a lowered body multiplies with (2^-11 where it has a TF32
+/// ldmatrix.sync.aligned.m8n8.xN{.trans}.b16 (N 8 x 8 matrices of 16-bit units, rows of 16 bytes
+/// in shared memory): lane 8*m + i names where row i of matrix m starts (lanes past 8*N repeat
+/// others), and the lane's register m (32 bits) receives
+///   plain: from the row named by lane 8*m + lane/4, the 4 bytes at byte 4*(lane%4)
+///   trans: unit u (0, 1) from the row named by lane 8*m + 2*(lane%4) + u, the unit at lane/4
+/// (trans transposes each matrix: b16 elements only). The element `element` (0 .. 4/element_bytes)
+/// of register `reg` of `lane` is the one `offset` elements after the row start that lane `source`
+/// of the same warp names.
+struct LdMatrixSource {
+  Expr source, offset;
+};
+LdMatrixSource ldmatrix_source(const Expr& lane, int reg, int element, int element_bytes, bool trans);
+
+/// The unit roundoff/// The unit roundoff of the operands a lowered body multiplies with (2^-11 where it has a TF32
 /// mma, 0 otherwise): the check widens its tolerance by twice that (backends/interp/Check.h).
 double input_unit_roundoff(const Stmt& body);
 

@@ -30,7 +30,7 @@ bool is_thread_loop(const For* f) {
 class Exchanger : public IRMutator {
  public:
   Exchanger(Expr tid, int64_t threads) : tid_(std::move(tid)), threads_(threads) {}
-  std::map<std::string, Buffer> buffers;  // by element type (shuffles), mma_a and mma_b (mma)
+  std::map<std::string, Buffer> buffers;  // by element type (shuffles), mma_a, mma_b and mma_rows (mma)
 
  protected:
   Stmt mutate(const Evaluate* op, const Stmt& self) override {
@@ -40,8 +40,10 @@ class Exchanger : public IRMutator {
     Buffer& xa = buffers["mma_a"];  // slots for the most elements a lane holds (f16: 8 of A, 4 of B)
     Buffer& xb = buffers["mma_b"];
     if (!xa) xa = BufferNode::make("mma_a", Float(32), {make_int(threads_ * 8)}, MemScope::Shared);
+    Buffer& rows = buffers["mma_rows"];  // ldmatrix operands' row starts: A's and B's per thread
     if (!xb) xb = BufferNode::make("mma_b", Float(32), {make_int(threads_ * 4)}, MemScope::Shared);
-    return exchange_mma(mma, tid_, xa, xb);
+    if (!rows) rows = BufferNode::make("mma_rows", Index(), {make_int(threads_ * 2)}, MemScope::Shared);
+    return exchange_mma(mma, tid_, xa, xb, rows);
   }
 
   Stmt mutate(const Store* op, const Stmt& self) override {

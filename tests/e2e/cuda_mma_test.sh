@@ -9,8 +9,9 @@
 #     tolerance (2 * 2^-11 of the terms' magnitude), 3xTF32 and CUDA cores at f32's level (< 1e-6);
 #   - the PTX for sm_80 and sm_90 has mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 with its
 #     operands converted by cvt.rna.tf32.f32, one mma per 16 x 8 x 8 step (three for 3xTF32), and
-#     for G1-G4 with MMG_TC=1 cp.async copies too; f16.tex's has mma.sync m16n8k16 .f16 with an f32
-#     accumulator; ptxas assembles them with no spills ($TEXC_PTXAS,
+#     for G1-G4 with MMG_TC=1 cp.async copies and A's fragments by ldmatrix too; f16.tex's and
+#     linalg.matmul_f16's (G1-G4) have mma.sync m16n8k16 .f16 with an f32 accumulator, A by
+#     ldmatrix x4 and B (k by n) by ldmatrix x2.trans (lower/gpu/LdMatrix.h); ptxas assembles them with no spills ($TEXC_PTXAS,
 #     /usr/local/cuda/bin/ptxas or PATH; skipped without one); sm_75 is refused (exit 1).
 #
 # usage: cuda_mma_test.sh TEXC REPO_ROOT [PYTHON]
@@ -91,6 +92,9 @@ for arch in sm_80 sm_90; do
   if "$texc" "$dir/f16.tex" --target cuda --arch $arch --emit ptx -o "$work/f16_$arch" > /dev/null 2>&1; then
     check "f16 $arch: mma.sync m16n8k16 f16 with an f32 accumulator" \
       grep -q "mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16\.f16\.f32" "$work/f16_$arch.ptx"
+    check "f16 $arch: A by ldmatrix x4, B (k by n) by ldmatrix x2.trans, no element loads of the tiles" \
+      bash -c 'grep -q "ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16" "$1" &&
+               grep -q "ldmatrix\.sync\.aligned\.m8n8\.x2\.trans\.shared\.b16" "$1" && ! grep -q "ld\.shared\.[bu]16" "$1"' _ "$work/f16_$arch.ptx"
     [ -n "$ptxas" ] && check "f16: ptxas $arch, no spills" ptx_no_spills "$work/f16_$arch.ptx" $arch
   else
     check "f16 compiles for $arch" false
@@ -107,11 +111,22 @@ check "sm_75 is refused with a located error" \
   _ "$texc" "$dir/tf32.tex" "$work"
 for g in G1 G2 G3 G4; do
   if "$texc" "$root/bench/texc_workloads/$g.tex" --target cuda --knob MMG_TC=1 --emit ptx -o "$work/$g" > /dev/null 2>&1; then
-    check "$g with MMG_TC=1: mma.sync and cp.async in its PTX" \
-      bash -c 'grep -q "mma\.sync\.aligned\.m16n8k8" "$1" && grep -q "cp\.async\.cg\.shared\.global" "$1"' _ "$work/$g.ptx"
+    check "$g with MMG_TC=1: mma.sync, cp.async and ldmatrix x4 (A) in its PTX" \
+      bash -c 'grep -q "mma\.sync\.aligned\.m16n8k8" "$1" && grep -q "cp\.async\.cg\.shared\.global" "$1" &&
+               grep -q "ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16" "$1"' _ "$work/$g.ptx"
     [ -n "$ptxas" ] && check "$g with MMG_TC=1: ptxas sm_80, no spills" ptx_no_spills "$work/$g.ptx" sm_80
   else
     check "$g with MMG_TC=1 compiles for cuda" false
+  fi
+  # linalg.matmul_f16 (bench/texc_workloads/f16): both tiles by ldmatrix
+  if "$texc" "$root/bench/texc_workloads/f16/$g.tex" --target cuda --emit ptx -o "$work/${g}_f16" > /dev/null 2>&1; then
+    check "$g f16: mma.sync m16n8k16, cp.async, ldmatrix x4 and x2.trans in its PTX" \
+      bash -c 'grep -q "mma\.sync\.aligned\.m16n8k16" "$1" && grep -q "cp\.async\.cg\.shared\.global" "$1" &&
+               grep -q "ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16" "$1" &&
+               grep -q "ldmatrix\.sync\.aligned\.m8n8\.x2\.trans\.shared\.b16" "$1"' _ "$work/${g}_f16.ptx"
+    [ -n "$ptxas" ] && check "$g f16: ptxas sm_80, no spills" ptx_no_spills "$work/${g}_f16.ptx" sm_80
+  else
+    check "$g f16 compiles for cuda" false
   fi
 done
 

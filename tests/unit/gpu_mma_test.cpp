@@ -1,7 +1,9 @@
 // The tensor-core fragment layouts (lower/gpu/MmaIntrinsics.h) and cuda-interp's form of an mma
 // (lower/gpu/MmaExchange.h): every element of A and B is held by exactly one lane and register,
 // the holder functions invert the element functions, TF32 rounding is PTX's cvt.rna, and a
-// hand-written one-warp kernel that loads each lane's fragments by the layout computes A . B.
+// hand-written one-warp kernel that loads each lane's fragments by the layout computes A . B, also
+// with its f16 fragments loaded from shared memory by ldmatrix (lower/gpu/LdMatrix.h), where lanes
+// naming the wrong rows give a wrong C.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
@@ -15,7 +17,12 @@
 #include "backends/interp/Tensor.h"
 #include "ir/ConstEval.h"
 #include "ir/IROperators.h"
+#include "ir/IRMutator.h"
 #include "ir/IRParser.h"
+#include "ir/IRVisitor.h"
+#include "ir/Intrinsics.h"
+#include "ir/Substitute.h"
+#include "lower/gpu/LdMatrix.h"
 #include "lower/gpu/MmaIntrinsics.h"
 
 using namespace texc;
@@ -97,4 +104,87 @@ TEST_CASE("a one-warp kernel loading each lane's TF32 fragments by the layout co
       for (int64_t k = 0; k < 8; ++k) want += A.get_double(m * 8 + k) * B.get_double(k * 8 + n);
       CHECK(C.get_double(m * 8 + n) == want);
     }
+}
+
+namespace {
+
+// A one-warp f16 kernel: A (16 x 16) and B (16 x 8, k by n) copied into shared tiles with padded
+// rows (24 and 16 elements: 16-byte aligned), then one m16n8k16 step whose lanes load their
+// fragments from the tiles by the layout.
+LoweredFunc f16_tile_kernel() {
+  std::ostringstream text;
+  text << "func f(A: f16[256] input, B: f16[128] input, C: f32[128] output) {\n"
+       << "  allocate AS: f16[384] shared {\n"
+       << "    allocate BS: f16[256] shared {\n"
+       << "      bound(threadIdx.x) tx in 0..32 {\n"
+       << "        for i in 0..8 {\n"
+       << "          AS[tx/2*24 + tx%2*8 + i] = A[tx/2*16 + tx%2*8 + i]\n"
+       << "        }\n"
+       << "        for i in 0..4 {\n"
+       << "          BS[tx/2*16 + tx%2*4 + i] = B[tx/2*8 + tx%2*4 + i]\n"
+       << "        }\n"
+       << "        thread_barrier()\n";
+  const char* c[4] = {"C[tx/4*8 + tx%4*2]", "C[tx/4*8 + tx%4*2 + 1]", "C[(tx/4 + 8)*8 + tx%4*2]", "C[(tx/4 + 8)*8 + tx%4*2 + 1]"};
+  for (int r = 0; r < 4; ++r) text << "        " << c[r] << " = 0.0f\n";
+  text << "        mma_sync_f16(" << c[0] << ", " << c[1] << ", " << c[2] << ", " << c[3];
+  for (int r = 0; r < 8; ++r)  // a_r = A[g + 8*((r/2)%2)][2t + r%2 + 8*(r/4)]
+    text << ", AS[(tx/4 + " << 8 * ((r / 2) % 2) << ")*24 + tx%4*2 + " << r % 2 + 8 * (r / 4) << "]";
+  for (int r = 0; r < 4; ++r)  // b_r = B[2t + r%2 + 8*(r/2)][g]
+    text << ", BS[(tx%4*2 + " << r % 2 + 8 * (r / 2) << ")*16 + tx/4]";
+  text << ")\n      }\n    }\n  }\n}\n";
+  LoweredFunc f = parse_func(text.str());
+  f.kind = FunctionKind::Device;
+  f.launch.thread_extents = {{"threadIdx.x", make_int(32)}};
+  return f;
+}
+
+// C = A . B on cuda-interp with small integers (exact in f16 and f32); true if every element is right.
+bool computes_product(const LoweredFunc& f) {
+  Tensor A(Float(16), {256}), B(Float(16), {128}), C(Float(32), {128});
+  for (int64_t i = 0; i < 256; ++i) A.set_double(i, double(i % 13) - 6);
+  for (int64_t i = 0; i < 128; ++i) B.set_double(i, double(i % 7) - 3);
+  std::vector<Tensor*> args{&A, &B, &C};
+  CudaInterpreter(f).run(args);
+  for (int64_t m = 0; m < 16; ++m)
+    for (int64_t n = 0; n < 8; ++n) {
+      double want = 0;
+      for (int64_t k = 0; k < 16; ++k) want += A.get_double(m * 16 + k) * B.get_double(k * 8 + n);
+      if (C.get_double(m * 8 + n) != want) return false;
+    }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("f16 fragments from shared memory by ldmatrix: A x4, B x2.trans, exact on cuda-interp; wrong rows, wrong C") {
+  LoweredFunc f = f16_tile_kernel();
+  REQUIRE(computes_product(f));
+  f.body = use_ldmatrix(f.body);
+  std::set<std::string> forms;  // N and trans of each operand's ldmatrix
+  int calls = 0;
+  for_each_expr(f.body, [&](const Expr& e) {
+    const Call* c = e->as<Call>();
+    if (!is_intrinsic_call(c, Intrinsic::LdMatrix)) return;
+    ++calls;
+    forms.insert(c->args[0]->as<Load>()->buffer->name + " x" + std::to_string(*eval_int(c->args[1])) +
+                 (*eval_int(c->args[2]) ? " trans" : ""));
+  });
+  CHECK(calls == 12);
+  CHECK(forms == std::set<std::string>{"AS x4", "BS x2 trans"});
+  CHECK(computes_product(f));
+  // lane L naming the row that lane L + 8 should: the rows of A's tile land in the wrong registers
+  Expr tx;
+  for_each_expr(f.body, [&](const Expr& e) {
+    if (const Variable* v = e->as<Variable>(); v && v->name == "tx") tx = e;
+  });
+  REQUIRE(tx);
+  const VarMap shifted{{tx->as<Variable>(), (tx + make_int(8)) % make_int(32)}};
+  LoweredFunc wrong = f;
+  wrong.body = mutate_with<Call>(f.body, [&](auto& m, const Call* c, const Expr& self) -> Expr {
+    if (!is_intrinsic_call(c, Intrinsic::LdMatrix) || c->args[0]->as<Load>()->buffer->name != "AS") return m.descend(c, self);
+    std::vector<Expr> args = c->args;
+    args[0] = substitute(args[0], shifted);
+    return make_intrinsic_call(Intrinsic::LdMatrix, c->type, args);
+  });
+  CHECK_FALSE(computes_product(wrong));
 }
