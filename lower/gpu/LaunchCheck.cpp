@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <climits>
+#include <optional>
 #include <vector>
 
 #include "ir/Diagnostics.h"
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
 #include "ir/Intrinsics.h"
+#include "ir/Substitute.h"
 #include "lower/gpu/MmaIntrinsics.h"
 
 namespace texc {
@@ -60,9 +62,48 @@ class LaunchChecker : public IRVisitor {
     });
     if (!mma) return;
     if (arch_.compute_capability < 80) throw_error(DiagId::GpuMmaArch, locs_.op, locs_.op_name, arch_.name);
+    if (std::optional<Expr> guard = thread_dependent_guard_of_mma(f.body))
+      throw_error(DiagId::GpuMmaGuard, locs_.op, locs_.op_name, to_string(*guard));
     auto it = extents_.find("threadIdx.x");
     if (it != extents_.end() && it->second.extent != 32)
       throw_error(DiagId::GpuMmaWarp, it->second.loc, locs_.op_name, it->second.loop, it->second.extent);
+  }
+
+  // The condition of an `if` around an mma that mentions a thread index (some lanes would skip
+  // the warp's collective step), if any.
+  class GuardedMmaFinder : public IRVisitor {
+   public:
+    std::optional<Expr> found;
+
+   protected:
+    using IRVisitor::visit;
+    void visit(const For* f) override {
+      const bool thread = f->for_kind == ForKind::ThreadBound && thread_level(f->thread_tag) == ThreadLevel::Thread;
+      if (thread) threads_.push_back(f->var.get());
+      IRVisitor::visit(f);
+      if (thread) threads_.pop_back();
+    }
+    void visit(const IfThenElse* i) override {
+      bool on_thread = false;
+      for (const Variable* v : threads_) on_thread = on_thread || uses_var(i->cond, v);
+      if (on_thread) guards_.push_back(i->cond);
+      IRVisitor::visit(i);
+      if (on_thread) guards_.pop_back();
+    }
+    void visit(const Evaluate* e) override {
+      const Call* c = e->value->as<Call>();
+      std::optional<Intrinsic> which = c ? intrinsic_of(c) : std::nullopt;
+      if (which && is_mma(*which) && !guards_.empty() && !found) found = guards_.back();
+    }
+
+   private:
+    std::vector<const Variable*> threads_;
+    std::vector<Expr> guards_;  // the enclosing conditions that mention a thread index
+  };
+  static std::optional<Expr> thread_dependent_guard_of_mma(const Stmt& body) {
+    GuardedMmaFinder finder;
+    finder.visit_stmt(body);
+    return finder.found;
   }
 
   struct Binding {

@@ -12,6 +12,7 @@
 #include "ir/Simplify.h"
 #include "ir/Substitute.h"
 #include "ir/Target.h"
+#include "lower/gpu/MmaIntrinsics.h"
 
 namespace texc {
 namespace {
@@ -43,7 +44,10 @@ bool safe_to_overcompute(const Stmt& s) {
       if (c->call_kind == CallKind::Extern) safe = false;
       if (c->call_kind == CallKind::Intrinsic) {
         std::optional<Intrinsic> which = intrinsic_of(c);
-        if (!which || intrinsic_effect(*which) != IntrinsicEffect::Pure || *which == Intrinsic::ShuffleDown) safe = false;
+        // a tensor-core step updates only the lane's own accumulator elements (its Load arguments,
+        // checked like every load): the lanes past the edge compute garbage rows and columns
+        const bool pure = which && intrinsic_effect(*which) == IntrinsicEffect::Pure && *which != Intrinsic::ShuffleDown;
+        if (!pure && !(which && is_mma(*which))) safe = false;
       }
     }
     int64_t divisor = 0;
@@ -63,6 +67,7 @@ class AccessesOfBuffers : public IRVisitor {
     std::vector<Expr> indices;
     std::vector<const For*> block_loops;
     SymVarIntervals inner_ranges;
+    std::vector<const For*> loops;  // every loop around it, outermost first
   };
   explicit AccessesOfBuffers(const Stmt& body) { visit_stmt(body); }
   const std::vector<Access>& of(const BufferNode* b) const {
@@ -79,7 +84,9 @@ class AccessesOfBuffers : public IRVisitor {
     } else {
       inner_ranges_[op->var.get()] = {op->min, simplify(op->min + op->extent - 1)};
     }
+    loops_.push_back(op);
     IRVisitor::visit(op);
+    loops_.pop_back();
     if (block) block_loops_.pop_back();
     else inner_ranges_.erase(op->var.get());
   }
@@ -100,30 +107,41 @@ class AccessesOfBuffers : public IRVisitor {
 
  private:
   void record(const BufferNode* b, const std::vector<Expr>& indices) {
-    Access a{{}, block_loops_, inner_ranges_};
+    Access a{{}, block_loops_, inner_ranges_, loops_};
     for (const Expr& i : indices) a.indices.push_back(iter_values_.empty() ? i : substitute(i, iter_values_));
     accesses_[b].push_back(std::move(a));
   }
   std::vector<const For*> block_loops_;
   SymVarIntervals inner_ranges_;
+  std::vector<const For*> loops_;
   VarMap iter_values_;
   std::unordered_map<const BufferNode*, std::vector<Access>> accesses_;
 };
 
 // True when plan_storage will allocate `b` inside `block_loop` (null: the kernel has none) at the
 // whole span of dimension `d` that its accesses reach: every access lies under `block_loop`, and
-// the union of their spans over the loops inside the block loops is smaller than the full shape
+// the union of their spans over the loops inside the block loops, but those around every access
+// (plan_storage allocates inside them: a shared tile per k step), is smaller than the full shape
 // (plan_storage allocates a span as large as the full shape as the full shape, unshifted, and an
 // access past the tensor's edge would leave it).
 bool allocated_at_its_span(const AccessesOfBuffers& accesses, const BufferNode* b, size_t d, const For* block_loop) {
   int64_t full = 0, extent = 0;
   if (d >= b->shape.size() || !is_const_int(b->shape[d], &full)) return false;
+  const std::vector<AccessesOfBuffers::Access>& all = accesses.of(b);
+  std::unordered_set<const For*> around_all;  // the loops around every access
+  for (size_t i = 0; i < all.size(); ++i) {
+    std::unordered_set<const For*> loops(all[i].loops.begin(), all[i].loops.end());
+    if (i == 0) around_all = std::move(loops);
+    else std::erase_if(around_all, [&](const For* l) { return !loops.count(l); });
+  }
   Expr lo, hi;
-  for (const AccessesOfBuffers::Access& a : accesses.of(b)) {
+  for (const AccessesOfBuffers::Access& a : all) {
     if (block_loop && std::find(a.block_loops.begin(), a.block_loops.end(), block_loop) == a.block_loops.end())
       return false;
     if (d >= a.indices.size()) return false;
-    SymInterval span = sym_bounds_of(a.indices[d], a.inner_ranges);
+    SymVarIntervals inside = a.inner_ranges;
+    for (const For* l : around_all) inside.erase(l->var.get());
+    SymInterval span = sym_bounds_of(a.indices[d], inside);
     if (!span.is_bounded()) return false;
     lo = lo ? union_min(lo, span.min) : span.min;
     hi = hi ? union_max(hi, span.max) : span.max;

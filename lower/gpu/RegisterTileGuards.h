@@ -10,8 +10,9 @@
 // present): a Block of a `local` stage (one buffer per thread) loses the conjuncts of its predicate
 // that mention no loop driving a reduction axis, when
 //   - its body and init read only `local` and `shared` buffers (its own included) and call nothing
-//     but pure math and pure intrinsics, with no integer division or modulo but by a non-zero
-//     constant;
+//     but pure math, pure intrinsics and tensor-core steps (a tensorized register tile: the mma
+//     updates only the lane's own accumulator elements), with no integer division or modulo but by
+//     a non-zero constant;
 //   - each of its accesses spans, over the loops inside the block loops, no more of a dimension
 //     than the buffer's full shape: plan_storage allocates the region its loops reach (it clamps
 //     only a region larger than the full shape, a tile larger than the tensor), so a point past

@@ -141,7 +141,19 @@ Stmt warp_mma_replacement(const ScheduleState& st, const For* top, const Intrins
   PatternMatcher matcher;
   matcher.match_stored_value(*block, intrin.stages.front());
 
-  // Guards: none inside the nest, none that differs between threads.
+  // Guards: none that differs between threads, but the edge guards of a register tile (a `local`
+  // stage) in its rows and columns: drop_register_tile_guards takes those out after the schedule
+  // (lower/gpu/RegisterTileGuards.h), the lanes past the edge computing garbage nobody stores;
+  // where it cannot, make_device_function refuses the kernel (lower/gpu/LaunchCheck.h). A guard on
+  // the reduction (a k that does not divide) would add terms past the edge: refused here.
+  std::unordered_set<const Variable*> reduction_loops;
+  for (size_t i = 0; i < block->iter_vars.size(); ++i)
+    if (block->iter_vars[i].is_reduce)
+      for_each_expr(block->bindings[i], [&](const Expr& e) {
+        if (const Variable* v = e->as<Variable>()) reduction_loops.insert(v);
+      });
+  auto stage = st.stages.find(block->stage);
+  const bool register_tile = stage != st.stages.end() && stage->second.buffer->scope == MemScope::Local;
   for (const Expr& c : conjuncts(block->predicate)) {
     VarMap iter_values;
     for (size_t i = 0; i < block->iter_vars.size(); ++i) iter_values[block->iter_vars[i].var.get()] = block->bindings[i];
@@ -152,10 +164,15 @@ Stmt warp_mma_replacement(const ScheduleState& st, const For* top, const Intrins
           uses_var(guard, f->var.get()))
         thread_dependent = true;
     for (const For* l : loops) thread_dependent = thread_dependent || uses_var(guard, l->var.get());
+    bool on_reduction = false;
+    for (const Variable* v : reduction_loops) on_reduction = on_reduction || uses_var(guard, v);
+    if (thread_dependent && register_tile && !on_reduction) continue;
     if (thread_dependent)
       throw Mismatch{"shape/extent: the computation is guarded by '" + to_string(guard) +
-                     "', which differs between the lanes of the warp (a tile that does not divide the tensor); every "
-                     "lane must reach the mma: make the warp tiles divide the shape"};
+                     "', which differs between the lanes of the warp (" +
+                     (on_reduction ? std::string("a k tile that does not divide the reduction") : std::string("a tile that does not divide the tensor, outside a local register tile")) +
+                     "); every lane must reach the mma: make the " + (on_reduction ? "k tiles" : "warp tiles") +
+                     " divide the shape" + (on_reduction ? "" : ", or compute into a cache_write(C, local) tile")};
   }
 
   // Layout: every access at the element the fragment layout gives each lane.
@@ -201,7 +218,10 @@ Stmt warp_mma_replacement(const ScheduleState& st, const For* top, const Intrins
   for (const For* l : loops) at_start[l->var.get()] = make_int(0);
   std::vector<Expr> bindings;
   for (const Expr& binding : block->bindings) bindings.push_back(simplify(substitute(binding, at_start)));
-  return Block::make(block->stage, block->iter_vars, bindings, block->predicate, init, update);
+  // A register tile's edge guards (kept above) at the nest's first point: the loops they named
+  // are gone, and drop_register_tile_guards removes them or make_device_function refuses them.
+  Expr predicate = block->predicate ? simplify(substitute(block->predicate, at_start)) : Expr();
+  return Block::make(block->stage, block->iter_vars, bindings, predicate, init, update);
 }
 
 }  // namespace texc

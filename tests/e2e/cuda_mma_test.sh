@@ -2,7 +2,8 @@
 # Tensor cores through tensorize (docs/cuda.md, "Tensor cores"; lower/gpu/MmaIntrinsics.h):
 #   - tests/e2e/cuda_mma/*.tex (hand-written TF32, 3xTF32 and f16 warp tiles) and linalg.matmul with
 #     MMG_TC=1 and 2 (several warp shapes, with and without double buffering) and batch_matmul with
-#     BMMG_TC=1 and 2 run on cuda-interp
+#     BMMG_TC=1 and 2 run on cuda-interp, and linalg.matmul on a shape its tiles do not divide
+#     (stdlib_tc_ragged.tex, 100 x 72; ragged_rows.tex by hand)
 #     against the reference: the interpreter exchanges every lane's fragments and computes each
 #     accumulator element from the lanes PTX's layout names, so a wrong layout is a wrong result;
 #   - the error of each against an f64 reference (accuracy.py): TF32 within the check's widened
@@ -47,6 +48,19 @@ for knobs in "MMG_TC=1 MMG_WN=1" "MMG_TC=2 MMG_WN=1" "MMG_TC=1 MMG_WN=1 MMG_DB=f
   for k in $knobs; do args+=(--knob "$k"); done
   check "linalg.matmul $knobs on cuda-interp" "$texc" run "$stdlib" --target cuda-interp "${args[@]}"
 done
+
+# a shape the tiles do not divide (100 x 72): the register tile's edge guards taken out, every lane at the mma
+for knobs in "MMG_TC=1 MMG_WN=1" "MMG_TC=2 MMG_WN=1 MMG_DB=false" "MMG_TC=1 MMG_WM=1 MMG_WN=2 MMG_WTM=64 MMG_WTN=16 MMG_TBK=8"; do
+  args=()
+  for k in $knobs; do args+=(--knob "$k"); done
+  check "linalg.matmul 100 x 72, $knobs on cuda-interp" "$texc" run "$dir/stdlib_tc_ragged.tex" --target cuda-interp "${args[@]}"
+done
+if "$texc" "$dir/stdlib_tc_ragged.tex" --target cuda --knob MMG_TC=1 --knob MMG_WN=1 --emit ptx -o "$work/ragged" > /dev/null 2>&1; then
+  check "linalg.matmul 100 x 72 MMG_TC=1: mma.sync in its PTX" grep -q "mma\.sync\.aligned\.m16n8k8" "$work/ragged.ptx"
+  [ -n "$ptxas" ] && check "linalg.matmul 100 x 72 MMG_TC=1: ptxas sm_80, no spills" ptx_no_spills "$work/ragged.ptx" sm_80
+else
+  check "linalg.matmul 100 x 72 MMG_TC=1 compiles for cuda" false
+fi
 
 for knobs in "BMMG_TC=1" "BMMG_TC=2 BMMG_DB=false"; do
   args=()
@@ -109,6 +123,14 @@ check "sm_75 is refused with a located error" \
   bash -c 'out=$("$1" "$2" --target cuda --arch sm_75 --emit ptx -o "$3/x" 2>&1); rc=$?
            [ $rc -eq 1 ] && grep -q "tf32.tex:[0-9]*:[0-9]*: error: op .mm_tf32. uses the tensor cores.*needs sm_80" <<<"$out"' \
   _ "$texc" "$dir/tf32.tex" "$work"
+# G5 (1000^3: the 64 x 64 block tiles do not divide it) on the tensor cores with k tiles of 8
+if "$texc" "$root/bench/texc_workloads/G5.tex" --target cuda --knob MMG_TC=1 --knob MMG_TBK=8 --emit ptx -o "$work/G5" > /dev/null 2>&1; then
+  check "G5 with MMG_TC=1 MMG_TBK=8: mma.sync, cp.async and ldmatrix x4 in its PTX" \
+    bash -c 'grep -q "mma\.sync\.aligned\.m16n8k8" "$1" && grep -q "cp\.async" "$1" && grep -q "ldmatrix\.sync\.aligned\.m8n8\.x4" "$1"' _ "$work/G5.ptx"
+  [ -n "$ptxas" ] && check "G5 with MMG_TC=1 MMG_TBK=8: ptxas sm_80, no spills" ptx_no_spills "$work/G5.ptx" sm_80
+else
+  check "G5 with MMG_TC=1 MMG_TBK=8 compiles for cuda" false
+fi
 for g in G1 G2 G3 G4; do
   if "$texc" "$root/bench/texc_workloads/$g.tex" --target cuda --knob MMG_TC=1 --emit ptx -o "$work/$g" > /dev/null 2>&1; then
     check "$g with MMG_TC=1: mma.sync, cp.async and ldmatrix x4 (A) in its PTX" \
