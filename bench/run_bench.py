@@ -218,9 +218,11 @@ def workload_names(spec):
 
 
 # texc's tensor-core variants of the GEMM workloads (linalg.matmul's MMG_TC), and the cuBLAS
-# variant each is compared with in the tables (cuda_fp16 runs bench/texc_workloads/f16/).
+# variant each is compared with in the tables (cuda_fp16 runs bench/texc_workloads/f16/, cuda_bf16
+# bench/texc_workloads/bf16/).
 TEXC_TENSOR_CORE_KNOBS = [("cuda_tf32", 1), ("cuda_3xtf32", 2)]
-TENSOR_CORE_PEERS = [("cuda_tf32", "gemmex_tf32"), ("cuda_3xtf32", "sgemm"), ("cuda_fp16", "gemmex_fp16")]
+TENSOR_CORE_PEERS = [("cuda_tf32", "gemmex_tf32"), ("cuda_3xtf32", "sgemm"), ("cuda_fp16", "gemmex_fp16"),
+                     ("cuda_bf16", "gemmex_bf16")]
 
 
 def texc_cuda_record(obj, workload, texc_cmd, variant="cuda_default"):
@@ -233,7 +235,8 @@ def texc_cuda_record(obj, workload, texc_cmd, variant="cuda_default"):
                 "cuda_tuned": "the stdlib op's GPU schedule with the knobs of its best texc tune record",
                 "cuda_tf32": "linalg.matmul's tensor-core schedule, TF32 (MMG_TC=1)",
                 "cuda_3xtf32": "linalg.matmul's tensor-core schedule, 3xTF32 (MMG_TC=2)",
-                "cuda_fp16": "linalg.matmul_f16 (f16 operands, tensor cores)"}[variant]
+                "cuda_fp16": "linalg.matmul_f16 (f16 operands, tensor cores)",
+                "cuda_bf16": "linalg.matmul_bf16 (bf16 operands, tensor cores)"}[variant]
     return {"workload": workload, "kind": KIND_OF[workload[0]], "shape": "", "peer": "texc",
             "variant": variant, "threads": 1, "median_ms": obj.get("median_ms"), "min_ms": None,
             "cpu_ms": 0, "gflops": obj.get("gflops"), "verified": passed, "max_rel_err": obj.get("max_rel_err"),
@@ -274,9 +277,10 @@ def measure_cuda(args):
         for w in names:
             tex = os.path.join(ROOT, "bench", "texc_workloads", f"{w}.tex")
             runs = [(variant, tex, extra) for variant, extra in variants]
-            if w.startswith("G"):  # the tensor cores (docs/cuda.md): TF32, 3xTF32 and f16 operands
+            if w.startswith("G"):  # the tensor cores (docs/cuda.md): TF32, 3xTF32, f16 and bf16 operands
                 runs += [(v, tex, ["--knob", f"MMG_TC={tc}"]) for v, tc in TEXC_TENSOR_CORE_KNOBS]
                 runs.append(("cuda_fp16", os.path.join(ROOT, "bench", "texc_workloads", "f16", f"{w}.tex"), []))
+                runs.append(("cuda_bf16", os.path.join(ROOT, "bench", "texc_workloads", "bf16", f"{w}.tex"), []))
             for variant, tex, extra in runs:
                 cmd = [texc, "run", tex, "--target", "cuda", "--json", "--repeat", str(args.repeat)] + extra
                 t0 = time.time()

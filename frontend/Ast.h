@@ -213,7 +213,7 @@ struct OpParam {
   SourceLoc domain_loc;          // of `in`
 
   bool is_float_attribute() const {
-    return !has_shape && (type.text == "f16" || type.text == "f32" || type.text == "f64");
+    return !has_shape && (type.text == "f16" || type.text == "bf16" || type.text == "f32" || type.text == "f64");
   }
   /// A compile-time constant rather than a tensor.
   bool is_attribute() const { return type.text == "int" || is_float_attribute(); }

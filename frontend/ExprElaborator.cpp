@@ -44,7 +44,7 @@ bool fits(int64_t v, Type t) {
 std::vector<std::string> builtin_function_names() {
   std::vector<std::string> names;
   for (const MathFunctionInfo& f : math_functions()) names.push_back(f.name);
-  for (const char* n : {"select", "sum", "max", "min", "prod", "f16", "f32", "f64", "i8", "i16", "i32", "i64", "u8",
+  for (const char* n : {"select", "sum", "max", "min", "prod", "f16", "bf16", "f32", "f64", "i8", "i16", "i32", "i64", "u8",
                         "u16", "u32", "bool"})
     names.push_back(n);
   return names;

@@ -73,14 +73,15 @@ std::vector<Token> lex(const std::string& text, uint32_t file) {
       size_t j = i + 1;
       while (j < n && (is_ident_char(text[j]) || (text[j] == '.' && j + 1 < n && is_ident_char(text[j + 1])))) ++j;
       t.text = text.substr(start, j - start);
-      static const std::unordered_set<std::string> float_words = {"inf", "inff", "infh", "nan", "nanf", "nanh"};
+      static const std::unordered_set<std::string> float_words = {"inf",  "inff", "infh",  "infbf",
+                                                                  "nan",  "nanf", "nanh",  "nanbf"};
       if (float_words.count(t.text)) {
         t.kind = Tok::Float;
         t.float_value = t.text[0] == 'i' ? std::numeric_limits<double>::infinity()
                                          : std::numeric_limits<double>::quiet_NaN();
-        char last = t.text.back();
-        t.has_suffix = t.text.size() == 4;  // inff, infh, nanf, nanh
-        t.type = !t.has_suffix ? Float(64) : (last == 'f' ? Float(32) : Float(16));
+        std::string suffix = t.text.substr(3);  // "", "f", "h" or "bf"
+        t.has_suffix = !suffix.empty();
+        t.type = suffix.empty() ? Float(64) : suffix == "f" ? Float(32) : suffix == "h" ? Float(16) : BFloat16();
       } else {
         t.kind = Tok::Ident;
       }
@@ -115,6 +116,10 @@ std::vector<Token> lex(const std::string& text, uint32_t file) {
           t.type = text[j] == 'f' ? Float(32) : Float(16);
           t.has_suffix = true;
           ++j;
+        } else if (j + 1 < n && text[j] == 'b' && text[j + 1] == 'f') {
+          t.type = BFloat16();
+          t.has_suffix = true;
+          j += 2;
         }
       } else {
         t.kind = Tok::Int;

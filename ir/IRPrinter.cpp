@@ -36,7 +36,7 @@ const char* role_word(BufferRole r) {
 }
 
 std::string format_float(double v, Type t) {
-  const char* suffix = t.bits == 32 ? "f" : (t.bits == 16 ? "h" : "");
+  const char* suffix = t.is_bfloat() ? "bf" : t.bits == 32 ? "f" : (t.bits == 16 ? "h" : "");
   if (std::isnan(v)) return std::string("nan") + suffix;
   if (std::isinf(v)) return std::string(v < 0 ? "-inf" : "inf") + suffix;
   char buf[64];

@@ -29,7 +29,7 @@
 //
 // Expressions: C precedence (|| && ==/!= relational shifts +/- */% unary) with minimal parentheses;
 // `/` and `%` are the IR's floor division and modulo. Literals carry their type: `3` (i64), `3i32`,
-// `255u8`, `true`, `1.5f` (f32), `1.5` (f64), `1.5h` (f16), `inff`, `-inf`, `nanf`; casts `f32(x)`;
+// `255u8`, `true`, `1.5f` (f32), `1.5` (f64), `1.5h` (f16), `1.5bf` (bf16), `inff`, `-inf`, `nanf`; casts `f32(x)`;
 // `select(c, a, b)`, `min(a, b)`, `max(a, b)`, `ramp(base, stride, lanes)`, `broadcast(v, lanes)`,
 // `let x = v in body`, `sum(A[i, k] for k in 0..K)`. Calls: `exp(x)` (math), `likely(x)`
 // (intrinsic), `call my_fn(args)` (extern); a call whose type is not the default (the first

@@ -5,7 +5,7 @@
 //  - Constants fold for every integer width with the IR's semantics: wrap-around at the declared
 //    width, floor division and floor modulo (unsigned types: unsigned division). Division by a
 //    constant zero is left alone. Floating-point expressions only fold when every operand is a
-//    constant (f32 results are rounded to f32; f16 is not folded); floats are never reassociated.
+//    constant (f32 results are rounded to f32; f16 and bf16 are not folded); floats are never reassociated.
 //  - Integer +, - and * by constants are put in the canonical linear form of ir/LinearForm.h: like
 //    terms are combined, terms are ordered by decreasing |coefficient| (positive terms first), then
 //    by the deep order of ir/ExprOrder.h, and the constant comes last: `ii + io*8 + 3 - 1` ->

@@ -37,7 +37,8 @@ const std::vector<Target>& all_targets() {
   const std::vector<MemScope> kCpuScopes = {MemScope::Global, MemScope::Local};
   const std::vector<MemScope> kGpuScopes = {MemScope::Global, MemScope::Shared, MemScope::Local};
   // the tensor-core intrinsics of both GPU targets (lower/gpu/MmaIntrinsics.h)
-  const std::vector<std::string> kGpuIntrinsics = {"cuda.mma_tf32", "cuda.mma_3xtf32", "cuda.mma_f16"};
+  const std::vector<std::string> kGpuIntrinsics = {"cuda.mma_tf32", "cuda.mma_3xtf32", "cuda.mma_f16",
+                                                     "cuda.mma_bf16"};
   // vdla's on-chip buffers (docs/vdla.md): local memories of the accelerator, tagged by buffer —
   // input rows, weight tiles, accumulator rows. backends/vdla/VdlaScopes.h reads them from here.
   const std::vector<MemScope> kVdlaScopes = {MemScope::Global, {StorageRank::Local, "vdla.inp"},

@@ -1,4 +1,7 @@
 // Type: the element type of an expression or buffer (f32, i8, bool, ...), optionally a vector.
+// bf16 (bfloat16: 1 sign, 8 exponent, 7 mantissa bits) has its own code, BFloat, beside the IEEE
+// Float formats f16/f32/f64; is_float() is true for both, so every floating-point rule applies to
+// bf16, and code that picks a format by `bits` must ask is_bfloat() first (f16 and bf16 are both 16 bits).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -6,7 +9,7 @@
 
 namespace texc {
 
-enum class TypeCode : uint8_t { Bool, Int, UInt, Float };
+enum class TypeCode : uint8_t { Bool, Int, UInt, Float, BFloat };
 
 struct Type {
   TypeCode code = TypeCode::Int;
@@ -19,7 +22,12 @@ struct Type {
   bool is_bool() const { return code == TypeCode::Bool; }
   bool is_int() const { return code == TypeCode::Int; }
   bool is_uint() const { return code == TypeCode::UInt; }
-  bool is_float() const { return code == TypeCode::Float; }
+  /// Any floating-point type: f16, bf16, f32, f64.
+  bool is_float() const { return code == TypeCode::Float || code == TypeCode::BFloat; }
+  /// bf16, the one BFloat type.
+  bool is_bfloat() const { return code == TypeCode::BFloat; }
+  /// f16 (IEEE binary16), not bf16.
+  bool is_half() const { return code == TypeCode::Float && bits == 16; }
   /// Int or UInt (not bool).
   bool is_integer() const { return is_int() || is_uint(); }
   bool is_scalar() const { return lanes == 1; }
@@ -40,6 +48,7 @@ inline constexpr Type Bool(int lanes = 1) { return Type(TypeCode::Bool, 1, lanes
 inline constexpr Type Int(int bits, int lanes = 1) { return Type(TypeCode::Int, bits, lanes); }
 inline constexpr Type UInt(int bits, int lanes = 1) { return Type(TypeCode::UInt, bits, lanes); }
 inline constexpr Type Float(int bits, int lanes = 1) { return Type(TypeCode::Float, bits, lanes); }
+inline constexpr Type BFloat16(int lanes = 1) { return Type(TypeCode::BFloat, 16, lanes); }
 /// The type of loop variables, indices and sizes.
 inline constexpr Type Index() { return Int(64); }
 

@@ -28,6 +28,7 @@ int64_t saturating_add(int64_t a, int64_t b) {
 
 double tolerance_for(Type t, int64_t accumulation_length) {
   if (!t.is_float()) return 0;
+  if (t.is_bfloat()) return std::max(8e-2, double(accumulation_length) * std::ldexp(1.0, -8));
   double base = t.bits == 16 ? 1e-2 : t.bits == 32 ? 1e-4 : 1e-9;
   double unit_roundoff = std::ldexp(1.0, t.bits == 16 ? -11 : t.bits == 32 ? -24 : -53);
   return std::max(base, double(accumulation_length) * unit_roundoff);
@@ -35,7 +36,7 @@ double tolerance_for(Type t, int64_t accumulation_length) {
 
 double absolute_floor_for(Type t, int64_t accumulation_length) {
   if (!t.is_float()) return 0;
-  double smallest_normal = std::ldexp(1.0, t.bits == 16 ? -14 : t.bits == 32 ? -126 : -1022);
+  double smallest_normal = std::ldexp(1.0, t.is_half() ? -14 : t.bits <= 32 ? -126 : -1022);  // bf16: f32's exponent
   return double(std::max<int64_t>(1, accumulation_length)) * smallest_normal;
 }
 

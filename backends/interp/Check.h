@@ -8,12 +8,13 @@
 // sum — the classical bound of a sum's rounding error is proportional to the sum of |terms|, not to
 // |result|, so a result that cancels to near zero is judged by its terms, and one huge element
 // widens no other element's bound. tol = max(base, n * u): base is 1e-4 for f32, 1e-2 for f16,
-// 1e-9 for f64; u is the element type's unit roundoff (2^-24, 2^-11, 2^-53) and n the accumulation
+// 8e-2 for bf16 (like f16's, about 20 of its units of roundoff), 1e-9 for f64; u is the element
+// type's unit roundoff (2^-24, 2^-11, 2^-8, 2^-53) and n the accumulation
 // length of the output (accumulation_length), so n * u is the classical worst-case bound of a
 // recursive sum of n terms computed in the element type, whatever the order. A sum of 10^6 f32
 // terms may be 6% of its terms' magnitude off; a sum of 1000 f32 terms is held to 1e-4.
-// floor = max(1, n) * the smallest normal number of the element type (f32 2^-126 ~ 1.2e-38, f16
-// 2^-14 ~ 6.1e-5, f64 2^-1022): compiled code may flush subnormal values to zero, each term of a
+// floor = max(1, n) * the smallest normal number of the element type (f32 and bf16 2^-126 ~ 1.2e-38,
+// f16 2^-14 ~ 6.1e-5, f64 2^-1022): compiled code may flush subnormal values to zero, each term of a
 // sum losing less than that. NaN matches only NaN; an infinity only the same infinity. An output
 // whose checked reference values are all NaN or infinite compares no number: the check fails, as
 // it says nothing (the inputs are outside the op's domain).

@@ -1,6 +1,10 @@
-// IEEE 754 half precision (f16) conversions, used wherever texc stores or rounds an f16 value on the
-// host (tensors, npy files, both interpreters). float_to_half rounds to nearest, ties to even, and
-// keeps infinities, NaNs and subnormals; half_to_float is exact.
+// The 16-bit float formats' conversions, used wherever texc stores or rounds an f16 or bf16 value on
+// the host (tensors, npy files, both interpreters).
+// f16 (IEEE 754 half precision): float_to_half rounds to nearest, ties to even, and keeps
+// infinities, NaNs and subnormals; half_to_float is exact.
+// bf16 (bfloat16: the upper 16 bits of an f32): float_to_bfloat rounds to nearest, ties to even
+// (overflowing to infinity), keeps infinities and subnormals, and turns a NaN into a quiet NaN of
+// the same sign (never an infinity); bfloat_to_float is exact.
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -59,5 +63,24 @@ inline uint16_t float_to_half(float f) {
 
 /// x rounded to the nearest f16 value (as a double).
 inline double round_to_half(double x) { return double(half_to_float(float_to_half(float(x)))); }
+
+inline float bfloat_to_float(uint16_t b) {
+  uint32_t bits = uint32_t(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+inline uint16_t float_to_bfloat(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return uint16_t((bits >> 16) | 0x40);  // NaN: quiet, sign kept
+  uint32_t kept_lsb = (bits >> 16) & 1;
+  bits += 0x7fffu + kept_lsb;  // ties to even; a carry into the exponent is correct (up to infinity)
+  return uint16_t(bits >> 16);
+}
+
+/// x rounded to the nearest bf16 value (as a double).
+inline double round_to_bfloat(double x) { return double(bfloat_to_float(float_to_bfloat(float(x)))); }
 
 }  // namespace texc

@@ -60,6 +60,10 @@ ReadFn reader_for(Type t) {
       return [](const uint8_t* p, int64_t i) {
         return float_value(half_to_float(reinterpret_cast<const uint16_t*>(p)[i]));
       };
+    case TypeCode::BFloat:
+      return [](const uint8_t* p, int64_t i) {
+        return float_value(bfloat_to_float(reinterpret_cast<const uint16_t*>(p)[i]));
+      };
   }
   return nullptr;
 }
@@ -75,6 +79,8 @@ WriteFn writer_for(Type t) {
       if (t.bits == 32) return [](uint8_t* p, int64_t i, Value v) { reinterpret_cast<float*>(p)[i] = float(v.f); };
       if (t.bits == 64) return [](uint8_t* p, int64_t i, Value v) { reinterpret_cast<double*>(p)[i] = v.f; };
       return [](uint8_t* p, int64_t i, Value v) { reinterpret_cast<uint16_t*>(p)[i] = float_to_half(float(v.f)); };
+    case TypeCode::BFloat:
+      return [](uint8_t* p, int64_t i, Value v) { reinterpret_cast<uint16_t*>(p)[i] = float_to_bfloat(float(v.f)); };
   }
   return nullptr;
 }

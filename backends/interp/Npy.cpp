@@ -11,6 +11,7 @@ namespace texc {
 
 std::string npy_descr(Type t) {
   if (t.is_bool()) return "|b1";
+  if (t.is_bfloat()) return "<V2";  // numpy has no bfloat16: raw 2-byte values, as numpy saves ml_dtypes' bfloat16
   char kind = t.is_float() ? 'f' : t.is_int() ? 'i' : 'u';
   int bytes = t.bytes();
   return std::string(bytes == 1 ? "|" : "<") + kind + std::to_string(bytes);
@@ -20,6 +21,7 @@ std::optional<Type> type_of_npy_descr(const std::string& descr) {
   std::string d = descr;
   if (!d.empty() && (d[0] == '<' || d[0] == '|' || d[0] == '=')) d = d.substr(1);
   if (d == "b1" || d == "?") return Bool();
+  if (d == "V2") return BFloat16();
   if (d.size() < 2) return std::nullopt;
   int bytes = std::atoi(d.c_str() + 1);
   if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8) return std::nullopt;

@@ -23,6 +23,7 @@ int64_t wrap_int(Type t, int64_t v) {
 
 double round_float(Type t, double x) {
   if (t.bits == 32) return double(float(x));
+  if (t.is_bfloat()) return round_to_bfloat(x);
   if (t.bits == 16) return round_to_half(x);
   return x;
 }

@@ -51,6 +51,7 @@ double Tensor::get_double(int64_t i) const {
       if (dtype_.bits == 32) return reinterpret_cast<const float*>(p)[i];
       if (dtype_.bits == 64) return reinterpret_cast<const double*>(p)[i];
       return half_to_float(reinterpret_cast<const uint16_t*>(p)[i]);
+    case TypeCode::BFloat: return bfloat_to_float(reinterpret_cast<const uint16_t*>(p)[i]);
     case TypeCode::UInt:
       if (dtype_.bits == 64) return double(uint64_t(get_int(i)));
       return double(get_int(i));
@@ -76,7 +77,8 @@ int64_t Tensor::get_int(int64_t i) const {
         case 32: return reinterpret_cast<const uint32_t*>(p)[i];
         default: return reinterpret_cast<const int64_t*>(p)[i];
       }
-    case TypeCode::Float: return cast_to_int(Int(64), dtype_, 0, get_double(i));
+    case TypeCode::Float:
+    case TypeCode::BFloat: return cast_to_int(Int(64), dtype_, 0, get_double(i));
   }
   return 0;
 }
@@ -87,7 +89,8 @@ void Tensor::set_double(int64_t i, double v) {
     set_int(i, cast_to_int(dtype_, Float(64), 0, v));
     return;
   }
-  if (dtype_.bits == 32) reinterpret_cast<float*>(p)[i] = float(v);
+  if (dtype_.is_bfloat()) reinterpret_cast<uint16_t*>(p)[i] = float_to_bfloat(float(v));
+  else if (dtype_.bits == 32) reinterpret_cast<float*>(p)[i] = float(v);
   else if (dtype_.bits == 64) reinterpret_cast<double*>(p)[i] = v;
   else reinterpret_cast<uint16_t*>(p)[i] = float_to_half(float(v));
 }

@@ -3,7 +3,7 @@
 // .npy files and the output check.
 //
 // Element access by flat index goes through the host representations of ScalarOps.h: floats as
-// double (f16 stored as IEEE half bits), integers as int64 (wrapped to the element width on
+// double (f16 stored as IEEE half bits, bf16 as the upper half of an f32), integers as int64 (wrapped to the element width on
 // store), bool as 0/1 in one byte. fill_random gives reproducible values for a seed: floats
 // uniform in [-1, 1]; integers uniform over a small range suited to the type (see
 // random_int_range) so that products and sums of a few of them stay exact; bool uniform.

@@ -33,6 +33,7 @@ std::string c_type_name(Type t) {
       if (t.bits == 64) return "double";
       if (t.bits == 16) return "uint16_t";  // IEEE half bits
       break;
+    case TypeCode::BFloat: return "uint16_t";  // bfloat16 bits: the upper half of an f32
   }
   TEXC_UNREACHABLE() << "no C type for " << t.str();
 }
@@ -200,10 +201,11 @@ std::string header(const std::vector<LoweredFunc>& funcs, HeaderKind kind) {
     if (std::string why = reserved_symbol_reason(func.name); !why.empty())
       os << "// (declared as " << op_symbol(func.name) << ": '" << func.name << "' is " << why << ")\n";
     for (const std::string& line : func.doc) os << "// " << line << "\n";
-    bool any_f16 = false;
+    bool any_f16 = false, any_bf16 = false;
     for (size_t i = 0; i < func.args.size(); ++i) {
       const Buffer& b = func.args[i];
-      any_f16 |= b->dtype.is_float() && b->dtype.bits == 16;
+      any_f16 |= b->dtype.is_half();
+      any_bf16 |= b->dtype.is_bfloat();
       os << "//   " << b->name << ": " << b->dtype.str() << shape_text(func, i)
          << (b->role == BufferRole::Input ? " (input)"
              : is_scratch_arg(b)           ? " (scratch: its contents are undefined on entry and on return)"
@@ -211,6 +213,7 @@ std::string header(const std::vector<LoweredFunc>& funcs, HeaderKind kind) {
          << "\n";
     }
     if (any_f16) os << "//   f16 elements are IEEE binary16 values passed as their uint16_t bits.\n";
+    if (any_bf16) os << "//   bf16 elements are bfloat16 values (an f32's upper 16 bits) passed as their uint16_t bits.\n";
     for (size_t i = 0; i < func.args.size(); ++i) shape_macros(os, func, i, macro_prefixes);
     attribute_macros(os, func, macro_prefixes);
     std::optional<LoweredFunc> with_workspace = caller_workspace_entry(func);

@@ -102,6 +102,7 @@ llvm::Type* CodeGenLLVM::value_type(Type t) {
       else if (t.bits == 64) scalar = b_.getDoubleTy();
       else TEXC_UNREACHABLE() << "no LLVM type for " << t.str();
       break;
+    case TypeCode::BFloat: scalar = b_.getBFloatTy(); break;
   }
   return t.is_vector() ? llvm::FixedVectorType::get(scalar, t.lanes) : scalar;
 }

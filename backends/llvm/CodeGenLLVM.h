@@ -168,12 +168,15 @@ class CodeGenLLVM {
 
   // ---- expressions (CodeGenLLVMExpr.cpp)
   llvm::Value* emit_binary(const Binary* op);
+  /// `op` on the values `a` and `b` of type `t` (op's operand type, or f32 for bf16 operands).
+  llvm::Value* emit_binary_values(const Binary* op, Type t, llvm::Value* a, llvm::Value* b);
   llvm::Value* emit_int_div_mod(const Binary* op, llvm::Value* a, llvm::Value* b);
   llvm::Value* emit_float_mod(llvm::Value* a, llvm::Value* b);
   llvm::Value* emit_shift(const Binary* op, llvm::Value* a, llvm::Value* b);
   llvm::Value* emit_float_to_int(llvm::Value* v, Type to);
   llvm::Value* emit_compare(BinaryOp op, Type t, llvm::Value* a, llvm::Value* b);
   llvm::Value* emit_cast(const Cast* op);
+  llvm::Value* emit_cast_value(Type from, Type to, llvm::Value* v);
   llvm::Value* emit_select(const Select* op);
   llvm::Value* emit_call(const Call* op, bool as_statement);
   llvm::Value* emit_load(const Load* op);

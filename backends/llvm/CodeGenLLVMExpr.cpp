@@ -7,6 +7,7 @@
 
 #include <optional>
 
+#include "backends/llvm/BFloatLLVM.h"
 #include "backends/llvm/CodeGenLLVM.h"
 #include "backends/llvm/MathLLVM.h"
 #include "backends/llvm/TargetIntrinsicCall.h"
@@ -79,6 +80,14 @@ Value* CodeGenLLVM::emit_binary(const Binary* op) {
   Type t = op->a->type;
   Value* a = emit(op->a);
   Value* b = emit(op->b);
+  if (t.is_bfloat()) {  // computed in f32, the result rounded back to bf16 (BFloatLLVM.h)
+    Value* r = emit_binary_values(op, Float(32, t.lanes), bfloat_to_f32(b_, a), bfloat_to_f32(b_, b));
+    return op->type.is_bfloat() ? f32_to_bfloat(b_, r) : r;
+  }
+  return emit_binary_values(op, t, a, b);
+}
+
+Value* CodeGenLLVM::emit_binary_values(const Binary* op, Type t, Value* a, Value* b) {
   bool is_float = t.is_float();
   bool no_signed_wrap = t.is_int() && t.bits == 64;  // index arithmetic
   switch (op->op) {
@@ -219,11 +228,13 @@ Value* CodeGenLLVM::emit_shift(const Binary* op, Value* a, Value* b) {
   return b_.CreateAShr(a, amount);
 }
 
-Value* CodeGenLLVM::emit_cast(const Cast* op) {
-  Type from = op->value->type;
-  Type to = op->type;
-  Value* v = emit(op->value);
+Value* CodeGenLLVM::emit_cast(const Cast* op) { return emit_cast_value(op->value->type, op->type, emit(op->value)); }
+
+Value* CodeGenLLVM::emit_cast_value(Type from, Type to, Value* v) {
   if (from == to) return v;
+  // bf16 converts through f32 (exact one way; the other rounds once more, as the interpreters do).
+  if (from.is_bfloat()) return emit_cast_value(Float(32, from.lanes), to, bfloat_to_f32(b_, v));
+  if (to.is_bfloat()) return f32_to_bfloat(b_, emit_cast_value(from, Float(32, to.lanes), v));
   llvm::Type* target = value_type(to);
   if (to.is_bool()) {
     if (from.is_float()) return b_.CreateFCmpUNE(v, zero_of(v->getType()));

@@ -16,6 +16,7 @@
 #include <map>
 #include <optional>
 
+#include "backends/llvm/BFloatLLVM.h"
 #include "backends/llvm/MathLLVM.h"
 #include "ir/Diagnostics.h"
 #include "ir/IRVisitor.h"
@@ -270,10 +271,11 @@ Value* CodeGenNVPTX::emit_intrinsic(const Call* op) {
 // adding A . B into the lane's four accumulator elements in place (lower/gpu/MmaIntrinsics.h): the
 // elements loaded through their pointers, passed as C, D stored back. TF32 operands are converted
 // once each (cvt.rna); 3xTF32 adds small*big, big*small, then big*big (three mma); f16 operands go
-// in pairs into .f16x2 registers (a0 a1, a2 a3, ...).
+// in pairs into .f16x2 registers (a0 a1, a2 a3, ...), bf16 ones likewise into b32 registers.
 Value* CodeGenNVPTX::emit_mma(const Call* op) {
   std::optional<Intrinsic> which = intrinsic_of(op);
-  const bool f16 = *which == Intrinsic::MmaSyncF16;
+  const bool bf16 = *which == Intrinsic::MmaSyncBf16;
+  const bool f16 = *which == Intrinsic::MmaSyncF16 || bf16;
   TEXC_CHECK(op->args.size() == (f16 ? 16u : 10u)) << op->name << " with " << op->args.size() << " arguments";
   ldmatrix_registers_.clear();
   std::vector<Value*> pointers, acc;
@@ -291,13 +293,15 @@ Value* CodeGenNVPTX::emit_mma(const Call* op) {
     for (unsigned i = 0; i < 4; ++i) acc[i] = b_.CreateExtractValue(d, {i});
   };
   if (f16) {
-    auto* pair_type = llvm::FixedVectorType::get(b_.getHalfTy(), 2);
+    auto* pair_type = llvm::FixedVectorType::get(bf16 ? b_.getBFloatTy() : b_.getHalfTy(), 2);
     std::vector<Value*> regs;
     for (size_t i = 4; i < 16; i += 2) {
       Value* pair = b_.CreateInsertElement(llvm::PoisonValue::get(pair_type), emit(op->args[i]), uint64_t(0));
-      regs.push_back(b_.CreateInsertElement(pair, emit(op->args[i + 1]), uint64_t(1)));
+      pair = b_.CreateInsertElement(pair, emit(op->args[i + 1]), uint64_t(1));
+      regs.push_back(bf16 ? b_.CreateBitCast(pair, b_.getInt32Ty()) : pair);  // bf16 pairs: the intrinsic takes i32
     }
-    mma(llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32, {regs.begin(), regs.begin() + 4}, {regs.begin() + 4, regs.end()});
+    mma(bf16 ? llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_bf16 : llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32,
+        {regs.begin(), regs.begin() + 4}, {regs.begin() + 4, regs.end()});
   } else {
     auto tf32 = [&](Value* x) { return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_f2tf32_rna, {}, {x}); };
     std::vector<Value*> big, small;  // a0..a3, b0, b1 in TF32
@@ -444,8 +448,13 @@ Value* CodeGenNVPTX::emit_libdevice_call(const std::string& name, const std::vec
 
 Value* CodeGenNVPTX::emit_math(const Call* op, const std::vector<Value*>& args) {
   const std::string& name = op->name;
-  // f16 math is computed in f32 and rounded back (there is no f16 libdevice or polynomial).
+  // f16 and bf16 math is computed in f32 and rounded back (there is no f16 libdevice or polynomial).
   auto in_f32 = [&](const std::function<Value*(const std::vector<Value*>&)>& f32_math) {
+    if (op->type.is_bfloat()) {
+      std::vector<Value*> widened;
+      for (Value* a : args) widened.push_back(bfloat_to_f32(b_, a));
+      return f32_to_bfloat(b_, f32_math(widened));
+    }
     llvm::Type* half_type = args[0]->getType();
     llvm::Type* f32_type = b_.getFloatTy();
     if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(half_type))

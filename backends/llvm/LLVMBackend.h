@@ -95,8 +95,8 @@ std::string emit_assembly(const std::vector<LoweredFunc>& funcs, const CpuTarget
 /// documented in a comment and defined as macros (OP_ARG_RANK, OP_ARG_DIM0.., OP_ARG_SIZE,
 /// OP_ARG_SHAPE). Usable from C and C++.
 std::string emit_c_header(const std::vector<LoweredFunc>& funcs);
-/// The C spelling of an element type in the header and drivers ("float", "int8_t", "bool", f16 as
-/// "uint16_t").
+/// The C spelling of an element type in the header and drivers ("float", "int8_t", "bool", f16 and
+/// bf16 as "uint16_t").
 std::string c_type_name(Type element_type);
 
 /// Compiled ops living in this process (x86 on an x86 host). Runtime symbols resolve to the texrt

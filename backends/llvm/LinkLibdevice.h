@@ -18,7 +18,7 @@ class Module;
 
 namespace texc {
 
-/// The math functions CodeGenNVPTX computes with libdevice (on f32 and f64; f16 in f32).
+/// The math functions CodeGenNVPTX computes with libdevice (on f32 and f64; f16 and bf16 in f32).
 bool is_libdevice_math_function(const std::string& name);
 
 /// The libdevice file found (see above), or "" when there is none.

@@ -3,6 +3,7 @@
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/Module.h>
 
+#include "backends/llvm/BFloatLLVM.h"
 #include "ir/Diagnostics.h"
 #include "ir/MathFunctions.h"
 
@@ -302,13 +303,21 @@ Value* emit_math_function(llvm::IRBuilder<>& b, const std::string& name, const s
   const MathFunctionInfo* info = find_math_function_info(name);
   TEXC_CHECK(info) << "unknown math function " << name;
   TEXC_CHECK(args.size() == size_t(info->arity)) << name << " takes " << info->arity << " argument(s), got " << args.size();
-  if (info->returns_bool) return emit_float_class_test(b, name, args[0]);
+  if (info->returns_bool) {
+    Value* x = args[0]->getType()->getScalarType()->isBFloatTy() ? bfloat_to_f32(b, args[0]) : args[0];
+    return emit_float_class_test(b, name, x);
+  }
   if (t.is_integer() || t.is_bool()) {
     TEXC_CHECK(name == "abs") << "math function " << name << " on " << t.str();
     if (t.is_int()) return b.CreateIntrinsic(llvm::Intrinsic::abs, {args[0]->getType()}, {args[0], b.getFalse()});
     return args[0];  // abs of an unsigned value or bool
   }
   TEXC_CHECK(t.is_float()) << "math function " << name << " on " << t.str();
+  if (t.is_bfloat()) {  // computed in f32 (BFloatLLVM.h)
+    std::vector<Value*> widened;
+    for (Value* a : args) widened.push_back(bfloat_to_f32(b, a));
+    return f32_to_bfloat(b, emit_float_math(b, name, widened, Float(32, t.lanes)));
+  }
   if (t.bits == 16) {  // computed in f32
     llvm::Type* half_type = args[0]->getType();
     llvm::Type* f32_type = b.getFloatTy();

@@ -9,7 +9,7 @@
 // backend turns into per-lane expf/logf/powf calls for vectors; tanh per lane). exp2 log2 sin cos are
 // the llvm.exp2/log2/sin/cos intrinsics and fmod LLVM's frem: libm (exp2f, sinf, fmodf, ...) per lane.
 // erf on f32 vectors is a polynomial (erf_f32_polynomial, within 2 ulp); erf on scalars and f64, erfc
-// log1p expm1 atan2 call libm per lane. f16 is computed in f32. sigmoid(x) = 1 / (1 + exp(-x)).
+// log1p expm1 atan2 call libm per lane. f16 and bf16 are computed in f32. sigmoid(x) = 1 / (1 + exp(-x)).
 #pragma once
 #include <llvm/IR/IRBuilder.h>
 

@@ -9,6 +9,8 @@
 //   gemmex_fp16  A and B in CUDA_R_16F (the inputs rounded to half on the host), C in CUDA_R_32F,
 //                CUBLAS_COMPUTE_32F (f16 tensor cores, f32 accumulation; checked against the
 //                product of the rounded inputs): the peer of texc's linalg.matmul_f16
+//   gemmex_bf16  the same with A and B in CUDA_R_16BF (rounded to bfloat16): the peer of texc's
+//                linalg.matmul_bf16
 // Row-major C[M,N] = A[M,K]·B[K,N] is the column-major product C^T = B^T·A^T: no transposes, no
 // copies. The timed call is the cuBLAS call alone, data already on the device (CUDA events:
 // CudaHarness.h); the output is downloaded and checked against the float64 reference.
@@ -16,6 +18,7 @@
 #include "bench/cuda/CudaHarness.h"
 
 #include <cublas_v2.h>
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <string>
@@ -111,6 +114,26 @@ int main(int argc, char **argv) {
             return check_gemm(w, rA.data(), rB.data(), C.data());
           },
           "cublasGemmEx CUDA_R_16F A and B, CUDA_R_32F C, CUBLAS_COMPUTE_32F (tensor cores); " + detail);
+      // bf16 operands: the inputs rounded to bfloat16, the reference their exact product
+      std::vector<__nv_bfloat16> bA(A.size()), bB(B.size());
+      for (size_t i = 0; i < A.size(); ++i) bA[i] = __float2bfloat16(A[i]), rA[i] = __bfloat162float(bA[i]);
+      for (size_t i = 0; i < B.size(); ++i) bB[i] = __float2bfloat16(B[i]), rB[i] = __bfloat162float(bB[i]);
+      cuda_check(cudaMemcpy(dhA.data(), bA.data(), bA.size() * sizeof(__nv_bfloat16), cudaMemcpyHostToDevice), "cudaMemcpy");
+      cuda_check(cudaMemcpy(dhB.data(), bB.data(), bB.size() * sizeof(__nv_bfloat16), cudaMemcpyHostToDevice), "cudaMemcpy");
+      cuda_check(cudaMemset(dC.data(), 0, size_t(C.size()) * sizeof(float)), "cudaMemset");
+      ok &= measure_gpu(
+          o, w, "cublas", "gemmex_bf16",
+          [&] {
+            cublas_check(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, dhB.data(), CUDA_R_16BF, n,
+                                      dhA.data(), CUDA_R_16BF, k, &beta, dC.data(), CUDA_R_32F, n, CUBLAS_COMPUTE_32F,
+                                      CUBLAS_GEMM_DEFAULT),
+                         "cublasGemmEx");
+          },
+          [&] {
+            dC.download(C);
+            return check_gemm(w, rA.data(), rB.data(), C.data());
+          },
+          "cublasGemmEx CUDA_R_16BF A and B, CUDA_R_32F C, CUBLAS_COMPUTE_32F (tensor cores); " + detail);
     } catch (const std::exception &e) {  // device memory for the workload
       Measurement failed;
       failed.workload = w.name, failed.peer = "cublas", failed.variant = "sgemm", failed.threads = o.threads;

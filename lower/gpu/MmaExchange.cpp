@@ -12,9 +12,9 @@ namespace {
 
 Expr round_tf32(const Expr& x) { return make_intrinsic_call(Intrinsic::RoundTf32, Float(32), {x}); }
 
-// a * b as the mma computes it from the operands (f16 ones exactly, in f32).
+// a * b as the mma computes it from the operands (f16 and bf16 ones exactly, in f32).
 Expr product(const Expr& a, const Expr& b, Intrinsic which) {
-  if (which == Intrinsic::MmaSyncF16) return a * b;
+  if (which == Intrinsic::MmaSyncF16 || which == Intrinsic::MmaSyncBf16) return a * b;
   Expr a_big = round_tf32(a), b_big = round_tf32(b);
   if (which == Intrinsic::MmaSyncTf32) return a_big * b_big;
   Expr a_small = round_tf32(a - a_big), b_small = round_tf32(b - b_big);

@@ -15,7 +15,7 @@ IntrinsicDef mma_definition(const std::string& name, Intrinsic element) {
   d.lower_kind = "cuda.mma";
   d.symbol = intrinsic_name(element);
   const int64_t kk = mma_shape(element).k;
-  const Type operand = element == Intrinsic::MmaSyncF16 ? Float(16) : Float(32);
+  const Type operand = element == Intrinsic::MmaSyncF16 ? Float(16) : element == Intrinsic::MmaSyncBf16 ? BFloat16() : Float(32);
   Buffer a = BufferNode::make("a", operand, {make_int(16), make_int(kk)}, MemScope::Global, BufferRole::Input);
   Buffer b = BufferNode::make("b", operand, {make_int(kk), make_int(8)}, MemScope::Global, BufferRole::Input);
   Buffer c = BufferNode::make("c", Float(32), {make_int(16), make_int(8)}, MemScope::Global, BufferRole::Output);
@@ -39,13 +39,17 @@ IntrinsicDef mma_definition(const std::string& name, Intrinsic element) {
 std::vector<IntrinsicDef> cuda_mma_intrinsics() {
   return {mma_definition("cuda.mma_tf32", Intrinsic::MmaSyncTf32),
           mma_definition("cuda.mma_3xtf32", Intrinsic::MmaSync3xTf32),
-          mma_definition("cuda.mma_f16", Intrinsic::MmaSyncF16)};
+          mma_definition("cuda.mma_f16", Intrinsic::MmaSyncF16),
+          mma_definition("cuda.mma_bf16", Intrinsic::MmaSyncBf16)};
 }
 
-MmaShape mma_shape(Intrinsic element) { return element == Intrinsic::MmaSyncF16 ? MmaShape{16, 8, 4} : MmaShape{8, 4, 2}; }
+MmaShape mma_shape(Intrinsic element) {
+  return element == Intrinsic::MmaSyncF16 || element == Intrinsic::MmaSyncBf16 ? MmaShape{16, 8, 4} : MmaShape{8, 4, 2};
+}
 
 bool is_mma(Intrinsic which) {
-  return which == Intrinsic::MmaSyncTf32 || which == Intrinsic::MmaSync3xTf32 || which == Intrinsic::MmaSyncF16;
+  return which == Intrinsic::MmaSyncTf32 || which == Intrinsic::MmaSync3xTf32 || which == Intrinsic::MmaSyncF16 ||
+         which == Intrinsic::MmaSyncBf16;
 }
 
 FragmentElement mma_a_element(const MmaShape& shape, const Expr& lane, int r) {

@@ -1,14 +1,17 @@
 // The tensor-core intrinsics of the GPU targets (cuda, cuda-interp): `tensorize(L, cuda.mma_tf32)`,
-// `cuda.mma_3xtf32` and `cuda.mma_f16`, and the one place that states PTX's fragment layouts of
-// mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 and mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32.
+// `cuda.mma_3xtf32`, `cuda.mma_f16` and `cuda.mma_bf16`, and the one place that states PTX's fragment
+// layouts of mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 and
+// mma.sync.aligned.m16n8k16.row.col.f32.{f16.f16,bf16.bf16}.f32.
 //
 // Each is the pattern c[i, j] += a[i, k] * b[k, j] over a 16 x 8 x K tile with an f32 accumulator
 // (definitions below: the pattern tensorize matches), computed by the 32 lanes of a warp together:
-// K = 8 with f32 operands (TF32), K = 16 with f16 operands (c += f32(a) * f32(b)). Lane = 4*g + t
+// K = 8 with f32 operands (TF32), K = 16 with f16 or bf16 operands (c += f32(a) * f32(b), the
+// product exact in f32). Lane = 4*g + t
 // (g = lane / 4, t = lane % 4) holds
 //   TF32: a_r = A[g + 8*(r % 2)][t + 4*(r / 2)]                  r = 0..3   (A 16 x 8, row major)
 //         b_r = B[t + 4*r][g]                                    r = 0..1   (B 8 x 8, k by n)
-//   F16:  a_r = A[g + 8*((r / 2) % 2)][2*t + r % 2 + 8*(r / 4)]  r = 0..7   (A 16 x 16; pairs
+//   F16 and BF16 (the same layout):
+//         a_r = A[g + 8*((r / 2) % 2)][2*t + r % 2 + 8*(r / 4)]  r = 0..7   (A 16 x 16; pairs
 //         b_r = B[2*t + r % 2 + 8*(r / 2)][g]                    r = 0..3    in one register)
 //   both: c_r = C[g + 8*(r / 2)][2*t + r % 2]                    r = 0..3   (C and D 16 x 8)
 // A thread's nest therefore covers, within the warp's tile, the rows 8*ih + g and the columns
@@ -29,15 +32,17 @@
 
 namespace texc {
 
-/// The definitions of cuda.mma_tf32, cuda.mma_3xtf32 and cuda.mma_f16 (lower_kind "cuda.mma",
-/// symbol the IR intrinsic that computes an element: mma_sync_tf32, mma_sync_3xtf32, mma_sync_f16).
+/// The definitions of cuda.mma_tf32, cuda.mma_3xtf32, cuda.mma_f16 and cuda.mma_bf16 (lower_kind
+/// "cuda.mma", symbol the IR intrinsic that computes an element: mma_sync_tf32, mma_sync_3xtf32,
+/// mma_sync_f16, mma_sync_bf16).
 std::vector<IntrinsicDef> cuda_mma_intrinsics();
 
 /// A tensor-core step: its k, and how many elements of A and of B one lane holds.
 struct MmaShape {
   int k, a_elements, b_elements;
 };
-/// The shape of the step an element intrinsic (MmaSyncTf32, MmaSync3xTf32, MmaSyncF16) computes.
+/// The shape of the step an element intrinsic (MmaSyncTf32, MmaSync3xTf32, MmaSyncF16, MmaSyncBf16)
+/// computes.
 MmaShape mma_shape(Intrinsic element);
 /// True for the intrinsics of a tensor-core step.
 bool is_mma(Intrinsic which);

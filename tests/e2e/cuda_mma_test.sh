@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tensor cores through tensorize (docs/cuda.md, "Tensor cores"; lower/gpu/MmaIntrinsics.h):
-#   - tests/e2e/cuda_mma/*.tex (hand-written TF32, 3xTF32 and f16 warp tiles) and linalg.matmul with
+#   - tests/e2e/cuda_mma/*.tex (hand-written TF32, 3xTF32, f16 and bf16 warp tiles) and linalg.matmul with
 #     MMG_TC=1 and 2 (several warp shapes, with and without double buffering) and batch_matmul with
 #     BMMG_TC=1 and 2 run on cuda-interp, and linalg.matmul on a shape its tiles do not divide
 #     (stdlib_tc_ragged.tex, 100 x 72; ragged_rows.tex by hand)
@@ -12,7 +12,9 @@
 #     operands converted by cvt.rna.tf32.f32, one mma per 16 x 8 x 8 step (three for 3xTF32), and
 #     for G1-G4 with MMG_TC=1 cp.async copies and A's fragments by ldmatrix too; f16.tex's and
 #     linalg.matmul_f16's (G1-G4) have mma.sync m16n8k16 .f16 with an f32 accumulator, A by
-#     ldmatrix x4 and B (k by n) by ldmatrix x2.trans (lower/gpu/LdMatrix.h); ptxas assembles them with no spills ($TEXC_PTXAS,
+#     ldmatrix x4 and B (k by n) by ldmatrix x2.trans (lower/gpu/LdMatrix.h), bf16.tex's and
+#     linalg.matmul_bf16's (bench/texc_workloads/bf16/G1.tex) the .bf16 one; ptxas assembles them
+#     with no spills ($TEXC_PTXAS,
 #     /usr/local/cuda/bin/ptxas or PATH; skipped without one); sm_75 is refused (exit 1).
 #
 # usage: cuda_mma_test.sh TEXC REPO_ROOT [PYTHON]
@@ -114,6 +116,24 @@ for arch in sm_80 sm_90; do
     check "f16 compiles for $arch" false
   fi
 done
+for arch in sm_80 sm_90; do
+  if "$texc" "$dir/bf16.tex" --target cuda --arch $arch --emit ptx -o "$work/bf16_$arch" > /dev/null 2>&1; then
+    check "bf16 $arch: mma.sync m16n8k16 bf16 with an f32 accumulator" \
+      grep -q "mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.bf16\.bf16\.f32" "$work/bf16_$arch.ptx"
+    [ -n "$ptxas" ] && check "bf16: ptxas $arch, no spills" ptx_no_spills "$work/bf16_$arch.ptx" $arch
+  else
+    check "bf16 compiles for $arch" false
+  fi
+done
+if "$texc" "$root/bench/texc_workloads/bf16/G1.tex" --target cuda --emit ptx -o "$work/G1_bf16" > /dev/null 2>&1; then
+  check "linalg.matmul_bf16 (G1): mma.sync m16n8k16 bf16, cp.async, ldmatrix x4 and x2.trans in its PTX" \
+    bash -c 'grep -q "mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.bf16\.bf16\.f32" "$1" && grep -q "cp\.async" "$1" &&
+             grep -q "ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16" "$1" &&
+             grep -q "ldmatrix\.sync\.aligned\.m8n8\.x2\.trans\.shared\.b16" "$1"' _ "$work/G1_bf16.ptx"
+  [ -n "$ptxas" ] && check "linalg.matmul_bf16 (G1): ptxas sm_80, no spills" ptx_no_spills "$work/G1_bf16.ptx" sm_80
+else
+  check "linalg.matmul_bf16 (G1) compiles for cuda" false
+fi
 # one mma per 16 x 8 x 8 step: K = 48 is 6 k steps of two n tiles per warp (the k loop unrolled)
 check "tf32: 12 mma.sync (one per step), the accumulator passed to it (no additions)" \
   bash -c '[ "$(grep -c "mma\.sync" "$1")" -eq 12 ] && ! grep -q "add\.rn\.f32\|add\.f32" "$1"' _ "$work/tf32_sm_80.ptx"

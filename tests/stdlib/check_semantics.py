@@ -60,7 +60,7 @@ def load_npy(path):
     header_len = struct.unpack('<H' if major == 1 else '<I', raw[8:10] if major == 1 else raw[8:12])[0]
     start = (10 if major == 1 else 12) + header_len
     header = eval(raw[(10 if major == 1 else 12):start].decode('latin1'))  # a Python dict literal
-    assert header['descr'] in ('<f4', '<f2', '|i1') and not header['fortran_order'], (path, header)
+    assert header['descr'] in ('<f4', '<f2', '<V2', '|i1') and not header['fortran_order'], (path, header)
     shape = header['shape']
     count = 1
     for s in shape:
@@ -69,6 +69,9 @@ def load_npy(path):
         return Array(shape, list(struct.unpack('<%db' % count, raw[start:start + count])))
     if header['descr'] == '<f2':
         return Array(shape, list(struct.unpack('<%de' % count, raw[start:start + 2 * count])))
+    if header['descr'] == '<V2':  # bf16 (texc's .npy for it): the upper 16 bits of an f32
+        bits = struct.unpack('<%dH' % count, raw[start:start + 2 * count])
+        return Array(shape, [struct.unpack('<f', struct.pack('<I', b << 16))[0] for b in bits])
     return Array(shape, list(struct.unpack('<%df' % count, raw[start:start + 4 * count])))
 
 
@@ -259,6 +262,7 @@ CASES = [
         (3, 11), lambda i, j: sum(t['X'][i, k] * t['W'][j, k] for k in range(37)))),
     ('matmul', 'matmul_small', 'C', lambda t: matmul(t['A'], t['B'])),
     ('matmul_f16', 'matmul_f16_small', 'C', lambda t: matmul(t['A'], t['B'])),
+    ('matmul_bf16', 'matmul_bf16_small', 'C', lambda t: matmul(t['A'], t['B'])),
     ('batch_matmul', 'batch_matmul_small', 'C', lambda t: build(
         (3, 5, 19), lambda b, i, j: sum(t['A'][b, i, k] * t['B'][b, k, j] for k in range(9)))),
     ('max_pool2d', 'max_pool2d_small', 'Y', lambda t: pool(t['X'], 3, 2, 1, 'max')),

@@ -8,6 +8,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <map>
+#include <tuple>
 #include <set>
 #include <sstream>
 
@@ -49,8 +51,8 @@ void check_layout(const MmaShape& shape, bool a) {
 
 }  // namespace
 
-TEST_CASE("TF32 (m16n8k8) and f16 (m16n8k16) fragments: each element held once, holders invert the layout") {
-  for (Intrinsic which : {Intrinsic::MmaSyncTf32, Intrinsic::MmaSyncF16}) {
+TEST_CASE("TF32 (m16n8k8), f16 and bf16 (m16n8k16) fragments: each element held once, holders invert the layout") {
+  for (Intrinsic which : {Intrinsic::MmaSyncTf32, Intrinsic::MmaSyncF16, Intrinsic::MmaSyncBf16}) {
     check_layout(mma_shape(which), true);
     check_layout(mma_shape(which), false);
   }
@@ -61,6 +63,28 @@ TEST_CASE("TF32 (m16n8k8) and f16 (m16n8k16) fragments: each element held once, 
       c.insert({value(e.row), value(e.col)});
     }
   CHECK(c.size() == 128);  // the 16 x 8 accumulator, each element in one lane
+}
+
+TEST_CASE("the intrinsics' definitions: operand types, k and the element intrinsic") {
+  std::map<std::string, std::tuple<Type, int64_t, Intrinsic>> expected = {
+      {"cuda.mma_tf32", {Float(32), 8, Intrinsic::MmaSyncTf32}},
+      {"cuda.mma_3xtf32", {Float(32), 8, Intrinsic::MmaSync3xTf32}},
+      {"cuda.mma_f16", {Float(16), 16, Intrinsic::MmaSyncF16}},
+      {"cuda.mma_bf16", {BFloat16(), 16, Intrinsic::MmaSyncBf16}}};
+  std::vector<IntrinsicDef> defs = cuda_mma_intrinsics();
+  CHECK(defs.size() == expected.size());
+  for (const IntrinsicDef& d : defs) {
+    CAPTURE(d.name);
+    REQUIRE(expected.count(d.name));
+    auto [operand, k, which] = expected.at(d.name);
+    CHECK(d.inputs[0]->dtype == operand);
+    CHECK(d.inputs[1]->dtype == operand);
+    CHECK(d.outputs[0]->dtype == Float(32));
+    CHECK(value(d.inputs[0]->shape[1]) == k);
+    CHECK(d.symbol == intrinsic_name(which));
+    CHECK(mma_shape(which).k == k);
+    CHECK(is_mma(which));
+  }
 }
 
 TEST_CASE("round_tf32 keeps 10 mantissa bits, rounding to nearest with ties away from zero") {

@@ -107,6 +107,11 @@ TEST_CASE("a 10^6-term f32 sum computed sequentially passes with its accumulatio
   CHECK(tolerance_for(Float(32), 1024) == 1e-4);
   CHECK(tolerance_for(Float(32), K) == doctest::Approx(K * 0x1p-24));
   CHECK(tolerance_for(Int(32), K) == 0);
+  // bf16: base 8e-2, unit roundoff 2^-8 (f16: 1e-2 and 2^-11).
+  CHECK(tolerance_for(BFloat16()) == 8e-2);
+  CHECK(tolerance_for(BFloat16(), 16) == 8e-2);
+  CHECK(tolerance_for(BFloat16(), 1000) == doctest::Approx(1000 * 0x1p-8));
+  CHECK(tolerance_for(Float(16)) == 1e-2);
 }
 
 /// Y[i] = X[i] * S[0] (element-wise: each output's magnitude is its own |value|).
@@ -153,6 +158,7 @@ TEST_CASE("an output of zeros against a subnormal reference of 1e-42 is judged b
   ReferenceInterpreter ref(op, {&x, &one});
   CHECK(absolute_floor_for(Float(32)) == std::ldexp(1.0, -126));  // f32's smallest normal, ~1.2e-38
   CHECK(absolute_floor_for(Float(16)) == std::ldexp(1.0, -14));
+  CHECK(absolute_floor_for(BFloat16()) == std::ldexp(1.0, -126));  // bf16 has f32's exponent range
   CHECK(absolute_floor_for(Float(32), 1000) == 1000 * std::ldexp(1.0, -126));
   CHECK(absolute_floor_for(Int(32)) == 0);
   Tensor zeros(Float(32), {64});

@@ -52,7 +52,7 @@ std::string read_error(const std::string& path) {
 }  // namespace
 
 TEST_CASE("round trip of every element type, 0-d to 3-d") {
-  const Type types[] = {Float(32), Float(64), Float(16), Int(8), Int(16), Int(32), Int(64),
+  const Type types[] = {Float(32), Float(64), Float(16), BFloat16(), Int(8), Int(16), Int(32), Int(64),
                         UInt(8),   UInt(16),  UInt(32),  UInt(64), Bool()};
   const std::vector<int64_t> shapes[] = {{}, {5}, {2, 3}, {2, 1, 4}, {0, 3}};
   int n = 0;

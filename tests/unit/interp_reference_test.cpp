@@ -6,6 +6,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <functional>
 
 #include "backends/interp/Half.h"
@@ -209,6 +211,56 @@ TEST_CASE("floats round at stage boundaries and casts only") {
   CHECK(ref.evaluate_point("H", {0}).f == 0.0999755859375);
   // Inside one stage the f32 division is not rounded before the cast to f64.
   CHECK(ref.evaluate_point("W", {0}).f == a0 / 3.0);
+}
+
+TEST_CASE("bf16: conversions round to nearest even and keep NaN; the reference rounds at stores and casts") {
+  auto bits_of = [](float f) {
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    return b;
+  };
+  auto from_bits = [](uint32_t b) {
+    float f;
+    std::memcpy(&f, &b, 4);
+    return f;
+  };
+  CHECK(float_to_bfloat(1.0f) == 0x3f80);
+  CHECK(float_to_bfloat(1.0f + 0x1p-8f) == 0x3f80);      // a tie: to the even 1.0
+  CHECK(float_to_bfloat(1.0f + 3 * 0x1p-8f) == 0x3f82);  // a tie: to the even 1 + 2^-6
+  CHECK(float_to_bfloat(1.0f + 0x1p-8f + 0x1p-20f) == 0x3f81);  // above the tie: up
+  CHECK(float_to_bfloat(-257.0f) == 0xc380);             // -257 is a tie between -256 and -258
+  CHECK(float_to_bfloat(3.0e38f) == 0x7f62);
+  CHECK(float_to_bfloat(std::numeric_limits<float>::max()) == 0x7f80);  // rounds past the largest: inf
+  CHECK(float_to_bfloat(-std::numeric_limits<float>::infinity()) == 0xff80);
+  CHECK(float_to_bfloat(from_bits(0x00080000u)) == 0x0008);  // a subnormal is kept
+  CHECK(float_to_bfloat(from_bits(0x7f800001u)) == 0x7fc0);  // a signalling NaN becomes a quiet NaN, not inf
+  CHECK(float_to_bfloat(from_bits(0xffffffffu)) == 0xffff);  // a NaN keeps its sign
+  CHECK(std::isnan(bfloat_to_float(float_to_bfloat(std::nanf("")))));
+  for (uint32_t b = 0; b < 0x10000u; ++b) {  // every bf16 value survives f32 and back
+    float f = bfloat_to_float(uint16_t(b));
+    CHECK(bits_of(f) == b << 16);
+    if (!std::isnan(f)) CHECK(float_to_bfloat(f) == b);
+  }
+
+  // The reference computes a stage in double and rounds its bf16 value where it is stored and at
+  // casts (ReferenceInterpreter.h), as for f16; compiled code rounds each operation, within the
+  // check's bf16 tolerance of it.
+  Buffer A = input("A", BFloat16(), {1});
+  Var i = Variable::make("i");
+  Expr a = Load::make(A, {i});
+  Stage p = stage("P", BFloat16(), {i}, {1}, a * a - make_float(1.0, BFloat16()));
+  Var i2 = Variable::make("i");
+  Stage q = stage("Q", Float(32), {i2}, {1}, Cast::make(Float(32), Cast::make(BFloat16(), Cast::make(Float(32), Load::make(A, {i2})) * make_float(3.0f, Float(32)))));
+  OpDef op = make_op("bf16_rounding", {A}, {p, q});
+  Tensor x = tensor(BFloat16(), {1}, {1.0 + 3 * 0x1p-7});  // exactly representable
+  CHECK(x.get_double(0) == 1.0 + 3 * 0x1p-7);
+  ReferenceInterpreter ref(op, {&x});
+  // a * a - 1 = 6 * 2^-7 + 9 * 2^-14 exactly, stored rounded to bf16 (step 2^-12 there): 2.25 steps
+  // above 6 * 2^-7 become 2 (a * a rounded first, as compiled code does, would leave 6 * 2^-7).
+  CHECK(ref.evaluate_point("P", {0}).f == 6 * 0x1p-7 + 2 * 0x1p-12);
+  // 3 * (1 + 3 * 2^-7) = 3 + 9 * 2^-7 lies between bf16's 3 + 4 * 2^-6 and 3 + 5 * 2^-6 (step 2^-6
+  // above 2), a tie: to the even mantissa, 3 + 4 * 2^-6.
+  CHECK(ref.evaluate_point("Q", {0}).f == 3.0 + 4 * 0x1p-6);
 }
 
 TEST_CASE("select reads only the chosen branch; math functions") {

@@ -66,6 +66,10 @@ TEST_CASE("typed literals round-trip") {
   check_expr_round_trip(make_float(1e30), "1e+30f");
   check_expr_round_trip(make_float(-0.0), "-0.0f");
   check_expr_round_trip(make_float(1.5, Float(16)), "1.5h");
+  check_expr_round_trip(make_float(1.5, BFloat16()), "1.5bf");
+  check_expr_round_trip(make_float(-std::numeric_limits<double>::infinity(), BFloat16()), "-infbf");
+  CHECK(parse_expr("nanbf")->type == BFloat16());
+  CHECK(std::isnan(parse_expr("nanbf")->as<FloatImm>()->value));
   check_expr_round_trip(make_float(-std::numeric_limits<double>::infinity()), "-inff");
   check_expr_round_trip(make_float(std::numeric_limits<double>::infinity(), Float(64)), "inf");
   Expr nan = parse_expr("nanf");
@@ -92,6 +96,7 @@ TEST_CASE("operators with minimal parentheses") {
   check_expr_round_trip(min(x, max(y, i64(0))), "min(x, max(y, 0))");
   check_expr_round_trip(Select::make(x < y, x, y), "select(x < y, x, y)");
   check_expr_round_trip(Cast::make(Float(32), x), "f32(x)");
+  check_expr_round_trip(Cast::make(BFloat16(), x), "bf16(x)");
   check_expr_round_trip(Cast::make(Int(32), x) + IntImm::make(Int(32), 1), "i32(x) + 1i32");
   check_expr_round_trip(Ramp::make(x * 8, i64(1), 8), "ramp(x*8, 1, 8)");
   check_expr_round_trip(Broadcast::make(make_float(0.0), 4), "broadcast(0.0f, 4)");

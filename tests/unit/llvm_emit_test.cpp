@@ -131,7 +131,10 @@ TEST_CASE("C header") {
   Buffer h = input("H", Float(16), 4), flags = output("flags", Bool(), 4);
   Var i = Variable::make("i");
   LoweredFunc half{"half_op", {h, flags}, loop(i, 0, 4, store(flags, i, load(h, i) > make_float(0.0, Float(16)))), {{2, 2}, {4}}};
-  std::string header = emit_c_header({mm, ints, half});
+  Buffer bh = input("BH", BFloat16(), 4), bsum = output("bsum", BFloat16(), 4);
+  Var i2 = Variable::make("i");
+  LoweredFunc bf{"bf16_op", {bh, bsum}, loop(i2, 0, 4, store(bsum, i2, load(bh, i2) + load(bh, i2))), {{4}, {4}}};
+  std::string header = emit_c_header({mm, ints, half, bf});
   CHECK(header.find("#pragma once") != std::string::npos);
   CHECK(header.find("#include <stdint.h>") != std::string::npos);
   CHECK(header.find("extern \"C\" {") != std::string::npos);
@@ -143,6 +146,10 @@ TEST_CASE("C header") {
   CHECK(header.find("void half_op(const uint16_t* H, bool* flags);") != std::string::npos);
   CHECK(header.find("//   H: f16[2, 2] (input)") != std::string::npos);
   CHECK(header.find("f16 elements are IEEE binary16") != std::string::npos);
+  CHECK(header.find("void bf16_op(const uint16_t* BH, uint16_t* bsum);") != std::string::npos);
+  CHECK(header.find("//   BH: bf16[4] (input)") != std::string::npos);
+  CHECK(header.find("bf16 elements are bfloat16 values (an f32's upper 16 bits) passed as their uint16_t bits") !=
+        std::string::npos);
 
   // The header compiles as C and as C++.
   std::string path = temp_path("ops.h");

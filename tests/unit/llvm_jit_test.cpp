@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 
+#include "backends/interp/Half.h"
 #include "backends/llvm/LLVMBackend.h"
 #include "ir/Intrinsics.h"
 #include "ir/ConstEval.h"
@@ -552,4 +553,65 @@ TEST_CASE("a scoped attribute compiles to its body, at any depth and for any key
   std::vector<float> b(16, 0.0f);
   m->call("scaled", {a.data(), b.data()});
   for (int i = 0; i < 16; ++i) CHECK(b[i] == a[i] * 2.0f + (i == 15 ? 1.0f : 0.0f));
+}
+
+TEST_CASE("bf16: conversions and arithmetic agree bit for bit with the interpreters, scalar and vector") {
+  // R[i] = bf16(F[i]); S[i] = A[i] * B[i] + A[i] (bf16, each operation rounded); W[i] = f32(A[i]);
+  // N[i] = i32(A[i]); H[i] = f16(A[i]); on the host CPU and on plain x86-64 (no AVX512-BF16, where
+  // LLVM's own f32 -> bfloat conversion would call __truncsfbf2).
+  std::vector<float> f;
+  for (float v : {1.0f + 0x1p-8f, 1.0f + 3 * 0x1p-8f, -257.0f, 3.0e38f, std::numeric_limits<float>::max(),
+                  -std::numeric_limits<float>::infinity(), std::nanf(""), 0x1p-130f, -0.0f, 65504.0f * 3})
+    f.push_back(v);
+  uint32_t seed = 12345;
+  while (f.size() < 256) {  // random bit patterns (NaNs among them)
+    seed = seed * 1664525u + 1013904223u;
+    float v;
+    std::memcpy(&v, &seed, 4);
+    f.push_back(v);
+  }
+  const int64_t n = int64_t(f.size());
+  std::vector<uint16_t> a(n), b(n);
+  for (int64_t j = 0; j < n; ++j) {
+    a[j] = float_to_bfloat(f[j] * 0.75f);
+    b[j] = float_to_bfloat(f[size_t(n - 1 - j)]);
+  }
+  Buffer fb = input("F", Float(32), n), ab = input("A", BFloat16(), n), bb = input("B", BFloat16(), n);
+  Buffer r = output("R", BFloat16(), n), s = output("S", BFloat16(), n), w = output("W", Float(32), n);
+  Buffer ni = output("N", Int(32), n), h = output("H", Float(16), n);
+  for (const std::string& mcpu : {std::string(""), std::string("x86-64")}) {
+    for (int lanes : {1, 8}) {
+      CAPTURE(mcpu);
+      CAPTURE(lanes);
+      Var i = Variable::make("i");
+      Expr idx = lanes == 1 ? Expr(i) : ramp(Expr(i) * lanes, lanes);
+      Expr av = load(ab, idx), bv = load(bb, idx);
+      std::vector<Stmt> stores = {
+          store(r, idx, Cast::make(BFloat16(lanes), load(fb, idx))),
+          store(s, idx, av * bv + av),
+          store(w, idx, Cast::make(Float(32, lanes), av)),
+          store(ni, idx, Cast::make(Int(32, lanes), av)),
+          store(h, idx, Cast::make(Float(16, lanes), av)),
+      };
+      std::string name = "bf16_" + std::to_string(lanes);
+      LoweredFunc fn{name, {fb, ab, bb, r, s, w, ni, h}, loop(i, 0, n / lanes, Seq::make(stores)), {}};
+      auto m = JitModule::create({fn}, CpuTargetOptions{"x86", mcpu, "", 3});
+      std::vector<uint16_t> o_r(n), o_s(n), o_h(n);
+      std::vector<float> o_w(n);
+      std::vector<int32_t> o_n(n);
+      m->call(name, {f.data(), a.data(), b.data(), o_r.data(), o_s.data(), o_w.data(), o_n.data(), o_h.data()});
+      for (int64_t j = 0; j < n; ++j) {
+        CAPTURE(j);
+        float x = bfloat_to_float(a[j]), y = bfloat_to_float(b[j]);
+        CHECK(o_r[j] == float_to_bfloat(f[j]));
+        uint16_t sum = float_to_bfloat(bfloat_to_float(float_to_bfloat(x * y)) + x);
+        if (std::isnan(bfloat_to_float(sum))) CHECK(std::isnan(bfloat_to_float(o_s[j])));  // any NaN payload
+        else CHECK(o_s[j] == sum);
+        CHECK((o_w[j] == x || (std::isnan(o_w[j]) && std::isnan(x))));
+        if (std::isfinite(x) && std::fabs(x) < 2e9f) CHECK(o_n[j] == int32_t(x));
+        if (std::isnan(x)) CHECK(std::isnan(half_to_float(o_h[j])));
+        else CHECK(o_h[j] == float_to_half(x));
+      }
+    }
+  }
 }

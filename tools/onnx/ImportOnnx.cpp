@@ -81,7 +81,7 @@ const std::set<std::string>& reserved_names() {
   static const std::set<std::string> names = {
       "import", "param", "op", "intrinsic", "compute", "const", "schedule", "lower", "extern", "knob", "in",
       "factors", "if", "else", "for", "true", "false", "target", "exp", "log", "sqrt", "tanh", "sigmoid",
-      "floor", "ceil", "abs", "pow", "max", "min", "select", "sum", "prod", "f16", "f32", "f64", "i8", "i16",
+      "floor", "ceil", "abs", "pow", "max", "min", "select", "sum", "prod", "f16", "bf16", "f32", "f64", "i8", "i16",
       "i32", "i64", "u8", "u16", "u32", "u64", "bool", "int", "conv2d", "conv2d_dilated", "depthwise_conv2d",
       "matmul", "dense", "relu", "sigmoid_act", "tanh_act", "softmax", "log_softmax", "batch_norm",
       "max_pool2d", "avg_pool2d", "global_avg_pool2d", "transpose"};
