@@ -221,6 +221,9 @@ def workload_names(spec):
 # variant each is compared with in the tables (cuda_fp16 runs bench/texc_workloads/f16/, cuda_bf16
 # bench/texc_workloads/bf16/).
 TEXC_TENSOR_CORE_KNOBS = [("cuda_tf32", 1), ("cuda_3xtf32", 2)]
+# The k tile of the TF32 schedule must divide K: G5's K = 1000 takes tiles of 8 (the default 16
+# would leave it on the CUDA cores). f16 and bf16 need K % 16 == 0 (one mma's k): not G5 or G6.
+TEXC_TENSOR_CORE_EXTRA = {"G5": ["--knob", "MMG_TBK=8"]}
 TENSOR_CORE_PEERS = [("cuda_tf32", "gemmex_tf32"), ("cuda_3xtf32", "sgemm"), ("cuda_fp16", "gemmex_fp16"),
                      ("cuda_bf16", "gemmex_bf16")]
 
@@ -278,7 +281,8 @@ def measure_cuda(args):
             tex = os.path.join(ROOT, "bench", "texc_workloads", f"{w}.tex")
             runs = [(variant, tex, extra) for variant, extra in variants]
             if w.startswith("G"):  # the tensor cores (docs/cuda.md): TF32, 3xTF32, f16 and bf16 operands
-                runs += [(v, tex, ["--knob", f"MMG_TC={tc}"]) for v, tc in TEXC_TENSOR_CORE_KNOBS]
+                runs += [(v, tex, ["--knob", f"MMG_TC={tc}"] + TEXC_TENSOR_CORE_EXTRA.get(w, []))
+                         for v, tc in TEXC_TENSOR_CORE_KNOBS]
                 runs.append(("cuda_fp16", os.path.join(ROOT, "bench", "texc_workloads", "f16", f"{w}.tex"), []))
                 runs.append(("cuda_bf16", os.path.join(ROOT, "bench", "texc_workloads", "bf16", f"{w}.tex"), []))
             for variant, tex, extra in runs:
