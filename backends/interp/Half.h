@@ -6,8 +6,8 @@
 // (overflowing to infinity), keeps infinities and subnormals, and turns a NaN into a quiet NaN of
 // the same sign (never an infinity); bfloat_to_float is exact.
 #pragma once
+#include <bit>
 #include <cstdint>
-#include <cstring>
 
 namespace texc {
 
@@ -31,14 +31,11 @@ inline float half_to_float(uint16_t h) {
     mantissa &= 0x3ff;
     bits = sign | (uint32_t(113 - shift) << 23) | (mantissa << 13);
   }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
+  return std::bit_cast<float>(bits);
 }
 
 inline uint16_t float_to_half(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
+  const uint32_t bits = std::bit_cast<uint32_t>(f);
   uint16_t sign = uint16_t((bits >> 16) & 0x8000);
   uint32_t exponent = (bits >> 23) & 0xff;
   uint32_t mantissa = bits & 0x7fffff;
@@ -64,16 +61,10 @@ inline uint16_t float_to_half(float f) {
 /// x rounded to the nearest f16 value (as a double).
 inline double round_to_half(double x) { return double(half_to_float(float_to_half(float(x)))); }
 
-inline float bfloat_to_float(uint16_t b) {
-  uint32_t bits = uint32_t(b) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
+inline float bfloat_to_float(uint16_t b) { return std::bit_cast<float>(uint32_t(b) << 16); }
 
 inline uint16_t float_to_bfloat(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
+  uint32_t bits = std::bit_cast<uint32_t>(f);
   if ((bits & 0x7fffffffu) > 0x7f800000u) return uint16_t((bits >> 16) | 0x40);  // NaN: quiet, sign kept
   uint32_t kept_lsb = (bits >> 16) & 1;
   bits += 0x7fffu + kept_lsb;  // ties to even; a carry into the exponent is correct (up to infinity)

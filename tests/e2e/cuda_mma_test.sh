@@ -39,6 +39,13 @@ error_below() {  # $1 save-io dir, $2 op, $3 bound: the error against f64 (accur
   awk -v e="${line#max_err_vs_f64 }" -v b="$3" 'BEGIN { exit !(e < b) }'
 }
 
+# A 16-bit GEMM's PTX ($1): the m16n8k16 mma of its operand type ($2: f16 or bf16), cp.async
+# fills, and both tiles read by ldmatrix (A x4, B stored k by n x2.trans).
+half_gemm_ptx() {
+  grep -q "mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.$2\.$2\.f32" "$1" && grep -q "cp\.async\.cg\.shared\.global" "$1" &&
+    grep -q "ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16" "$1" && grep -q "ldmatrix\.sync\.aligned\.m8n8\.x2\.trans\.shared\.b16" "$1"
+}
+
 dir=$root/tests/e2e/cuda_mma
 for f in "$dir"/*.tex; do
   check "$(basename "$f") on cuda-interp" "$texc" run "$f" --target cuda-interp
@@ -127,9 +134,7 @@ for arch in sm_80 sm_90; do
 done
 if "$texc" "$root/bench/texc_workloads/bf16/G1.tex" --target cuda --emit ptx -o "$work/G1_bf16" > /dev/null 2>&1; then
   check "linalg.matmul_bf16 (G1): mma.sync m16n8k16 bf16, cp.async, ldmatrix x4 and x2.trans in its PTX" \
-    bash -c 'grep -q "mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.bf16\.bf16\.f32" "$1" && grep -q "cp\.async" "$1" &&
-             grep -q "ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16" "$1" &&
-             grep -q "ldmatrix\.sync\.aligned\.m8n8\.x2\.trans\.shared\.b16" "$1"' _ "$work/G1_bf16.ptx"
+    half_gemm_ptx "$work/G1_bf16.ptx" bf16
   [ -n "$ptxas" ] && check "linalg.matmul_bf16 (G1): ptxas sm_80, no spills" ptx_no_spills "$work/G1_bf16.ptx" sm_80
 else
   check "linalg.matmul_bf16 (G1) compiles for cuda" false
@@ -162,10 +167,7 @@ for g in G1 G2 G3 G4; do
   fi
   # linalg.matmul_f16 (bench/texc_workloads/f16): both tiles by ldmatrix
   if "$texc" "$root/bench/texc_workloads/f16/$g.tex" --target cuda --emit ptx -o "$work/${g}_f16" > /dev/null 2>&1; then
-    check "$g f16: mma.sync m16n8k16, cp.async, ldmatrix x4 and x2.trans in its PTX" \
-      bash -c 'grep -q "mma\.sync\.aligned\.m16n8k16" "$1" && grep -q "cp\.async\.cg\.shared\.global" "$1" &&
-               grep -q "ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16" "$1" &&
-               grep -q "ldmatrix\.sync\.aligned\.m8n8\.x2\.trans\.shared\.b16" "$1"' _ "$work/${g}_f16.ptx"
+    check "$g f16: mma.sync m16n8k16, cp.async, ldmatrix x4 and x2.trans in its PTX" half_gemm_ptx "$work/${g}_f16.ptx" f16
     [ -n "$ptxas" ] && check "$g f16: ptxas sm_80, no spills" ptx_no_spills "$work/${g}_f16.ptx" sm_80
   else
     check "$g f16 compiles for cuda" false
