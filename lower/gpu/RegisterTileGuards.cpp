@@ -123,7 +123,7 @@ class AccessesOfBuffers : public IRVisitor {
 // the union of their spans over the loops inside the block loops, but those around every access
 // (plan_storage allocates inside them: a shared tile per k step), is smaller than the full shape
 // (plan_storage allocates a span as large as the full shape as the full shape, unshifted, and an
-// access past the tensor's edge would leave it).
+// access past the tensor's edge would leave it), or is the full shape from 0.
 bool allocated_at_its_span(const AccessesOfBuffers& accesses, const BufferNode* b, size_t d, const For* block_loop) {
   int64_t full = 0, extent = 0;
   if (d >= b->shape.size() || !is_const_int(b->shape[d], &full)) return false;
@@ -140,13 +140,20 @@ bool allocated_at_its_span(const AccessesOfBuffers& accesses, const BufferNode* 
       return false;
     if (d >= a.indices.size()) return false;
     SymVarIntervals inside = a.inner_ranges;
-    for (const For* l : around_all) inside.erase(l->var.get());
+    for (const For* l : around_all)  // held at one value, but those with only one
+      if (!is_const_int(l->extent, int64_t(1))) inside.erase(l->var.get());
     SymInterval span = sym_bounds_of(a.indices[d], inside);
     if (!span.is_bounded()) return false;
     lo = lo ? union_min(lo, span.min) : span.min;
     hi = hi ? union_max(hi, span.max) : span.max;
   }
-  return lo && is_const_int(simplify(hi - lo + 1), &extent) && extent < full;
+  // a span of the full shape that starts at 0 is allocated as the full shape and holds every
+  // access too (a dimension the tile covers whole: a warp's rows when the tile is the tensor's)
+  if (!lo || !is_const_int(simplify(hi - lo + 1), &extent)) return false;
+  if (extent < full) return true;
+  const SymInterval start = sym_bounds_of(lo, all.front().inner_ranges);  // lo over the loops it names
+  return extent == full && start.is_bounded() && is_const_int(simplify(start.min), int64_t(0)) &&
+         is_const_int(simplify(start.max), int64_t(0));
 }
 
 // True when the points past the edge access `s`'s buffers (the Block's body or init, iter vars

@@ -178,15 +178,28 @@ Stmt warp_mma_replacement(const ScheduleState& st, const For* top, const Intrins
   // Layout: every access at the element the fragment layout gives each lane.
   VarMap iter_values;
   for (size_t i = 0; i < block->iter_vars.size(); ++i) iter_values[block->iter_vars[i].var.get()] = block->bindings[i];
-  const Buffer pattern_a = intrin.inputs[0], pattern_b = intrin.inputs[1];
+  // The product is commutative: `W[f, c] * X[c, p]` and `X[c, p] * W[f, c]` are both A . B with
+  // A = W; the factors are tried in the order written, then swapped.
   std::vector<Expr> a_indices, b_indices, c_indices;
   Buffer a, b, c;
-  for (const AccessPair& ap : matcher.accesses) {
-    std::vector<Expr> actual = indices_at(ap.actual_indices, iter_values);
-    Matrix which = ap.pattern == pattern_a ? Matrix::A : ap.pattern == pattern_b ? Matrix::B : Matrix::C;
-    check_layout(simplify(flat_offset(actual, ap.actual)), which, vars, shape.k, ap.actual->name);
-    (which == Matrix::A ? a_indices : which == Matrix::B ? b_indices : c_indices) = actual;
-    (which == Matrix::A ? a : which == Matrix::B ? b : c) = ap.actual;
+  auto assign = [&](bool swapped) {
+    const Buffer pattern_a = intrin.inputs[swapped ? 1 : 0], pattern_b = intrin.inputs[swapped ? 0 : 1];
+    for (const AccessPair& ap : matcher.accesses) {
+      std::vector<Expr> actual = indices_at(ap.actual_indices, iter_values);
+      Matrix which = ap.pattern == pattern_a ? Matrix::A : ap.pattern == pattern_b ? Matrix::B : Matrix::C;
+      check_layout(simplify(flat_offset(actual, ap.actual)), which, vars, shape.k, ap.actual->name);
+      (which == Matrix::A ? a_indices : which == Matrix::B ? b_indices : c_indices) = actual;
+      (which == Matrix::A ? a : which == Matrix::B ? b : c) = ap.actual;
+    }
+  };
+  try {
+    assign(false);
+  } catch (const Mismatch& as_written) {
+    try {
+      assign(true);
+    } catch (const Mismatch&) {
+      throw as_written;
+    }
   }
 
   // The lane's fragments and its four accumulator updates.

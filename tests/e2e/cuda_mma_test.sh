@@ -3,7 +3,8 @@
 #   - tests/e2e/cuda_mma/*.tex (hand-written TF32, 3xTF32, f16 and bf16 warp tiles) and linalg.matmul with
 #     MMG_TC=1 and 2 (several warp shapes, with and without double buffering) and batch_matmul with
 #     BMMG_TC=1 and 2 run on cuda-interp, and linalg.matmul on a shape its tiles do not divide
-#     (stdlib_tc_ragged.tex, 100 x 72; ragged_rows.tex by hand)
+#     (stdlib_tc_ragged.tex, 100 x 72; ragged_rows.tex by hand), and nn.conv2d with CVG_TC=1 and 2
+#     (stdlib_conv_tc.tex; the PTX of C2, C4, C6 and C9)
 #     against the reference: the interpreter exchanges every lane's fragments and computes each
 #     accumulator element from the lanes PTX's layout names, so a wrong layout is a wrong result;
 #   - the error of each against an f64 reference (accuracy.py): TF32 within the check's widened
@@ -70,6 +71,22 @@ if "$texc" "$dir/stdlib_tc_ragged.tex" --target cuda --knob MMG_TC=1 --knob MMG_
 else
   check "linalg.matmul 100 x 72 MMG_TC=1 compiles for cuda" false
 fi
+
+# nn.conv2d on the tensor cores (CVG_TC): 40 channels and 18 columns, neither dividing the tiles, stride 2
+for knobs in "CVG_TC=1" "CVG_TC=2 CVG_TOX=8"; do
+  args=()
+  for k in $knobs; do args+=(--knob "$k"); done
+  check "nn.conv2d $knobs on cuda-interp" "$texc" run "$dir/stdlib_conv_tc.tex" --target cuda-interp "${args[@]}"
+done
+for w in "C2 16" "C4 16" "C6 16" "C9 8"; do
+  read -r c tox <<<"$w"
+  if "$texc" "$root/bench/texc_workloads/$c.tex" --target cuda --knob CVG_TC=1 --knob CVG_TOX="$tox" --emit ptx -o "$work/$c" > /dev/null 2>&1; then
+    check "$c with CVG_TC=1 CVG_TOX=$tox: mma.sync in its PTX" grep -q "mma\.sync\.aligned\.m16n8k8" "$work/$c.ptx"
+    [ -n "$ptxas" ] && check "$c with CVG_TC=1: ptxas sm_80, no spills" ptx_no_spills "$work/$c.ptx" sm_80
+  else
+    check "$c with CVG_TC=1 compiles for cuda" false
+  fi
+done
 
 for knobs in "BMMG_TC=1" "BMMG_TC=2 BMMG_DB=false"; do
   args=()
