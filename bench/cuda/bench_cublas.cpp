@@ -92,48 +92,34 @@ int main(int argc, char **argv) {
             return check_gemm(w, A.data(), B.data(), C.data(), kTf32Tolerance);
           },
           "cublasGemmEx CUBLAS_COMPUTE_32F_FAST_TF32 (tensor cores), CUBLAS_GEMM_DEFAULT; " + detail);
-      // f16 operands: the inputs rounded to half, the reference their exact product
-      std::vector<__half> hA(A.size()), hB(B.size());
-      Floats rA(A.size()), rB(B.size());
-      for (size_t i = 0; i < A.size(); ++i) hA[i] = __float2half(A[i]), rA[i] = __half2float(hA[i]);
-      for (size_t i = 0; i < B.size(); ++i) hB[i] = __float2half(B[i]), rB[i] = __half2float(hB[i]);
-      DeviceFloats dhA((int64_t(hA.size()) + 1) / 2), dhB((int64_t(hB.size()) + 1) / 2);  // room for the halves
-      cuda_check(cudaMemcpy(dhA.data(), hA.data(), hA.size() * sizeof(__half), cudaMemcpyHostToDevice), "cudaMemcpy");
-      cuda_check(cudaMemcpy(dhB.data(), hB.data(), hB.size() * sizeof(__half), cudaMemcpyHostToDevice), "cudaMemcpy");
-      cuda_check(cudaMemset(dC.data(), 0, size_t(C.size()) * sizeof(float)), "cudaMemset");
-      ok &= measure_gpu(
-          o, w, "cublas", "gemmex_fp16",
-          [&] {
-            cublas_check(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, dhB.data(), CUDA_R_16F, n,
-                                      dhA.data(), CUDA_R_16F, k, &beta, dC.data(), CUDA_R_32F, n, CUBLAS_COMPUTE_32F,
-                                      CUBLAS_GEMM_DEFAULT),
-                         "cublasGemmEx");
-          },
-          [&] {
-            dC.download(C);
-            return check_gemm(w, rA.data(), rB.data(), C.data());
-          },
-          "cublasGemmEx CUDA_R_16F A and B, CUDA_R_32F C, CUBLAS_COMPUTE_32F (tensor cores); " + detail);
-      // bf16 operands: the inputs rounded to bfloat16, the reference their exact product
-      std::vector<__nv_bfloat16> bA(A.size()), bB(B.size());
-      for (size_t i = 0; i < A.size(); ++i) bA[i] = __float2bfloat16(A[i]), rA[i] = __bfloat162float(bA[i]);
-      for (size_t i = 0; i < B.size(); ++i) bB[i] = __float2bfloat16(B[i]), rB[i] = __bfloat162float(bB[i]);
-      cuda_check(cudaMemcpy(dhA.data(), bA.data(), bA.size() * sizeof(__nv_bfloat16), cudaMemcpyHostToDevice), "cudaMemcpy");
-      cuda_check(cudaMemcpy(dhB.data(), bB.data(), bB.size() * sizeof(__nv_bfloat16), cudaMemcpyHostToDevice), "cudaMemcpy");
-      cuda_check(cudaMemset(dC.data(), 0, size_t(C.size()) * sizeof(float)), "cudaMemset");
-      ok &= measure_gpu(
-          o, w, "cublas", "gemmex_bf16",
-          [&] {
-            cublas_check(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, dhB.data(), CUDA_R_16BF, n,
-                                      dhA.data(), CUDA_R_16BF, k, &beta, dC.data(), CUDA_R_32F, n, CUBLAS_COMPUTE_32F,
-                                      CUBLAS_GEMM_DEFAULT),
-                         "cublasGemmEx");
-          },
-          [&] {
-            dC.download(C);
-            return check_gemm(w, rA.data(), rB.data(), C.data());
-          },
-          "cublasGemmEx CUDA_R_16BF A and B, CUDA_R_32F C, CUBLAS_COMPUTE_32F (tensor cores); " + detail);
+      // 16-bit operands (f16, bf16): the inputs rounded to T, the reference their exact product
+      auto gemm_16bit = [&]<typename T>(const char* variant, cudaDataType type, const char* type_name, T (*narrow)(float),
+                                        float (*widen)(T)) {
+        std::vector<T> hA(A.size()), hB(B.size());
+        Floats rA(A.size()), rB(B.size());
+        for (size_t i = 0; i < A.size(); ++i) hA[i] = narrow(A[i]), rA[i] = widen(hA[i]);
+        for (size_t i = 0; i < B.size(); ++i) hB[i] = narrow(B[i]), rB[i] = widen(hB[i]);
+        DeviceFloats dhA((int64_t(hA.size()) + 1) / 2), dhB((int64_t(hB.size()) + 1) / 2);  // room for the 16-bit values
+        cuda_check(cudaMemcpy(dhA.data(), hA.data(), hA.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
+        cuda_check(cudaMemcpy(dhB.data(), hB.data(), hB.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
+        cuda_check(cudaMemset(dC.data(), 0, size_t(C.size()) * sizeof(float)), "cudaMemset");
+        ok &= measure_gpu(
+            o, w, "cublas", variant,
+            [&] {
+              cublas_check(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, dhB.data(), type, n, dhA.data(),
+                                        type, k, &beta, dC.data(), CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                           "cublasGemmEx");
+            },
+            [&] {
+              dC.download(C);
+              return check_gemm(w, rA.data(), rB.data(), C.data());
+            },
+            std::string("cublasGemmEx ") + type_name + " A and B, CUDA_R_32F C, CUBLAS_COMPUTE_32F (tensor cores); " + detail);
+      };
+      gemm_16bit("gemmex_fp16", CUDA_R_16F, "CUDA_R_16F", +[](float x) { return __float2half(x); },
+                 +[](__half x) { return __half2float(x); });
+      gemm_16bit("gemmex_bf16", CUDA_R_16BF, "CUDA_R_16BF", +[](float x) { return __float2bfloat16(x); },
+                 +[](__nv_bfloat16 x) { return __bfloat162float(x); });
     } catch (const std::exception &e) {  // device memory for the workload
       Measurement failed;
       failed.workload = w.name, failed.peer = "cublas", failed.variant = "sgemm", failed.threads = o.threads;
