@@ -107,9 +107,13 @@ llvm::Type* CodeGenLLVM::value_type(Type t) {
   return t.is_vector() ? llvm::FixedVectorType::get(scalar, t.lanes) : scalar;
 }
 
+// bool is i8 in memory; bf16 is i16 in memory (loads and stores move bits, bitcast to bfloat:
+// masked or gathered bfloat vectors would make LLVM 19's x86 legalization call __truncsfbf2
+// where the CPU lacks AVX512-BF16, and libgcc 12 has no such function).
 llvm::Type* CodeGenLLVM::memory_type(Type t) {
-  if (!t.is_bool()) return value_type(t);
-  return t.is_vector() ? llvm::FixedVectorType::get(b_.getInt8Ty(), t.lanes) : static_cast<llvm::Type*>(b_.getInt8Ty());
+  if (!t.is_bool() && !t.is_bfloat()) return value_type(t);
+  llvm::Type* scalar = t.is_bool() ? b_.getInt8Ty() : b_.getInt16Ty();
+  return t.is_vector() ? llvm::FixedVectorType::get(scalar, t.lanes) : scalar;
 }
 
 
@@ -249,6 +253,7 @@ void CodeGenLLVM::emit_store(const Store* op) {
   llvm::Type* elem_mem = memory_type(elem);
   Value* value = emit(op->value);
   if (elem.is_bool()) value = b_.CreateZExt(value, memory_type(op->value->type));
+  if (elem.is_bfloat()) value = b_.CreateBitCast(value, memory_type(op->value->type));
   const BufferValue& buf = buffer_value(op->buffer);
   const Expr& index = op->indices[0];
   int lanes = op->value->type.lanes;

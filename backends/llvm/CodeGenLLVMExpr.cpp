@@ -494,7 +494,7 @@ Value* CodeGenLLVM::emit_load(const Load* op) {
                        : scalar_load(scalar_index);
     if (lanes > 1) raw = b_.CreateVectorSplat(unsigned(lanes), raw);
   } else if (vector_mask_ && !mask_fits) {
-    raw = guarded_by_any_active_lane(mem, [&] { return emit_load(op); });
+    raw = guarded_by_any_active_lane(value_type(op->type), [&] { return emit_load(op); });
     return raw;  // the inner emit_load did the conversion to bool already
   } else {
     const BufferValue& buf = buffer_value(op->buffer);
@@ -520,6 +520,7 @@ Value* CodeGenLLVM::emit_load(const Load* op) {
     }
   }
   if (elem.is_bool()) return b_.CreateICmpNE(raw, zero_of(raw->getType()));
+  if (elem.is_bfloat()) return b_.CreateBitCast(raw, value_type(op->type));
   return raw;
 }
 
