@@ -151,8 +151,17 @@ class ScheduleChecker {
     if (!node->cond->type.is_bool()) {
       throw_error(DiagId::ScheduleCondNotBool, start_loc(*i.cond), node->cond->type.str());
     }
+    // Only one branch is applied, so each branch may bind the names the other binds (the same
+    // tiling written two ways); a name is visible after the `if` when some branch binds it (using
+    // it where the taken branch did not is "unknown loop" when the schedule is applied).
+    auto bound_before = bound_;
+    auto stages_before = cache_stages_;
     node->then_items = items(i.then_items);
+    std::swap(bound_before, bound_);
+    std::swap(stages_before, cache_stages_);
     node->else_items = items(i.else_items);
+    bound_.insert(bound_before.begin(), bound_before.end());
+    cache_stages_.insert(stages_before.begin(), stages_before.end());
     return node;
   }
 
