@@ -17,10 +17,12 @@
 #   4. bench/run_bench.py --target cuda: texc (as shipped, and with the records of OUT_DIR/cuda.jsonl
 #      or bench/records/cuda.jsonl) against cuBLAS and cuDNN on G1-G6, C1-C12, D1-D9;
 #   5. compute-sanitizer (memcheck, racecheck, synccheck) on texc run of some of those kernels
-#      (each run at most 40 s, none started after 480 s).
+#      (each run at most 40 s, none started after 480 s);
+#   6. (step sweep, not in the default list) tools/device_gemm_sweep.sh: G1-G6 with the stdlib
+#      matmul's schedule variants (warp tiling, tensor cores, no double buffering) side by side.
 # Logs and the benchmark's JSON and markdown go to OUT_DIR; the last lines are a summary.
 # usage: tools/device_check.sh BUNDLE_DIR OUT_DIR [steps]     steps: a comma list of
-#        ops,host,graph,capi,tune,bench,sanitizer (default all)
+#        ops,host,graph,capi,tune,bench,sanitizer,sweep (default all but sweep)
 set -u
 bundle=$(cd "$1" && pwd)
 out=$2
@@ -108,6 +110,11 @@ if has bench; then
   PYTHONUNBUFFERED=1 timeout 300 python3 bench/run_bench.py --target cuda --no-build --build-dir "$build" \
     --repeat 20 --cuda-records "$records" --json-out "$out/cuda_run.json" --out "$out/performance.md" >"$out/bench.log" 2>&1
   summary+=("run_bench.py --target cuda: rc $?")
+fi
+
+if has sweep; then
+  timeout 300 tools/device_gemm_sweep.sh "$texc" 20 >"$out/gemm_sweep.md" 2>"$out/gemm_sweep.log"
+  summary+=("tools/device_gemm_sweep.sh (rc $?): $out/gemm_sweep.md")
 fi
 
 if has sanitizer; then

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The stdlib matmul's GPU memory-pipeline knobs measured on a CUDA device (issue 32): G1-G6 with the
-# defaults and with each of MMG_DB (cp.async double buffering), MMG_PAD (storage_align of the A
-# tile), both, and MMG_VEC=1 (scalar fills, the code before 128-bit fills), each `texc run --target
-# cuda` (checked against the reference, median of --repeat CUDA-event timings); and the records of
-# bench/records/cuda.jsonl (texc tune on a GPU), alone and with MMG_DB. Prints a markdown
-# table of GFLOP/s; "FAIL" where the run failed its check, "—" where it did not run.
+# The stdlib matmul's GPU schedule knobs measured on a CUDA device (issue 32): G1-G6 with the
+# defaults (cp.async double buffering and the padded A tile on), without double buffering, with
+# warp tiling (MMG_WARP: the default 2 x 2 warps of 32 x 32; warps of 64 x 32 with 8 x 4 register
+# tiles, a 128 x 64 block; warps of 64 x 64, a 128 x 128 block with a k tile of 16), the TF32
+# tensor cores (MMG_TC=1, G5 with MMG_TBK=8) and the records of bench/records/cuda.jsonl (texc tune
+# on a GPU), each `texc run --target cuda` (checked against the reference, median of --repeat
+# CUDA-event timings). Prints a markdown table of GFLOP/s; "FAIL" where the run failed its check,
+# "—" where it did not run.
 # usage: tools/device_gemm_sweep.sh TEXC [REPEAT=20] [WORKLOADS="G1 G2 G3 G4 G5 G6"]
 #   TARGET=cuda-interp runs the same on the GPU's interpreter (a smoke test without a GPU: slow,
 #   GFLOP/s meaningless)
@@ -13,9 +15,12 @@ texc=$1
 repeat=${2:-20}
 workloads=${3:-G1 G2 G3 G4 G5 G6}
 root=$(cd "$(dirname "$0")/.." && pwd)
-variants=("defaults|--no-records" "MMG_DB|--no-records --knob MMG_DB=true" "MMG_PAD|--no-records --knob MMG_PAD=true"
-          "MMG_DB+MMG_PAD|--no-records --knob MMG_DB=true --knob MMG_PAD=true" "MMG_VEC=1|--no-records --knob MMG_VEC=1"
-          "records|--records $root/bench/records/cuda.jsonl" "records+MMG_DB|--records $root/bench/records/cuda.jsonl --knob MMG_DB=true")
+variants=("defaults|--no-records" "MMG_DB=false|--no-records --knob MMG_DB=false"
+          "MMG_WARP|--no-records --knob MMG_WARP=true"
+          "MMG_WARP 128x64|--no-records --knob MMG_WARP=true --knob MMG_WTM=64 --knob MMG_TM=8"
+          "MMG_WARP 128x128|--no-records --knob MMG_WARP=true --knob MMG_WTM=64 --knob MMG_WTN=64 --knob MMG_TM=8 --knob MMG_BK=16 --knob MMG_UK=false"
+          "MMG_TC=1|--no-records --knob MMG_TC=1 --knob MMG_TBK=8"
+          "records|--records $root/bench/records/cuda.jsonl")
 header="| workload |"
 rule="|---|"
 for v in "${variants[@]}"; do header+=" ${v%%|*} |"; rule+="---|"; done
