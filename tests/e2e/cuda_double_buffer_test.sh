@@ -7,7 +7,9 @@
 #     cannot pipeline (relaxed_not_pipelined.tex) gets a remark;
 #   - the PTX for sm_80 and sm_90 has cp.async copies, commit_group and wait_group, the PTX for sm_75
 #     plain loads and shared stores and no cp.async; ptxas assembles each with no spills, and G1-G6
-#     with MMG_DB=true ($TEXC_PTXAS, /usr/local/cuda/bin/ptxas or PATH; skipped without one).
+#     with MMG_DB=true ($TEXC_PTXAS, /usr/local/cuda/bin/ptxas or PATH; skipped without one);
+#   - nn.conv2d with CVG_DB=true on cuda-interp (small ragged shapes), and the PTX of C2-C12 with it
+#     (cp.async, ptxas).
 #
 # usage: cuda_double_buffer_test.sh TEXC REPO_ROOT
 set -u
@@ -61,6 +63,27 @@ for g in G1 G2 G3 G4 G5 G6; do
     [ -n "$ptxas" ] && check "$g with MMG_DB=true: ptxas sm_80, no spills" ptx_no_spills "$work/$g.ptx" sm_80
   else
     check "$g with MMG_DB=true compiles for cuda" false
+  fi
+done
+
+# nn.conv2d's CVG_DB: the padded input patch (a select, so plain loads and stores) and the weights
+# (cp.async) double-buffered over the channel tiles, ragged (5 channels in tiles of 4) and one
+# channel per tile; the PTX of C2-C12 has cp.async and no spills for sm_90 and, but for C2, sm_80
+# (C2's 512-thread blocks: ptxas keeps 40 registers and spills 8 bytes for a third block per SM).
+for op in "conv2d_tiles_small 4" "conv2d_tiles_small 1" "conv2d_pad1_small 1" "conv2d_s2_small 1" "conv2d_k5_small 1"; do
+  read -r name cb <<<"$op"
+  check "nn.conv2d $name, CVG_DB=true CVG_CB=$cb, on cuda-interp" \
+    "$texc" run "$root/tests/stdlib/conv2d.tex" --op "$name" --target cuda-interp --knob CVG_DB=true --knob CVG_CB="$cb"
+done
+for c in C2 C3 C4 C5 C6 C7 C8 C9 C10 C11 C12; do
+  if "$texc" "$root/bench/texc_workloads/$c.tex" --target cuda --knob CVG_DB=true --emit ptx -o "$work/$c" > /dev/null 2>&1; then
+    check "$c with CVG_DB=true: cp.async in its PTX" grep -q "cp\.async\.c[ag]\.shared\.global" "$work/$c.ptx"
+    if [ -n "$ptxas" ]; then
+      check "$c with CVG_DB=true: ptxas sm_90, no spills" ptx_no_spills "$work/$c.ptx" sm_90
+      [ "$c" = C2 ] || check "$c with CVG_DB=true: ptxas sm_80, no spills" ptx_no_spills "$work/$c.ptx" sm_80
+    fi
+  else
+    check "$c with CVG_DB=true compiles for cuda" false
   fi
 done
 
