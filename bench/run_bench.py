@@ -224,8 +224,15 @@ TEXC_TENSOR_CORE_KNOBS = [("cuda_tf32", 1), ("cuda_3xtf32", 2)]
 # The k tile of the TF32 schedule must divide K: G5's K = 1000 takes tiles of 8 (the default 16
 # would leave it on the CUDA cores). f16 and bf16 need K % 16 == 0 (one mma's k): not G5 or G6.
 TEXC_TENSOR_CORE_EXTRA = {"G5": ["--knob", "MMG_TBK=8"]}
-TENSOR_CORE_PEERS = [("cuda_tf32", "gemmex_tf32"), ("cuda_3xtf32", "sgemm"), ("cuda_fp16", "gemmex_fp16"),
-                     ("cuda_bf16", "gemmex_bf16")]
+# nn.conv2d on the TF32 tensor cores (CVG_TC=1) where its schedule applies (F >= 32, 8 | C, OW >=
+# CVG_TOX: C1's 3 channels and C10-C12's 7 columns do not), with the column tile per workload.
+TEXC_CONV_TENSOR_CORE_TOX = {"C2": 16, "C3": 16, "C4": 16, "C5": 16, "C6": 16, "C7": 8, "C8": 8, "C9": 8}
+# texc's tensor-core variant -> the peer and its variant of the same precision, per kind
+TENSOR_CORE_PEERS = {"gemm": [("cuda_tf32", "cublas", "gemmex_tf32"), ("cuda_3xtf32", "cublas", "sgemm"),
+                              ("cuda_fp16", "cublas", "gemmex_fp16"), ("cuda_bf16", "cublas", "gemmex_bf16")],
+                     "conv": [("cuda_tf32", "cudnn", "tf32")]}
+# peers' variants that are not fp32 arithmetic (left out of the fp32 columns' fastest peer)
+REDUCED_PRECISION_PEER_VARIANTS = {"gemmex_tf32", "gemmex_fp16", "gemmex_bf16", "tf32"}
 
 
 def texc_cuda_record(obj, workload, texc_cmd, variant="cuda_default"):
@@ -236,7 +243,8 @@ def texc_cuda_record(obj, workload, texc_cmd, variant="cuda_default"):
     passed = obj.get("status") == "pass"
     schedule = {"cuda_default": "the stdlib op's default GPU schedule",
                 "cuda_tuned": "the stdlib op's GPU schedule with the knobs of its best texc tune record",
-                "cuda_tf32": "linalg.matmul's tensor-core schedule, TF32 (MMG_TC=1)",
+                "cuda_tf32": ("nn.conv2d's tensor-core schedule, TF32 (CVG_TC=1)" if workload.startswith("C")
+                              else "linalg.matmul's tensor-core schedule, TF32 (MMG_TC=1)"),
                 "cuda_3xtf32": "linalg.matmul's tensor-core schedule, 3xTF32 (MMG_TC=2)",
                 "cuda_fp16": "linalg.matmul_f16 (f16 operands, tensor cores)",
                 "cuda_bf16": "linalg.matmul_bf16 (bf16 operands, tensor cores)"}[variant]
@@ -285,6 +293,8 @@ def measure_cuda(args):
                          for v, tc in TEXC_TENSOR_CORE_KNOBS]
                 runs.append(("cuda_fp16", os.path.join(ROOT, "bench", "texc_workloads", "f16", f"{w}.tex"), []))
                 runs.append(("cuda_bf16", os.path.join(ROOT, "bench", "texc_workloads", "bf16", f"{w}.tex"), []))
+            if w in TEXC_CONV_TENSOR_CORE_TOX:
+                runs.append(("cuda_tf32", tex, ["--knob", "CVG_TC=1", "--knob", f"CVG_TOX={TEXC_CONV_TENSOR_CORE_TOX[w]}"]))
             for variant, tex, extra in runs:
                 cmd = [texc, "run", tex, "--target", "cuda", "--json", "--repeat", str(args.repeat)] + extra
                 t0 = time.time()
@@ -336,12 +346,12 @@ def cuda_tables(run):
         cols.sort(key=lambda c: (not c.startswith("texc"), c))
         texc_variants = [v for v in ["cuda_default", "cuda_tuned"]
                          if any(m["peer"] == "texc" and m["variant"] == v for m in km)]
-        tensor_core_pairs = [(v, p) for v, p in TENSOR_CORE_PEERS
+        tensor_core_pairs = [(v, peer, p) for v, peer, p in TENSOR_CORE_PEERS.get(kind, [])
                              if any(m["peer"] == "texc" and m["variant"] == v for m in km)]
         out.append(f"\n### {KIND_TITLES[kind]}: GFLOP/s (median ms)\n")
         out.append("| workload | shape | " + " | ".join(cols) + " | " +
                    " | ".join(f"texc {v[5:]} / fastest peer" for v in texc_variants) +
-                   "".join(f" | texc {v[5:]} / cublas {p}" for v, p in tensor_core_pairs) + " |")
+                   "".join(f" | texc {v[5:]} / {peer} {p}" for v, peer, p in tensor_core_pairs) + " |")
         out.append("|---|---|" + "---|" * (len(cols) + len(texc_variants) + len(tensor_core_pairs)))
         by = {(m["workload"], column(m)): m for m in km}
         for w in workload_order(run):
@@ -354,16 +364,16 @@ def cuda_tables(run):
                 cells.append("" if m is None else "error" if not ok(m) else f"{fmt(m['gflops'])} ({m['median_ms']:.3f})")
             # the fp32 columns against the fastest fp32 peer (not cuBLAS's TF32 or f16 variants)
             peer = best_of(km, w, 1, lambda m: m["peer"] != "texc" and
-                           m["variant"] not in {p for _, p in TENSOR_CORE_PEERS if p != "sgemm"})
+                           m["variant"] not in REDUCED_PRECISION_PEER_VARIANTS)
             ratios = []
             for v in texc_variants:
                 mine = next((m for m in km if m["workload"] == w and m["peer"] == "texc" and m["variant"] == v
                              and ok(m)), None)
                 ratios.append(f"{mine['gflops'] / peer['gflops']:.2f} ({column(peer)})" if mine and peer else "")
-            for v, p in tensor_core_pairs:  # texc's tensor-core variant against cuBLAS's of the same precision
+            for v, peer_name, p in tensor_core_pairs:  # texc's tensor-core variant against the peer's of the same precision
                 mine = next((m for m in km if m["workload"] == w and m["peer"] == "texc" and m["variant"] == v
                              and ok(m)), None)
-                theirs = next((m for m in km if m["workload"] == w and m["peer"] == "cublas" and m["variant"] == p
+                theirs = next((m for m in km if m["workload"] == w and m["peer"] == peer_name and m["variant"] == p
                                and ok(m)), None)
                 ratios.append(f"{mine['gflops'] / theirs['gflops']:.2f}" if mine and theirs else "")
             out.append(f"| {w} | {shape} | " + " | ".join(cells) + " | " + " | ".join(ratios) + " |")

@@ -226,7 +226,7 @@ Check check_gemm(const Workload &w, const float *A, const float *B, const float 
       tolerance);
 }
 
-Check check_conv(const Workload &w, const float *in, const float *wt, const float *out) {
+Check check_conv(const Workload &w, const float *in, const float *wt, const float *out, double tolerance) {
   const int64_t OH = w.OH(), OW = w.OW(), H = w.H, W = w.W, KH = w.KH, KW = w.KW;
   const bool dw = w.kind == Kind::DwConv;
   const int64_t ICg = dw ? 1 : w.IC;  // input channels per output channel
@@ -247,7 +247,7 @@ Check check_conv(const Workload &w, const float *in, const float *wt, const floa
       }
     }
     return s;
-  });
+  }, tolerance);
 }
 
 Check check_qconv(const Workload &w, const uint8_t *in, const int8_t *wt, const uint8_t *out) {

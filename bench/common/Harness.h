@@ -127,7 +127,7 @@ constexpr double kTf32Tolerance = 2e-3;
 Check check_gemm(const Workload &w, const float *A, const float *B, const float *C, double tolerance = kTolerance);
 // conv: in NCHW [IC][H][W], weights OIHW [OC][IC][KH][KW], out NCHW [OC][OH][OW].
 // dwconv: weights [C][1][KH][KW].
-Check check_conv(const Workload &w, const float *in, const float *weights, const float *out);
+Check check_conv(const Workload &w, const float *in, const float *weights, const float *out, double tolerance = kTolerance);
 
 // qconv: in u8 NCHW [IC][H][W], weights s8 OIHW [OC][IC][KH][KW], out u8 NCHW [OC][OH][OW], all the
 // output points, against the exact sum s (int64) of each: a point is right when it is

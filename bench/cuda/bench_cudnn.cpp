@@ -9,6 +9,9 @@
 // check); the search and the workspace allocation are untimed set-up, as oneDNN's primitive
 // creation is for the CPU. The timed call is cudnnConvolutionForward alone (CUDA events:
 // CudaHarness.h); the output is downloaded and checked against the float64 reference.
+// Variant `tf32` (C1-C12, not the depthwise ones): the same with CUDNN_TENSOR_OP_MATH, the fastest
+// algorithm cuDNN finds with the TF32 tensor cores allowed, checked with kTf32Tolerance: the peer
+// of texc's nn.conv2d with CVG_TC=1.
 // Without a CUDA device: exit 2, "bench_cudnn: no CUDA device: ...".
 #include "bench/cuda/CudaHarness.h"
 
@@ -77,6 +80,77 @@ struct Convolution {
   }
 };
 
+// The workload's convolution with the fastest algorithm cudnnFindConvolutionForwardAlgorithm measures
+// under `math` (CUDNN_FMA_MATH: fp32 arithmetic; CUDNN_TENSOR_OP_MATH: TF32 tensor cores allowed),
+// timed, checked with `tolerance`, and reported as variant `variant`. False when it failed.
+bool measure_convolution(const Options &o, const Workload &wl, cudnnHandle_t handle, const std::string &variant,
+                         cudnnMathType_t math, double tolerance, const std::string &version, const std::string &device) {
+  const bool dw = wl.kind == Kind::DwConv;
+  Floats in(wl.IC * wl.H * wl.W), wt(wl.OC * (dw ? 1 : wl.IC) * wl.KH * wl.KW), out(wl.OC * wl.OH() * wl.OW());
+  fill_random(in, 3);
+  fill_random(wt, 4);
+  try {
+    Convolution cd(wl);
+    cudnn_check(cudnnSetConvolutionMathType(cd.conv, math), "cudnnSetConvolutionMathType");
+    DeviceFloats dIn(in.size()), dWt(wt.size()), dOut(out.size());
+    dIn.upload(in);
+    dWt.upload(wt);
+    int max_algos = 0;
+    cudnn_check(cudnnGetConvolutionForwardAlgorithmMaxCount(handle, &max_algos), "cudnnGetConvolutionForwardAlgorithmMaxCount");
+    std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(size_t(std::max(max_algos, 1)));
+    int found = 0;
+    cudnn_check(cudnnFindConvolutionForwardAlgorithm(handle, cd.x, cd.w, cd.conv, cd.y, int(perf.size()), &found,
+                                                     perf.data()),
+                "cudnnFindConvolutionForwardAlgorithm");
+    // Results come fastest first. Under FMA math: the fastest with FMA math; failing that (should
+    // cuDNN report the descriptor's math type otherwise), the fastest without tensor-op math --
+    // TF32 there would show as a failed check, never as a figure. With tensor-op math: the fastest.
+    const bool fma = math == CUDNN_FMA_MATH;
+    const cudnnConvolutionFwdAlgoPerf_t *best = nullptr;
+    for (int i = 0; i < found && !best; ++i)
+      if (perf[size_t(i)].status == CUDNN_STATUS_SUCCESS && (!fma || perf[size_t(i)].mathType == CUDNN_FMA_MATH))
+        best = &perf[size_t(i)];
+    for (int i = 0; i < found && !best && fma; ++i)
+      if (perf[size_t(i)].status == CUDNN_STATUS_SUCCESS && perf[size_t(i)].mathType != CUDNN_TENSOR_OP_MATH &&
+          perf[size_t(i)].mathType != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)
+        best = &perf[size_t(i)];
+    if (!best) throw std::runtime_error("cudnnFindConvolutionForwardAlgorithm found no algorithm for this math type");
+    cudnn_check(cudnnSetConvolutionMathType(cd.conv, best->mathType), "cudnnSetConvolutionMathType");
+    void *workspace = nullptr;
+    if (best->memory) cuda_check(cudaMalloc(&workspace, best->memory), "cudaMalloc(workspace)");
+    const float alpha = 1.0f, beta = 0.0f;
+    const char *math_name = best->mathType == CUDNN_FMA_MATH         ? ", FMA math"
+                            : best->mathType == CUDNN_TENSOR_OP_MATH ? ", tensor-op math (TF32)"
+                                                                     : ", default math";
+    std::string detail = "cudnnConvolutionForward NCHW/KCRS, " + std::string(dw ? "groups=C, " : "") + "algo " +
+                         algo_name(best->algo) + math_name + " (the fastest of " + std::to_string(found) +
+                         " measured by cudnnFindConvolutionForwardAlgorithm), workspace " +
+                         std::to_string(best->memory) + " bytes; " + version + "; " + device;
+    cudnnConvolutionFwdAlgo_t algo = best->algo;
+    size_t workspace_bytes = best->memory;
+    bool ok = measure_gpu(
+        o, wl, "cudnn", variant,
+        [&] {
+          cudnn_check(cudnnConvolutionForward(handle, &alpha, cd.x, dIn.data(), cd.w, dWt.data(), cd.conv, algo,
+                                              workspace, workspace_bytes, &beta, cd.y, dOut.data()),
+                      "cudnnConvolutionForward");
+        },
+        [&] {
+          dOut.download(out);
+          return check_conv(wl, in.data(), wt.data(), out.data(), tolerance);
+        },
+        detail);
+    cudaFree(workspace);
+    return ok;
+  } catch (const std::exception &e) {  // set-up: descriptors, device memory, the search
+    Measurement failed;
+    failed.workload = wl.name, failed.peer = "cudnn", failed.variant = variant, failed.threads = o.threads;
+    failed.error = e.what();
+    report(o, wl, failed);
+    return false;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -90,65 +164,9 @@ int main(int argc, char **argv) {
   std::string version = "cuDNN " + std::to_string(cudnnGetVersion());
   bool ok = true;
   for (const Workload &wl : o.workloads) {
-    const bool dw = wl.kind == Kind::DwConv;
-    Floats in(wl.IC * wl.H * wl.W), wt(wl.OC * (dw ? 1 : wl.IC) * wl.KH * wl.KW), out(wl.OC * wl.OH() * wl.OW());
-    fill_random(in, 3);
-    fill_random(wt, 4);
-    try {
-      Convolution cd(wl);
-      DeviceFloats dIn(in.size()), dWt(wt.size()), dOut(out.size());
-      dIn.upload(in);
-      dWt.upload(wt);
-      int max_algos = 0;
-      cudnn_check(cudnnGetConvolutionForwardAlgorithmMaxCount(handle, &max_algos), "cudnnGetConvolutionForwardAlgorithmMaxCount");
-      std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(size_t(std::max(max_algos, 1)));
-      int found = 0;
-      cudnn_check(cudnnFindConvolutionForwardAlgorithm(handle, cd.x, cd.w, cd.conv, cd.y, int(perf.size()), &found,
-                                                       perf.data()),
-                  "cudnnFindConvolutionForwardAlgorithm");
-      // Results come fastest first. The fastest with FMA math; failing that (should cuDNN report the
-      // descriptor's math type otherwise), the fastest without tensor-op math -- TF32 there would
-      // show as a failed check, never as a figure.
-      const cudnnConvolutionFwdAlgoPerf_t *best = nullptr;
-      for (int i = 0; i < found && !best; ++i)
-        if (perf[size_t(i)].status == CUDNN_STATUS_SUCCESS && perf[size_t(i)].mathType == CUDNN_FMA_MATH)
-          best = &perf[size_t(i)];
-      for (int i = 0; i < found && !best; ++i)
-        if (perf[size_t(i)].status == CUDNN_STATUS_SUCCESS && perf[size_t(i)].mathType != CUDNN_TENSOR_OP_MATH &&
-            perf[size_t(i)].mathType != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)
-          best = &perf[size_t(i)];
-      if (!best) throw std::runtime_error("cudnnFindConvolutionForwardAlgorithm found no fp32 algorithm without tensor-op math");
-      cudnn_check(cudnnSetConvolutionMathType(cd.conv, best->mathType), "cudnnSetConvolutionMathType");
-      void *workspace = nullptr;
-      if (best->memory) cuda_check(cudaMalloc(&workspace, best->memory), "cudaMalloc(workspace)");
-      const float alpha = 1.0f, beta = 0.0f;
-      std::string detail = "cudnnConvolutionForward NCHW/KCRS, " + std::string(dw ? "groups=C, " : "") + "algo " +
-                           algo_name(best->algo) + (best->mathType == CUDNN_FMA_MATH ? ", FMA math" : ", default math") +
-                           " (the fastest of " + std::to_string(found) +
-                           " measured by cudnnFindConvolutionForwardAlgorithm), workspace " +
-                           std::to_string(best->memory) + " bytes; " + version + "; " + device;
-      cudnnConvolutionFwdAlgo_t algo = best->algo;
-      size_t workspace_bytes = best->memory;
-      ok &= measure_gpu(
-          o, wl, "cudnn", "nchw",
-          [&] {
-            cudnn_check(cudnnConvolutionForward(handle, &alpha, cd.x, dIn.data(), cd.w, dWt.data(), cd.conv, algo,
-                                                workspace, workspace_bytes, &beta, cd.y, dOut.data()),
-                        "cudnnConvolutionForward");
-          },
-          [&] {
-            dOut.download(out);
-            return check_conv(wl, in.data(), wt.data(), out.data());
-          },
-          detail);
-      cudaFree(workspace);
-    } catch (const std::exception &e) {  // set-up: descriptors, device memory, the search
-      Measurement failed;
-      failed.workload = wl.name, failed.peer = "cudnn", failed.variant = "nchw", failed.threads = o.threads;
-      failed.error = e.what();
-      report(o, wl, failed);
-      ok = false;
-    }
+    ok &= measure_convolution(o, wl, handle, "nchw", CUDNN_FMA_MATH, kTolerance, version, device);
+    if (wl.kind == Kind::Conv)  // the peer of texc's nn.conv2d on the TF32 tensor cores (CVG_TC=1)
+      ok &= measure_convolution(o, wl, handle, "tf32", CUDNN_TENSOR_OP_MATH, kTf32Tolerance, version, device);
   }
   cudnnDestroy(handle);
   return ok ? 0 : 1;
