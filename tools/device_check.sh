@@ -18,8 +18,9 @@
 #      or bench/records/cuda.jsonl) against cuBLAS and cuDNN on G1-G6, C1-C12, D1-D9;
 #   5. compute-sanitizer (memcheck, racecheck, synccheck) on texc run of some of those kernels
 #      (each run at most 40 s, none started after 480 s);
-#   6. (step sweep, not in the default list) tools/device_gemm_sweep.sh: G1-G6 with the stdlib
-#      matmul's schedule variants (warp tiling, tensor cores, no double buffering) side by side.
+#   6. (step sweep, not in the default list) tools/device_gemm_sweep.sh: G1-G6 and C1-C12 (or
+#      $SWEEP_WORKLOADS) with the stdlib matmul's and conv2d's schedule variants (warp tiling,
+#      tensor cores, register tiles, double buffering) side by side, at most 420 s.
 # Logs and the benchmark's JSON and markdown go to OUT_DIR; the last lines are a summary.
 # usage: tools/device_check.sh BUNDLE_DIR OUT_DIR [steps]     steps: a comma list of
 #        ops,host,graph,capi,tune,bench,sanitizer,sweep (default all but sweep)
@@ -113,7 +114,7 @@ if has bench; then
 fi
 
 if has sweep; then
-  timeout 300 tools/device_gemm_sweep.sh "$texc" 20 >"$out/gemm_sweep.md" 2>"$out/gemm_sweep.log"
+  timeout 420 tools/device_gemm_sweep.sh "$texc" 20 "${SWEEP_WORKLOADS:-G1 G2 G3 G4 G5 G6 C1 C2 C3 C4 C5 C6 C7 C8 C9 C10 C11 C12}" >"$out/gemm_sweep.md" 2>"$out/gemm_sweep.log"
   summary+=("tools/device_gemm_sweep.sh (rc $?): $out/gemm_sweep.md")
 fi
 
