@@ -9,7 +9,8 @@
 #     plain loads and shared stores and no cp.async; ptxas assembles each with no spills, and G1-G6
 #     with MMG_DB=true ($TEXC_PTXAS, /usr/local/cuda/bin/ptxas or PATH; skipped without one);
 #   - nn.conv2d with CVG_DB=true on cuda-interp (small ragged shapes), and the PTX of C2-C12 with it
-#     (cp.async, ptxas).
+#     (cp.async, ptxas); nn.dense with and without DNG_DB on cuda-interp, and the PTX of a 64 x 1000
+#     x 1024 dense (128-bit loads in the fills, cp.async with DNG_DB, ptxas).
 #
 # usage: cuda_double_buffer_test.sh TEXC REPO_ROOT
 set -u
@@ -86,6 +87,29 @@ for c in C2 C3 C4 C5 C6 C7 C8 C9 C10 C11 C12; do
     check "$c with CVG_DB=true compiles for cuda" false
   fi
 done
+
+# nn.dense: its fills 4 floats at a time where K is a multiple of 4 (by default), DNG_DB on top
+for db in false true; do
+  check "nn.dense (tests/stdlib/dense.tex), DNG_DB=$db, on cuda-interp" \
+    "$texc" run "$root/tests/stdlib/dense.tex" --target cuda-interp --knob DNG_DB=$db
+done
+cat > "$work/dense.tex" <<'TEX'
+import nn.dense
+op dense_64x1000x1024(X: f32[64, 1024], W: f32[1000, 1024]) -> Y {
+  compute { Y = dense(X, W) }
+}
+TEX
+if "$texc" "$work/dense.tex" --target cuda --emit ptx -o "$work/dense" > /dev/null 2>&1 &&
+   "$texc" "$work/dense.tex" --target cuda --knob DNG_DB=true --emit ptx -o "$work/dense_db" > /dev/null 2>&1; then
+  check "nn.dense 64x1000x1024: 128-bit global loads in its fills" grep -q "ld\.global\.nc\.v4\.f32" "$work/dense.ptx"
+  check "nn.dense 64x1000x1024 with DNG_DB=true: 16-byte cp.async" grep -q "cp\.async\.cg\.shared\.global" "$work/dense_db.ptx"
+  if [ -n "$ptxas" ]; then
+    check "nn.dense: ptxas sm_80, no spills" ptx_no_spills "$work/dense.ptx" sm_80
+    check "nn.dense with DNG_DB=true: ptxas sm_80, no spills" ptx_no_spills "$work/dense_db.ptx" sm_80
+  fi
+else
+  check "nn.dense 64x1000x1024 compiles for cuda" false
+fi
 
 if [ $failed -ne 0 ]; then
   echo "$failed failure(s)"
