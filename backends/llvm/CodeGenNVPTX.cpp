@@ -1,5 +1,6 @@
 #include "backends/llvm/CodeGenNVPTX.h"
 
+#include <cmath>
 #include <functional>
 
 #include <llvm/IR/GlobalVariable.h>
@@ -107,6 +108,18 @@ void CodeGenNVPTX::emit_store(const Store* op) {
 
 bool CodeGenNVPTX::emit_async_copy(const Store* op) {
   const Load* load = op->value->as<Load>();
+  // select(in_range, load, 0) of one element (a k tile padded with zeros past K,
+  // lower/gpu/ZeroPadKTiles.h): cp.async's src-size form, which reads src-size bytes (the element
+  // or none) and writes zeros for the rest, from the buffer's start when out of range.
+  Expr in_range;
+  if (const Select* sel = op->value->as<Select>(); sel && op->value->type.lanes == 1 && sel->cond->type.is_scalar()) {
+    const FloatImm* f = sel->false_value->as<FloatImm>();
+    int64_t i = 1;
+    if ((f && f->value == 0.0 && !std::signbit(f->value)) || (is_const_int(sel->false_value, &i) && i == 0)) {
+      load = sel->true_value->as<Load>();
+      in_range = sel->cond;
+    }
+  }
   if (!load || op->buffer->scope != MemScope::Shared || load->buffer->scope == MemScope::Shared ||
       load->buffer->scope == MemScope::Local || op->indices.size() != 1 || load->indices.size() != 1 ||
       load->type != op->value->type || op->buffer->dtype != load->buffer->dtype || op->buffer->dtype.is_bool())
@@ -132,17 +145,28 @@ bool CodeGenNVPTX::emit_async_copy(const Store* op) {
   const int64_t aligned = std::min({vector_alignment(dst, dst_base, elem), vector_alignment(src, src_base, elem), int64_t(16)});
   int64_t chunk = 16;
   while (chunk > 4 && (chunk > aligned || total % chunk != 0)) chunk /= 2;
-  if (chunk > aligned || total % chunk != 0 || chunk < bytes) return false;
-  const llvm::Intrinsic::ID copy = chunk == 16 ? llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16
-                                   : chunk == 8 ? llvm::Intrinsic::nvvm_cp_async_ca_shared_global_8
-                                                : llvm::Intrinsic::nvvm_cp_async_ca_shared_global_4;
+  if (chunk > aligned || total % chunk != 0 || chunk < bytes || (in_range && chunk != total)) return false;
+  using llvm::Intrinsic::ID;
+  const ID copy = chunk == 16 ? (in_range ? ID(llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s)
+                                          : ID(llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16))
+                  : chunk == 8 ? (in_range ? ID(llvm::Intrinsic::nvvm_cp_async_ca_shared_global_8_s)
+                                           : ID(llvm::Intrinsic::nvvm_cp_async_ca_shared_global_8))
+                               : (in_range ? ID(llvm::Intrinsic::nvvm_cp_async_ca_shared_global_4_s)
+                                           : ID(llvm::Intrinsic::nvvm_cp_async_ca_shared_global_4));
   llvm::Type* elem_mem = memory_type(elem);
   Value* d = emit_index(dst_base);
   Value* s = emit_index(src_base);
+  Value* src_size = nullptr;
+  if (in_range) {
+    Value* c = emit(in_range);
+    s = b_.CreateSelect(c, s, b_.getInt64(0));
+    src_size = b_.CreateSelect(c, b_.getInt32(uint32_t(chunk)), b_.getInt32(0));
+  }
   for (int64_t at = 0; at < total / bytes; at += chunk / bytes) {
     Value* dp = b_.CreateInBoundsGEP(elem_mem, dst.ptr, b_.CreateAdd(d, b_.getInt64(uint64_t(at))));
     Value* sp = b_.CreateInBoundsGEP(elem_mem, src.ptr, b_.CreateAdd(s, b_.getInt64(uint64_t(at))));
-    b_.CreateIntrinsic(copy, {}, {dp, sp});
+    if (src_size) b_.CreateIntrinsic(copy, {}, {dp, sp, src_size});
+    else b_.CreateIntrinsic(copy, {}, {dp, sp});
   }
   return true;
 }

@@ -1,0 +1,32 @@
+// zero_pad_k_tiles (schedule pass, GPU targets, after infer_gpu_scopes; Blocks still present): the
+// shared tiles of a tensor-core GEMM whose k tile does not divide K hold exact zeros past K, so
+// that every lane of the warp runs the mma over the whole last k tile (CUTLASS's and TVM's
+// zero-padded tiles).
+//
+// tensorize(L, cuda.mma_*) dropped the nest's reduction bound `k < K` and recorded the nest
+// (ScheduleState::zero_padded_k_tiles, lower/schedule/TensorizeMma.h). For each such nest, each of
+// its operands A and B must be
+//   - a `shared` stage (a cache_read), and
+//   - filled, by every Block of that stage, over at least the span of k the mma reads inside the
+//     loops that enclose both (a tile attached inside the k tiles' loop, compute_at(AS, ko)),
+//     that span no longer than the operand's extent in k (plan_storage then allocates the whole
+//     tile and does not clamp it).
+// Then each fill Block's conjunct `k < K` (the guard of its k dimension) leaves its predicate and
+// its store becomes `S[.., k, ..] = select(k < K, value, 0)`: the elements past K are written as 0
+// instead of skipped (stale shared memory can hold NaN, and NaN * 0 is NaN, so both operands are
+// padded). The fill's other guards (the rows of A past M, the columns of B past N) stay: those
+// elements only reach outputs nobody stores. Otherwise the nest is refused with a located error at
+// its tensorize (which says what to write instead).
+//
+// Guarantees: every element the mma reads is either the operand's value or, past K, exactly 0, so
+// the nest computes the sum over 0..K-1 as the guarded one did. Leaves alone: every other Block.
+// A double_buffer fill stays a fill; the code generator issues a `select(c, A[i], 0)` element as a
+// cp.async of its src-size form (0 bytes read, the element zero-filled; backends/llvm/CodeGenNVPTX.cpp).
+#pragma once
+#include "lower/schedule/ScheduleState.h"
+
+namespace texc {
+
+void zero_pad_k_tiles(ScheduleState& st);
+
+}  // namespace texc
