@@ -110,7 +110,8 @@ void pad_operand(ScheduleState& st, const ZeroPaddedKTile& r, const Block* mma, 
 }  // namespace
 
 void zero_pad_k_tiles(ScheduleState& st) {
-  for (const ZeroPaddedKTile& r : st.zero_padded_k_tiles)
+  for (const ZeroPaddedKTile& r : st.zero_padded_k_tiles) {
+    bool found = false;  // the dropped guard is only sound with the padding: never skip a nest
     for (const Block* mma : st.blocks_of(r.stage)) {
       const Evaluate* e = mma->body->as<Evaluate>();
       const Call* call = e ? e->value->as<Call>() : nullptr;
@@ -126,7 +127,10 @@ void zero_pad_k_tiles(ScheduleState& st) {
       pad_operand(st, r, mma, a, r.a_k_dim);
       // blocks_of again: pad_operand replaced the A fills (the mma Block is untouched)
       pad_operand(st, r, mma, b, r.b_k_dim);
+      found = true;
     }
+    TEXC_CHECK(found) << "the tensor-core nest of '" << r.stage << "' whose k tiles need zero padding is gone";
+  }
 }
 
 }  // namespace texc

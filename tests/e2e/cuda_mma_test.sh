@@ -3,7 +3,11 @@
 #   - tests/e2e/cuda_mma/*.tex (hand-written TF32, 3xTF32, f16 and bf16 warp tiles) and linalg.matmul with
 #     MMG_TC=1 and 2 (several warp shapes, with and without double buffering) and batch_matmul with
 #     BMMG_TC=1 and 2 run on cuda-interp, and linalg.matmul on a shape its tiles do not divide
-#     (stdlib_tc_ragged.tex, 100 x 72; ragged_rows.tex by hand), and nn.conv2d with CVG_TC=1 and 2
+#     (stdlib_tc_ragged.tex, 100 x 72; ragged_rows.tex by hand) and on k tiles that do not divide K
+#     (ragged_k.tex by hand, TF32, 3xTF32, f16 and bf16 with and without double_buffer;
+#     stdlib_tc_ragged_k.tex, G6's 127 x 255 x 511; stdlib_tc_ragged_k_half.tex, matmul_f16 and
+#     matmul_bf16), their shared tiles zero-padded past K, whose PTX (G6 and ragged_k.tex for sm_80
+#     and sm_90) zero-fills the padded copies by cp.async's src-size form, and nn.conv2d with CVG_TC=1 and 2
 #     (stdlib_conv_tc.tex; the PTX of C2, C4, C6 and C9)
 #     against the reference: the interpreter exchanges every lane's fragments and computes each
 #     accumulator element from the lanes PTX's layout names, so a wrong layout is a wrong result;
@@ -70,6 +74,43 @@ if "$texc" "$dir/stdlib_tc_ragged.tex" --target cuda --knob MMG_TC=1 --knob MMG_
   [ -n "$ptxas" ] && check "linalg.matmul 100 x 72 MMG_TC=1: ptxas sm_80, no spills" ptx_no_spills "$work/ragged.ptx" sm_80
 else
   check "linalg.matmul 100 x 72 MMG_TC=1 compiles for cuda" false
+fi
+
+# k tiles that do not divide K (G6's 127 x 255 x 511): the shared tiles zero-padded past K
+# (lower/gpu/ZeroPadKTiles.h), every lane at the mma over the whole last tile
+for knobs in "MMG_TC=1" "MMG_TC=1 MMG_WN=1 MMG_DB=false MMG_TBK=32"; do
+  args=()
+  for k in $knobs; do args+=(--knob "$k"); done
+  check "linalg.matmul 127 x 255 x 511, $knobs on cuda-interp" "$texc" run "$dir/stdlib_tc_ragged_k.tex" --target cuda-interp "${args[@]}"
+done
+# the padded elements of a double-buffered fill: cp.async's src-size form (zero-filling), e.g.
+# `cp.async.ca.shared.global [%rd1], [%rd2], 4, %r3;`
+zero_fill_copies() { grep -q "cp\.async\.ca\.shared\.global \[%rd[0-9]*\], \[%rd[0-9]*\], 4, %r[0-9]*;" "$1"; }
+for arch in sm_80 sm_90; do
+  if "$texc" "$root/bench/texc_workloads/G6.tex" --target cuda --arch $arch --knob MMG_TC=1 --emit ptx -o "$work/G6_$arch" > /dev/null 2>&1; then
+    check "G6 with MMG_TC=1 ($arch): mma.sync, zero-filling cp.async and ldmatrix x4 in its PTX" \
+      bash -c 'grep -q "mma\.sync\.aligned\.m16n8k8" "$1" && grep -q "ldmatrix\.sync\.aligned\.m8n8\.x4" "$1"' _ "$work/G6_$arch.ptx"
+    check "G6 with MMG_TC=1 ($arch): the last k tile's copies zero-fill past K" zero_fill_copies "$work/G6_$arch.ptx"
+    [ -n "$ptxas" ] && check "G6 with MMG_TC=1: ptxas $arch, no spills" ptx_no_spills "$work/G6_$arch.ptx" $arch
+  else
+    check "G6 with MMG_TC=1 compiles for cuda $arch" false
+  fi
+  if "$texc" "$dir/ragged_k.tex" --target cuda --arch $arch --emit ptx -o "$work/ragged_k_$arch" > /dev/null 2>&1; then
+    check "ragged_k.tex ($arch): tf32 and f16 mma.sync, zero-filling cp.async" \
+      bash -c 'grep -q "mma\.sync\.aligned\.m16n8k8\.row\.col\.f32\.tf32" "$1" &&
+               grep -q "mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16" "$1"' _ "$work/ragged_k_$arch.ptx"
+    check "ragged_k.tex ($arch): the last k tile's copies zero-fill past K" zero_fill_copies "$work/ragged_k_$arch.ptx"
+    [ -n "$ptxas" ] && check "ragged_k.tex: ptxas $arch, no spills" ptx_no_spills "$work/ragged_k_$arch.ptx" $arch
+  else
+    check "ragged_k.tex compiles for cuda $arch" false
+  fi
+done
+if "$texc" "$dir/stdlib_tc_ragged_k_half.tex" --target cuda --emit ptx -o "$work/ragged_k_half" > /dev/null 2>&1; then
+  check "linalg.matmul_f16 and _bf16 with K = 200 and 203: m16n8k16 mma.sync in their PTX" \
+    bash -c 'grep -q "mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16" "$1" && grep -q "mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.bf16" "$1"' _ "$work/ragged_k_half.ptx"
+  [ -n "$ptxas" ] && check "linalg.matmul_f16 and _bf16 with ragged K: ptxas sm_80, no spills" ptx_no_spills "$work/ragged_k_half.ptx" sm_80
+else
+  check "linalg.matmul_f16 and _bf16 with ragged K compile for cuda" false
 fi
 
 # nn.conv2d on the tensor cores (CVG_TC): 40 channels and 18 columns, neither dividing the tiles, stride 2
