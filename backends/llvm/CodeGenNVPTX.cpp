@@ -108,14 +108,17 @@ void CodeGenNVPTX::emit_store(const Store* op) {
 
 bool CodeGenNVPTX::emit_async_copy(const Store* op) {
   const Load* load = op->value->as<Load>();
-  // select(in_range, load, 0) of one element (a k tile padded with zeros past K,
-  // lower/gpu/ZeroPadKTiles.h): cp.async's src-size form, which reads src-size bytes (the element
-  // or none) and writes zeros for the rest, from the buffer's start when out of range.
+  // select(in_range, load, 0) with one condition for all its lanes (a k tile padded with zeros
+  // past K, lower/gpu/ZeroPadKTiles.h: an element of A, or a vector along a row of B): cp.async's
+  // src-size form, which reads src-size bytes (the whole chunk or none) and writes zeros for the
+  // rest, from the buffer's start when out of range.
   Expr in_range;
-  if (const Select* sel = op->value->as<Select>(); sel && op->value->type.lanes == 1 && sel->cond->type.is_scalar()) {
-    const FloatImm* f = sel->false_value->as<FloatImm>();
+  if (const Select* sel = op->value->as<Select>(); sel && sel->cond->type.is_scalar()) {
+    const Broadcast* lanes = sel->false_value->as<Broadcast>();
+    const Expr zero = lanes ? lanes->value : sel->false_value;
+    const FloatImm* f = zero->as<FloatImm>();
     int64_t i = 1;
-    if ((f && f->value == 0.0 && !std::signbit(f->value)) || (is_const_int(sel->false_value, &i) && i == 0)) {
+    if ((f && f->value == 0.0 && !std::signbit(f->value)) || (is_const_int(zero, &i) && i == 0)) {
       load = sel->true_value->as<Load>();
       in_range = sel->cond;
     }
@@ -145,7 +148,7 @@ bool CodeGenNVPTX::emit_async_copy(const Store* op) {
   const int64_t aligned = std::min({vector_alignment(dst, dst_base, elem), vector_alignment(src, src_base, elem), int64_t(16)});
   int64_t chunk = 16;
   while (chunk > 4 && (chunk > aligned || total % chunk != 0)) chunk /= 2;
-  if (chunk > aligned || total % chunk != 0 || chunk < bytes || (in_range && chunk != total)) return false;
+  if (chunk > aligned || total % chunk != 0 || chunk < bytes) return false;
   using llvm::Intrinsic::ID;
   const ID copy = chunk == 16 ? (in_range ? ID(llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s)
                                           : ID(llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16))

@@ -20,8 +20,12 @@
 //
 // Guarantees: every element the mma reads is either the operand's value or, past K, exactly 0, so
 // the nest computes the sum over 0..K-1 as the guarded one did. Leaves alone: every other Block.
-// A double_buffer fill stays a fill; the code generator issues a `select(c, A[i], 0)` element as a
-// cp.async of its src-size form (0 bytes read, the element zero-filled; backends/llvm/CodeGenNVPTX.cpp).
+// A double_buffer fill stays a fill: on sm_80 and later the code generator issues a store of
+// `select(c, A[..], 0)` whose condition is one for all its lanes (an element, or a vector along a
+// row of B) as cp.async's src-size form, c ? all bytes : none read, the rest zero-filled
+// (backends/llvm/CodeGenNVPTX.cpp); a vector whose lanes differ in c (A's fill along k where K
+// is a multiple of the vector width) is a plain load and store. cuda-interp runs the fills as
+// they are written.
 #pragma once
 #include "lower/schedule/ScheduleState.h"
 

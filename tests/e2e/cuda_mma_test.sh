@@ -83,6 +83,13 @@ for knobs in "MMG_TC=1" "MMG_TC=1 MMG_WN=1 MMG_DB=false MMG_TBK=32"; do
   for k in $knobs; do args+=(--knob "$k"); done
   check "linalg.matmul 127 x 255 x 511, $knobs on cuda-interp" "$texc" run "$dir/stdlib_tc_ragged_k.tex" --target cuda-interp "${args[@]}"
 done
+for knobs in "BMMG_TC=1" "BMMG_TC=2 BMMG_DB=false"; do
+  args=()
+  for k in $knobs; do args+=(--knob "$k"); done
+  check "linalg.batch_matmul with K = 45, $knobs on cuda-interp" "$texc" run "$dir/stdlib_tc_batch_ragged_k.tex" --target cuda-interp "${args[@]}"
+done
+check "ragged_k.tex: the fill of A's last k tile stores select(k < 60, A[..], 0) (zero_pad_k_tiles)" \
+  bash -c '"$1" "$2" --target cuda-interp --op mm_tf32_k60 --emit loops -o - | grep -q "AS\[.*\] = select(ko\*8 + .* < 60, A\[.*\], 0\.0f)"' _ "$texc" "$dir/ragged_k.tex"
 # the padded elements of a double-buffered fill: cp.async's src-size form (zero-filling), e.g.
 # `cp.async.ca.shared.global [%rd1], [%rd2], 4, %r3;`
 zero_fill_copies() { grep -q "cp\.async\.ca\.shared\.global \[%rd[0-9]*\], \[%rd[0-9]*\], 4, %r[0-9]*;" "$1"; }
@@ -111,6 +118,13 @@ if "$texc" "$dir/stdlib_tc_ragged_k_half.tex" --target cuda --emit ptx -o "$work
   [ -n "$ptxas" ] && check "linalg.matmul_f16 and _bf16 with ragged K: ptxas sm_80, no spills" ptx_no_spills "$work/ragged_k_half.ptx" sm_80
 else
   check "linalg.matmul_f16 and _bf16 with ragged K compile for cuda" false
+fi
+if "$texc" "$dir/stdlib_tc_batch_ragged_k.tex" --target cuda --knob BMMG_TC=1 --emit ptx -o "$work/batch_ragged_k" > /dev/null 2>&1; then
+  check "batch_matmul BMMG_TC=1 with K = 45: B's rows past K zero-filled 16 bytes at a time" \
+    grep -q "cp\.async\.cg\.shared\.global \[%rd[0-9]*\], \[%rd[0-9]*\], 16, %r[0-9]*;" "$work/batch_ragged_k.ptx"
+  [ -n "$ptxas" ] && check "batch_matmul BMMG_TC=1 with K = 45: ptxas sm_80, no spills" ptx_no_spills "$work/batch_ragged_k.ptx" sm_80
+else
+  check "batch_matmul BMMG_TC=1 with K = 45 compiles for cuda" false
 fi
 
 # nn.conv2d on the tensor cores (CVG_TC): 40 channels and 18 columns, neither dividing the tiles, stride 2
