@@ -111,7 +111,7 @@ bool CodeGenNVPTX::emit_async_copy(const Store* op) {
   // select(in_range, load, 0) with one condition for all its lanes (a k tile padded with zeros
   // past K, lower/gpu/ZeroPadKTiles.h: an element of A, or a vector along a row of B): cp.async's
   // src-size form, which reads src-size bytes (the whole chunk or none) and writes zeros for the
-  // rest, from the buffer's start when out of range.
+  // rest; past K it reads nothing, so its source address need not lie in the buffer.
   Expr in_range;
   if (const Select* sel = op->value->as<Select>(); sel && sel->cond->type.is_scalar()) {
     const Broadcast* lanes = sel->false_value->as<Broadcast>();
@@ -159,15 +159,12 @@ bool CodeGenNVPTX::emit_async_copy(const Store* op) {
   llvm::Type* elem_mem = memory_type(elem);
   Value* d = emit_index(dst_base);
   Value* s = emit_index(src_base);
-  Value* src_size = nullptr;
-  if (in_range) {
-    Value* c = emit(in_range);
-    s = b_.CreateSelect(c, s, b_.getInt64(0));
-    src_size = b_.CreateSelect(c, b_.getInt32(uint32_t(chunk)), b_.getInt32(0));
-  }
+  Value* src_size = in_range ? b_.CreateSelect(emit(in_range), b_.getInt32(uint32_t(chunk)), b_.getInt32(0)) : nullptr;
   for (int64_t at = 0; at < total / bytes; at += chunk / bytes) {
     Value* dp = b_.CreateInBoundsGEP(elem_mem, dst.ptr, b_.CreateAdd(d, b_.getInt64(uint64_t(at))));
-    Value* sp = b_.CreateInBoundsGEP(elem_mem, src.ptr, b_.CreateAdd(s, b_.getInt64(uint64_t(at))));
+    // past K the source address may lie past the buffer (an address, never read): no inbounds
+    Value* si = b_.CreateAdd(s, b_.getInt64(uint64_t(at)));
+    Value* sp = src_size ? b_.CreateGEP(elem_mem, src.ptr, si) : b_.CreateInBoundsGEP(elem_mem, src.ptr, si);
     if (src_size) b_.CreateIntrinsic(copy, {}, {dp, sp, src_size});
     else b_.CreateIntrinsic(copy, {}, {dp, sp});
   }

@@ -8,7 +8,9 @@
 #include "ir/IROperators.h"
 #include "ir/IRPrinter.h"
 #include "ir/Intrinsics.h"
+#include "ir/ModulusRemainder.h"
 #include "ir/Simplify.h"
+#include "ir/Substitute.h"
 #include "lower/gpu/MmaIntrinsics.h"
 #include "lower/schedule/StageNest.h"
 
@@ -39,6 +41,25 @@ bool proved_le(const Expr& a, const Expr& b) {
 }
 
 bool same(const Expr& a, const Expr& b) { return is_const_int(simplify(a - b), int64_t(0)); }
+
+// A fill vectorized along k (its innermost loop v, k = first + v) whose vectors never straddle K:
+// K and `first` multiples of the vector's width. Then a vector lies wholly before K or wholly past
+// it, and `first < K` is one condition for all its lanes (one select of a vector load, a 16-byte
+// cp.async under double_buffer). nullopt otherwise.
+std::optional<Expr> vector_start_in_k(const std::vector<const For*>& fill_loops, const Expr& k, int64_t extent) {
+  if (fill_loops.empty()) return std::nullopt;
+  const For* v = fill_loops.back();
+  int64_t lanes = 0;
+  if (v->for_kind != ForKind::Vectorized || !is_const_int(v->min, int64_t(0)) || !is_const_int(v->extent, &lanes) ||
+      lanes < 2 || extent % lanes != 0)
+    return std::nullopt;
+  Expr first = simplify(substitute(k, VarMap{{v->var.get(), make_const(v->var->type, 0)}}));
+  if (!same(k, first + Expr(v->var))) return std::nullopt;
+  ModulusRemainder mr = modulus_remainder(first);
+  if (mr.modulus == 0 ? mr.remainder % lanes != 0 : mr.modulus % lanes != 0 || mr.remainder % lanes != 0)
+    return std::nullopt;
+  return first;
+}
 
 // The fills of one operand (the shared stage `stage`, its dimension `k_dim` indexed by k), which the
 // mma Block `mma` reads through `loads`: each made to write 0 past K, or the nest refused.
@@ -87,7 +108,9 @@ void pad_operand(ScheduleState& st, const ZeroPaddedKTile& r, const Block* mma, 
       refuse(r, "the k tile of " + read + " (" + std::to_string(tile_k) + ") is longer than its extent in k (" +
                     std::to_string(extent) + "); make the k tile at most " + std::to_string(extent));
     // The fill's guard of k: out of its predicate, into the stored value.
-    const Expr bound = Expr(fill->iter_vars[*k_iter].var) < tile->shape[k_dim];
+    Expr bound = Expr(fill->iter_vars[*k_iter].var) < tile->shape[k_dim];
+    if (std::optional<Expr> first = vector_start_in_k(fill_loops, fill->bindings[*k_iter], extent))
+      bound = *first < tile->shape[k_dim];
     std::vector<Expr> kept;
     bool guarded = false;
     for (const Expr& c : conjuncts(fill->predicate)) {

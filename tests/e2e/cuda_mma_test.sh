@@ -5,9 +5,10 @@
 #     BMMG_TC=1 and 2 run on cuda-interp, and linalg.matmul on a shape its tiles do not divide
 #     (stdlib_tc_ragged.tex, 100 x 72; ragged_rows.tex by hand) and on k tiles that do not divide K
 #     (ragged_k.tex by hand, TF32, 3xTF32, f16 and bf16 with and without double_buffer;
-#     stdlib_tc_ragged_k.tex, G6's 127 x 255 x 511; stdlib_tc_ragged_k_half.tex, matmul_f16 and
-#     matmul_bf16), their shared tiles zero-padded past K, whose PTX (G6 and ragged_k.tex for sm_80
-#     and sm_90) zero-fills the padded copies by cp.async's src-size form, and nn.conv2d with CVG_TC=1 and 2
+#     stdlib_tc_ragged_k.tex, G6's 127 x 255 x 511; stdlib_tc_ragged_k4.tex, K a multiple of 4;
+#     stdlib_tc_ragged_k_half.tex, matmul_f16 and matmul_bf16; stdlib_tc_batch_ragged_k.tex),
+#     their shared tiles zero-padded past K, whose PTX (G6 in f32, f16 and bf16, ragged_k.tex for
+#     sm_80 and sm_90, batch_matmul) zero-fills the padded copies by cp.async's src-size form, and nn.conv2d with CVG_TC=1 and 2
 #     (stdlib_conv_tc.tex; the PTX of C2, C4, C6 and C9)
 #     against the reference: the interpreter exchanges every lane's fragments and computes each
 #     accumulator element from the lanes PTX's layout names, so a wrong layout is a wrong result;
@@ -83,6 +84,15 @@ for knobs in "MMG_TC=1" "MMG_TC=1 MMG_WN=1 MMG_DB=false MMG_TBK=32"; do
   for k in $knobs; do args+=(--knob "$k"); done
   check "linalg.matmul 127 x 255 x 511, $knobs on cuda-interp" "$texc" run "$dir/stdlib_tc_ragged_k.tex" --target cuda-interp "${args[@]}"
 done
+# K = 100 (a multiple of 4, not of the k tile): A's vectors padded as a whole, one condition each
+for knobs in "MMG_TC=1 MMG_WN=1" "MMG_TC=2 MMG_WN=1 MMG_DB=false"; do
+  args=()
+  for k in $knobs; do args+=(--knob "$k"); done
+  check "linalg.matmul 100 x 100 x 72, $knobs on cuda-interp" "$texc" run "$dir/stdlib_tc_ragged_k4.tex" --target cuda-interp "${args[@]}"
+done
+check "linalg.matmul with K = 100: A's fill of 4 floats padded by one scalar select per vector" \
+  bash -c '"$1" "$2" --target cuda-interp --knob MMG_TC=1 --knob MMG_WN=1 --emit loops -o - |
+           grep -q "mmt_AS\[ramp(.*)\] = select([^()]*\(([^()]*)[^()]*\)* < [0-9]*, X\[ramp("' _ "$texc" "$dir/stdlib_tc_ragged_k4.tex"
 for knobs in "BMMG_TC=1" "BMMG_TC=2 BMMG_DB=false"; do
   args=()
   for k in $knobs; do args+=(--knob "$k"); done
@@ -112,13 +122,17 @@ for arch in sm_80 sm_90; do
     check "ragged_k.tex compiles for cuda $arch" false
   fi
 done
-if "$texc" "$dir/stdlib_tc_ragged_k_half.tex" --target cuda --emit ptx -o "$work/ragged_k_half" > /dev/null 2>&1; then
-  check "linalg.matmul_f16 and _bf16 with K = 200 and 203: m16n8k16 mma.sync in their PTX" \
-    bash -c 'grep -q "mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16" "$1" && grep -q "mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.bf16" "$1"' _ "$work/ragged_k_half.ptx"
-  [ -n "$ptxas" ] && check "linalg.matmul_f16 and _bf16 with ragged K: ptxas sm_80, no spills" ptx_no_spills "$work/ragged_k_half.ptx" sm_80
-else
-  check "linalg.matmul_f16 and _bf16 with ragged K compile for cuda" false
-fi
+# G6 in f16 and bf16 (bench/texc_workloads/f16, bf16: 127 x 255 x 511) on the tensor cores
+for t in f16 bf16; do
+  if "$texc" "$root/bench/texc_workloads/$t/G6.tex" --target cuda --emit ptx -o "$work/G6_$t" > /dev/null 2>&1; then
+    check "G6 $t: mma.sync m16n8k16, zero-filling cp.async in its PTX" \
+      bash -c 'grep -q "mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.$2" "$1" &&
+               grep -q "cp\.async\.cg\.shared\.global \[%rd[0-9]*\], \[%rd[0-9]*\], 16, %r[0-9]*;" "$1"' _ "$work/G6_$t.ptx" $t
+    [ -n "$ptxas" ] && check "G6 $t: ptxas sm_80, no spills" ptx_no_spills "$work/G6_$t.ptx" sm_80
+  else
+    check "G6 $t compiles for cuda" false
+  fi
+done
 if "$texc" "$dir/stdlib_tc_batch_ragged_k.tex" --target cuda --knob BMMG_TC=1 --emit ptx -o "$work/batch_ragged_k" > /dev/null 2>&1; then
   check "batch_matmul BMMG_TC=1 with K = 45: B's rows past K zero-filled 16 bytes at a time" \
     grep -q "cp\.async\.cg\.shared\.global \[%rd[0-9]*\], \[%rd[0-9]*\], 16, %r[0-9]*;" "$work/batch_ragged_k.ptx"
