@@ -12,7 +12,8 @@
 //     that span no longer than the operand's extent in k (plan_storage then allocates the whole
 //     tile and does not clamp it).
 // Then each fill Block's conjunct `k < K` (the guard of its k dimension) leaves its predicate and
-// its store becomes `S[.., k, ..] = select(k < K, value, 0)`: the elements past K are written as 0
+// its store becomes `S[.., k, ..] = select(k < K, value, 0)` (a fill vectorized along k by L, k =
+// k0 + v, with K and k0 multiples of L: `k0 < K`, one condition per vector): the elements past K are written as 0
 // instead of skipped (stale shared memory can hold NaN, and NaN * 0 is NaN, so both operands are
 // padded). The fill's other guards (the rows of A past M, the columns of B past N) stay: those
 // elements only reach outputs nobody stores. Otherwise the nest is refused with a located error at
@@ -22,10 +23,9 @@
 // the nest computes the sum over 0..K-1 as the guarded one did. Leaves alone: every other Block.
 // A double_buffer fill stays a fill: on sm_80 and later the code generator issues a store of
 // `select(c, A[..], 0)` whose condition is one for all its lanes (an element, or a vector along a
-// row of B) as cp.async's src-size form, c ? all bytes : none read, the rest zero-filled
-// (backends/llvm/CodeGenNVPTX.cpp); a vector whose lanes differ in c (A's fill along k where K
-// is a multiple of the vector width) is a plain load and store. cuda-interp runs the fills as
-// they are written.
+// row of B, or of A as above) as cp.async's src-size form, c ? all bytes : none read, the rest
+// zero-filled (backends/llvm/CodeGenNVPTX.cpp); a vector whose lanes differ in c is a plain load
+// and store. cuda-interp runs the fills as they are written.
 #pragma once
 #include "lower/schedule/ScheduleState.h"
 

@@ -122,12 +122,19 @@ for arch in sm_80 sm_90; do
     check "ragged_k.tex compiles for cuda $arch" false
   fi
 done
-# G6 in f16 and bf16 (bench/texc_workloads/f16, bf16: 127 x 255 x 511) on the tensor cores
+if "$texc" "$dir/stdlib_tc_ragged_k_half.tex" --op ragged_k_f16 --target cuda --emit ptx -o "$work/ragged_k_f16" > /dev/null 2>&1; then
+  check "linalg.matmul_f16 with K = 200: m16n8k16 mma.sync, 16-byte zero-filling cp.async" \
+    bash -c 'grep -q "mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16" "$1" &&
+             grep -q "cp\.async\.cg\.shared\.global \[%rd[0-9]*\], \[%rd[0-9]*\], 16, %r[0-9]*;" "$1"' _ "$work/ragged_k_f16.ptx"
+  [ -n "$ptxas" ] && check "linalg.matmul_f16 with K = 200: ptxas sm_80, no spills" ptx_no_spills "$work/ragged_k_f16.ptx" sm_80
+else
+  check "linalg.matmul_f16 with K = 200 compiles for cuda" false
+fi
+# G6 in f16 and bf16 (bench/texc_workloads/f16, bf16: 127 x 255 x 511) on the tensor cores (its odd
+# K and N: fills of one half each, plain loads and stores: cp.async copies 4 bytes or more)
 for t in f16 bf16; do
   if "$texc" "$root/bench/texc_workloads/$t/G6.tex" --target cuda --emit ptx -o "$work/G6_$t" > /dev/null 2>&1; then
-    check "G6 $t: mma.sync m16n8k16, zero-filling cp.async in its PTX" \
-      bash -c 'grep -q "mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.$2" "$1" &&
-               grep -q "cp\.async\.cg\.shared\.global \[%rd[0-9]*\], \[%rd[0-9]*\], 16, %r[0-9]*;" "$1"' _ "$work/G6_$t.ptx" $t
+    check "G6 $t: mma.sync m16n8k16 in its PTX" grep -q "mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.$t" "$work/G6_$t.ptx"
     [ -n "$ptxas" ] && check "G6 $t: ptxas sm_80, no spills" ptx_no_spills "$work/G6_$t.ptx" sm_80
   else
     check "G6 $t compiles for cuda" false
