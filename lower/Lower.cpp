@@ -32,6 +32,7 @@
 #include "lower/gpu/LdMatrix.h"
 #include "lower/gpu/LaunchCheck.h"
 #include "lower/gpu/RegisterTileGuards.h"
+#include "lower/gpu/ZeroPadKTiles.h"
 #include "lower/gpu/SingleThreadStores.h"
 #include "lower/gpu/DoubleBuffer.h"
 #include "lower/gpu/VectorAlignment.h"
@@ -253,6 +254,8 @@ const std::vector<SchedulePass>& schedule_passes() {
        kGpuPasses, [](Lowering& l) { gpu_default_schedule(l.state); }},
       {"infer_gpu_scopes", "GPU targets: a global stage computed inside thread loops becomes local, inside a block loop shared (lower/gpu/InferScopes.h)",
        kGpuPasses, [](Lowering& l) { infer_gpu_scopes(l.state); }},
+      {"zero_pad_k_tiles", "GPU targets: the shared tiles of a tensor-core GEMM whose k tile does not divide K are filled with 0 past K, so the mma runs over whole tiles (lower/gpu/ZeroPadKTiles.h)",
+       kGpuPasses, [](Lowering& l) { zero_pad_k_tiles(l.state); }},
       {"drop_register_tile_guards", "GPU targets: a thread computes its whole register tile; the edge guards stay on the stores that leave it (lower/gpu/RegisterTileGuards.h)",
        kGpuPasses, [](Lowering& l) { drop_register_tile_guards(l.state); }},
   };

@@ -1,5 +1,6 @@
 #include "backends/llvm/CodeGenNVPTX.h"
 
+#include <cmath>
 #include <functional>
 
 #include <llvm/IR/GlobalVariable.h>
@@ -107,6 +108,21 @@ void CodeGenNVPTX::emit_store(const Store* op) {
 
 bool CodeGenNVPTX::emit_async_copy(const Store* op) {
   const Load* load = op->value->as<Load>();
+  // select(in_range, load, 0) with one condition for all its lanes (a k tile padded with zeros
+  // past K, lower/gpu/ZeroPadKTiles.h: an element of A, or a vector along a row of B): cp.async's
+  // src-size form, which reads src-size bytes (the whole chunk or none) and writes zeros for the
+  // rest; past K it reads nothing, so its source address need not lie in the buffer.
+  Expr in_range;
+  if (const Select* sel = op->value->as<Select>(); sel && sel->cond->type.is_scalar()) {
+    const Broadcast* lanes = sel->false_value->as<Broadcast>();
+    const Expr zero = lanes ? lanes->value : sel->false_value;
+    const FloatImm* f = zero->as<FloatImm>();
+    int64_t i = 1;
+    if ((f && f->value == 0.0 && !std::signbit(f->value)) || (is_const_int(zero, &i) && i == 0)) {
+      load = sel->true_value->as<Load>();
+      in_range = sel->cond;
+    }
+  }
   if (!load || op->buffer->scope != MemScope::Shared || load->buffer->scope == MemScope::Shared ||
       load->buffer->scope == MemScope::Local || op->indices.size() != 1 || load->indices.size() != 1 ||
       load->type != op->value->type || op->buffer->dtype != load->buffer->dtype || op->buffer->dtype.is_bool())
@@ -133,16 +149,24 @@ bool CodeGenNVPTX::emit_async_copy(const Store* op) {
   int64_t chunk = 16;
   while (chunk > 4 && (chunk > aligned || total % chunk != 0)) chunk /= 2;
   if (chunk > aligned || total % chunk != 0 || chunk < bytes) return false;
-  const llvm::Intrinsic::ID copy = chunk == 16 ? llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16
-                                   : chunk == 8 ? llvm::Intrinsic::nvvm_cp_async_ca_shared_global_8
-                                                : llvm::Intrinsic::nvvm_cp_async_ca_shared_global_4;
+  using llvm::Intrinsic::ID;
+  const ID copy = chunk == 16 ? (in_range ? ID(llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s)
+                                          : ID(llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16))
+                  : chunk == 8 ? (in_range ? ID(llvm::Intrinsic::nvvm_cp_async_ca_shared_global_8_s)
+                                           : ID(llvm::Intrinsic::nvvm_cp_async_ca_shared_global_8))
+                               : (in_range ? ID(llvm::Intrinsic::nvvm_cp_async_ca_shared_global_4_s)
+                                           : ID(llvm::Intrinsic::nvvm_cp_async_ca_shared_global_4));
   llvm::Type* elem_mem = memory_type(elem);
   Value* d = emit_index(dst_base);
   Value* s = emit_index(src_base);
+  Value* src_size = in_range ? b_.CreateSelect(emit(in_range), b_.getInt32(uint32_t(chunk)), b_.getInt32(0)) : nullptr;
   for (int64_t at = 0; at < total / bytes; at += chunk / bytes) {
     Value* dp = b_.CreateInBoundsGEP(elem_mem, dst.ptr, b_.CreateAdd(d, b_.getInt64(uint64_t(at))));
-    Value* sp = b_.CreateInBoundsGEP(elem_mem, src.ptr, b_.CreateAdd(s, b_.getInt64(uint64_t(at))));
-    b_.CreateIntrinsic(copy, {}, {dp, sp});
+    // past K the source address may lie past the buffer (an address, never read): no inbounds
+    Value* si = b_.CreateAdd(s, b_.getInt64(uint64_t(at)));
+    Value* sp = src_size ? b_.CreateGEP(elem_mem, src.ptr, si) : b_.CreateInBoundsGEP(elem_mem, src.ptr, si);
+    if (src_size) b_.CreateIntrinsic(copy, {}, {dp, sp, src_size});
+    else b_.CreateIntrinsic(copy, {}, {dp, sp});
   }
   return true;
 }

@@ -28,6 +28,17 @@ struct PrefetchRequest {
   SourceLoc loc, at_loc, from_loc;
 };
 
+/// A tensor-core nest whose k tile does not divide the reduction (TensorizeMma.cpp): tensorize
+/// dropped its reduction guard on the condition that zero_pad_k_tiles (lower/gpu/ZeroPadKTiles.h)
+/// makes the fills of both operands' shared tiles write 0 past K, and refuses it there otherwise.
+struct ZeroPaddedKTile {
+  std::string stage;               // the stage of the tensorized Block (its body the mma call)
+  size_t a_k_dim = 0, b_k_dim = 0;  // the dimension of A and of B that the reduction indexes
+  Expr guard;                      // the dropped guard (for the message)
+  std::string loop, intrinsic;     // tensorize(loop, intrinsic), for the refusal
+  SourceLoc loc;
+};
+
 struct ScheduleState {
   OpDef op;                             // after split_nested_reductions
   LoweredFunc func;                     // the loop AST being scheduled
@@ -60,6 +71,8 @@ struct ScheduleState {
   StorageAligns storage_aligns;
   /// The schedule's prefetch() requests, in order (Prefetch.cpp).
   std::vector<PrefetchRequest> prefetches;
+  /// Tensor-core nests whose operands' k tiles must be zero-padded (TensorizeMma.cpp).
+  std::vector<ZeroPaddedKTile> zero_padded_k_tiles;
 
   static ScheduleState create(const OpDef& op, const std::string& target);
 

@@ -295,8 +295,16 @@ void apply_tensorize(ScheduleState& st, const SchedStep& step) {
       throw_error(DiagId::LLVMIntrinsicWrongTarget, name.loc, name.name, intrin.symbol, owner, st.target, owner);
   }
   try {
-    st.replace(l, intrin.lower_kind == "cuda.mma" ? warp_mma_replacement(st, l, intrin)
+    std::optional<ZeroPaddedKTile> padded;
+    const std::string loop = l->var->name;
+    st.replace(l, intrin.lower_kind == "cuda.mma" ? warp_mma_replacement(st, l, intrin, &padded)
                                                   : match_and_replace(l, intrin, st.target));
+    if (padded) {
+      padded->loop = loop;
+      padded->intrinsic = name.name;
+      padded->loc = p.loc;
+      st.zero_padded_k_tiles.push_back(std::move(*padded));
+    }
   } catch (const Mismatch& m) {
     throw_error(DiagId::TensorizeMismatch, p.loc, l->var->name, name.name, m.what);
   }

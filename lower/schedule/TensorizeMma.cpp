@@ -1,6 +1,7 @@
 #include "lower/schedule/TensorizeMma.h"
 
 #include <array>
+#include <optional>
 #include <unordered_set>
 
 #include "ir/ConstEval.h"
@@ -103,9 +104,24 @@ std::vector<Expr> indices_at(const std::vector<Expr>& indices, const VarMap& poi
   return out;
 }
 
+// True when `guard` (over the loops) is the bound of the Block's reduction axis, `k < min + extent`
+// with k the axis' binding: the guard of a k split that does not divide the reduction.
+bool is_reduction_bound(const Block& block, const Expr& guard) {
+  const Binary* lt = guard->as<Binary>();
+  if (!lt || lt->op != BinaryOp::LT) return false;
+  for (size_t i = 0; i < block.iter_vars.size(); ++i) {
+    const IterVar& iv = block.iter_vars[i];
+    if (iv.is_reduce && is_const_int(simplify(lt->a - block.bindings[i]), int64_t(0)) &&
+        is_const_int(simplify(lt->b - (iv.min + iv.extent)), int64_t(0)) && is_const_int(simplify(iv.min), int64_t(0)))
+      return true;
+  }
+  return false;
+}
+
 }  // namespace
 
-Stmt warp_mma_replacement(const ScheduleState& st, const For* top, const IntrinsicDef& intrin) {
+Stmt warp_mma_replacement(const ScheduleState& st, const For* top, const IntrinsicDef& intrin,
+                          std::optional<ZeroPaddedKTile>* padded) {
   // Shape: ih, jl, kk perfectly nested down to one Block, under the lane loop.
   const Intrinsic element = *find_intrinsic(intrin.symbol);
   const MmaShape shape = mma_shape(element);
@@ -145,18 +161,26 @@ Stmt warp_mma_replacement(const ScheduleState& st, const For* top, const Intrins
   // stage) in its rows and columns: drop_register_tile_guards takes those out after the schedule
   // (lower/gpu/RegisterTileGuards.h), the lanes past the edge computing garbage nobody stores;
   // where it cannot, make_device_function refuses the kernel (lower/gpu/LaunchCheck.h). A guard on
-  // the reduction (a k that does not divide) would add terms past the edge: refused here.
+  // the reduction (a k tile that does not divide K) would add terms past the edge: it is dropped
+  // when it is the reduction's own bound (`k < K`, k indexing A and B directly over their whole
+  // extent) and zero_pad_k_tiles makes the operands' shared tiles hold 0 past K (the padded
+  // products add exact zeros; lower/gpu/ZeroPadKTiles.h, which refuses the nest where it cannot).
   std::unordered_set<const Variable*> reduction_loops;
   for (size_t i = 0; i < block->iter_vars.size(); ++i)
     if (block->iter_vars[i].is_reduce)
       for_each_expr(block->bindings[i], [&](const Expr& e) {
         if (const Variable* v = e->as<Variable>()) reduction_loops.insert(v);
       });
+  std::unordered_set<const Variable*> loop_vars;
+  for (const For* f : outer) loop_vars.insert(f->var.get());
+  for (const For* l : loops) loop_vars.insert(l->var.get());
   auto stage = st.stages.find(block->stage);
   const bool register_tile = stage != st.stages.end() && stage->second.buffer->scope == MemScope::Local;
+  VarMap iter_values;
+  for (size_t i = 0; i < block->iter_vars.size(); ++i) iter_values[block->iter_vars[i].var.get()] = block->bindings[i];
+  std::vector<Expr> kept_guards;  // the conjuncts the replacement keeps
+  Expr reduction_bound;           // the dropped `k < K`
   for (const Expr& c : conjuncts(block->predicate)) {
-    VarMap iter_values;
-    for (size_t i = 0; i < block->iter_vars.size(); ++i) iter_values[block->iter_vars[i].var.get()] = block->bindings[i];
     Expr guard = substitute(c, iter_values);
     bool thread_dependent = false;
     for (const For* f : outer)
@@ -164,23 +188,32 @@ Stmt warp_mma_replacement(const ScheduleState& st, const For* top, const Intrins
           uses_var(guard, f->var.get()))
         thread_dependent = true;
     for (const For* l : loops) thread_dependent = thread_dependent || uses_var(guard, l->var.get());
-    bool on_reduction = false;
-    for (const Variable* v : reduction_loops) on_reduction = on_reduction || uses_var(guard, v);
+    bool on_reduction = false, only_reduction = true;
+    for_each_expr(guard, [&](const Expr& e) {
+      const Variable* v = e->as<Variable>();
+      if (!v || !loop_vars.count(v)) return;
+      if (reduction_loops.count(v)) on_reduction = true;
+      else only_reduction = false;
+    });
+    if (thread_dependent && on_reduction && only_reduction && !reduction_bound && is_reduction_bound(*block, guard)) {
+      reduction_bound = guard;
+      continue;
+    }
+    kept_guards.push_back(c);
     if (thread_dependent && register_tile && !on_reduction) continue;
     if (thread_dependent)
       throw Mismatch{"shape/extent: the computation is guarded by '" + to_string(guard) +
                      "', which differs between the lanes of the warp (" +
-                     (on_reduction ? std::string("a k tile that does not divide the reduction") : std::string("a tile that does not divide the tensor, outside a local register tile")) +
+                     (on_reduction ? std::string("a guard on the reduction that is not its bound k < K") : std::string("a tile that does not divide the tensor, outside a local register tile")) +
                      "); every lane must reach the mma: make the " + (on_reduction ? "k tiles" : "warp tiles") +
                      " divide the shape" + (on_reduction ? "" : ", or compute into a cache_write(C, local) tile")};
   }
 
   // Layout: every access at the element the fragment layout gives each lane.
-  VarMap iter_values;
-  for (size_t i = 0; i < block->iter_vars.size(); ++i) iter_values[block->iter_vars[i].var.get()] = block->bindings[i];
   // The product is commutative: `W[f, c] * X[c, p]` and `X[c, p] * W[f, c]` are both A . B with
   // A = W; the factors are tried in the order written, then swapped.
   std::vector<Expr> a_indices, b_indices, c_indices;
+  std::vector<Expr> a_written, b_written;  // A's and B's indices as the Block writes them (its iter vars)
   Buffer a, b, c;
   auto assign = [&](bool swapped) {
     const Buffer pattern_a = intrin.inputs[swapped ? 1 : 0], pattern_b = intrin.inputs[swapped ? 0 : 1];
@@ -190,6 +223,7 @@ Stmt warp_mma_replacement(const ScheduleState& st, const For* top, const Intrins
       check_layout(simplify(flat_offset(actual, ap.actual)), which, vars, shape.k, ap.actual->name);
       (which == Matrix::A ? a_indices : which == Matrix::B ? b_indices : c_indices) = actual;
       (which == Matrix::A ? a : which == Matrix::B ? b : c) = ap.actual;
+      if (which != Matrix::C) (which == Matrix::A ? a_written : b_written) = ap.actual_indices;
     }
   };
   try {
@@ -200,6 +234,36 @@ Stmt warp_mma_replacement(const ScheduleState& st, const For* top, const Intrins
     } catch (const Mismatch&) {
       throw as_written;
     }
+  }
+
+  // A dropped reduction bound: A and B indexed by the reduction's iter var itself in one
+  // dimension whose extent is the reduction's, so that zeros past that extent are zeros past K.
+  if (reduction_bound) {
+    const IterVar* k = nullptr;
+    for (const IterVar& iv : block->iter_vars)
+      if (iv.is_reduce) k = &iv;
+    auto k_dim = [&](const std::vector<Expr>& written, const Buffer& operand) {
+      std::optional<size_t> found;
+      for (size_t d = 0; d < written.size(); ++d)
+        if (uses_var(written[d], k->var.get())) {
+          const Variable* direct = written[d]->as<Variable>();
+          if (found || direct != k->var.get() || d >= operand->shape.size() ||
+              !is_const_int(simplify(operand->shape[d] - k->extent), int64_t(0)))
+            throw Mismatch{"shape/extent: the computation is guarded by '" + to_string(reduction_bound) +
+                           "' (a k tile that does not divide the reduction), and '" + operand->name +
+                           "' is not indexed by k itself over its whole extent " + to_string(k->extent) +
+                           ", so zeros past its edge would not be zeros past K: make the k tiles divide the shape"};
+          found = d;
+        }
+      if (!found) throw Mismatch{"shape/extent: '" + operand->name + "' does not depend on the reduction's k"};
+      return *found;
+    };
+    ZeroPaddedKTile request;
+    request.stage = block->stage;
+    request.a_k_dim = k_dim(a_written, a);
+    request.b_k_dim = k_dim(b_written, b);
+    request.guard = reduction_bound;
+    *padded = request;
   }
 
   // The lane's fragments and its four accumulator updates.
@@ -233,7 +297,9 @@ Stmt warp_mma_replacement(const ScheduleState& st, const For* top, const Intrins
   for (const Expr& binding : block->bindings) bindings.push_back(simplify(substitute(binding, at_start)));
   // A register tile's edge guards (kept above) at the nest's first point: the loops they named
   // are gone, and drop_register_tile_guards removes them or make_device_function refuses them.
-  Expr predicate = block->predicate ? simplify(substitute(block->predicate, at_start)) : Expr();
+  Expr predicate;
+  for (const Expr& g : kept_guards) predicate = predicate ? logical_and(predicate, g) : g;
+  if (predicate) predicate = simplify(substitute(predicate, at_start));
   return Block::make(block->stage, block->iter_vars, bindings, predicate, init, update);
 }
 

@@ -3,7 +3,12 @@
 #   - tests/e2e/cuda_mma/*.tex (hand-written TF32, 3xTF32, f16 and bf16 warp tiles) and linalg.matmul with
 #     MMG_TC=1 and 2 (several warp shapes, with and without double buffering) and batch_matmul with
 #     BMMG_TC=1 and 2 run on cuda-interp, and linalg.matmul on a shape its tiles do not divide
-#     (stdlib_tc_ragged.tex, 100 x 72; ragged_rows.tex by hand), and nn.conv2d with CVG_TC=1 and 2
+#     (stdlib_tc_ragged.tex, 100 x 72; ragged_rows.tex by hand) and on k tiles that do not divide K
+#     (ragged_k.tex by hand, TF32, 3xTF32, f16 and bf16 with and without double_buffer;
+#     stdlib_tc_ragged_k.tex, G6's 127 x 255 x 511; stdlib_tc_ragged_k4.tex, K a multiple of 4;
+#     stdlib_tc_ragged_k_half.tex, matmul_f16 and matmul_bf16; stdlib_tc_batch_ragged_k.tex),
+#     their shared tiles zero-padded past K, whose PTX (G6 in f32, f16 and bf16, ragged_k.tex for
+#     sm_80 and sm_90, batch_matmul) zero-fills the padded copies by cp.async's src-size form, and nn.conv2d with CVG_TC=1 and 2
 #     (stdlib_conv_tc.tex; the PTX of C2, C4, C6 and C9)
 #     against the reference: the interpreter exchanges every lane's fragments and computes each
 #     accumulator element from the lanes PTX's layout names, so a wrong layout is a wrong result;
@@ -70,6 +75,77 @@ if "$texc" "$dir/stdlib_tc_ragged.tex" --target cuda --knob MMG_TC=1 --knob MMG_
   [ -n "$ptxas" ] && check "linalg.matmul 100 x 72 MMG_TC=1: ptxas sm_80, no spills" ptx_no_spills "$work/ragged.ptx" sm_80
 else
   check "linalg.matmul 100 x 72 MMG_TC=1 compiles for cuda" false
+fi
+
+# k tiles that do not divide K (G6's 127 x 255 x 511): the shared tiles zero-padded past K
+# (lower/gpu/ZeroPadKTiles.h), every lane at the mma over the whole last tile
+for knobs in "MMG_TC=1" "MMG_TC=1 MMG_WN=1 MMG_DB=false MMG_TBK=32"; do
+  args=()
+  for k in $knobs; do args+=(--knob "$k"); done
+  check "linalg.matmul 127 x 255 x 511, $knobs on cuda-interp" "$texc" run "$dir/stdlib_tc_ragged_k.tex" --target cuda-interp "${args[@]}"
+done
+# K = 100 (a multiple of 4, not of the k tile): A's vectors padded as a whole, one condition each
+for knobs in "MMG_TC=1 MMG_WN=1" "MMG_TC=2 MMG_WN=1 MMG_DB=false"; do
+  args=()
+  for k in $knobs; do args+=(--knob "$k"); done
+  check "linalg.matmul 100 x 100 x 72, $knobs on cuda-interp" "$texc" run "$dir/stdlib_tc_ragged_k4.tex" --target cuda-interp "${args[@]}"
+done
+check "linalg.matmul with K = 100: A's fill of 4 floats padded by one scalar select per vector" \
+  bash -c '"$1" "$2" --target cuda-interp --knob MMG_TC=1 --knob MMG_WN=1 --emit loops -o - |
+           grep -q "mmt_AS\[ramp(.*)\] = select([^()]*\(([^()]*)[^()]*\)* < [0-9]*, X\[ramp("' _ "$texc" "$dir/stdlib_tc_ragged_k4.tex"
+for knobs in "BMMG_TC=1" "BMMG_TC=2 BMMG_DB=false"; do
+  args=()
+  for k in $knobs; do args+=(--knob "$k"); done
+  check "linalg.batch_matmul with K = 45, $knobs on cuda-interp" "$texc" run "$dir/stdlib_tc_batch_ragged_k.tex" --target cuda-interp "${args[@]}"
+done
+check "ragged_k.tex: the fill of A's last k tile stores select(k < 60, A[..], 0) (zero_pad_k_tiles)" \
+  bash -c '"$1" "$2" --target cuda-interp --op mm_tf32_k60 --emit loops -o - | grep -q "AS\[.*\] = select(ko\*8 + .* < 60, A\[.*\], 0\.0f)"' _ "$texc" "$dir/ragged_k.tex"
+# the padded elements of a double-buffered fill: cp.async's src-size form (zero-filling), e.g.
+# `cp.async.ca.shared.global [%rd1], [%rd2], 4, %r3;`
+zero_fill_copies() { grep -q "cp\.async\.ca\.shared\.global \[%rd[0-9]*\], \[%rd[0-9]*\], 4, %r[0-9]*;" "$1"; }
+for arch in sm_80 sm_90; do
+  if "$texc" "$root/bench/texc_workloads/G6.tex" --target cuda --arch $arch --knob MMG_TC=1 --emit ptx -o "$work/G6_$arch" > /dev/null 2>&1; then
+    check "G6 with MMG_TC=1 ($arch): mma.sync, zero-filling cp.async and ldmatrix x4 in its PTX" \
+      bash -c 'grep -q "mma\.sync\.aligned\.m16n8k8" "$1" && grep -q "ldmatrix\.sync\.aligned\.m8n8\.x4" "$1"' _ "$work/G6_$arch.ptx"
+    check "G6 with MMG_TC=1 ($arch): the last k tile's copies zero-fill past K" zero_fill_copies "$work/G6_$arch.ptx"
+    [ -n "$ptxas" ] && check "G6 with MMG_TC=1: ptxas $arch, no spills" ptx_no_spills "$work/G6_$arch.ptx" $arch
+  else
+    check "G6 with MMG_TC=1 compiles for cuda $arch" false
+  fi
+  if "$texc" "$dir/ragged_k.tex" --target cuda --arch $arch --emit ptx -o "$work/ragged_k_$arch" > /dev/null 2>&1; then
+    check "ragged_k.tex ($arch): tf32 and f16 mma.sync, zero-filling cp.async" \
+      bash -c 'grep -q "mma\.sync\.aligned\.m16n8k8\.row\.col\.f32\.tf32" "$1" &&
+               grep -q "mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16" "$1"' _ "$work/ragged_k_$arch.ptx"
+    check "ragged_k.tex ($arch): the last k tile's copies zero-fill past K" zero_fill_copies "$work/ragged_k_$arch.ptx"
+    [ -n "$ptxas" ] && check "ragged_k.tex: ptxas $arch, no spills" ptx_no_spills "$work/ragged_k_$arch.ptx" $arch
+  else
+    check "ragged_k.tex compiles for cuda $arch" false
+  fi
+done
+if "$texc" "$dir/stdlib_tc_ragged_k_half.tex" --op ragged_k_f16 --target cuda --emit ptx -o "$work/ragged_k_f16" > /dev/null 2>&1; then
+  check "linalg.matmul_f16 with K = 200: m16n8k16 mma.sync, 16-byte zero-filling cp.async" \
+    bash -c 'grep -q "mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16" "$1" &&
+             grep -q "cp\.async\.cg\.shared\.global \[%rd[0-9]*\], \[%rd[0-9]*\], 16, %r[0-9]*;" "$1"' _ "$work/ragged_k_f16.ptx"
+  [ -n "$ptxas" ] && check "linalg.matmul_f16 with K = 200: ptxas sm_80, no spills" ptx_no_spills "$work/ragged_k_f16.ptx" sm_80
+else
+  check "linalg.matmul_f16 with K = 200 compiles for cuda" false
+fi
+# G6 in f16 and bf16 (bench/texc_workloads/f16, bf16: 127 x 255 x 511) on the tensor cores (its odd
+# K and N: fills of one half each, plain loads and stores: cp.async copies 4 bytes or more)
+for t in f16 bf16; do
+  if "$texc" "$root/bench/texc_workloads/$t/G6.tex" --target cuda --emit ptx -o "$work/G6_$t" > /dev/null 2>&1; then
+    check "G6 $t: mma.sync m16n8k16 in its PTX" grep -q "mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.$t" "$work/G6_$t.ptx"
+    [ -n "$ptxas" ] && check "G6 $t: ptxas sm_80, no spills" ptx_no_spills "$work/G6_$t.ptx" sm_80
+  else
+    check "G6 $t compiles for cuda" false
+  fi
+done
+if "$texc" "$dir/stdlib_tc_batch_ragged_k.tex" --target cuda --knob BMMG_TC=1 --emit ptx -o "$work/batch_ragged_k" > /dev/null 2>&1; then
+  check "batch_matmul BMMG_TC=1 with K = 45: B's rows past K zero-filled 16 bytes at a time" \
+    grep -q "cp\.async\.cg\.shared\.global \[%rd[0-9]*\], \[%rd[0-9]*\], 16, %r[0-9]*;" "$work/batch_ragged_k.ptx"
+  [ -n "$ptxas" ] && check "batch_matmul BMMG_TC=1 with K = 45: ptxas sm_80, no spills" ptx_no_spills "$work/batch_ragged_k.ptx" sm_80
+else
+  check "batch_matmul BMMG_TC=1 with K = 45 compiles for cuda" false
 fi
 
 # nn.conv2d on the tensor cores (CVG_TC): 40 channels and 18 columns, neither dividing the tiles, stride 2
