@@ -526,7 +526,7 @@ LoweredFunc lower_op(const OpDef& op, const LowerOptions& options) {
   OpDef resolved = op;
   resolved.schedules = with_target_properties(
       op.schedules, options.target_properties ? *options.target_properties : baseline_target_properties(options.target));
-  Lowering l{options, ScheduleState::create(resolved, options.target), {}, {}, {}};
+  Lowering l{options, ScheduleState::create(resolved, options.target), {}, {}, {}, false, false, {}, {}, {}, std::nullopt};
   l.state.builtin_intrinsics = options.builtin_intrinsics;
   read_schedule(l);
 
@@ -572,9 +572,10 @@ LoweredFunc lower_op(const OpDef& op, const LowerOptions& options) {
     if (options.verify) {
       VerifyOptions vo;
       vo.require_no_blocks = l.blocks_lowered;
-      if (auto problem = verify(function_to_verify(l), vo))
+      if (auto problem = verify(function_to_verify(l), vo)) {
         TEXC_CHECK(false) << "the IR is invalid after pass '" << pass.name << "': " << *problem << "\n"
                           << to_string(l.state.func);
+      }
     }
     if (printing) {
       std::string now = to_string(l.state.func);

@@ -142,6 +142,8 @@ bool allocated_at_its_span(const AccessesOfBuffers& accesses, const BufferNode* 
     SymVarIntervals inside = a.inner_ranges;
     for (const For* l : around_all)  // held at one value, but those with only one
       if (!is_const_int(l->extent, int64_t(1))) inside.erase(l->var.get());
+    for (const For* l : a.block_loops)  // a grid of one block along a dimension: blockIdx is 0 there
+      if (is_const_int(l->extent, int64_t(1))) inside[l->var.get()] = {l->min, l->min};
     SymInterval span = sym_bounds_of(a.indices[d], inside);
     if (!span.is_bounded()) return false;
     lo = lo ? union_min(lo, span.min) : span.min;
@@ -151,7 +153,11 @@ bool allocated_at_its_span(const AccessesOfBuffers& accesses, const BufferNode* 
   // access too (a dimension the tile covers whole: a warp's rows when the tile is the tensor's)
   if (!lo || !is_const_int(simplify(hi - lo + 1), &extent)) return false;
   if (extent < full) return true;
-  const SymInterval start = sym_bounds_of(lo, all.front().inner_ranges);  // lo over the loops it names
+  // lo over the loops it names (a block loop of one iteration at its value)
+  SymVarIntervals named = all.front().inner_ranges;
+  for (const For* l : all.front().block_loops)
+    if (is_const_int(l->extent, int64_t(1))) named[l->var.get()] = {l->min, l->min};
+  const SymInterval start = sym_bounds_of(lo, named);
   return extent == full && start.is_bounded() && is_const_int(simplify(start.min), int64_t(0)) &&
          is_const_int(simplify(start.max), int64_t(0));
 }

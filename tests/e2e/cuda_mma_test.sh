@@ -148,6 +148,10 @@ else
   check "batch_matmul BMMG_TC=1 with K = 45 compiles for cuda" false
 fi
 
+# one block along M (blockIdx.y is 0) and ragged columns: matmul, batch_matmul (f16 by default above)
+check "stdlib_tc_one_block_row.tex with MMG_TC=1 BMMG_TC=1 on cuda-interp" \
+  "$texc" run "$dir/stdlib_tc_one_block_row.tex" --target cuda-interp --knob MMG_TC=1 --knob MMG_WN=1 --knob BMMG_TC=1 --knob BMMG_WN=1
+
 # nn.conv2d on the tensor cores (CVG_TC): 40 channels and 18 columns, neither dividing the tiles, stride 2
 for knobs in "CVG_TC=1" "CVG_TC=2 CVG_TOX=8"; do
   args=()
