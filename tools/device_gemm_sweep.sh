@@ -7,9 +7,9 @@
 # on a GPU), each `texc run --target cuda` (checked against the reference, median of --repeat
 # CUDA-event timings). Prints a markdown table of GFLOP/s; "FAIL" where the run failed its check,
 # "—" where it did not run.
-# conv2d workloads (C1-C12) get their own table: the defaults, CVG_DB (double buffering), CVG_RT
-# (the register tile over several output points, alone, with CVG_DB, wider and with more channels
-# per thread) and the records.
+# conv2d workloads (C1-C12) get their own table: the defaults (double-buffered), CVG_DB=false,
+# CVG_RT (the register tile over several output points, double-buffered and not, wider, and with
+# more channels per thread) and the records.
 # usage: tools/device_gemm_sweep.sh TEXC [REPEAT=20] [WORKLOADS="G1 G2 G3 G4 G5 G6 C1 ... C12"]
 #   TARGET=cuda-interp runs the same on the GPU's interpreter (a smoke test without a GPU: slow,
 #   GFLOP/s meaningless)
@@ -24,8 +24,8 @@ gemm_variants=("defaults|--no-records" "MMG_DB=false|--no-records --knob MMG_DB=
                "MMG_WARP 128x128|--no-records --knob MMG_WARP=true --knob MMG_WTM=64 --knob MMG_WTN=64 --knob MMG_TM=8 --knob MMG_BK=16 --knob MMG_UK=false"
                "MMG_TC=1|--no-records --knob MMG_TC=1 --knob MMG_TBK=8"
                "records|--records $root/bench/records/cuda.jsonl")
-conv_variants=("defaults|--no-records" "CVG_DB|--no-records --knob CVG_DB=true"
-               "CVG_RT|--no-records --knob CVG_RT=true" "CVG_RT+CVG_DB|--no-records --knob CVG_RT=true --knob CVG_DB=true"
+conv_variants=("defaults|--no-records" "CVG_DB=false|--no-records --knob CVG_DB=false"
+               "CVG_RT|--no-records --knob CVG_RT=true" "CVG_RT, CVG_DB=false|--no-records --knob CVG_RT=true --knob CVG_DB=false"
                "CVG_RT TX=8|--no-records --knob CVG_RT=true --knob CVG_TX=8 --knob CVG_RX=64"
                "CVG_RT TF=4|--no-records --knob CVG_RT=true --knob CVG_TF=4 --knob CVG_FB=32"
                "records|--records $root/bench/records/cuda.jsonl")

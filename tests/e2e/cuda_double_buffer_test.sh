@@ -67,10 +67,10 @@ for g in G1 G2 G3 G4 G5 G6; do
   fi
 done
 
-# nn.conv2d's CVG_DB: the padded input patch (a select, so plain loads and stores) and the weights
-# (cp.async) double-buffered over the channel tiles, ragged (5 channels in tiles of 4) and one
-# channel per tile; the PTX of C2-C12 has cp.async and no spills for sm_90 and, but for C2, sm_80
-# (C2's 512-thread blocks: ptxas keeps 40 registers and spills 8 bytes for a third block per SM).
+# nn.conv2d's CVG_DB (on by default): the padded input patch (a select: cp.async's zero-filling
+# form) and the weights double-buffered over the channel tiles, ragged (5 channels in tiles of 4)
+# and one channel per tile; the PTX of C2-C12 has cp.async, the patch's zero-filling ones among
+# them, and no spills for sm_80 and sm_90.
 for op in "conv2d_tiles_small 4" "conv2d_tiles_small 1" "conv2d_pad1_small 1" "conv2d_s2_small 1" "conv2d_k5_small 1"; do
   read -r name cb <<<"$op"
   check "nn.conv2d $name, CVG_DB=true CVG_CB=$cb, on cuda-interp" \
@@ -79,9 +79,13 @@ done
 for c in C2 C3 C4 C5 C6 C7 C8 C9 C10 C11 C12; do
   if "$texc" "$root/bench/texc_workloads/$c.tex" --target cuda --knob CVG_DB=true --emit ptx -o "$work/$c" > /dev/null 2>&1; then
     check "$c with CVG_DB=true: cp.async in its PTX" grep -q "cp\.async\.c[ag]\.shared\.global" "$work/$c.ptx"
+    [ "$c" = C3 ] || [ "$c" = C5 ] || [ "$c" = C8 ] || [ "$c" = C11 ] ||  # 1x1 kernels without padding: no select
+      check "$c with CVG_DB=true: the padded patch by zero-filling cp.async" \
+        grep -Eq "cp\.async\.ca\.shared\.global(\.L2::[0-9]+B)? \[[^]]*\], \[[^]]*\], 4, %r" "$work/$c.ptx"
     if [ -n "$ptxas" ]; then
-      check "$c with CVG_DB=true: ptxas sm_90, no spills" ptx_no_spills "$work/$c.ptx" sm_90
-      [ "$c" = C2 ] || check "$c with CVG_DB=true: ptxas sm_80, no spills" ptx_no_spills "$work/$c.ptx" sm_80
+      for arch in sm_80 sm_90; do
+        check "$c with CVG_DB=true: ptxas $arch, no spills" ptx_no_spills "$work/$c.ptx" $arch
+      done
     fi
   else
     check "$c with CVG_DB=true compiles for cuda" false
