@@ -16,17 +16,12 @@
 set -u
 texc=$1
 root=$2
-export TEXC_STDLIB="$root/stdlib"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 # shellcheck source=ptx_test_setup.sh
 . "$root/tests/e2e/ptx_test_setup.sh"
 
 dir=$root/tests/e2e/cuda_double_buffer
 ragged=$root/tests/e2e/cuda_vector_fill/stdlib_ragged.tex
-for f in "$dir"/*.tex; do
-  check "$(basename "$f") on cuda-interp" "$texc" run "$f" --target cuda-interp
-done
+run_dir "$dir"
 check "stdlib ragged shapes, double-buffered, on cuda-interp" \
   "$texc" run "$ragged" --target cuda-interp --knob MMG_DB=true --knob BMMG_DB=true
 check "stdlib ragged shapes, double-buffered, vectorized and padded, on cuda-interp" \
@@ -82,11 +77,7 @@ for c in C2 C3 C4 C5 C6 C7 C8 C9 C10 C11 C12; do
     [ "$c" = C3 ] || [ "$c" = C5 ] || [ "$c" = C8 ] || [ "$c" = C11 ] ||  # 1x1 kernels without padding: no select
       check "$c with CVG_DB=true: the padded patch by zero-filling cp.async" \
         grep -Eq "cp\.async\.ca\.shared\.global(\.L2::[0-9]+B)? \[[^]]*\], \[[^]]*\], 4, %r" "$work/$c.ptx"
-    if [ -n "$ptxas" ]; then
-      for arch in sm_80 sm_90; do
-        check "$c with CVG_DB=true: ptxas $arch, no spills" ptx_no_spills "$work/$c.ptx" $arch
-      done
-    fi
+    no_spills_sm80_sm90 "$c with CVG_DB=true" "$work/$c.ptx"
   else
     check "$c with CVG_DB=true compiles for cuda" false
   fi

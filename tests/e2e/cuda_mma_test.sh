@@ -33,9 +33,6 @@ if [ -z "$python" ]; then  # the first with numpy (Debian's python3 may not be t
     if "$candidate" -c "import numpy" 2>/dev/null; then python=$candidate; break; fi
   done
 fi
-export TEXC_STDLIB="$root/stdlib"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 # shellcheck source=ptx_test_setup.sh
 . "$root/tests/e2e/ptx_test_setup.sh"
 error_below() {  # $1 save-io dir, $2 op, $3 bound: the error against f64 (accuracy.py) is below it
@@ -53,22 +50,16 @@ half_gemm_ptx() {
 }
 
 dir=$root/tests/e2e/cuda_mma
-for f in "$dir"/*.tex; do
-  check "$(basename "$f") on cuda-interp" "$texc" run "$f" --target cuda-interp
-done
+run_dir "$dir"
 stdlib=$dir/stdlib_tc.tex
 for knobs in "MMG_TC=1 MMG_WN=1" "MMG_TC=2 MMG_WN=1" "MMG_TC=1 MMG_WN=1 MMG_DB=false" \
              "MMG_TC=1 MMG_WM=4 MMG_WN=1 MMG_WTM=16 MMG_WTN=16 MMG_TBK=32" "MMG_TC=1 MMG_WM=1 MMG_WN=2 MMG_WTM=64 MMG_WTN=16 MMG_TBK=8"; do
-  args=()
-  for k in $knobs; do args+=(--knob "$k"); done
-  check "linalg.matmul $knobs on cuda-interp" "$texc" run "$stdlib" --target cuda-interp "${args[@]}"
+  run_knobs "linalg.matmul $knobs on cuda-interp" "$stdlib" "$knobs"
 done
 
 # a shape the tiles do not divide (100 x 72): the register tile's edge guards taken out, every lane at the mma
 for knobs in "MMG_TC=1 MMG_WN=1" "MMG_TC=2 MMG_WN=1 MMG_DB=false" "MMG_TC=1 MMG_WM=1 MMG_WN=2 MMG_WTM=64 MMG_WTN=16 MMG_TBK=8"; do
-  args=()
-  for k in $knobs; do args+=(--knob "$k"); done
-  check "linalg.matmul 100 x 72, $knobs on cuda-interp" "$texc" run "$dir/stdlib_tc_ragged.tex" --target cuda-interp "${args[@]}"
+  run_knobs "linalg.matmul 100 x 72, $knobs on cuda-interp" "$dir/stdlib_tc_ragged.tex" "$knobs"
 done
 if "$texc" "$dir/stdlib_tc_ragged.tex" --target cuda --knob MMG_TC=1 --knob MMG_WN=1 --emit ptx -o "$work/ragged" > /dev/null 2>&1; then
   check "linalg.matmul 100 x 72 MMG_TC=1: mma.sync in its PTX" grep -q "mma\.sync\.aligned\.m16n8k8" "$work/ragged.ptx"
@@ -80,23 +71,17 @@ fi
 # k tiles that do not divide K (G6's 127 x 255 x 511): the shared tiles zero-padded past K
 # (lower/gpu/ZeroPadKTiles.h), every lane at the mma over the whole last tile
 for knobs in "MMG_TC=1" "MMG_TC=1 MMG_WN=1 MMG_DB=false MMG_TBK=32"; do
-  args=()
-  for k in $knobs; do args+=(--knob "$k"); done
-  check "linalg.matmul 127 x 255 x 511, $knobs on cuda-interp" "$texc" run "$dir/stdlib_tc_ragged_k.tex" --target cuda-interp "${args[@]}"
+  run_knobs "linalg.matmul 127 x 255 x 511, $knobs on cuda-interp" "$dir/stdlib_tc_ragged_k.tex" "$knobs"
 done
 # K = 100 (a multiple of 4, not of the k tile): A's vectors padded as a whole, one condition each
 for knobs in "MMG_TC=1 MMG_WN=1" "MMG_TC=2 MMG_WN=1 MMG_DB=false"; do
-  args=()
-  for k in $knobs; do args+=(--knob "$k"); done
-  check "linalg.matmul 100 x 100 x 72, $knobs on cuda-interp" "$texc" run "$dir/stdlib_tc_ragged_k4.tex" --target cuda-interp "${args[@]}"
+  run_knobs "linalg.matmul 100 x 100 x 72, $knobs on cuda-interp" "$dir/stdlib_tc_ragged_k4.tex" "$knobs"
 done
 check "linalg.matmul with K = 100: A's fill of 4 floats padded by one scalar select per vector" \
   bash -c '"$1" "$2" --target cuda-interp --knob MMG_TC=1 --knob MMG_WN=1 --emit loops -o - |
            grep -q "mmt_AS\[ramp(.*)\] = select([^()]*\(([^()]*)[^()]*\)* < [0-9]*, X\[ramp("' _ "$texc" "$dir/stdlib_tc_ragged_k4.tex"
 for knobs in "BMMG_TC=1" "BMMG_TC=2 BMMG_DB=false"; do
-  args=()
-  for k in $knobs; do args+=(--knob "$k"); done
-  check "linalg.batch_matmul with K = 45, $knobs on cuda-interp" "$texc" run "$dir/stdlib_tc_batch_ragged_k.tex" --target cuda-interp "${args[@]}"
+  run_knobs "linalg.batch_matmul with K = 45, $knobs on cuda-interp" "$dir/stdlib_tc_batch_ragged_k.tex" "$knobs"
 done
 check "ragged_k.tex: the fill of A's last k tile stores select(k < 60, A[..], 0) (zero_pad_k_tiles)" \
   bash -c '"$1" "$2" --target cuda-interp --op mm_tf32_k60 --emit loops -o - | grep -q "AS\[.*\] = select(ko\*8 + .* < 60, A\[.*\], 0\.0f)"' _ "$texc" "$dir/ragged_k.tex"
@@ -154,9 +139,7 @@ check "stdlib_tc_one_block_row.tex with MMG_TC=1 BMMG_TC=1 on cuda-interp" \
 
 # nn.conv2d on the tensor cores (CVG_TC): 40 channels and 18 columns, neither dividing the tiles, stride 2
 for knobs in "CVG_TC=1" "CVG_TC=2 CVG_TOX=8"; do
-  args=()
-  for k in $knobs; do args+=(--knob "$k"); done
-  check "nn.conv2d $knobs on cuda-interp" "$texc" run "$dir/stdlib_conv_tc.tex" --target cuda-interp "${args[@]}"
+  run_knobs "nn.conv2d $knobs on cuda-interp" "$dir/stdlib_conv_tc.tex" "$knobs"
 done
 for w in "C2 16" "C4 16" "C6 16" "C9 8"; do
   read -r c tox <<<"$w"
@@ -169,9 +152,7 @@ for w in "C2 16" "C4 16" "C6 16" "C9 8"; do
 done
 
 for knobs in "BMMG_TC=1" "BMMG_TC=2 BMMG_DB=false"; do
-  args=()
-  for k in $knobs; do args+=(--knob "$k"); done
-  check "linalg.batch_matmul $knobs on cuda-interp" "$texc" run "$dir/stdlib_tc_batch.tex" --target cuda-interp "${args[@]}"
+  run_knobs "linalg.batch_matmul $knobs on cuda-interp" "$dir/stdlib_tc_batch.tex" "$knobs"
 done
 if "$texc" "$dir/stdlib_tc_batch.tex" --target cuda --knob BMMG_TC=1 --emit ptx -o "$work/batch" > /dev/null 2>&1; then
   check "batch_matmul BMMG_TC=1: mma.sync in its PTX" grep -q "mma\.sync\.aligned\.m16n8k8" "$work/batch.ptx"

@@ -13,13 +13,10 @@
 set -u
 texc=$1
 root=$2
-export TEXC_STDLIB="$root/stdlib"
 # shellcheck source=ptx_test_setup.sh
 . "$root/tests/e2e/ptx_test_setup.sh"
 dir=$root/tests/e2e/cuda_ragged
-for f in "$dir"/*.tex; do
-  check "$(basename "$f") on cuda-interp" "$texc" run "$f" --target cuda-interp
-done
+run_dir "$dir"
 
 loops() { "$texc" "$dir/$1" --target cuda-interp --emit loops -o - 2>&1; }
 # The line before the accumulation (an `if` when guarded), and the line before the store to C.

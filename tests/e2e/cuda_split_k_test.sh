@@ -20,17 +20,12 @@ root=$(realpath "$2")
 shim_dir=$(realpath "$3")
 texrt=${4:+$(realpath "$4")}
 link_flags=${5:-}
-export TEXC_STDLIB="$root/stdlib"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 # shellcheck source=ptx_test_setup.sh
 . "$root/tests/e2e/ptx_test_setup.sh"
 dir=$root/tests/e2e/cuda_split_k
 ragged=$root/tests/e2e/cuda_vector_fill/stdlib_ragged.tex
 
-for f in "$dir"/*.tex; do
-  check "$(basename "$f") on cuda-interp" "$texc" run "$f" --target cuda-interp
-done
+run_dir "$dir"
 check "stdlib ragged shapes with MMG_SPLITK=4 on cuda-interp" "$texc" run "$ragged" --target cuda-interp --knob MMG_SPLITK=4
 check "stdlib ragged shapes with MMG_SPLITK=16, MMG_VEC=4, MMG_DB=false on cuda-interp" \
   "$texc" run "$ragged" --target cuda-interp --knob MMG_SPLITK=16 --knob MMG_VEC=4 --knob MMG_DB=false

@@ -19,16 +19,11 @@
 set -u
 texc=$1
 root=$2
-export TEXC_STDLIB="$root/stdlib"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 # shellcheck source=ptx_test_setup.sh
 . "$root/tests/e2e/ptx_test_setup.sh"
 
 dir=$root/tests/e2e/cuda_vector_fill
-for f in "$dir"/*.tex; do
-  check "$(basename "$f") on cuda-interp" "$texc" run "$f" --target cuda-interp
-done
+run_dir "$dir"
 check "stdlib_ragged.tex on cuda-interp, every fill vectorized" \
   "$texc" run "$dir/stdlib_ragged.tex" --target cuda-interp --knob MMG_VEC=4 --knob BMMG_VEC=2
 

@@ -15,22 +15,15 @@
 set -u
 texc=$1
 root=$2
-export TEXC_STDLIB="$root/stdlib"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 # shellcheck source=ptx_test_setup.sh
 . "$root/tests/e2e/ptx_test_setup.sh"
 
 dir=$root/tests/e2e/cuda_warp_tile
 ragged=$root/tests/e2e/cuda_vector_fill/stdlib_ragged.tex
-for f in "$dir"/*.tex; do
-  check "$(basename "$f") on cuda-interp" "$texc" run "$f" --target cuda-interp
-done
+run_dir "$dir"
 for knobs in "" "MMG_WTN=64 MMG_WN=1 MMG_DB=false" "MMG_TM=2 MMG_TN=8 MMG_SPLITK=4" \
              "MMG_TM=8 MMG_TN=8 MMG_WTM=16 MMG_WTN=16 MMG_WM=4" "MMG_TM=1 MMG_TN=1 MMG_PAD=true MMG_VEC=4"; do
-  args=(--knob MMG_WARP=true)
-  for k in $knobs; do args+=(--knob "$k"); done
-  check "stdlib ragged shapes, MMG_WARP=true $knobs, on cuda-interp" "$texc" run "$ragged" --target cuda-interp "${args[@]}"
+  run_knobs "stdlib ragged shapes, MMG_WARP=true $knobs, on cuda-interp" "$ragged" "MMG_WARP=true $knobs"
 done
 
 loops=$("$texc" "$root/bench/texc_workloads/G4.tex" --target cuda-interp --emit loops -o - --knob MMG_WARP=true 2>&1)
@@ -43,11 +36,7 @@ for g in G1 G2 G3 G4 G5 G6; do
   if "$texc" "$root/bench/texc_workloads/$g.tex" --target cuda --knob MMG_WARP=true --emit ptx -o "$work/$g" > /dev/null 2>&1; then
     check "$g with MMG_WARP=true: the B tile read by ld.shared.v4.f32" grep -q "ld\.shared\.v4\.f32" "$work/$g.ptx"
     check "$g with MMG_WARP=true: cp.async fills" grep -q "cp\.async\.c[ag]\.shared\.global" "$work/$g.ptx"
-    if [ -n "$ptxas" ]; then
-      for arch in sm_80 sm_90; do
-        check "$g with MMG_WARP=true: ptxas $arch, no spills" ptx_no_spills "$work/$g.ptx" $arch
-      done
-    fi
+    no_spills_sm80_sm90 "$g with MMG_WARP=true" "$work/$g.ptx"
   else
     check "$g with MMG_WARP=true compiles for cuda" false
   fi
