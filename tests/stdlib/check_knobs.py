@@ -56,13 +56,14 @@ def main():
                         f.write(source[:knob.start()] + 'knob %s in [%s]' % (name, value) + source[knob.end():])
                     env = dict(os.environ, TEXC_STDLIB=copy)
                     for test in importers.get(rel, []):
-                        for op in re.findall(r'^op\s+(\w+_small)\b', open(test).read(), re.M):
-                            # A value that leaves the op's loops as the defaults make them (a knob
-                            # of a branch the op does not take) is not run again.
-                            loops = lowered(texc, test, target, op, env)
-                            if loops is not None and loops == lowered(texc, test, target, op, default_env, cache=True):
-                                unchanged += 1
-                                continue
+                        ops = re.findall(r'^op\s+(\w+_small)\b', open(test).read(), re.M)
+                        # A value that leaves the file's loops as the defaults make them (a knob of
+                        # a branch its ops do not take) is not run again.
+                        loops = lowered(texc, test, target, env)
+                        if loops is not None and loops == lowered(texc, test, target, default_env, cache=True):
+                            unchanged += len(ops)
+                            continue
+                        for op in ops:
                             runs += 1
                             r = subprocess.run([texc, 'run', test, '--target', target, '--op', op],
                                                capture_output=True, text=True, env=env)
@@ -82,13 +83,14 @@ def main():
 _default_lowered = {}
 
 
-def lowered(texc, test, target, op, env, cache=False):
-    """The op's lowered loops (`texc --emit loops`) under env's TEXC_STDLIB, or None when that fails
-    (then the value is run, and its error reported); with cache, computed once (the defaults')."""
-    key = (test, target, op)
+def lowered(texc, test, target, env, cache=False):
+    """The lowered loops of every op of `test` (`texc --emit loops`) under env's TEXC_STDLIB, or None
+    when that fails (then each op is run, and its error reported); with cache, computed once (the
+    defaults')."""
+    key = (test, target)
     if cache and key in _default_lowered:
         return _default_lowered[key]
-    r = subprocess.run([texc, test, '--target', target, '--op', op, '--emit', 'loops', '-o', '-'],
+    r = subprocess.run([texc, test, '--target', target, '--emit', 'loops', '-o', '-'],
                        capture_output=True, text=True, env=env)
     out = r.stdout if r.returncode == 0 else None
     if cache:
